@@ -1,0 +1,54 @@
+"""The exceptions lpsched raises.
+
+Every error a researcher can cause (a bad instance file, an infeasible request, a solver
+that gave up) is an :class:`LpschedError`, so a caller can catch the whole family at once and
+the CLI can print one line and exit non-zero instead of a traceback.
+"""
+
+from __future__ import annotations
+
+
+class LpschedError(Exception):
+    """Base class of every error lpsched raises on purpose."""
+
+
+class InvalidInstanceError(LpschedError, ValueError):
+    """An instance (platform or workload) is malformed.
+
+    ``field`` names the offending field with its path (e.g. ``applications[3].tasks``) and
+    ``value`` the value found, so the message says what to fix.
+    """
+
+    def __init__(self, field: str, value: object, reason: str) -> None:
+        self.field = field
+        self.value = value
+        self.reason = reason
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        super().__init__(f"invalid instance: {field} = {shown}: {reason}")
+
+
+class ParseError(LpschedError, ValueError):
+    """A file could not be read; ``path`` and ``line`` (1-based, when known) locate it."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+
+
+class InfeasibleError(LpschedError):
+    """The requested schedule or bound does not exist (e.g. a state with no finite stretch)."""
+
+
+class SolverError(LpschedError):
+    """A solver did not return a trustworthy answer (error, time limit, unexpected status).
+
+    ``status`` carries the :class:`lpsched.solvers.Status` when there is one.
+    """
+
+    def __init__(self, message: str, status: object | None = None) -> None:
+        self.status = status
+        super().__init__(message)

@@ -1,0 +1,256 @@
+"""A declarative linear program: named variable blocks and vectorized sparse constraints.
+
+``LinearProgram`` is data, not a solver. Builders (``lpsched.models.*``) describe a model with
+numpy arrays — a variable *block* is an n-d array of column indices, a constraint *block* is a
+batch of rows given as COO triplets — and emitters turn that one description into a HiGHS
+model (one ``passModel`` call), a ``pulp.LpProblem``, or an LP/MPS file. No Python object is
+created per term.
+
+Example
+-------
+>>> import numpy as np
+>>> lp = LinearProgram("toy", sense="max")
+>>> x = lp.add_variables("x", (2,), upper=[4.0, np.inf])
+>>> lp.set_objective(x, [1.0, 2.0])
+>>> rows = lp.add_constraints("cap", rows=[0, 0], cols=x, vals=[1.0, 1.0], upper=6.0)
+>>> lp.num_cols, lp.num_rows, lp.num_nonzeros
+(2, 1, 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+
+from lpsched.errors import LpschedError
+
+INF = np.inf
+
+
+@dataclass(frozen=True)
+class Block:
+    """A named range of columns or rows: ``indices`` has the block's shape."""
+
+    name: str
+    start: int
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+    def indices(self) -> np.ndarray:
+        """The global indices of the block, reshaped to its shape."""
+        return np.arange(self.start, self.stop).reshape(self.shape)
+
+
+def _broadcast(value: ArrayLike, size: int, what: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=float).ravel()
+    if arr.size == 1:
+        return np.full(size, float(arr[0]))
+    if arr.size != size:
+        raise LpschedError(f"{what}: expected {size} values, got {arr.size}")
+    return arr.copy()
+
+
+class LinearProgram:
+    """Variables ``lower <= x <= upper``, rows ``row_lower <= A x <= row_upper``, objective ``c·x``.
+
+    Build with :meth:`add_variables`, :meth:`add_constraints` and :meth:`set_objective`; read
+    with :attr:`matrix` (CSC), :meth:`variable_block`, :meth:`split_columns`; emit with
+    :func:`lpsched.solvers.highs.to_highs`, :func:`lpsched.solvers.pulp.to_pulp` or
+    :meth:`write`.
+    """
+
+    def __init__(self, name: str = "lp", sense: str = "min") -> None:
+        if sense not in ("min", "max"):
+            raise LpschedError(f"sense must be 'min' or 'max', got {sense!r}")
+        self.name = name
+        self.sense = sense
+        self.variables: dict[str, Block] = {}
+        self.constraints: dict[str, Block] = {}
+        self._col_lower: list[np.ndarray] = []
+        self._col_upper: list[np.ndarray] = []
+        self._row_lower: list[np.ndarray] = []
+        self._row_upper: list[np.ndarray] = []
+        self._rows: list[np.ndarray] = []
+        self._cols: list[np.ndarray] = []
+        self._vals: list[np.ndarray] = []
+        self._cost: dict[int, float] | None = None
+        self._cost_cols: list[np.ndarray] = []
+        self._cost_vals: list[np.ndarray] = []
+        self.num_cols = 0
+        self.num_rows = 0
+        self.objective_offset = 0.0
+        self._cache: dict[str, Any] = {}
+
+    # -- building -------------------------------------------------------------------------
+    def add_variables(
+        self,
+        name: str,
+        shape: int | tuple[int, ...],
+        lower: ArrayLike = 0.0,
+        upper: ArrayLike = INF,
+    ) -> np.ndarray:
+        """Add a block of ``prod(shape)`` columns; return their indices with that shape."""
+        if name in self.variables:
+            raise LpschedError(f"variable block {name!r} already exists")
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+        block = Block(name, self.num_cols, shape)
+        self.variables[name] = block
+        self._col_lower.append(_broadcast(lower, block.size, f"{name}.lower"))
+        self._col_upper.append(_broadcast(upper, block.size, f"{name}.upper"))
+        self.num_cols = block.stop
+        self._cache.clear()
+        return block.indices()
+
+    def add_constraints(
+        self,
+        name: str,
+        rows: ArrayLike,
+        cols: ArrayLike,
+        vals: ArrayLike,
+        lower: ArrayLike = -INF,
+        upper: ArrayLike = INF,
+        num_rows: int | None = None,
+    ) -> np.ndarray:
+        """Add a block of rows given as COO triplets with *local* row numbers.
+
+        ``rows``, ``cols``, ``vals`` broadcast against each other; the block has
+        ``num_rows`` rows (default ``max(rows)+1``). Duplicate (row, col) pairs are summed.
+        Returns the global row indices of the block.
+        """
+        if name in self.constraints:
+            raise LpschedError(f"constraint block {name!r} already exists")
+        r, c, v = np.broadcast_arrays(
+            np.asarray(rows, dtype=np.int64),
+            np.asarray(cols, dtype=np.int64),
+            np.asarray(vals, dtype=float),
+        )
+        r, c, v = r.ravel(), c.ravel(), v.ravel()
+        m = int(r.max()) + 1 if num_rows is None and r.size else int(num_rows or 0)
+        if r.size and (r.min() < 0 or r.max() >= m):
+            raise LpschedError(f"{name}: local row index outside [0, {m})")
+        if c.size and (c.min() < 0 or c.max() >= self.num_cols):
+            raise LpschedError(f"{name}: column index outside [0, {self.num_cols})")
+        if not np.isfinite(v).all():
+            raise LpschedError(f"{name}: non-finite coefficient")
+        block = Block(name, self.num_rows, (m,))
+        self.constraints[name] = block
+        self._rows.append(r + block.start)
+        self._cols.append(c)
+        self._vals.append(v)
+        self._row_lower.append(_broadcast(lower, m, f"{name}.lower"))
+        self._row_upper.append(_broadcast(upper, m, f"{name}.upper"))
+        self.num_rows = block.stop
+        self._cache.clear()
+        return block.indices()
+
+    def set_objective(self, cols: ArrayLike, coefs: ArrayLike, offset: float = 0.0) -> None:
+        """Replace the objective by ``sum(coefs * x[cols]) + offset`` (duplicates summed)."""
+        c, v = np.broadcast_arrays(np.asarray(cols, dtype=np.int64), np.asarray(coefs, float))
+        self._cost_cols = [c.ravel()]
+        self._cost_vals = [v.ravel()]
+        self.objective_offset = float(offset)
+        self._cache.clear()
+
+    # -- reading --------------------------------------------------------------------------
+    def _cat(self, parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+
+    @property
+    def col_lower(self) -> np.ndarray:
+        return self._cat(self._col_lower)
+
+    @property
+    def col_upper(self) -> np.ndarray:
+        return self._cat(self._col_upper)
+
+    @property
+    def row_lower(self) -> np.ndarray:
+        return self._cat(self._row_lower)
+
+    @property
+    def row_upper(self) -> np.ndarray:
+        return self._cat(self._row_upper)
+
+    @property
+    def cost(self) -> np.ndarray:
+        """The dense objective vector ``c`` (length ``num_cols``)."""
+        out = np.zeros(self.num_cols)
+        if self._cost_cols:
+            np.add.at(out, self._cost_cols[0], self._cost_vals[0])
+        return out
+
+    @property
+    def matrix(self) -> sp.csc_matrix:
+        """The constraint matrix ``A`` in CSC form (duplicates summed), cached."""
+        if "A" not in self._cache:
+            a = sp.csc_matrix(
+                (self._cat(self._vals), (self._cat(self._rows, np.int64),
+                                         self._cat(self._cols, np.int64))),
+                shape=(self.num_rows, self.num_cols),
+            )
+            a.sum_duplicates()
+            a.sort_indices()
+            self._cache["A"] = a
+        return self._cache["A"]
+
+    @property
+    def num_nonzeros(self) -> int:
+        return int(self.matrix.nnz)
+
+    def variable_block(self, name: str) -> Block:
+        return self.variables[name]
+
+    def split_columns(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full column vector into ``{block name: array of the block's shape}``."""
+        return {b.name: np.asarray(x[b.start:b.stop]).reshape(b.shape)
+                for b in self.variables.values()}
+
+    def split_rows(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full row vector (duals, activities) into ``{constraint block: array}``."""
+        return {b.name: np.asarray(y[b.start:b.stop]) for b in self.constraints.values()}
+
+    def column_names(self) -> list[str]:
+        """Readable names ``block[i,j,...]`` for every column (for PuLP and LP files)."""
+        names: list[str] = []
+        for b in self.variables.values():
+            for idx in np.ndindex(*b.shape):
+                names.append(f"{b.name}_" + "_".join(map(str, idx)) if idx else b.name)
+        return names
+
+    def row_names(self) -> list[str]:
+        names: list[str] = []
+        for b in self.constraints.values():
+            names.extend(f"{b.name}_{i}" for i in range(b.size))
+        return names
+
+    def residuals(self, x: np.ndarray) -> dict[str, float]:
+        """Largest violation of column bounds and of row bounds at ``x`` (0 when feasible)."""
+        x = np.asarray(x, float)
+        ax = self.matrix @ x
+        row = np.maximum(self.row_lower - ax, ax - self.row_upper)
+        col = np.maximum(self.col_lower - x, x - self.col_upper)
+        return {
+            "rows": float(np.max(row, initial=0.0)),
+            "columns": float(np.max(col, initial=0.0)),
+        }
+
+    def write(self, path: str) -> None:
+        """Write the model as an LP (``.lp``) or MPS (``.mps``) file, through HiGHS."""
+        from lpsched.solvers.highs import write_model
+
+        write_model(self, path)
+
+    def __repr__(self) -> str:
+        return (f"LinearProgram({self.name!r}, {self.sense}, cols={self.num_cols}, "
+                f"rows={self.num_rows}, nnz={self.num_nonzeros})")

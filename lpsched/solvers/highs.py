@@ -1,0 +1,154 @@
+"""HiGHS back-end through ``highspy``: the whole model in one ``passModel`` call.
+
+:class:`HighsModel` keeps the ``Highs`` object alive so that later solves of the same
+structure (new row or column bounds, a new objective) warm-start from the last basis —
+the lever the max-stretch searches use.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import highspy
+import numpy as np
+
+from lpsched import tolerances
+from lpsched.models.program import LinearProgram
+from lpsched.solvers.solution import Solution, Status
+
+_STATUS = {
+    highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
+    highspy.HighsModelStatus.kInfeasible: Status.INFEASIBLE,
+    highspy.HighsModelStatus.kUnbounded: Status.UNBOUNDED,
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: Status.UNBOUNDED,
+    highspy.HighsModelStatus.kTimeLimit: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kIterationLimit: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kInterrupt: Status.TIME_LIMIT,
+}
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "output_flag": False,
+    "primal_feasibility_tolerance": tolerances.LP_FEASIBILITY,
+    "dual_feasibility_tolerance": tolerances.LP_OPTIMALITY,
+    "threads": 1,
+    "random_seed": 0,
+}
+
+
+def _as_highs_lp(lp: LinearProgram) -> highspy.HighsLp:
+    model = highspy.HighsLp()
+    model.num_col_ = lp.num_cols
+    model.num_row_ = lp.num_rows
+    inf = highspy.kHighsInf
+    model.col_cost_ = lp.cost
+    model.col_lower_ = np.where(np.isinf(lp.col_lower), -inf, lp.col_lower)
+    model.col_upper_ = np.where(np.isinf(lp.col_upper), inf, lp.col_upper)
+    model.row_lower_ = np.where(np.isinf(lp.row_lower), -inf, lp.row_lower)
+    model.row_upper_ = np.where(np.isinf(lp.row_upper), inf, lp.row_upper)
+    a = lp.matrix
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = a.indptr.astype(np.int32)
+    model.a_matrix_.index_ = a.indices.astype(np.int32)
+    model.a_matrix_.value_ = a.data
+    model.sense_ = (highspy.ObjSense.kMaximize if lp.sense == "max"
+                    else highspy.ObjSense.kMinimize)
+    model.offset_ = lp.objective_offset
+    return model
+
+
+class HighsModel:
+    """A :class:`LinearProgram` loaded into a live ``highspy.Highs`` object.
+
+    >>> from lpsched.models.program import LinearProgram
+    >>> lp = LinearProgram(sense="max")
+    >>> x = lp.add_variables("x", 2, upper=1.0)
+    >>> lp.set_objective(x, 1.0)
+    >>> HighsModel(lp).solve().objective
+    2.0
+    """
+
+    def __init__(self, lp: LinearProgram, **options: Any) -> None:
+        t0 = time.perf_counter()
+        self.lp = lp
+        self.highs = highspy.Highs()
+        for key, value in {**DEFAULT_OPTIONS, **options}.items():
+            self.highs.setOptionValue(key, value)
+        self.highs.passModel(_as_highs_lp(lp))
+        self.build_seconds = time.perf_counter() - t0
+        self.solves = 0
+
+    def set_option(self, key: str, value: Any) -> None:
+        self.highs.setOptionValue(key, value)
+
+    def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Change the bounds of ``rows`` (global indices) in place; the basis is kept."""
+        rows = np.asarray(rows, dtype=np.int32).ravel()
+        inf = highspy.kHighsInf
+        lo = np.broadcast_to(np.asarray(lower, float), rows.shape)
+        hi = np.broadcast_to(np.asarray(upper, float), rows.shape)
+        self.highs.changeRowsBounds(rows.size, rows, np.where(np.isinf(lo), -inf, lo),
+                                    np.where(np.isinf(hi), inf, hi))
+
+    def set_col_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Change the bounds of ``cols`` (global indices) in place; the basis is kept."""
+        cols = np.asarray(cols, dtype=np.int32).ravel()
+        inf = highspy.kHighsInf
+        lo = np.broadcast_to(np.asarray(lower, float), cols.shape)
+        hi = np.broadcast_to(np.asarray(upper, float), cols.shape)
+        self.highs.changeColsBounds(cols.size, cols, np.where(np.isinf(lo), -inf, lo),
+                                    np.where(np.isinf(hi), inf, hi))
+
+    def set_costs(self, cost: np.ndarray, sense: str | None = None) -> None:
+        """Replace the whole objective vector (and optionally the sense)."""
+        cols = np.arange(self.lp.num_cols, dtype=np.int32)
+        self.highs.changeColsCost(cols.size, cols, np.asarray(cost, float))
+        if sense is not None:
+            self.highs.changeObjectiveSense(highspy.ObjSense.kMaximize if sense == "max"
+                                            else highspy.ObjSense.kMinimize)
+
+    def solve(self, time_limit: float | None = None) -> Solution:
+        """Run HiGHS and return a :class:`Solution`; never raises on a bad status."""
+        h = self.highs
+        h.setOptionValue("time_limit", float(time_limit) if time_limit else highspy.kHighsInf)
+        t0 = time.perf_counter()
+        h.run()
+        seconds = time.perf_counter() - t0
+        self.solves += 1
+        model_status = h.getModelStatus()
+        status = _STATUS.get(model_status, Status.ERROR)
+        info = h.getInfo()
+        iterations = int(info.simplex_iteration_count) + int(info.ipm_iteration_count)
+        sol = Solution(status=status, iterations=iterations, solve_seconds=seconds,
+                       build_seconds=self.build_seconds, solver="highs",
+                       message=h.modelStatusToString(model_status))
+        if status is Status.OPTIMAL:
+            raw = h.getSolution()
+            x = np.asarray(raw.col_value, dtype=float)
+            sol.x = x
+            sol.objective = float(info.objective_function_value)
+            sol.values = self.lp.split_columns(x)
+            if raw.dual_valid:
+                sol.duals = self.lp.split_rows(np.asarray(raw.row_dual, dtype=float))
+            res = self.lp.residuals(x)
+            sol.residual = max(res.values())
+        self.build_seconds = 0.0
+        return sol
+
+
+def solve_highs(lp: LinearProgram, time_limit: float | None = None, **options: Any) -> Solution:
+    """Solve ``lp`` once with HiGHS."""
+    return HighsModel(lp, **options).solve(time_limit)
+
+
+def write_model(lp: LinearProgram, path: str) -> None:
+    """Write ``lp`` to ``path``; HiGHS picks LP or MPS format from the extension."""
+    model = HighsModel(lp)
+    for name_fn, pass_fn, count in (
+        (lp.column_names, model.highs.passColName, lp.num_cols),
+        (lp.row_names, model.highs.passRowName, lp.num_rows),
+    ):
+        names = name_fn()
+        for i in range(count):
+            pass_fn(i, names[i])
+    model.highs.writeModel(str(path))

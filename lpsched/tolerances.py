@@ -12,7 +12,7 @@ LP_FEASIBILITY = 1e-9
 LP_OPTIMALITY = 1e-9
 #: Relative deficit of delivered tasks below which a stretch is declared feasible
 #: (the max-delivered formulation of (K)/(K1); see ``lpsched.models.stretch``).
-DELIVERY = 1e-7
+DELIVERY = 1e-9
 #: Relative tolerance used by :func:`lpsched.algorithms.check.check_plan` on every constraint.
 PLAN_CHECK = 1e-6
 #: Relative gap under which an interval LP's optimum is "equal" to the interval's lower end

@@ -84,7 +84,6 @@ class LinearProgram:
         self._rows: list[np.ndarray] = []
         self._cols: list[np.ndarray] = []
         self._vals: list[np.ndarray] = []
-        self._cost: dict[int, float] | None = None
         self._cost_cols: list[np.ndarray] = []
         self._cost_vals: list[np.ndarray] = []
         self.num_cols = 0
@@ -161,6 +160,20 @@ class LinearProgram:
         self._cost_vals = [v.ravel()]
         self.objective_offset = float(offset)
         self._cache.clear()
+
+    def set_col_bounds(self, cols: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> None:
+        """Change the bounds of columns ``cols`` (global indices)."""
+        self._col_lower[:] = [self.col_lower]
+        self._col_upper[:] = [self.col_upper]
+        self._col_lower[0][np.asarray(cols, np.int64)] = lower
+        self._col_upper[0][np.asarray(cols, np.int64)] = upper
+
+    def set_row_bounds(self, rows: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> None:
+        """Change the bounds of rows ``rows`` (global indices)."""
+        self._row_lower[:] = [self.row_lower]
+        self._row_upper[:] = [self.row_upper]
+        self._row_lower[0][np.asarray(rows, np.int64)] = lower
+        self._row_upper[0][np.asarray(rows, np.int64)] = upper
 
     # -- reading --------------------------------------------------------------------------
     def _cat(self, parts: list[np.ndarray], dtype: type = float) -> np.ndarray:

@@ -82,8 +82,10 @@ class HighsModel:
         self.highs.setOptionValue(key, value)
 
     def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Change the bounds of ``rows`` (global indices) in place; the basis is kept."""
+        """Change the bounds of ``rows`` (global indices) in the solver and in the model;
+        the solver keeps its basis."""
         rows = np.asarray(rows, dtype=np.int32).ravel()
+        self.lp.set_row_bounds(rows, lower, upper)
         inf = highspy.kHighsInf
         lo = np.broadcast_to(np.asarray(lower, float), rows.shape)
         hi = np.broadcast_to(np.asarray(upper, float), rows.shape)
@@ -91,8 +93,10 @@ class HighsModel:
                                     np.where(np.isinf(hi), inf, hi))
 
     def set_col_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Change the bounds of ``cols`` (global indices) in place; the basis is kept."""
+        """Change the bounds of ``cols`` (global indices) in the solver and in the model;
+        the solver keeps its basis."""
         cols = np.asarray(cols, dtype=np.int32).ravel()
+        self.lp.set_col_bounds(cols, lower, upper)
         inf = highspy.kHighsInf
         lo = np.broadcast_to(np.asarray(lower, float), cols.shape)
         hi = np.broadcast_to(np.asarray(upper, float), cols.shape)
@@ -100,8 +104,12 @@ class HighsModel:
                                     np.where(np.isinf(hi), inf, hi))
 
     def set_costs(self, cost: np.ndarray, sense: str | None = None) -> None:
-        """Replace the whole objective vector (and optionally the sense)."""
+        """Replace the whole objective vector (and optionally the sense), here and in the model."""
         cols = np.arange(self.lp.num_cols, dtype=np.int32)
+        cost = np.asarray(cost, float)
+        self.lp.set_objective(np.flatnonzero(cost), cost[cost != 0], self.lp.objective_offset)
+        if sense is not None:
+            self.lp.sense = sense
         self.highs.changeColsCost(cols.size, cols, np.asarray(cost, float))
         if sense is not None:
             self.highs.changeObjectiveSense(highspy.ObjSense.kMaximize if sense == "max"

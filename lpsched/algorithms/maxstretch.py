@@ -1,0 +1,479 @@
+"""Optimal max-stretch of concurrent bags-of-tasks (seed 003 §3.1–3.5).
+
+``max_stretch(inst, method="intervals")`` — the stretch-interval search (Algorithm 2,
+Theorems 7–8): binary search over the *critical values* of the stretch, where the order of
+release dates and deadlines changes, then one LP (12)–(20) in the bracketing interval.
+Exact (up to LP tolerances); ``ceil(log2(#intervals)) + 1`` LP solves.
+
+``max_stretch(inst, method="bisection", tol=1e-6)`` — Algorithm 1 (Theorem 2): bisection on
+``S`` with the feasibility LP; returns an achievable ``S <= S_opt + tol``;
+``O(log(S_up/tol))`` LP solves.
+
+``online_max_stretch(inst, state)`` — §3.5: the optimum for ``[T_new, ∞)`` from the state at
+an arrival (what CBS3M re-solves at every arrival).
+
+How each LP is posed (the always-feasible "deliver" LP for every yes/no question, the
+min-stretch LP only on an interval known to contain a feasible stretch) is documented in
+:mod:`lpsched.models.stretch`. Search bounds: ``S_lo = 1`` offline, and ``S_up`` is the
+stretch of running the applications one after another at ``ρ*`` in release order
+(``S_FIFO``, spec §3.7; the seed's printed ``S_max`` is inverted, decision A1).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched import tolerances
+from lpsched.algorithms.steady_state import dedicated_throughputs
+from lpsched.errors import InfeasibleError, InvalidInstanceError, LpschedError, SolverError
+from lpsched.instances.bags import Instance
+from lpsched.models.program import LinearProgram
+from lpsched.models.stretch import StretchModel, StretchProblem
+from lpsched.solvers.highs import HighsModel
+from lpsched.solvers.solution import Solution
+
+METHODS = ("intervals", "bisection")
+
+
+# -- critical values and bounds ---------------------------------------------------------------
+def critical_values(problem: StretchProblem, low: float = 1.0,
+                    high: float = math.inf) -> np.ndarray:
+    """Stretch values in the open interval ``(low, high)`` where two epochs meet (§3.4).
+
+    Epochs are affine in ``S`` (``t = α·S + β``); two with different slopes meet at
+    ``S = (β_b − β_a)/(α_a − α_b)``. Offline that is a release meeting a deadline or two
+    deadlines crossing; online, ``T_new`` meeting a deadline or two deadlines crossing.
+    Values closer than :data:`~lpsched.tolerances.CRITICAL_MERGE` (relative) are merged.
+    O(n²) time and memory.
+    """
+    a, b = problem.epoch_alpha, problem.epoch_beta
+    da = a[:, None] - a[None, :]
+    db = b[None, :] - b[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = db / da
+    vals = s[(da > 0) & np.isfinite(s)]
+    vals = np.unique(vals[(vals > low) & (vals < high)])
+    if vals.size > 1:
+        keep = np.concatenate([[True], np.diff(vals) > tolerances.CRITICAL_MERGE * vals[1:]])
+        vals = vals[keep]
+    return vals
+
+
+def sequential_stretch(problem: StretchProblem) -> float:
+    """A feasible stretch: applications one after another at ``ρ*`` (spec §3.7, §4.1).
+
+    Offline: ``C_k = max(r_k, C_{k-1}) + MS*_k`` in release order (``S_FIFO``), never above
+    the corrected ``S_max = Σ MS*/min MS*``. Online: drain every buffer first, then the
+    remaining tasks one application at a time, ending at ``T_end``;
+    ``S = max_k (T_end − r_k)/MS*_k``.
+    """
+    pr = problem
+    if not pr.online:
+        order = np.lexsort((np.arange(pr.n), pr.release))
+        end = -math.inf
+        worst = 1.0
+        for k in order:
+            end = max(float(pr.release[k]), end) + float(pr.ms[k])
+            worst = max(worst, (end - float(pr.release[k])) / float(pr.ms[k]))
+        return worst
+    drain = float((pr.buffered * pr.comp).sum(axis=0).max())
+    t_end = float(pr.t_new) + drain + float((pr.remaining / pr.rho_star).sum())
+    return float(max(1.0, ((t_end - pr.release) / pr.ms).max()))
+
+
+def online_lower_bound(problem: StretchProblem) -> float:
+    """``max(1, max_k (T_new − r_k)/MS*_k)``: below it a deadline falls before ``T_new``."""
+    if not problem.online:
+        return 1.0
+    return float(max(1.0, ((problem.t_new - problem.release) / problem.ms).max()))
+
+
+# -- results ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Probe:
+    """One LP solved by a search: the stretch (or interval) and what it said."""
+
+    kind: str  # "feasibility" or "interval"
+    low: float
+    high: float
+    feasible: bool
+    value: float  # deficit (tasks) for feasibility, optimal S for interval LPs
+    seconds: float
+    iterations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class StretchPlan:
+    """A point of (K)/(K1) at stretch ``stretch``, in amounts of tasks (seed 003 §3.4).
+
+    ``epochs`` (``E``,) sorted epoch times (s); interval ``j`` is ``[epochs[j], epochs[j+1]]``.
+    ``comm[k, u, j]`` tasks of application ``k`` sent to worker ``u`` in interval ``j``
+    (``A_{M→u}^(k)(j)``), ``comp[k, u, j]`` tasks computed (``A_u^(k)(j)``),
+    ``buffers[k, u, e]`` tasks waiting on ``u`` at epoch ``e`` (``B_u^(k)(t_e)``).
+    ``apps[k]`` is the index of row ``k`` in the instance; ``start``, ``remaining`` and
+    ``buffered`` describe the windows and the initial state (offline: releases, ``Π``, 0).
+    """
+
+    stretch: float
+    epochs: np.ndarray
+    deadlines: np.ndarray
+    start: np.ndarray
+    remaining: np.ndarray
+    buffered: np.ndarray
+    comm: np.ndarray
+    comp: np.ndarray
+    buffers: np.ndarray
+    apps: np.ndarray
+    port: str
+    t_new: float | None = None
+
+    def rates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rates ``ρ_{M→u}^(k)(j)`` and ``ρ_u^(k)(j)`` (tasks/s); 0 on empty intervals."""
+        length = np.diff(self.epochs)
+        inv = np.divide(1.0, length, out=np.zeros_like(length), where=length > 0)
+        return self.comm * inv, self.comp * inv
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stretch": self.stretch, "epochs": self.epochs.tolist(),
+            "deadlines": self.deadlines.tolist(), "start": self.start.tolist(),
+            "apps": self.apps.tolist(), "port": self.port, "t_new": self.t_new,
+            "remaining": self.remaining.tolist(), "buffered": self.buffered.tolist(),
+            "comm": self.comm.tolist(), "comp": self.comp.tolist(),
+            "buffers": self.buffers.tolist(),
+        }
+
+
+@dataclass(frozen=True)
+class MaxStretchResult:
+    """The optimal max-stretch and how it was found.
+
+    ``stretch`` is achievable (the plan proves it); ``lower`` is the largest stretch shown
+    infeasible (``stretch`` itself for the exact interval method). ``lp_solves`` counts LPs,
+    ``highs_seconds`` the time inside HiGHS, ``build_seconds`` the model building in Python,
+    ``seconds`` everything. ``probes`` lists every LP in order.
+    """
+
+    stretch: float
+    lower: float
+    method: str
+    status: str
+    plan: StretchPlan
+    dedicated_makespans: np.ndarray
+    throughputs: np.ndarray
+    lp_solves: int
+    critical_values: int
+    seconds: float
+    highs_seconds: float
+    build_seconds: float
+    iterations: int
+    lp_size: dict[str, int]
+    probes: tuple[Probe, ...]
+    search: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def deadlines(self) -> np.ndarray:
+        return self.plan.deadlines
+
+    @property
+    def epochs(self) -> np.ndarray:
+        return self.plan.epochs
+
+    @property
+    def comm(self) -> np.ndarray:
+        return self.plan.comm
+
+    @property
+    def comp(self) -> np.ndarray:
+        return self.plan.comp
+
+    @property
+    def buffers(self) -> np.ndarray:
+        return self.plan.buffers
+
+    def interval_lp(self) -> LinearProgram:
+        """The stretch-interval LP (12)–(20) whose optimum is ``stretch`` (min ``S``)."""
+        return self.search.interval_lp_at(self.stretch)
+
+    def export_lp(self, path: str) -> None:
+        """Write :meth:`interval_lp` as an LP or MPS file (by extension)."""
+        self.interval_lp().write(path)
+
+    def to_dict(self, plan: bool = True) -> dict[str, Any]:
+        """JSON-ready summary (``plan=False`` leaves out the per-interval arrays)."""
+        out: dict[str, Any] = {
+            "stretch": self.stretch, "lower": self.lower, "method": self.method,
+            "status": self.status, "lp_solves": self.lp_solves,
+            "critical_values": self.critical_values, "seconds": self.seconds,
+            "highs_seconds": self.highs_seconds, "build_seconds": self.build_seconds,
+            "iterations": self.iterations, "lp_size": self.lp_size,
+            "port": self.plan.port, "t_new": self.plan.t_new,
+            "apps": self.plan.apps.tolist(),
+            "dedicated_makespans": self.dedicated_makespans.tolist(),
+            "throughputs": self.throughputs.tolist(),
+            "deadlines": self.deadlines.tolist(),
+            "probes": [p.to_dict() for p in self.probes],
+        }
+        if plan:
+            out["plan"] = self.plan.to_dict()
+        return out
+
+
+# -- the search engine ------------------------------------------------------------------------
+class StretchSearch:
+    """LP solves over the stretch axis of one problem, with one live model per interval.
+
+    The axis is cut at ``points = [S_lo, critical values..., S_up]``; interval ``i`` is
+    ``[points[i], points[i+1]]`` and has one epoch order, hence one LP structure. A model is
+    built the first time an interval is needed and kept, so later questions about the same
+    interval (bisection steps, the final min-stretch LP) warm-start HiGHS from its last basis.
+    """
+
+    def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
+                 **highs_options: Any) -> None:
+        self.problem = problem
+        self.time_limit = time_limit
+        self.highs_options = highs_options
+        self.low = online_lower_bound(problem)
+        self.high = max(sequential_stretch(problem), self.low)
+        crit = critical_values(problem, self.low, self.high)
+        self.points = np.unique(np.concatenate([[self.low], crit, [self.high]]))
+        self.n_critical = int(crit.size)
+        self.models: dict[int, tuple[StretchModel, HighsModel | None]] = {}
+        self.probes: list[Probe] = []
+        self.highs_seconds = 0.0
+        self.build_seconds = 0.0
+        self.iterations = 0
+        self.last_feasible: tuple[float, int, np.ndarray] | None = None
+
+    @property
+    def n_intervals(self) -> int:
+        return max(1, self.points.size - 1)
+
+    def interval_of(self, stretch: float) -> int:
+        """Index ``i`` with ``points[i] < stretch <= points[i+1]`` (clamped to the axis)."""
+        i = int(np.searchsorted(self.points, stretch, side="left")) - 1
+        return min(max(i, 0), self.n_intervals - 1)
+
+    def _interval(self, i: int) -> tuple[float, float]:
+        if self.points.size == 1:
+            return float(self.points[0]), float(self.points[0])
+        return float(self.points[i]), float(self.points[i + 1])
+
+    def model(self, i: int, live: bool = True) -> tuple[StretchModel, HighsModel | None]:
+        cached = self.models.get(i)
+        if cached is not None and (cached[1] is not None or not live):
+            return cached
+        t0 = time.perf_counter()
+        if cached is None:
+            lo, hi = self._interval(i)
+            probe = 0.5 * (lo + hi) if hi > lo else lo
+            model = StretchModel(self.problem, self.problem.order_at(probe))
+        else:
+            model = cached[0]
+        highs = HighsModel(model.lp, **self.highs_options) if live else None
+        self.build_seconds += time.perf_counter() - t0
+        self.models[i] = (model, highs)
+        return model, highs
+
+    def _run(self, highs: HighsModel, what: str) -> Solution:
+        sol = highs.solve(self.time_limit)
+        self.highs_seconds += sol.solve_seconds
+        self.iterations += sol.iterations
+        sol.require_optimal(what)
+        if not sol.residual <= 1e-6:
+            raise SolverError(f"{what}: HiGHS answer violates a constraint by {sol.residual:.3g}")
+        return sol
+
+    def _apply(self, highs: HighsModel, bounds: dict[str, tuple[np.ndarray, ...]]) -> None:
+        highs.set_col_bounds(*bounds["cols"])
+        highs.set_row_bounds(*bounds["rows"])
+
+    def feasible(self, stretch: float, i: int | None = None) -> tuple[bool, float]:
+        """Is ``stretch`` achievable? Solves the always-feasible deliver LP; returns the verdict
+        and the deficit in tasks. ``i`` picks the interval whose order is used (either side of a
+        critical value is valid at the value itself; default: the one below)."""
+        i = self.interval_of(stretch) if i is None else i
+        model, highs = self.model(i)
+        assert highs is not None
+        self._apply(highs, model.deliver_bounds(stretch))
+        highs.set_costs(model.deliver_cost, "max")
+        sol = self._run(highs, f"feasibility LP at S={stretch:.9g}")
+        deficit = model.total_tasks - model.problem.buffered.sum() - sol.objective
+        ok = deficit <= model.delivery_tolerance
+        self.probes.append(Probe("feasibility", stretch, stretch, bool(ok), float(deficit),
+                                 sol.solve_seconds, sol.iterations))
+        if ok:
+            self.last_feasible = (stretch, i, sol.x)
+        return bool(ok), float(deficit)
+
+    def minimize(self, i: int) -> tuple[float, np.ndarray]:
+        """The stretch-interval LP (12)–(20) on interval ``i``; returns ``(S, x)``.
+
+        Call only on an interval whose upper end is known (or proven by construction) to be
+        feasible, so the LP has a solution.
+        """
+        lo, hi = self._interval(i)
+        model, highs = self.model(i)
+        assert highs is not None
+        self._apply(highs, model.stretch_bounds(lo, hi))
+        highs.set_costs(model.min_stretch_cost(), "min")
+        sol = self._run(highs, f"stretch-interval LP on [{lo:.9g}, {hi:.9g}]")
+        value = float(np.clip(sol.x[model.stretch[0]], lo, hi))
+        self.probes.append(Probe("interval", lo, hi, True, value, sol.solve_seconds,
+                                 sol.iterations))
+        return value, sol.x
+
+    def plan(self, stretch: float, i: int, x: np.ndarray) -> StretchPlan:
+        model, _ = self.models[i]
+        pr = self.problem
+        arrays = model.plan_arrays(x)
+        times = pr.epoch_times(stretch)[model.order]
+        times = np.maximum.accumulate(times)  # exact ties may differ by an ulp
+        return StretchPlan(
+            stretch=stretch, epochs=times, deadlines=pr.deadlines(stretch),
+            start=np.asarray(pr.start, float), remaining=pr.remaining.copy(),
+            buffered=pr.buffered.copy(), apps=pr.apps.copy(), port=pr.port,
+            t_new=pr.t_new, **arrays)
+
+    def interval_lp_at(self, stretch: float) -> LinearProgram:
+        """A fresh copy of the min-stretch LP of the interval containing ``stretch``."""
+        i = self.interval_of(stretch)
+        lo, hi = self._interval(i)
+        model = StretchModel(self.problem, self.problem.order_at(0.5 * (lo + hi)))
+        model.apply_bounds(model.stretch_bounds(lo, hi))
+        cost = model.min_stretch_cost()
+        model.lp.sense = "min"
+        model.lp.set_objective(np.flatnonzero(cost), cost[cost != 0])
+        return model.lp
+
+    def lp_size(self, i: int) -> dict[str, int]:
+        lp = self.models[i][0].lp
+        return {"columns": lp.num_cols, "rows": lp.num_rows, "nonzeros": lp.num_nonzeros}
+
+
+# -- the two algorithms -----------------------------------------------------------------------
+def _search_intervals(search: StretchSearch) -> tuple[float, float, int, np.ndarray]:
+    """Algorithm 2 with feasibility LPs at critical values, then one interval LP.
+
+    Invariant (Theorem 8's): the optimum lies in ``(points[lo], points[hi]]`` — ``points[hi]``
+    is feasible (``S_up`` by construction), ``points[lo]`` is infeasible or is the lower bound.
+    Then Theorem 7 on ``[points[lo], points[hi]]`` gives the optimum. If that LP lands on the
+    interval's lower end (only possible after a borderline verdict), the interval below is
+    solved as well, as Algorithm 2's ``U ← M`` branch does.
+    """
+    lo, hi = 0, search.n_intervals
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        ok, _ = search.feasible(float(search.points[mid]), mid - 1)
+        if ok:
+            hi = mid
+        else:
+            lo = mid
+    i = lo
+    value, x = search.minimize(i)
+    while i > 0 and value <= search.points[i] + tolerances.STRETCH_EQUAL * max(1.0, value):
+        ok, _ = search.feasible(float(search.points[i]), i - 1)
+        if not ok:
+            break
+        i -= 1
+        value, x = search.minimize(i)
+    return value, value, i, x
+
+
+def _search_bisection(search: StretchSearch, tol: float) -> tuple[float, float, int, np.ndarray]:
+    """Algorithm 1: bisection on S between ``S_lo`` and the feasible ``S_up`` (Theorem 2)."""
+    s_inf, s_sup = search.low, search.high
+    ok, _ = search.feasible(s_inf)
+    if ok:
+        s_sup = s_inf
+    while s_sup - s_inf > tol:
+        s = 0.5 * (s_inf + s_sup)
+        ok, _ = search.feasible(s)
+        if ok:
+            s_sup = s
+        else:
+            s_inf = s
+    last = search.last_feasible
+    if last is None or last[0] != s_sup:
+        ok, deficit = search.feasible(s_sup)
+        if not ok:
+            raise SolverError(f"the upper bound S={s_sup:.9g} was found infeasible "
+                              f"(deficit {deficit:.3g} tasks); numerical trouble")
+        last = search.last_feasible
+    assert last is not None
+    return s_sup, s_inf, last[1], last[2]
+
+
+def solve_problem(problem: StretchProblem, method: str = "intervals",
+                  tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
+                  **highs_options: Any) -> MaxStretchResult:
+    """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
+    if method not in METHODS:
+        raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
+    if not (tol > 0 and math.isfinite(tol)):
+        raise LpschedError(f"tol must be a positive number, got {tol!r}")
+    t0 = time.perf_counter()
+    search = StretchSearch(problem, time_limit=time_limit, **highs_options)
+    if method == "intervals":
+        stretch, lower, i, x = _search_intervals(search)
+        status = "optimal"
+    else:
+        stretch, lower, i, x = _search_bisection(search, tol)
+        status = "within_tolerance"
+    plan = search.plan(stretch, i, x)
+    return MaxStretchResult(
+        stretch=stretch, lower=lower, method=method, status=status, plan=plan,
+        dedicated_makespans=problem.ms.copy(), throughputs=problem.rho_star.copy(),
+        lp_solves=len(search.probes), critical_values=search.n_critical,
+        seconds=time.perf_counter() - t0, highs_seconds=search.highs_seconds,
+        build_seconds=search.build_seconds, iterations=search.iterations,
+        lp_size=search.lp_size(i), probes=tuple(search.probes), search=search)
+
+
+def max_stretch(inst: Instance, method: str = "intervals", tol: float = tolerances.BISECTION,
+                *, memory: np.ndarray | None = None, time_limit: float | None = 120.0,
+                **highs_options: Any) -> MaxStretchResult:
+    """Optimal max-stretch of ``inst`` in the fluid model of its port (seed 003 §3).
+
+    Polyhedron (K1) for a one-port platform, (K) for bounded multiport; ``memory`` adds the
+    buffer bound of §3.1.3 (bytes per worker). ``method="intervals"`` is exact
+    (Theorems 7–8, ``ceil(log2(#intervals)) + 1`` LPs); ``method="bisection"`` returns an
+    achievable stretch within ``tol`` (absolute) of the optimum (Theorem 2). Every LP is
+    checked: a non-optimal status or a violated constraint raises :class:`SolverError`
+    (``time_limit`` seconds per LP).
+
+    >>> from lpsched.instances import random_bags
+    >>> res = max_stretch(random_bags(4, 3, seed=2))
+    >>> res.stretch >= 1.0, res.plan.comm.shape[:2]
+    (True, (4, 3))
+    """
+    return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
+                         **highs_options)
+
+
+def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
+                       buffered: np.ndarray, released: np.ndarray | None = None,
+                       method: str = "intervals", tol: float = tolerances.BISECTION,
+                       *, memory: np.ndarray | None = None,
+                       time_limit: float | None = 120.0) -> MaxStretchResult:
+    """Optimal max-stretch on ``[T_new, ∞)`` from a state (seed 003 §3.5).
+
+    ``remaining[k]``: tasks of ``A_k`` at the master; ``buffered[k, u]``: tasks on worker
+    ``u``; both over all applications of ``inst`` (unreleased ones are ignored). The result's
+    plan covers only the applications with work left (``result.plan.apps``), from ``T_new``.
+    The seed solves this with Algorithm 1 (decision A13); the interval search (default) gives
+    the same optimum exactly, with critical values where ``T_new`` meets a deadline.
+    """
+    from lpsched.models.stretch import online_problem
+
+    problem = online_problem(inst, t_new, remaining, buffered, released, memory)
+    return solve_problem(problem, method, tol, time_limit)

@@ -38,6 +38,11 @@ from lpsched.solvers.highs import HighsModel
 from lpsched.solvers.solution import Solution
 
 METHODS = ("intervals", "bisection")
+#: HiGHS ``simplex_strategy`` values.
+DUAL, PRIMAL = 1, 4
+#: HiGHS options of every max-stretch LP: presolve only costs time on these models
+#: (measured in benchmarks/RESULTS.md) and is skipped anyway on warm starts.
+SEARCH_OPTIONS: dict[str, Any] = {"presolve": "off"}
 
 
 # -- critical values and bounds ---------------------------------------------------------------
@@ -241,7 +246,7 @@ class StretchSearch:
                  **highs_options: Any) -> None:
         self.problem = problem
         self.time_limit = time_limit
-        self.highs_options = highs_options
+        self.highs_options = {**SEARCH_OPTIONS, **highs_options}
         self.low = online_lower_bound(problem)
         self.high = max(sequential_stretch(problem), self.low)
         crit = critical_values(problem, self.low, self.high)
@@ -306,6 +311,9 @@ class StretchSearch:
         assert highs is not None
         self._apply(highs, model.deliver_bounds(stretch))
         highs.set_costs(model.deliver_cost, "max")
+        # Cold: sending nothing is feasible, so primal simplex starts in phase 2. Warm (only
+        # the stretch moved, i.e. right-hand sides): the old basis stays dual feasible.
+        highs.set_option("simplex_strategy", PRIMAL if highs.solves == 0 else DUAL)
         sol = self._run(highs, f"feasibility LP at S={stretch:.9g}")
         deficit = model.total_tasks - model.problem.buffered.sum() - sol.objective
         ok = deficit <= model.delivery_tolerance
@@ -326,6 +334,8 @@ class StretchSearch:
         assert highs is not None
         self._apply(highs, model.stretch_bounds(lo, hi))
         highs.set_costs(model.min_stretch_cost(), "min")
+        # After a feasible deliver solve the basis is primal feasible for this LP too.
+        highs.set_option("simplex_strategy", DUAL)
         sol = self._run(highs, f"stretch-interval LP on [{lo:.9g}, {hi:.9g}]")
         value = float(np.clip(sol.x[model.stretch[0]], lo, hi))
         self.probes.append(Probe("interval", lo, hi, True, value, sol.solve_seconds,

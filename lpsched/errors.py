@@ -52,3 +52,7 @@ class SolverError(LpschedError):
     def __init__(self, message: str, status: object | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class InvalidPlanError(LpschedError):
+    """A plan (per-interval amounts) violates a constraint of (K)/(K1); the message names it."""

@@ -360,6 +360,8 @@ class StretchSearch:
         lo, hi = self._interval(i)
         model = StretchModel(self.problem, self.problem.order_at(0.5 * (lo + hi)))
         model.apply_bounds(model.stretch_bounds(lo, hi))
+        rem = self.problem.remaining
+        model.lp.set_row_bounds(model.tasks_rows, rem, rem)  # (12) exactly, for other solvers
         cost = model.min_stretch_cost()
         model.lp.sense = "min"
         model.lp.set_objective(np.flatnonzero(cost), cost[cost != 0])

@@ -1,0 +1,63 @@
+"""lpsched: scheduling on parallel and distributed platforms with linear programming.
+
+The most used entry points are re-exported here::
+
+    import lpsched
+    inst = lpsched.load_instance("inst.json")
+    res = lpsched.max_stretch(inst, method="intervals")
+    lpsched.throughput(inst.platform, inst.applications[0])
+"""
+
+__version__ = "0.1.0"
+
+from lpsched.algorithms.check import PlanCheck, check_plan
+from lpsched.algorithms.maxstretch import (
+    MaxStretchResult,
+    StretchPlan,
+    critical_values,
+    max_stretch,
+    online_max_stretch,
+)
+from lpsched.algorithms.steady_state import dedicated_makespans, dedicated_throughputs, throughput
+from lpsched.errors import (
+    InfeasibleError,
+    InvalidInstanceError,
+    InvalidPlanError,
+    LpschedError,
+    ParseError,
+    SolverError,
+)
+from lpsched.instances import (
+    Application,
+    Instance,
+    StarPlatform,
+    load_instance,
+    random_bags,
+    save_instance,
+)
+
+__all__ = [
+    "Application",
+    "InfeasibleError",
+    "Instance",
+    "InvalidInstanceError",
+    "InvalidPlanError",
+    "LpschedError",
+    "MaxStretchResult",
+    "ParseError",
+    "PlanCheck",
+    "SolverError",
+    "StarPlatform",
+    "StretchPlan",
+    "__version__",
+    "check_plan",
+    "critical_values",
+    "dedicated_makespans",
+    "dedicated_throughputs",
+    "load_instance",
+    "max_stretch",
+    "online_max_stretch",
+    "random_bags",
+    "save_instance",
+    "throughput",
+]

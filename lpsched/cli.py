@@ -1,0 +1,241 @@
+"""The ``lpsched`` command.
+
+User mistakes (bad files, bad instances, bad options) print one line and exit with status 2;
+a solver that cannot answer exits with status 1. No tracebacks for either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lpsched import __version__
+from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
+
+
+def _dump(obj: Any) -> str:
+    def default(o: Any) -> Any:
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+        if isinstance(o, (np.floating, np.integer)):
+            return o.item()
+        raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+    def clean(o: Any) -> Any:  # JSON has no inf/nan: write null
+        if isinstance(o, float) and not math.isfinite(o):
+            return None
+        if isinstance(o, dict):
+            return {k: clean(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [clean(v) for v in o]
+        return o
+
+    return json.dumps(clean(obj), default=default)
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from lpsched.instances import random_bags, save_instance
+
+    inst = random_bags(args.apps, args.workers, profile=args.profile, seed=args.seed,
+                       arrivals=args.arrivals, port=args.port)
+    if args.output == "-":
+        from lpsched.instances import instance_to_dict
+
+        print(_dump(instance_to_dict(inst)))
+    else:
+        save_instance(inst, args.output)
+        print(f"wrote {args.output}: {inst.n} applications, {inst.p} workers, "
+              f"{inst.platform.port}, seed {args.seed}", file=sys.stderr)
+    return 0
+
+
+def _summary(inst: Any, res: Any) -> str:
+    from lpsched.instances.bags import Instance
+
+    assert isinstance(inst, Instance)
+    lines = [
+        f"optimal max-stretch: {res.stretch:.9g}   ({res.status}, method {res.method}, "
+        f"{inst.platform.port})",
+        f"LP solves: {res.lp_solves}   critical values in range: {res.critical_values}   "
+        f"final LP: {res.lp_size['columns']} columns, {res.lp_size['rows']} rows, "
+        f"{res.lp_size['nonzeros']} nonzeros",
+        f"time: {res.seconds:.3f} s total, {res.highs_seconds:.3f} s in HiGHS, "
+        f"{res.build_seconds:.3f} s building models, {res.iterations} simplex iterations",
+        "",
+        f"{'app':>4} {'release':>10} {'tasks':>6} {'rho*':>10} {'MS*':>10} {'deadline':>11}",
+    ]
+    for row, k in enumerate(res.plan.apps):
+        lines.append(f"{k:>4} {inst.release[k]:>10.2f} {int(inst.tasks[k]):>6} "
+                     f"{res.throughputs[row]:>10.4g} {res.dedicated_makespans[row]:>10.2f} "
+                     f"{res.deadlines[row]:>11.2f}")
+    return "\n".join(lines)
+
+
+def _load(path: str, port: str | None) -> Any:
+    from lpsched.instances import load_instance
+
+    inst = load_instance(path)
+    return inst.with_port(port) if port else inst
+
+
+def _memory(arg: str | None, p: int) -> np.ndarray | None:
+    if arg is None:
+        return None
+    try:
+        values = [float(v) for v in arg.split(",")]
+    except ValueError:
+        raise InvalidInstanceError("--memory", arg, "comma-separated numbers (bytes)") from None
+    return np.full(p, values[0]) if len(values) == 1 else np.asarray(values)
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.maxstretch import max_stretch
+
+    inst = _load(args.instance, args.port)
+    res = max_stretch(inst, method=args.method, tol=args.tol,
+                      memory=_memory(args.memory, inst.p), time_limit=args.time_limit)
+    if args.export_lp:
+        res.export_lp(args.export_lp)
+    if args.json:
+        print(_dump(res.to_dict(plan=args.plan)))
+    else:
+        print(_summary(inst, res))
+        if args.export_lp:
+            print(f"\nwrote the stretch-interval LP to {args.export_lp}")
+    return 0
+
+
+def _cmd_throughput(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.steady_state import dedicated_throughputs
+
+    inst = _load(args.instance, args.port)
+    rho = dedicated_throughputs(inst)
+    ms = inst.tasks / rho
+    if args.json:
+        print(_dump({"port": inst.platform.port, "throughputs": rho,
+                     "dedicated_makespans": ms}))
+    else:
+        print(f"{'app':>4} {'rho* (tasks/s)':>15} {'MS* (s)':>12}   [{inst.platform.port}]")
+        for k in range(inst.n):
+            print(f"{k:>4} {rho[k]:>15.6g} {ms[k]:>12.6g}")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.check import check_plan
+    from lpsched.algorithms.maxstretch import StretchPlan
+
+    inst = _load(args.instance, None)
+    try:
+        data = json.loads(Path(args.result).read_text(encoding="utf-8"))
+        raw = data.get("plan", data)
+        plan = StretchPlan(
+            stretch=float(raw["stretch"]), epochs=np.asarray(raw["epochs"], float),
+            deadlines=np.asarray(raw["deadlines"], float), start=np.asarray(raw["start"], float),
+            remaining=np.asarray(raw["remaining"], float),
+            buffered=np.asarray(raw["buffered"], float), comm=np.asarray(raw["comm"], float),
+            comp=np.asarray(raw["comp"], float), buffers=np.asarray(raw["buffers"], float),
+            apps=np.asarray(raw["apps"], int), port=str(raw["port"]), t_new=raw.get("t_new"))
+    except OSError as exc:
+        raise ParseError(args.result, f"cannot read file: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(args.result, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ParseError(args.result, f"not a plan (run 'lpsched solve --json --plan'): {exc}")
+    report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
+    if args.json:
+        print(_dump({"ok": report.ok, "violations": report.violations, "worst": report.worst}))
+    else:
+        print("plan OK" if report.ok else "\n".join(report.violations))
+    return 0 if report.ok else 1
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.check import check_plan
+    from lpsched.algorithms.maxstretch import max_stretch
+    from lpsched.instances import random_bags
+
+    inst = random_bags(profile="simgrid", seed=args.seed)
+    print(f"CBS3M-style instance (seed 003 Table 2): {inst.n} applications, {inst.p} workers, "
+          f"one-port, seed {args.seed}\n")
+    res = max_stretch(inst, method="intervals")
+    print(_summary(inst, res))
+    report = check_plan(inst, res.plan)
+    print(f"\nindependent check of the plan against (K1): {'OK' if report.ok else 'FAILED'}")
+    return 0 if report.ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lpsched", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"lpsched {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    gen = sub.add_parser("generate", help="generate a random instance")
+    gen_sub = gen.add_subparsers(dest="kind", required=True)
+    bags = gen_sub.add_parser("bags", help="concurrent bags-of-tasks (seed 003 Tables 1-2)")
+    bags.add_argument("--apps", type=int, default=None, help="applications (profile default)")
+    bags.add_argument("--workers", type=int, default=None, help="workers (profile default)")
+    bags.add_argument("--profile", choices=("mpi", "simgrid"), default="simgrid")
+    bags.add_argument("--seed", type=int, default=0)
+    bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
+    bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
+    bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
+    bags.set_defaults(func=_cmd_generate)
+
+    solve = sub.add_parser("solve", help="optimal max-stretch of an instance (seed 003 §3)")
+    solve.add_argument("instance")
+    solve.add_argument("--method", choices=("intervals", "bisection"), default="intervals")
+    solve.add_argument("--tol", type=float, default=1e-6, help="bisection tolerance on S")
+    solve.add_argument("--port", choices=("one-port", "multiport"), default=None,
+                       help="override the instance's communication model")
+    solve.add_argument("--memory", default=None,
+                       help="buffer memory per worker in bytes (one value or one per worker)")
+    solve.add_argument("--time-limit", type=float, default=120.0, help="seconds per LP")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.add_argument("--plan", action="store_true", help="with --json: include the plan")
+    solve.add_argument("--export-lp", metavar="FILE",
+                       help="write the stretch-interval LP at the optimum (.lp or .mps)")
+    solve.set_defaults(func=_cmd_solve)
+
+    thr = sub.add_parser("throughput", help="steady-state rho* and MS* of each application")
+    thr.add_argument("instance")
+    thr.add_argument("--port", choices=("one-port", "multiport"), default=None)
+    thr.add_argument("--json", action="store_true")
+    thr.set_defaults(func=_cmd_throughput)
+
+    chk = sub.add_parser("check", help="verify a plan from 'solve --json --plan' against (K)/(K1)")
+    chk.add_argument("instance")
+    chk.add_argument("result")
+    chk.add_argument("--memory", default=None)
+    chk.add_argument("--json", action="store_true")
+    chk.set_defaults(func=_cmd_check)
+
+    demo = sub.add_parser("demo", help="generate a CBS3M-style instance and solve it")
+    demo.add_argument("--seed", type=int, default=7)
+    demo.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (InvalidInstanceError, ParseError) as exc:
+        print(f"lpsched: error: {exc}", file=sys.stderr)
+        return 2
+    except LpschedError as exc:
+        user = type(exc) is LpschedError
+        print(f"lpsched: error: {exc}", file=sys.stderr)
+        return 2 if user else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -148,7 +148,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         raise ParseError(args.result, f"invalid JSON: {exc.msg}", exc.lineno) from None
     except (KeyError, TypeError, ValueError) as exc:
-        raise ParseError(args.result, f"not a plan (run 'lpsched solve --json --plan'): {exc}")
+        raise ParseError(args.result,
+                         f"not a plan (run 'lpsched solve --json --plan'): {exc}") from None
     report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
     if args.json:
         print(_dump({"ok": report.ok, "violations": report.violations, "worst": report.worst}))

@@ -19,6 +19,6 @@ PLAN_CHECK = 1e-6
 #: (Algorithm 2, spec ambiguity A7: about 10x the LP feasibility tolerance, scaled by max(1,S)).
 STRETCH_EQUAL = 1e-7
 #: Two critical stretch values closer than this (relative) are merged.
-CRITICAL_MERGE = 1e-12
+CRITICAL_MERGE = 1e-10
 #: Default bisection tolerance on the stretch (spec §3.7: eps = 1e-6 * max(1, S)).
 BISECTION = 1e-6

@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from lpsched import tolerances
-from lpsched.algorithms.steady_state import dedicated_throughputs
-from lpsched.errors import InfeasibleError, InvalidInstanceError, LpschedError, SolverError
+from lpsched.errors import LpschedError, SolverError
 from lpsched.instances.bags import Instance
 from lpsched.models.program import LinearProgram
 from lpsched.models.stretch import StretchModel, StretchProblem
@@ -61,11 +60,13 @@ def critical_values(problem: StretchProblem, low: float = 1.0,
     db = b[None, :] - b[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         s = db / da
-    vals = s[(da > 0) & np.isfinite(s)]
-    vals = np.unique(vals[(vals > low) & (vals < high)])
+    vals = np.unique(s[(da > 0) & np.isfinite(s)])
+    merge = tolerances.CRITICAL_MERGE
+    # Strictly inside (low, high) by more than the merge tolerance: a value computed an ulp
+    # away from a bound (e.g. T_new meeting the most urgent deadline) is that bound.
+    vals = vals[(vals > low * (1 + merge)) & (vals < high * (1 - merge))]
     if vals.size > 1:
-        keep = np.concatenate([[True], np.diff(vals) > tolerances.CRITICAL_MERGE * vals[1:]])
-        vals = vals[keep]
+        vals = vals[np.concatenate([[True], np.diff(vals) > merge * vals[1:]])]
     return vals
 
 
@@ -362,6 +363,7 @@ class StretchSearch:
         model.apply_bounds(model.stretch_bounds(lo, hi))
         rem = self.problem.remaining
         model.lp.set_row_bounds(model.tasks_rows, rem, rem)  # (12) exactly, for other solvers
+        model.lp.set_row_bounds(model.delivered_row, -np.inf, np.inf)
         cost = model.min_stretch_cost()
         model.lp.sense = "min"
         model.lp.set_objective(np.flatnonzero(cost), cost[cost != 0])

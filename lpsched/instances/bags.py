@@ -139,10 +139,11 @@ class Instance:
 
     def with_port(self, port: str) -> Instance:
         """The same workload on the same platform under another communication model."""
-        return Instance(self.platform.with_port(port), self.applications, self.extra)  # type: ignore[arg-type]
+        plat = self.platform.with_port(port)  # type: ignore[arg-type]
+        return Instance(plat, self.applications, self.extra)
 
     def subset(self, indices: Sequence[int]) -> Instance:
-        """The instance restricted to the applications ``indices`` (rows of unrelated speeds too)."""
+        """The instance restricted to applications ``indices`` (and their speed rows)."""
         idx = [int(i) for i in indices]
         plat = self.platform
         if plat.unrelated:

@@ -289,8 +289,12 @@ class StretchModel:
         self.deliver_cost = np.zeros(lp.num_cols)
         self.deliver_cost[self.send.ravel()] = 1.0
         self.deliver_cost[self.leftover] = -1.0
-        lp.set_objective(np.flatnonzero(self.deliver_cost),
-                         self.deliver_cost[self.deliver_cost != 0])
+        cols = np.flatnonzero(self.deliver_cost)
+        lp.set_objective(cols, self.deliver_cost[cols])
+        # The same quantity as a row: free in deliver mode, ">= total - tolerance" in
+        # min-stretch mode, so both modes accept exactly the same stretches.
+        self.delivered_row = lp.add_constraints(
+            "delivered", np.zeros(cols.size, int), cols, self.deliver_cost[cols], num_rows=1)
 
     # -- modes ----------------------------------------------------------------------------
     @property
@@ -304,28 +308,26 @@ class StretchModel:
 
     def deliver_bounds(self, stretch: float) -> dict[str, tuple[np.ndarray, ...]]:
         """Bounds that make the model the feasibility LP at ``stretch`` (see module doc)."""
-        rem = self.problem.remaining
         return {
             "cols": (np.concatenate([self.stretch, self.leftover]),
                      np.concatenate([[stretch], np.zeros(self.leftover.size)]),
                      np.concatenate([[stretch], np.full(self.leftover.size, INF)])),
-            "rows": (self.tasks_rows, np.full(rem.size, -INF), rem),
+            "rows": (self.delivered_row, np.array([-INF]), np.array([INF])),
         }
 
     def stretch_bounds(self, low: float, high: float) -> dict[str, tuple[np.ndarray, ...]]:
         """Bounds of the stretch-interval LP (12)-(20) on ``[low, high]``.
 
-        The totals are fixed to ``Π`` up to the delivery tolerance, so the LP is feasible
-        whenever the feasibility LP accepted ``high``.
+        Every task counts as delivered up to :attr:`delivery_tolerance` in total — the
+        criterion of the feasibility LP — so this LP is feasible whenever that LP accepted
+        ``high``, and both searches agree on the same threshold.
         """
-        rem = self.problem.remaining
-        slack = self.delivery_tolerance
-        lo = np.maximum(rem - slack * rem / max(rem.sum(), 1e-300), 0.0)
+        need = float(self.problem.remaining.sum()) - self.delivery_tolerance
         return {
             "cols": (np.concatenate([self.stretch, self.leftover]),
                      np.concatenate([[low], np.zeros(self.leftover.size)]),
                      np.concatenate([[high], np.zeros(self.leftover.size)])),
-            "rows": (self.tasks_rows, lo, rem),
+            "rows": (self.delivered_row, np.array([need]), np.array([INF])),
         }
 
     def apply_bounds(self, bounds: dict[str, tuple[np.ndarray, ...]]) -> None:

@@ -49,10 +49,11 @@ def to_pulp(lp: LinearProgram) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
         if rlo[r] == rhi[r]:
             prob += (expr == float(rlo[r])), name
             continue
+        ranged = np.isfinite(rlo[r]) and np.isfinite(rhi[r])
         if np.isfinite(rlo[r]):
-            prob += (expr >= float(rlo[r])), f"{name}_lo"
+            prob += (expr >= float(rlo[r])), f"{name}_lo" if ranged else name
         if np.isfinite(rhi[r]):
-            prob += (expr <= float(rhi[r])), f"{name}_hi"
+            prob += (expr <= float(rhi[r])), f"{name}_hi" if ranged else name
     return prob, cols
 
 

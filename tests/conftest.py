@@ -1,0 +1,34 @@
+"""Shared fixtures and instance factories for the test-suite."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+
+from lpsched.instances import Application, Instance, StarPlatform
+
+settings.register_profile(
+    "ci", max_examples=25, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("thorough", max_examples=300, deadline=None)
+settings.load_profile(os.environ.get("LPSCHED_HYPOTHESIS", "ci"))
+
+
+def small_instance(seed: int, n: int | None = None, p: int | None = None,
+                   port: str = "one-port", bw: float | None = None,
+                   same_release: bool = False) -> Instance:
+    """A small random instance with O(1) numbers (fast LPs, well conditioned)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 6)) if n is None else n
+    p = int(rng.integers(1, 4)) if p is None else p
+    plat = StarPlatform(rng.uniform(0.5, 3.0, p), rng.uniform(0.5, 5.0, p), bw, port)
+    release = np.zeros(n) if same_release else np.round(rng.uniform(0, 20, n), 3)
+    apps = tuple(
+        Application(float(release[k]), int(rng.integers(1, 25)), float(rng.uniform(0.5, 5)),
+                    float(rng.uniform(0.5, 5)))
+        for k in range(n)
+    )
+    return Instance(plat, apps)

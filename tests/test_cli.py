@@ -1,0 +1,110 @@
+import json
+
+import pytest
+
+from lpsched.cli import main
+
+
+@pytest.fixture
+def inst_file(tmp_path, capsys):
+    path = tmp_path / "inst.json"
+    assert main(["generate", "bags", "--apps", "6", "--workers", "3", "--seed", "7",
+                 "-o", str(path)]) == 0
+    assert "wrote" in capsys.readouterr().err
+    return path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_generate_to_stdout_is_deterministic(capsys):
+    _, a, _ = run(capsys, "generate", "bags", "--apps", "3", "--workers", "2", "--seed", "1")
+    _, b, _ = run(capsys, "generate", "bags", "--apps", "3", "--workers", "2", "--seed", "1")
+    assert a == b and len(json.loads(a)["applications"]) == 3
+
+
+def test_solve_json_schema(capsys, inst_file):
+    code, out, _ = run(capsys, "solve", str(inst_file), "--json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("stretch", "method", "lp_solves", "seconds", "status",
+                "dedicated_makespans", "deadlines"):
+        assert key in data
+    assert len(data["deadlines"]) == len(data["dedicated_makespans"]) == 6
+    code, out, _ = run(capsys, "solve", str(inst_file), "--method", "bisection", "--tol",
+                       "1e-7", "--json")
+    bis = json.loads(out)
+    assert bis["method"] == "bisection" and bis["status"] == "within_tolerance"
+    assert abs(bis["stretch"] - data["stretch"]) <= 1e-6
+
+
+def test_solve_human_summary_and_export(capsys, inst_file, tmp_path):
+    model = tmp_path / "model.lp"
+    code, out, _ = run(capsys, "solve", str(inst_file), "--export-lp", str(model))
+    assert code == 0
+    assert "optimal max-stretch" in out and "LP solves" in out
+    assert model.read_text().startswith("\\")
+    assert "stretch" in model.read_text()
+
+
+def test_plan_round_trip_through_check(capsys, inst_file, tmp_path):
+    code, out, _ = run(capsys, "solve", str(inst_file), "--json", "--plan")
+    result = tmp_path / "res.json"
+    result.write_text(out)
+    code, out, _ = run(capsys, "check", str(inst_file), str(result), "--json")
+    assert code == 0 and json.loads(out)["ok"]
+    data = json.loads(result.read_text())
+    data["plan"]["comm"][0][0] = [v * 2 + 1 for v in data["plan"]["comm"][0][0]]
+    result.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "check", str(inst_file), str(result))
+    assert code == 1 and "violated" in out
+
+
+def test_throughput_command(capsys, inst_file):
+    code, out, _ = run(capsys, "throughput", str(inst_file), "--json")
+    assert code == 0 and len(json.loads(out)["throughputs"]) == 6
+
+
+@pytest.mark.parametrize(("mutate", "field"), [
+    (lambda d: d["platform"].update(speeds=[1.0, -2.0, 1.0]), "platform.speeds[1]"),
+    (lambda d: d["platform"].update(bandwidths=[0.0, 1.0, 1.0]), "platform.bandwidths[0]"),
+    (lambda d: d["platform"].update(port="token-ring"), "platform.port"),
+    (lambda d: d["applications"][0].update(tasks=0), "applications[0].tasks"),
+    (lambda d: d["applications"][1].pop("size"), "applications[1].size"),
+    (lambda d: d.update(applications=[]), "applications"),
+    (lambda d: d["platform"].update(speeds=[[1.0, 1.0, 1.0]]), "platform.speeds"),
+])
+def test_bad_instances_exit_2_with_one_line(capsys, inst_file, mutate, field):
+    data = json.loads(inst_file.read_text())
+    mutate(data)
+    inst_file.write_text(json.dumps(data))
+    code, out, err = run(capsys, "solve", str(inst_file))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and field in err and "Traceback" not in err
+
+
+def test_unreadable_files_exit_2(capsys, tmp_path):
+    code, _, err = run(capsys, "solve", str(tmp_path / "nope.json"))
+    assert code == 2 and "cannot read" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "solve", str(bad))
+    assert code == 2 and "bad.json:1" in err
+
+
+def test_bad_options_exit_2(capsys, inst_file):
+    code, _, err = run(capsys, "solve", str(inst_file), "--method", "bisection", "--tol", "-1")
+    assert code == 2 and "tol" in err
+    code, _, err = run(capsys, "solve", str(inst_file), "--memory", "lots")
+    assert code == 2 and "--memory" in err
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", str(inst_file), "--method", "simplex"])
+    assert exc.value.code == 2
+
+
+def test_demo_runs(capsys):
+    code, out, _ = run(capsys, "demo", "--seed", "3")
+    assert code == 0 and "independent check of the plan against (K1): OK" in out

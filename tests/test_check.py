@@ -42,7 +42,7 @@ def test_missing_tasks(solved):
 
 def test_computing_before_receiving(solved):
     inst, plan = solved
-    k, u, j = first_active(plan)
+    k, u, _ = first_active(plan)
     comm, comp = plan.comm.copy(), plan.comp.copy()
     # move the receptions of (k, u) one interval later than the computations need them
     moved = comm[k, u].copy()

@@ -26,14 +26,17 @@ def scaled(inst: Instance, time: float = 1.0, tasks_factor: float = 1.0) -> Inst
     return Instance(inst.platform, apps)
 
 
-@given(seeds, ports)
-def test_intervals_equal_bisection(seed, port):
+@given(seeds, ports, st.booleans())
+def test_intervals_equal_bisection(seed, port, bound):
     inst = small_instance(seed, port=port)
-    exact = max_stretch(inst, "intervals")
-    bis = max_stretch(inst, "bisection", tol=1e-8)
+    exact = max_stretch(inst, "intervals", relaxation_bound=bound)
+    paper = max_stretch(inst, "intervals-lp", relaxation_bound=bound)
+    bis = max_stretch(inst, "bisection", tol=1e-8, relaxation_bound=bound)
+    assert paper.stretch == pytest.approx(exact.stretch, rel=1e-7, abs=1e-7)
     assert bis.stretch >= exact.stretch - 1e-8  # bisection's answer is achievable
     assert bis.stretch - exact.stretch <= 1e-7
     assert bis.lower <= exact.stretch + 1e-8
+    assert exact.lower <= exact.stretch
     assert exact.stretch >= 1.0 - 1e-12
 
 
@@ -138,11 +141,24 @@ def test_epoch_order_is_constant_between_critical_values(seed):
             assert (np.diff(v) >= -1e-9 * max(1.0, abs(v).max())).all()
 
 
-def test_lp_solves_are_logarithmic_in_the_critical_values():
-    inst = random_bags(12, 4, seed=5)
-    res = max_stretch(inst)
+@pytest.mark.parametrize("seed", [3, 5])
+def test_lp_solves_are_logarithmic_in_the_critical_values(seed):
+    inst = random_bags(12, 4, seed=seed)
+    res = max_stretch(inst, "intervals-lp", relaxation_bound=False)
     intervals = res.critical_values + 1
+    assert res.critical_values >= 3
     assert res.lp_solves <= int(np.ceil(np.log2(intervals))) + 1
+    assert [p.kind for p in res.probes][-1] == "interval"
+
+
+def test_tight_relaxation_bound_settles_in_one_lp():
+    """On a communication-bound platform the one-port bound is the optimum (spec §11 inv.
+    15) and the search stops after one feasibility LP."""
+    inst = random_bags(20, 10, seed=0)
+    res = max_stretch(inst)
+    assert res.lp_solves == 1
+    assert res.stretch == pytest.approx(max_stretch(inst, relaxation_bound=False).stretch,
+                                        rel=1e-8)
 
 
 def test_cross_check_with_pulp_cbc():

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from lpsched import tolerances
+from lpsched.algorithms.bounds import relaxation_lower_bound
 from lpsched.errors import LpschedError, SolverError
 from lpsched.instances.bags import Instance
 from lpsched.models.program import LinearProgram
@@ -36,7 +38,7 @@ from lpsched.models.stretch import StretchModel, StretchProblem
 from lpsched.solvers.highs import HighsModel
 from lpsched.solvers.solution import Solution
 
-METHODS = ("intervals", "bisection")
+METHODS = ("intervals", "intervals-lp", "bisection")
 #: HiGHS ``simplex_strategy`` values.
 DUAL, PRIMAL = 1, 4
 #: HiGHS options of every max-stretch LP: presolve only costs time on these models
@@ -100,6 +102,18 @@ def online_lower_bound(problem: StretchProblem) -> float:
 
 
 # -- results ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Check:
+    """The answer of one feasibility LP (see :meth:`StretchSearch.check`)."""
+
+    stretch: float
+    feasible: bool
+    deficit: float
+    slope: float
+    interval: Hashable
+    x: np.ndarray = field(repr=False)
+
+
 @dataclass(frozen=True)
 class Probe:
     """One LP solved by a search: the stretch (or interval) and what it said."""
@@ -244,21 +258,27 @@ class StretchSearch:
     """
 
     def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
-                 **highs_options: Any) -> None:
+                 relaxation_bound: bool = True, **highs_options: Any) -> None:
         self.problem = problem
         self.time_limit = time_limit
         self.highs_options = {**SEARCH_OPTIONS, **highs_options}
         self.low = online_lower_bound(problem)
+        trivial = self.low
+        if relaxation_bound:
+            self.low = relaxation_lower_bound(problem, self.low)
+        #: True when the relaxation raised the lower bound above the trivial one.
+        self.bound_is_informative = self.low > trivial * (1 + 1e-9)
         self.high = max(sequential_stretch(problem), self.low)
         crit = critical_values(problem, self.low, self.high)
         self.points = np.unique(np.concatenate([[self.low], crit, [self.high]]))
         self.n_critical = int(crit.size)
-        self.models: dict[int, tuple[StretchModel, HighsModel | None]] = {}
+        self.models: dict[Hashable, tuple[StretchModel, HighsModel | None]] = {}
         self.probes: list[Probe] = []
         self.highs_seconds = 0.0
         self.build_seconds = 0.0
         self.iterations = 0
-        self.last_feasible: tuple[float, int, np.ndarray] | None = None
+        self.last_feasible: Check | None = None
+        self.checks: dict[tuple[float, Hashable], Check] = {}
 
     @property
     def n_intervals(self) -> int:
@@ -274,12 +294,22 @@ class StretchSearch:
             return float(self.points[0]), float(self.points[0])
         return float(self.points[i]), float(self.points[i + 1])
 
-    def model(self, i: int, live: bool = True) -> tuple[StretchModel, HighsModel | None]:
+    def key_of(self, stretch: float) -> Hashable:
+        """The model key for ``stretch``: its interval on the axis, or, outside
+        ``[S_lo, S_up]``, the epoch order at ``stretch`` itself."""
+        if self.points[0] <= stretch <= self.points[-1]:
+            return self.interval_of(stretch)
+        return ("order", tuple(int(e) for e in self.problem.order_at(stretch)))
+
+    def model(self, i: Hashable, live: bool = True) -> tuple[StretchModel, HighsModel | None]:
         cached = self.models.get(i)
         if cached is not None and (cached[1] is not None or not live):
             return cached
         t0 = time.perf_counter()
-        if cached is None:
+        if cached is None and isinstance(i, tuple):
+            model = StretchModel(self.problem, np.array(i[1]))
+        elif cached is None:
+            assert isinstance(i, int)
             lo, hi = self._interval(i)
             probe = 0.5 * (lo + hi) if hi > lo else lo
             model = StretchModel(self.problem, self.problem.order_at(probe))
@@ -303,11 +333,16 @@ class StretchSearch:
         highs.set_col_bounds(*bounds["cols"])
         highs.set_row_bounds(*bounds["rows"])
 
-    def feasible(self, stretch: float, i: int | None = None) -> tuple[bool, float]:
-        """Is ``stretch`` achievable? Solves the always-feasible deliver LP; returns the verdict
-        and the deficit in tasks. ``i`` picks the interval whose order is used (either side of a
-        critical value is valid at the value itself; default: the one below)."""
-        i = self.interval_of(stretch) if i is None else i
+    def check(self, stretch: float, i: Hashable | None = None) -> Check:
+        """Is ``stretch`` achievable? Solves the always-feasible deliver LP.
+
+        Returns the verdict, the deficit (tasks not delivered) and its slope ``dD/dS`` in the
+        model of interval ``i`` (from the reduced cost of the fixed stretch column: the
+        deficit is convex piecewise linear in ``S`` inside one stretch interval, since the
+        right-hand sides are affine in ``S``). ``i`` picks the interval whose epoch order is
+        used: either side of a critical value is valid at the value itself; default: below.
+        """
+        i = self.key_of(stretch) if i is None else i
         model, highs = self.model(i)
         assert highs is not None
         self._apply(highs, model.deliver_bounds(stretch))
@@ -316,13 +351,21 @@ class StretchSearch:
         # the stretch moved, i.e. right-hand sides): the old basis stays dual feasible.
         highs.set_option("simplex_strategy", PRIMAL if highs.solves == 0 else DUAL)
         sol = self._run(highs, f"feasibility LP at S={stretch:.9g}")
-        deficit = model.total_tasks - model.problem.buffered.sum() - sol.objective
+        deficit = float(model.problem.remaining.sum() - sol.objective)
+        slope = -float(sol.reduced_costs["stretch"][0]) if sol.reduced_costs else float("nan")
         ok = deficit <= model.delivery_tolerance
-        self.probes.append(Probe("feasibility", stretch, stretch, bool(ok), float(deficit),
+        self.probes.append(Probe("feasibility", stretch, stretch, bool(ok), deficit,
                                  sol.solve_seconds, sol.iterations))
+        result = Check(stretch, bool(ok), deficit, slope, i, sol.x)
+        self.checks[(stretch, i)] = result
         if ok:
-            self.last_feasible = (stretch, i, sol.x)
-        return bool(ok), float(deficit)
+            self.last_feasible = result
+        return result
+
+    def feasible(self, stretch: float, i: Hashable | None = None) -> tuple[bool, float]:
+        """``(verdict, deficit)`` of :meth:`check`."""
+        c = self.check(stretch, i)
+        return c.feasible, c.deficit
 
     def minimize(self, i: int) -> tuple[float, np.ndarray]:
         """The stretch-interval LP (12)–(20) on interval ``i``; returns ``(S, x)``.
@@ -343,7 +386,7 @@ class StretchSearch:
                                  sol.iterations))
         return value, sol.x
 
-    def plan(self, stretch: float, i: int, x: np.ndarray) -> StretchPlan:
+    def plan(self, stretch: float, i: Hashable, x: np.ndarray) -> StretchPlan:
         model, _ = self.models[i]
         pr = self.problem
         arrays = model.plan_arrays(x)
@@ -369,34 +412,84 @@ class StretchSearch:
         model.lp.set_objective(np.flatnonzero(cost), cost[cost != 0])
         return model.lp
 
-    def lp_size(self, i: int) -> dict[str, int]:
+    def lp_size(self, i: Hashable) -> dict[str, int]:
         lp = self.models[i][0].lp
         return {"columns": lp.num_cols, "rows": lp.num_rows, "nonzeros": lp.num_nonzeros}
 
 
 # -- the two algorithms -----------------------------------------------------------------------
-def _search_intervals(search: StretchSearch) -> tuple[float, float, int, np.ndarray]:
-    """Algorithm 2 with feasibility LPs at critical values, then one interval LP.
+def _bracket(search: StretchSearch) -> int:
+    """Binary search over the critical values (Algorithm 2's outer loop, Theorem 8).
 
-    Invariant (Theorem 8's): the optimum lies in ``(points[lo], points[hi]]`` — ``points[hi]``
-    is feasible (``S_up`` by construction), ``points[lo]`` is infeasible or is the lower bound.
-    Then Theorem 7 on ``[points[lo], points[hi]]`` gives the optimum. If that LP lands on the
-    interval's lower end (only possible after a borderline verdict), the interval below is
-    solved as well, as Algorithm 2's ``U ← M`` branch does.
+    Returns ``lo`` such that the optimum lies in ``[points[lo], points[lo+1]]``: the upper
+    end is feasible (``S_up`` by construction, or checked), the lower end is infeasible or is
+    the lower bound. Each step is one feasibility LP at a critical value, posed in the epoch
+    order of the interval *above* it, so that when the value is infeasible the deficit's
+    tangent (a lower bound inside that interval, by convexity) can rule the whole interval
+    out, and the final Newton steps start from that very check.
     """
     lo, hi = 0, search.n_intervals
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        ok, _ = search.feasible(float(search.points[mid]), mid - 1)
-        if ok:
+        c = search.check(float(search.points[mid]), mid)
+        if c.feasible:
             hi = mid
+        elif c.slope < 0 and c.stretch - c.deficit / c.slope > search.points[mid + 1]:
+            lo = min(mid + 1, hi - 1)  # points[hi] is feasible: the root is at most there
         else:
             lo = mid
-    i = lo
+    return lo
+
+
+def _root_in_interval(search: StretchSearch, i: int) -> tuple[float, float, Check]:
+    """The least feasible stretch of interval ``i``, by Newton steps on the deficit.
+
+    Inside one stretch interval the deficit ``D(S)`` is convex, piecewise linear and
+    non-increasing, so the tangent's root from any infeasible point is a lower bound of the
+    root and lies further right: the iterates increase, each is proven infeasible or is the
+    answer, and the step that lands in the last linear piece hits the root exactly. Every
+    step is a warm-started feasibility LP (only the stretch moves). A step that would not
+    make progress falls back to bisecting toward the interval's upper end.
+    Returns ``(stretch, proven lower bound, the accepting check)``.
+    """
+    lo, hi = search._interval(i)
+    c = search.checks.get((lo, i)) or search.check(lo, i)
+    lower = lo
+    for _ in range(200):
+        if c.feasible:
+            return c.stretch, min(lower, c.stretch), c
+        step = c.stretch - c.deficit / c.slope if c.slope < 0 else math.inf
+        if not (c.stretch < step):  # no information: bisect toward the feasible end
+            step = 0.5 * (c.stretch + hi)
+        lower = max(lower, min(step, hi)) if c.slope < 0 else max(lower, c.stretch)
+        nxt = min(step, hi)
+        if nxt <= c.stretch * (1 + 4 * np.finfo(float).eps):
+            nxt = hi
+        c = search.check(nxt, i)
+    raise SolverError(f"no convergence in stretch interval [{lo:.9g}, {hi:.9g}]")
+
+
+def _search_intervals(search: StretchSearch, final: str) -> tuple[float, float, int, np.ndarray]:
+    """Algorithm 2: bracket the optimum between critical values, then solve inside.
+
+    ``final="newton"``: Newton steps on the deficit inside the bracket (exact, see
+    :func:`_root_in_interval`). ``final="lp"``: the stretch-interval LP (12)–(20) on the
+    bracket (Theorem 7). If that LP lands on the bracket's lower end (only after a borderline
+    verdict), the interval below is solved as well, as Algorithm 2's ``U ← M`` branch does.
+    """
+    if search.bound_is_informative and final == "newton":
+        # The single-resource bound is often the optimum itself (the master port of a
+        # communication-bound platform, spec §11 inv. 15): one LP then settles it.
+        c = search.check(float(search.points[0]), 0)
+        if c.feasible:
+            return c.stretch, c.stretch, 0, c.x
+    i = _bracket(search)
+    if final == "newton":
+        stretch, lower, c = _root_in_interval(search, i)
+        return stretch, lower, c.interval, c.x
     value, x = search.minimize(i)
     while i > 0 and value <= search.points[i] + tolerances.STRETCH_EQUAL * max(1.0, value):
-        ok, _ = search.feasible(float(search.points[i]), i - 1)
-        if not ok:
+        if not search.check(float(search.points[i]), i - 1).feasible:
             break
         i -= 1
         value, x = search.minimize(i)
@@ -417,28 +510,28 @@ def _search_bisection(search: StretchSearch, tol: float) -> tuple[float, float, 
         else:
             s_inf = s
     last = search.last_feasible
-    if last is None or last[0] != s_sup:
-        ok, deficit = search.feasible(s_sup)
-        if not ok:
+    if last is None or last.stretch != s_sup:
+        last = search.check(s_sup)
+        if not last.feasible:
             raise SolverError(f"the upper bound S={s_sup:.9g} was found infeasible "
-                              f"(deficit {deficit:.3g} tasks); numerical trouble")
-        last = search.last_feasible
-    assert last is not None
-    return s_sup, s_inf, last[1], last[2]
+                              f"(deficit {last.deficit:.3g} tasks); numerical trouble")
+    return s_sup, s_inf, last.interval, last.x
 
 
 def solve_problem(problem: StretchProblem, method: str = "intervals",
                   tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
-                  **highs_options: Any) -> MaxStretchResult:
+                  relaxation_bound: bool = True, **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
     if method not in METHODS:
         raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
     if not (tol > 0 and math.isfinite(tol)):
         raise LpschedError(f"tol must be a positive number, got {tol!r}")
     t0 = time.perf_counter()
-    search = StretchSearch(problem, time_limit=time_limit, **highs_options)
-    if method == "intervals":
-        stretch, lower, i, x = _search_intervals(search)
+    search = StretchSearch(problem, time_limit=time_limit, relaxation_bound=relaxation_bound,
+                           **highs_options)
+    if method in ("intervals", "intervals-lp"):
+        final = "lp" if method == "intervals-lp" else "newton"
+        stretch, lower, i, x = _search_intervals(search, final)
         status = "optimal"
     else:
         stretch, lower, i, x = _search_bisection(search, tol)
@@ -455,7 +548,7 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
 
 def max_stretch(inst: Instance, method: str = "intervals", tol: float = tolerances.BISECTION,
                 *, memory: np.ndarray | None = None, time_limit: float | None = 120.0,
-                **highs_options: Any) -> MaxStretchResult:
+                relaxation_bound: bool = True, **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of ``inst`` in the fluid model of its port (seed 003 §3).
 
     Polyhedron (K1) for a one-port platform, (K) for bounded multiport; ``memory`` adds the
@@ -471,14 +564,15 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     (True, (4, 3))
     """
     return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
-                         **highs_options)
+                         relaxation_bound, **highs_options)
 
 
 def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
                        buffered: np.ndarray, released: np.ndarray | None = None,
                        method: str = "intervals", tol: float = tolerances.BISECTION,
                        *, memory: np.ndarray | None = None,
-                       time_limit: float | None = 120.0) -> MaxStretchResult:
+                       time_limit: float | None = 120.0,
+                       relaxation_bound: bool = True) -> MaxStretchResult:
     """Optimal max-stretch on ``[T_new, ∞)`` from a state (seed 003 §3.5).
 
     ``remaining[k]``: tasks of ``A_k`` at the master; ``buffered[k, u]``: tasks on worker
@@ -490,4 +584,4 @@ def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
     from lpsched.models.stretch import online_problem
 
     problem = online_problem(inst, t_new, remaining, buffered, released, memory)
-    return solve_problem(problem, method, tol, time_limit)
+    return solve_problem(problem, method, tol, time_limit, relaxation_bound)

@@ -138,6 +138,7 @@ class HighsModel:
             sol.values = self.lp.split_columns(x)
             if raw.dual_valid:
                 sol.duals = self.lp.split_rows(np.asarray(raw.row_dual, dtype=float))
+                sol.reduced_costs = self.lp.split_columns(np.asarray(raw.col_dual, dtype=float))
             res = self.lp.residuals(x)
             sol.residual = max(res.values())
         self.build_seconds = 0.0

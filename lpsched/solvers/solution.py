@@ -24,10 +24,12 @@ class Status(str, enum.Enum):
 class Solution:
     """What a solver returned for a :class:`~lpsched.models.program.LinearProgram`.
 
-    ``values`` and ``duals`` map block names to arrays (variable blocks keep their shape,
-    constraint blocks are 1-D); ``x`` is the full primal vector. ``residual`` is the largest
-    violation of a row or column bound at ``x``, recomputed here from the model (not
-    reported by the solver). ``iterations`` counts simplex (or IPM) iterations.
+    ``values``, ``duals`` (rows) and ``reduced_costs`` (columns) map block names to arrays
+    (variable blocks keep their shape, constraint blocks are 1-D); duals follow HiGHS' sign
+    convention: the change of the objective per unit increase of the active bound. ``x`` is
+    the full primal vector. ``residual`` is the largest violation of a row or column bound at
+    ``x``, recomputed here from the model (not reported by the solver). ``iterations``
+    counts simplex (or IPM) iterations.
     """
 
     status: Status
@@ -35,6 +37,7 @@ class Solution:
     x: np.ndarray = field(default_factory=lambda: np.zeros(0))
     values: dict[str, np.ndarray] = field(default_factory=dict)
     duals: dict[str, np.ndarray] = field(default_factory=dict)
+    reduced_costs: dict[str, np.ndarray] = field(default_factory=dict)
     iterations: int = 0
     solve_seconds: float = 0.0
     build_seconds: float = 0.0

@@ -254,12 +254,17 @@ class StretchSearch:
     The axis is cut at ``points = [S_lo, critical values..., S_up]``; interval ``i`` is
     ``[points[i], points[i+1]]`` and has one epoch order, hence one LP structure. A model is
     built the first time an interval is needed and kept, so later questions about the same
-    interval (bisection steps, the final min-stretch LP) warm-start HiGHS from its last basis.
+    interval (bisection steps, Newton steps, the final min-stretch LP) warm-start HiGHS from
+    its last basis. ``warm_start=False`` loads a fresh HiGHS model for every LP (the
+    baseline the benchmarks compare with). ``S_lo`` is raised to the single-resource bound of
+    :mod:`lpsched.algorithms.bounds` unless ``relaxation_bound=False``.
     """
 
     def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
-                 relaxation_bound: bool = True, **highs_options: Any) -> None:
+                 relaxation_bound: bool = True, warm_start: bool = True,
+                 **highs_options: Any) -> None:
         self.problem = problem
+        self.warm_start = warm_start
         self.time_limit = time_limit
         self.highs_options = {**SEARCH_OPTIONS, **highs_options}
         self.low = online_lower_bound(problem)
@@ -303,7 +308,7 @@ class StretchSearch:
 
     def model(self, i: Hashable, live: bool = True) -> tuple[StretchModel, HighsModel | None]:
         cached = self.models.get(i)
-        if cached is not None and (cached[1] is not None or not live):
+        if cached is not None and (cached[1] is not None or not live) and self.warm_start:
             return cached
         t0 = time.perf_counter()
         if cached is None and isinstance(i, tuple):
@@ -520,7 +525,8 @@ def _search_bisection(search: StretchSearch, tol: float) -> tuple[float, float, 
 
 def solve_problem(problem: StretchProblem, method: str = "intervals",
                   tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
-                  relaxation_bound: bool = True, **highs_options: Any) -> MaxStretchResult:
+                  relaxation_bound: bool = True, warm_start: bool = True,
+                  **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
     if method not in METHODS:
         raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -528,7 +534,7 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
         raise LpschedError(f"tol must be a positive number, got {tol!r}")
     t0 = time.perf_counter()
     search = StretchSearch(problem, time_limit=time_limit, relaxation_bound=relaxation_bound,
-                           **highs_options)
+                           warm_start=warm_start, **highs_options)
     if method in ("intervals", "intervals-lp"):
         final = "lp" if method == "intervals-lp" else "newton"
         stretch, lower, i, x = _search_intervals(search, final)
@@ -548,15 +554,19 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
 
 def max_stretch(inst: Instance, method: str = "intervals", tol: float = tolerances.BISECTION,
                 *, memory: np.ndarray | None = None, time_limit: float | None = 120.0,
-                relaxation_bound: bool = True, **highs_options: Any) -> MaxStretchResult:
+                relaxation_bound: bool = True, warm_start: bool = True,
+                **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of ``inst`` in the fluid model of its port (seed 003 §3).
 
     Polyhedron (K1) for a one-port platform, (K) for bounded multiport; ``memory`` adds the
     buffer bound of §3.1.3 (bytes per worker). ``method="intervals"`` is exact
     (Theorems 7–8, ``ceil(log2(#intervals)) + 1`` LPs); ``method="bisection"`` returns an
-    achievable stretch within ``tol`` (absolute) of the optimum (Theorem 2). Every LP is
-    checked: a non-optimal status or a violated constraint raises :class:`SolverError`
-    (``time_limit`` seconds per LP).
+    achievable stretch within ``tol`` (absolute) of the optimum (Theorem 2);
+    ``method="intervals-lp"`` is Algorithm 2 with the paper's final LP (12)–(20) instead of
+    Newton steps. ``relaxation_bound`` starts every search from the single-resource lower
+    bound; ``warm_start=False`` solves every LP from scratch. Every LP is checked: a
+    non-optimal status or a violated constraint raises :class:`SolverError` (``time_limit``
+    seconds per LP).
 
     >>> from lpsched.instances import random_bags
     >>> res = max_stretch(random_bags(4, 3, seed=2))
@@ -564,7 +574,7 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     (True, (4, 3))
     """
     return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
-                         relaxation_bound, **highs_options)
+                         relaxation_bound, warm_start, **highs_options)
 
 
 def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,

@@ -14,6 +14,7 @@ import highspy
 import numpy as np
 
 from lpsched import tolerances
+from lpsched.errors import SolverError
 from lpsched.models.program import LinearProgram
 from lpsched.solvers.solution import Solution, Status
 
@@ -36,25 +37,27 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 
 
-def _as_highs_lp(lp: LinearProgram) -> highspy.HighsLp:
-    model = highspy.HighsLp()
-    model.num_col_ = lp.num_cols
-    model.num_row_ = lp.num_rows
+def _pass_model(highs: highspy.Highs, lp: LinearProgram) -> None:
+    """Load ``lp`` with one ``passModel`` call on numpy arrays (no per-element conversion)."""
     inf = highspy.kHighsInf
-    model.col_cost_ = lp.cost
-    model.col_lower_ = np.where(np.isinf(lp.col_lower), -inf, lp.col_lower)
-    model.col_upper_ = np.where(np.isinf(lp.col_upper), inf, lp.col_upper)
-    model.row_lower_ = np.where(np.isinf(lp.row_lower), -inf, lp.row_lower)
-    model.row_upper_ = np.where(np.isinf(lp.row_upper), inf, lp.row_upper)
+
+    def finite(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(np.clip(a, -inf, inf), dtype=np.float64)
+
     a = lp.matrix
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = a.indptr.astype(np.int32)
-    model.a_matrix_.index_ = a.indices.astype(np.int32)
-    model.a_matrix_.value_ = a.data
-    model.sense_ = (highspy.ObjSense.kMaximize if lp.sense == "max"
-                    else highspy.ObjSense.kMinimize)
-    model.offset_ = lp.objective_offset
-    return model
+    sense = highspy.ObjSense.kMaximize if lp.sense == "max" else highspy.ObjSense.kMinimize
+    status = highs.passModel(
+        int(lp.num_cols), int(lp.num_rows), int(a.nnz),
+        int(highspy.MatrixFormat.kColwise), int(sense), float(lp.objective_offset),
+        finite(lp.cost), finite(lp.col_lower), finite(lp.col_upper),
+        finite(lp.row_lower), finite(lp.row_upper),
+        np.ascontiguousarray(a.indptr, dtype=np.int32),
+        np.ascontiguousarray(a.indices, dtype=np.int32),
+        np.ascontiguousarray(a.data, dtype=np.float64),
+        np.zeros(lp.num_cols, dtype=np.int32),  # all continuous (kContinuous = 0)
+    )
+    if status != highspy.HighsStatus.kOk:
+        raise SolverError(f"HiGHS rejected the model {lp.name!r} ({status})")
 
 
 class HighsModel:
@@ -74,7 +77,7 @@ class HighsModel:
         self.highs = highspy.Highs()
         for key, value in {**DEFAULT_OPTIONS, **options}.items():
             self.highs.setOptionValue(key, value)
-        self.highs.passModel(_as_highs_lp(lp))
+        _pass_model(self.highs, lp)
         self.build_seconds = time.perf_counter() - t0
         self.solves = 0
 

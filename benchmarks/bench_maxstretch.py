@@ -1,0 +1,212 @@
+"""Benchmarks of the optimal max-stretch (issue #2): prints a Markdown report.
+
+    python benchmarks/bench_maxstretch.py                 # 20x10 instances, medians of 3 runs
+    python benchmarks/bench_maxstretch.py --large         # also 50x10 and 100x20
+
+Every figure is measured in this run, side by side on the same instances.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pulp
+
+from lpsched import max_stretch, random_bags
+from lpsched.algorithms.maxstretch import StretchSearch
+from lpsched.instances.bags import Instance
+from lpsched.models.stretch import StretchModel, StretchProblem
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "intervals (default: bound + Newton)": {"method": "intervals"},
+    "intervals, no relaxation bound": {"method": "intervals", "relaxation_bound": False},
+    "intervals-lp (paper's Alg. 2), no bound": {"method": "intervals-lp",
+                                                "relaxation_bound": False},
+    "bisection 1e-7 (Alg. 1), warm starts": {"method": "bisection", "tol": 1e-7,
+                                             "relaxation_bound": False},
+    "bisection 1e-7 (Alg. 1), cold LPs": {"method": "bisection", "tol": 1e-7,
+                                          "relaxation_bound": False, "warm_start": False},
+}
+
+
+def median_run(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def pulp_term_by_term(inst: Instance, stretch: float) -> pulp.LpProblem:
+    """The deliver LP of (K1) at ``stretch``, written the usual way: one PuLP variable and
+    one expression term at a time, in Python loops (the baseline our builder replaces)."""
+    pr = StretchProblem.offline(inst)
+    t = pr.epoch_times(stretch)
+    order = pr.order_at(stretch)
+    pos = np.empty_like(order)
+    pos[order] = np.arange(order.size)
+    times = t[order]
+    prob = pulp.LpProblem("k1", pulp.LpMaximize)
+    n, p = pr.n, pr.p
+    send, comp, buf = {}, {}, {}
+    cpu_terms: dict[tuple[int, int], list] = {}
+    port_terms: dict[int, list] = {}
+    objective = []
+    for k in range(n):
+        js, je = int(pos[pr.start_epoch[k]]), int(pos[pr.deadline_epoch[k]])
+        total = []
+        for u in range(p):
+            prev = None
+            for j in range(js, je):
+                send[k, u, j] = pulp.LpVariable(f"s_{k}_{u}_{j}", 0)
+                comp[k, u, j] = pulp.LpVariable(f"c_{k}_{u}_{j}", 0)
+                last = j == je - 1
+                buf[k, u, j] = None if last else pulp.LpVariable(f"b_{k}_{u}_{j}", 0)
+                lhs = -send[k, u, j] + comp[k, u, j]
+                if buf[k, u, j] is not None:
+                    lhs += buf[k, u, j]
+                if prev is not None:
+                    lhs -= prev
+                prob += lhs == 0, f"cons_{k}_{u}_{j}"
+                prev = buf[k, u, j]
+                total.append(send[k, u, j])
+                objective.append(send[k, u, j])
+                cpu_terms.setdefault((u, j), []).append(pr.comp[k, u] * comp[k, u, j])
+                port_terms.setdefault(j, []).append(pr.comm[k, u] * send[k, u, j])
+        prob += pulp.lpSum(total) <= pr.remaining[k], f"tasks_{k}"
+    for (u, j), terms in cpu_terms.items():
+        prob += pulp.lpSum(terms) <= times[j + 1] - times[j], f"cpu_{u}_{j}"
+    for j, terms in port_terms.items():
+        prob += pulp.lpSum(terms) <= times[j + 1] - times[j], f"port_{j}"
+    prob += pulp.lpSum(objective)
+    return prob
+
+
+def ours(inst: Instance, stretch: float) -> StretchModel:
+    pr = StretchProblem.offline(inst)
+    model = StretchModel(pr, pr.order_at(stretch))
+    model.apply_bounds(model.deliver_bounds(stretch))
+    _ = model.lp.matrix  # assemble the sparse matrix: what HiGHS receives
+    return model
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--instances", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--large", action="store_true")
+    args = ap.parse_args()
+    print(f"machine: {platform.machine()}, Python {platform.python_version()}, "
+          f"numpy {np.__version__}")
+    print()
+    print("## Offline optimum, 20 applications x 10 workers, one-port (Table 2 shape)")
+    print()
+    print(f"Instances `random_bags(20, 10, seed=s)`, s = 0..{args.instances - 1}; "
+          f"median of {args.repeats} runs per instance and variant, all in this run.")
+    print()
+    rows: dict[str, list[tuple[float, Any]]] = {name: [] for name in VARIANTS}
+    for seed in range(args.instances):
+        inst = random_bags(20, 10, seed=seed)
+        for name, kw in VARIANTS.items():
+            rows[name].append(median_run(lambda kw=kw, inst=inst: max_stretch(inst, **kw),
+                                         args.repeats))
+    ref = [r.stretch for _, r in rows["intervals-lp (paper's Alg. 2), no bound"]]
+    print("| variant | median time (s) | max time (s) | LP solves (median) | in HiGHS | "
+          "building models | max abs diff of S vs intervals-lp |")
+    print("|---|---|---|---|---|---|---|")
+    for name, res in rows.items():
+        t = [x for x, _ in res]
+        lps = [r.lp_solves for _, r in res]
+        hi = sum(r.highs_seconds for _, r in res) / sum(r.seconds for _, r in res)
+        bu = sum(r.build_seconds for _, r in res) / sum(r.seconds for _, r in res)
+        diff = max(abs(r.stretch - s) for (_, r), s in zip(res, ref, strict=True))
+        print(f"| {name} | {statistics.median(t):.3f} | {max(t):.3f} | "
+              f"{statistics.median(lps):g} | {100 * hi:.0f}% | {100 * bu:.0f}% | {diff:.1e} |")
+    print()
+    base = statistics.median(x for x, _ in rows["intervals (default: bound + Newton)"])
+    paper = statistics.median(x for x, _ in rows["intervals-lp (paper's Alg. 2), no bound"])
+    for name in ("bisection 1e-7 (Alg. 1), warm starts", "bisection 1e-7 (Alg. 1), cold LPs"):
+        med = statistics.median(x for x, _ in rows[name])
+        print(f"- {name}: {med / base:.1f}x the default intervals search, "
+              f"{med / paper:.1f}x intervals-lp")
+    print()
+    print("LP solves of the paper's Algorithm 2 against ceil(log2(#intervals)) + 1, where "
+          "#intervals = critical values in range + 1:")
+    print()
+    print("| seed | critical values | ceil(log2(#intervals)) + 1 | intervals-lp | "
+          "intervals (no bound) | intervals (default) | bisection |")
+    print("|---|---|---|---|---|---|---|")
+    for seed in range(args.instances):
+        r_lp = rows["intervals-lp (paper's Alg. 2), no bound"][seed][1]
+        bound = math.ceil(math.log2(r_lp.critical_values + 1)) + 1
+        print(f"| {seed} | {r_lp.critical_values} | {bound} | {r_lp.lp_solves} | "
+              f"{rows['intervals, no relaxation bound'][seed][1].lp_solves} | "
+              f"{rows['intervals (default: bound + Newton)'][seed][1].lp_solves} | "
+              f"{rows['bisection 1e-7 (Alg. 1), warm starts'][seed][1].lp_solves} |")
+    print()
+
+    print("## Building the LP: our vectorized builder vs PuLP term by term")
+    print()
+    inst = random_bags(20, 10, seed=0)
+    stretch = max_stretch(inst).stretch
+    t_ours, model = median_run(lambda: ours(inst, stretch), args.repeats)
+    t_pulp, prob = median_run(lambda: pulp_term_by_term(inst, stretch), args.repeats)
+    n_ours = model.lp.num_cols - 1 - int((model.lp.col_upper[model.buffer.ravel()] == 0).sum())
+    print(f"Deliver LP of (K1) at S = {stretch:.6f} (seed 0): ours {model.lp.num_cols} columns "
+          f"({n_ours} not fixed), {model.lp.num_rows} rows; PuLP {len(prob.variables())} "
+          f"variables, {len(prob.constraints)} constraints.")
+    print()
+    print(f"| builder | median time (s) |\n|---|---|\n| lpsched (numpy, COO -> CSC) | "
+          f"{t_ours:.4f} |\n| PuLP, term by term | {t_pulp:.4f} |")
+    print()
+    print(f"Ratio: PuLP / ours = {t_pulp / t_ours:.0f}x")
+    solver = pulp.HiGHS(msg=False)
+    prob.solve(solver)
+    print(f"(the PuLP model solved by HiGHS delivers {pulp.value(prob.objective):.6f} tasks; "
+          f"the instance has {inst.tasks.sum():.0f})")
+    print()
+
+    print("## Time inside HiGHS vs model building, one cold feasibility LP (seed 0)")
+    print()
+    search = StretchSearch(StretchProblem.offline(inst), relaxation_bound=False)
+    t0 = time.perf_counter()
+    c = search.check(stretch)
+    total = time.perf_counter() - t0
+    print(f"total {total:.3f} s: building {search.build_seconds:.3f} s "
+          f"({100 * search.build_seconds / total:.0f}%), HiGHS {search.highs_seconds:.3f} s "
+          f"({100 * search.highs_seconds / total:.0f}%); deficit {c.deficit:.2e}")
+    print()
+
+    if args.large:
+        print("## Larger instances (one run each)")
+        print()
+        print("| instance | variant | S | time (s) | LP solves | LP columns | rows | nonzeros |")
+        print("|---|---|---|---|---|---|---|---|")
+        for n, p in ((50, 10), (100, 20)):
+            inst = random_bags(n, p, seed=1)
+            variants = [("intervals (default)", {}),
+                        ("bisection 1e-7, warm, no bound",
+                         {"method": "bisection", "tol": 1e-7, "relaxation_bound": False})]
+            if n == 100:
+                variants = variants[:1]
+            for name, kw in variants:
+                t0 = time.perf_counter()
+                r = max_stretch(inst, time_limit=600, **kw)
+                dt = time.perf_counter() - t0
+                size = r.lp_size
+                print(f"| {n}x{p} seed 1 | {name} | {r.stretch:.6f} | {dt:.1f} | "
+                      f"{r.lp_solves} | {size['columns']} | {size['rows']} | "
+                      f"{size['nonzeros']} |")
+        print()
+
+
+if __name__ == "__main__":
+    main()

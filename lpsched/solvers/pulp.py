@@ -21,6 +21,18 @@ _STATUS = {
 }
 
 
+def _cbc(msg: bool, time_limit: float | None) -> pulp.LpSolver:
+    """CBC: a ``cbc`` on the PATH (PuLP 4 style) or the binary bundled with PuLP 3."""
+    coin = pulp.COIN_CMD(msg=msg, timeLimit=time_limit)
+    if coin.available():
+        return coin
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit)
+
+
 def to_pulp(lp: LinearProgram) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
     """Emit ``lp`` as a ``pulp.LpProblem``; returns the problem and its columns in order.
 
@@ -31,9 +43,10 @@ def to_pulp(lp: LinearProgram) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
     prob = pulp.LpProblem(lp.name, sense)
     lo, hi = lp.col_lower, lp.col_upper
     names = lp.column_names()
+    new_var = getattr(prob, "add_variable", None) or pulp.LpVariable  # PuLP >= 3.3 / older
     cols = [
-        pulp.LpVariable(names[i], None if np.isinf(lo[i]) else float(lo[i]),
-                        None if np.isinf(hi[i]) else float(hi[i]))
+        new_var(names[i], None if np.isinf(lo[i]) else float(lo[i]),
+                None if np.isinf(hi[i]) else float(hi[i]))
         for i in range(lp.num_cols)
     ]
     cost = lp.cost
@@ -62,7 +75,7 @@ def solve_pulp(lp: LinearProgram, time_limit: float | None = None, msg: bool = F
     t0 = time.perf_counter()
     prob, cols = to_pulp(lp)
     built = time.perf_counter() - t0
-    solver = pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit)
+    solver = _cbc(msg, time_limit)
     t1 = time.perf_counter()
     code = prob.solve(solver)
     seconds = time.perf_counter() - t1

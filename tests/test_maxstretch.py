@@ -266,3 +266,46 @@ def test_online_bad_states():
         online_max_stretch(inst, 30.0, np.zeros(3), zeros)
     with pytest.raises(InvalidInstanceError, match="released"):
         online_max_stretch(inst, -1.0, inst.tasks, zeros, released=np.ones(3, bool))
+
+
+# -- worker generation ------------------------------------------------------------------------
+@given(seeds, ports, st.sampled_from(["intervals", "bisection"]))
+def test_worker_generation_is_exact(seed, port, method):
+    inst = small_instance(seed, p=int(np.random.default_rng(seed).integers(3, 7)), port=port)
+    kw = {"method": method, "tol": 1e-8, "relaxation_bound": False}
+    full = max_stretch(inst, worker_generation=False, **kw)
+    gen = max_stretch(inst, worker_generation=True, **kw)
+    assert gen.stretch == pytest.approx(full.stretch, rel=1e-7, abs=1e-8)
+    assert check_plan(inst, gen.plan).ok
+
+
+@given(seeds)
+def test_pricing_certifies_a_lower_bound_of_the_deficit(seed):
+    inst = small_instance(seed, p=5)
+    res = max_stretch(inst, relaxation_bound=False, worker_generation=False)
+    if res.stretch < 1.05:
+        return
+    s = 1.0 + 0.5 * (res.stretch - 1.0)
+    full = StretchSearch(StretchProblem.offline(inst), relaxation_bound=False,
+                         worker_generation=False).check(s)
+    search = StretchSearch(StretchProblem.offline(inst), relaxation_bound=False)
+    part = search.check(s)
+    assert not full.feasible and not part.feasible
+    assert part.deficit <= full.deficit * (1 + 1e-9) + 1e-9
+    # the slope is that of a convex minorant inside the stretch interval of s: when the
+    # optimum lies in that interval, the tangent's root never passes it
+    _, hi = search._interval(search.interval_of(s))
+    assert part.slope < 0
+    if res.stretch <= hi:
+        assert s - part.deficit / part.slope <= res.stretch * (1 + 1e-7)
+
+
+def test_worker_generation_prices_the_slow_workers():
+    inst = random_bags(12, 8, seed=3)
+    res = max_stretch(inst, relaxation_bound=False)
+    assert res.workers_used < inst.p
+    assert res.pricing_solves > 0
+    assert res.stretch == pytest.approx(
+        max_stretch(inst, relaxation_bound=False, worker_generation=False).stretch, rel=1e-7)
+    unused = np.setdiff1d(np.arange(inst.p), np.flatnonzero(res.comm.sum(axis=(0, 2))))
+    assert unused.size > 0

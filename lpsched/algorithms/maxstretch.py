@@ -31,6 +31,7 @@ import numpy as np
 
 from lpsched import tolerances
 from lpsched.algorithms.bounds import relaxation_lower_bound
+from lpsched.algorithms.steady_state import rates_multiport, rates_oneport
 from lpsched.errors import LpschedError, SolverError
 from lpsched.instances.bags import Instance
 from lpsched.models.program import LinearProgram
@@ -112,6 +113,7 @@ class Check:
     slope: float
     interval: Hashable
     x: np.ndarray = field(repr=False)
+    model_key: Hashable = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,8 @@ class MaxStretchResult:
     dedicated_makespans: np.ndarray
     throughputs: np.ndarray
     lp_solves: int
+    pricing_solves: int
+    workers_used: int
     critical_values: int
     seconds: float
     highs_seconds: float
@@ -232,6 +236,7 @@ class MaxStretchResult:
         out: dict[str, Any] = {
             "stretch": self.stretch, "lower": self.lower, "method": self.method,
             "status": self.status, "lp_solves": self.lp_solves,
+            "pricing_solves": self.pricing_solves, "workers_used": self.workers_used,
             "critical_values": self.critical_values, "seconds": self.seconds,
             "highs_seconds": self.highs_seconds, "build_seconds": self.build_seconds,
             "iterations": self.iterations, "lp_size": self.lp_size,
@@ -258,11 +263,22 @@ class StretchSearch:
     its last basis. ``warm_start=False`` loads a fresh HiGHS model for every LP (the
     baseline the benchmarks compare with). ``S_lo`` is raised to the single-resource bound of
     :mod:`lpsched.algorithms.bounds` unless ``relaxation_bound=False``.
+
+    **Worker generation** (``worker_generation=True``, exact): the feasibility LPs are
+    first posed on the workers that serve some application in its steady state alone (plus
+    those holding buffered tasks). A "yes" on a subset is a "yes" (a plan with zeros
+    elsewhere). A "no" is certified by pricing: with the restricted LP's duals on the
+    linking rows (totals (3) and the master's port or bandwidth row), each missing worker
+    solves its own small LP of reduced profits; ``delivered <= V_W + Σ_v price_v``
+    (Lagrangian bound). When that bound still leaves a deficit the answer is "no" (and its
+    S-derivative, summed over the blocks, is a valid Newton slope); otherwise the workers
+    with a positive price join and the LP is solved again. The models stay n·p·C-sized on
+    platforms where a few fast links carry everything.
     """
 
     def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
                  relaxation_bound: bool = True, warm_start: bool = True,
-                 **highs_options: Any) -> None:
+                 worker_generation: bool = True, **highs_options: Any) -> None:
         self.problem = problem
         self.warm_start = warm_start
         self.time_limit = time_limit
@@ -277,6 +293,8 @@ class StretchSearch:
         crit = critical_values(problem, self.low, self.high)
         self.points = np.unique(np.concatenate([[self.low], crit, [self.high]]))
         self.n_critical = int(crit.size)
+        self.all_workers: tuple[int, ...] = tuple(range(problem.p))
+        self.workers = (initial_workers(problem) if worker_generation else self.all_workers)
         self.models: dict[Hashable, tuple[StretchModel, HighsModel | None]] = {}
         self.probes: list[Probe] = []
         self.highs_seconds = 0.0
@@ -288,6 +306,14 @@ class StretchSearch:
     @property
     def n_intervals(self) -> int:
         return max(1, self.points.size - 1)
+
+    @property
+    def lp_solves(self) -> int:
+        return sum(p.kind != "pricing" for p in self.probes)
+
+    @property
+    def pricing_solves(self) -> int:
+        return sum(p.kind == "pricing" for p in self.probes)
 
     def interval_of(self, stretch: float) -> int:
         """Index ``i`` with ``points[i] < stretch <= points[i+1]`` (clamped to the axis)."""
@@ -306,23 +332,30 @@ class StretchSearch:
             return self.interval_of(stretch)
         return ("order", tuple(int(e) for e in self.problem.order_at(stretch)))
 
-    def model(self, i: Hashable, live: bool = True) -> tuple[StretchModel, HighsModel | None]:
-        cached = self.models.get(i)
-        if cached is not None and (cached[1] is not None or not live) and self.warm_start:
-            return cached
+    def order_of(self, i: Hashable) -> np.ndarray:
+        if isinstance(i, tuple):
+            return np.array(i[1])
+        lo, hi = self._interval(int(i))  # type: ignore[arg-type]
+        return self.problem.order_at(0.5 * (lo + hi) if hi > lo else lo)
+
+    def model(self, i: Hashable, workers: tuple[int, ...] | None = None,
+              ) -> tuple[StretchModel, HighsModel]:
+        """The live model of interval key ``i`` on ``workers`` (default: all)."""
+        workers = self.all_workers if workers is None else workers
+        key = (i, workers)
+        cached = self.models.get(key)
+        if cached is not None and cached[1] is not None and self.warm_start:
+            return cached  # type: ignore[return-value]
         t0 = time.perf_counter()
-        if cached is None and isinstance(i, tuple):
-            model = StretchModel(self.problem, np.array(i[1]))
-        elif cached is None:
-            assert isinstance(i, int)
-            lo, hi = self._interval(i)
-            probe = 0.5 * (lo + hi) if hi > lo else lo
-            model = StretchModel(self.problem, self.problem.order_at(probe))
+        if cached is None:
+            problem = (self.problem if workers == self.all_workers
+                       else self.problem.restrict(np.array(workers)))
+            model = StretchModel(problem, self.order_of(i))
         else:
             model = cached[0]
-        highs = HighsModel(model.lp, **self.highs_options) if live else None
+        highs = HighsModel(model.lp, **self.highs_options)
         self.build_seconds += time.perf_counter() - t0
-        self.models[i] = (model, highs)
+        self.models[key] = (model, highs)
         return model, highs
 
     def _run(self, highs: HighsModel, what: str) -> Solution:
@@ -338,30 +371,72 @@ class StretchSearch:
         highs.set_col_bounds(*bounds["cols"])
         highs.set_row_bounds(*bounds["rows"])
 
-    def check(self, stretch: float, i: Hashable | None = None) -> Check:
-        """Is ``stretch`` achievable? Solves the always-feasible deliver LP.
-
-        Returns the verdict, the deficit (tasks not delivered) and its slope ``dD/dS`` in the
-        model of interval ``i`` (from the reduced cost of the fixed stretch column: the
-        deficit is convex piecewise linear in ``S`` inside one stretch interval, since the
-        right-hand sides are affine in ``S``). ``i`` picks the interval whose epoch order is
-        used: either side of a critical value is valid at the value itself; default: below.
-        """
-        i = self.key_of(stretch) if i is None else i
-        model, highs = self.model(i)
-        assert highs is not None
+    def _deliver(self, stretch: float, i: Hashable,
+                 workers: tuple[int, ...]) -> tuple[StretchModel, Solution]:
+        model, highs = self.model(i, workers)
         self._apply(highs, model.deliver_bounds(stretch))
         highs.set_costs(model.deliver_cost, "max")
         # Cold: sending nothing is feasible, so primal simplex starts in phase 2. Warm (only
         # the stretch moved, i.e. right-hand sides): the old basis stays dual feasible.
         highs.set_option("simplex_strategy", PRIMAL if highs.solves == 0 else DUAL)
         sol = self._run(highs, f"feasibility LP at S={stretch:.9g}")
-        deficit = float(model.problem.remaining.sum() - sol.objective)
-        slope = -float(sol.reduced_costs["stretch"][0]) if sol.reduced_costs else float("nan")
-        ok = deficit <= model.delivery_tolerance
+        return model, sol
+
+    def _prices(self, stretch: float, i: Hashable, model: StretchModel,
+                sol: Solution) -> dict[int, tuple[float, float]]:
+        """``{worker: (price, d price/dS)}`` for every worker outside the model."""
+        tasks_dual = sol.duals["tasks"]
+        port_dual = None if model.port_rows is None else sol.duals[
+            "port" if "port" in sol.duals else "master"]
+        out: dict[int, tuple[float, float]] = {}
+        inside = set(int(w) for w in model.problem.worker_ids)
+        for v in self.all_workers:
+            if v in inside:
+                continue
+            pricing, highs = self.model(i, (v,))
+            self._apply(highs, pricing.pricing_bounds(stretch))
+            highs.set_costs(pricing.pricing_cost(tasks_dual, port_dual), "max")
+            highs.set_option("simplex_strategy", PRIMAL)
+            psol = self._run(highs, f"pricing LP of worker {v} at S={stretch:.9g}")
+            slope = float(psol.reduced_costs["stretch"][0]) if psol.reduced_costs else 0.0
+            out[v] = (max(0.0, float(psol.objective)), slope)
+            self.probes.append(Probe("pricing", stretch, stretch, True, out[v][0],
+                                     psol.solve_seconds, psol.iterations))
+        return out
+
+    def check(self, stretch: float, i: Hashable | None = None) -> Check:
+        """Is ``stretch`` achievable? Solves the always-feasible deliver LP.
+
+        Returns the verdict, the deficit (tasks not delivered; for a "no", a certified lower
+        bound of it) and a slope ``dD/dS`` of a convex minorant of the deficit inside the
+        interval (from the reduced cost of the fixed stretch column: right-hand sides are
+        affine in ``S``). ``i`` picks the interval whose epoch order is used: either side of
+        a critical value is valid at the value itself; default: below.
+        """
+        i = self.key_of(stretch) if i is None else i
+        total = float(self.problem.remaining.sum())
+        while True:
+            workers = self.workers
+            model, sol = self._deliver(stretch, i, workers)
+            deficit = total - float(sol.objective)
+            slope = -float(sol.reduced_costs["stretch"][0]) if sol.reduced_costs else math.nan
+            tol = model.delivery_tolerance
+            ok = deficit <= tol
+            if ok or workers == self.all_workers:
+                break
+            prices = self._prices(stretch, i, model, sol)
+            bound = deficit - sum(p for p, _ in prices.values())
+            if bound > tol:  # certified: even every missing worker cannot close the gap
+                deficit = bound
+                slope -= sum(d for _, d in prices.values())
+                break
+            floor = 1e-12 * max(1.0, total)
+            join = [v for v, (p, _) in prices.items() if p > floor] or [
+                max(prices, key=lambda v: prices[v][0])]
+            self.workers = tuple(sorted(set(workers) | set(join)))
         self.probes.append(Probe("feasibility", stretch, stretch, bool(ok), deficit,
                                  sol.solve_seconds, sol.iterations))
-        result = Check(stretch, bool(ok), deficit, slope, i, sol.x)
+        result = Check(stretch, bool(ok), deficit, slope, i, sol.x, (i, workers))
         self.checks[(stretch, i)] = result
         if ok:
             self.last_feasible = result
@@ -372,29 +447,33 @@ class StretchSearch:
         c = self.check(stretch, i)
         return c.feasible, c.deficit
 
-    def minimize(self, i: int) -> tuple[float, np.ndarray]:
-        """The stretch-interval LP (12)–(20) on interval ``i``; returns ``(S, x)``.
-
-        Call only on an interval whose upper end is known (or proven by construction) to be
-        feasible, so the LP has a solution.
+    def minimize(self, i: int) -> tuple[float, np.ndarray, Hashable]:
+        """The stretch-interval LP (12)–(20) on interval ``i`` (all workers); returns
+        ``(S, x, model key)``. Call only on an interval whose upper end is known (or proven by
+        construction) to be feasible, so the LP has a solution.
         """
         lo, hi = self._interval(i)
         model, highs = self.model(i)
-        assert highs is not None
         self._apply(highs, model.stretch_bounds(lo, hi))
         highs.set_costs(model.min_stretch_cost(), "min")
-        # After a feasible deliver solve the basis is primal feasible for this LP too.
         highs.set_option("simplex_strategy", DUAL)
         sol = self._run(highs, f"stretch-interval LP on [{lo:.9g}, {hi:.9g}]")
         value = float(np.clip(sol.x[model.stretch[0]], lo, hi))
         self.probes.append(Probe("interval", lo, hi, True, value, sol.solve_seconds,
                                  sol.iterations))
-        return value, sol.x
+        return value, sol.x, (i, self.all_workers)
 
-    def plan(self, stretch: float, i: Hashable, x: np.ndarray) -> StretchPlan:
-        model, _ = self.models[i]
+    def plan(self, stretch: float, key: Hashable, x: np.ndarray) -> StretchPlan:
+        """The plan of solution ``x`` of model ``key``, on every worker of the problem."""
+        model, _ = self.models[key]
         pr = self.problem
         arrays = model.plan_arrays(x)
+        cols = np.asarray(model.problem.worker_ids)
+        if cols.size != pr.p:
+            for name, arr in arrays.items():
+                full = np.zeros((arr.shape[0], pr.p, arr.shape[2]))
+                full[:, cols, :] = arr
+                arrays[name] = full
         times = pr.epoch_times(stretch)[model.order]
         times = np.maximum.accumulate(times)  # exact ties may differ by an ulp
         return StretchPlan(
@@ -407,7 +486,7 @@ class StretchSearch:
         """A fresh copy of the min-stretch LP of the interval containing ``stretch``."""
         i = self.interval_of(stretch)
         lo, hi = self._interval(i)
-        model = StretchModel(self.problem, self.problem.order_at(0.5 * (lo + hi)))
+        model = StretchModel(self.problem, self.order_of(i))
         model.apply_bounds(model.stretch_bounds(lo, hi))
         rem = self.problem.remaining
         model.lp.set_row_bounds(model.tasks_rows, rem, rem)  # (12) exactly, for other solvers
@@ -417,9 +496,20 @@ class StretchSearch:
         model.lp.set_objective(np.flatnonzero(cost), cost[cost != 0])
         return model.lp
 
-    def lp_size(self, i: Hashable) -> dict[str, int]:
-        lp = self.models[i][0].lp
+    def lp_size(self, key: Hashable) -> dict[str, int]:
+        lp = self.models[key][0].lp
         return {"columns": lp.num_cols, "rows": lp.num_rows, "nonzeros": lp.num_nonzeros}
+
+
+def initial_workers(problem: StretchProblem) -> tuple[int, ...]:
+    """Workers that serve some application in its steady state alone, or hold its tasks."""
+    if problem.port == "one-port":
+        rates = rates_oneport(problem.comp, problem.comm)
+    else:
+        rates = rates_multiport(problem.comp, problem.comm, problem.size,
+                                problem.master_bandwidth)
+    used = (rates > 0).any(axis=0) | (problem.buffered > 0).any(axis=0)
+    return tuple(int(u) for u in np.flatnonzero(used)) or tuple(range(problem.p))
 
 
 # -- the two algorithms -----------------------------------------------------------------------
@@ -474,7 +564,8 @@ def _root_in_interval(search: StretchSearch, i: int) -> tuple[float, float, Chec
     raise SolverError(f"no convergence in stretch interval [{lo:.9g}, {hi:.9g}]")
 
 
-def _search_intervals(search: StretchSearch, final: str) -> tuple[float, float, int, np.ndarray]:
+def _search_intervals(search: StretchSearch,
+                      final: str) -> tuple[float, float, Hashable, np.ndarray]:
     """Algorithm 2: bracket the optimum between critical values, then solve inside.
 
     ``final="newton"``: Newton steps on the deficit inside the bracket (exact, see
@@ -487,21 +578,22 @@ def _search_intervals(search: StretchSearch, final: str) -> tuple[float, float, 
         # communication-bound platform, spec §11 inv. 15): one LP then settles it.
         c = search.check(float(search.points[0]), 0)
         if c.feasible:
-            return c.stretch, c.stretch, 0, c.x
+            return c.stretch, c.stretch, c.model_key, c.x
     i = _bracket(search)
     if final == "newton":
         stretch, lower, c = _root_in_interval(search, i)
-        return stretch, lower, c.interval, c.x
-    value, x = search.minimize(i)
+        return stretch, lower, c.model_key, c.x
+    value, x, key = search.minimize(i)
     while i > 0 and value <= search.points[i] + tolerances.STRETCH_EQUAL * max(1.0, value):
         if not search.check(float(search.points[i]), i - 1).feasible:
             break
         i -= 1
-        value, x = search.minimize(i)
-    return value, value, i, x
+        value, x, key = search.minimize(i)
+    return value, value, key, x
 
 
-def _search_bisection(search: StretchSearch, tol: float) -> tuple[float, float, int, np.ndarray]:
+def _search_bisection(search: StretchSearch,
+                      tol: float) -> tuple[float, float, Hashable, np.ndarray]:
     """Algorithm 1: bisection on S between ``S_lo`` and the feasible ``S_up`` (Theorem 2)."""
     s_inf, s_sup = search.low, search.high
     ok, _ = search.feasible(s_inf)
@@ -520,13 +612,13 @@ def _search_bisection(search: StretchSearch, tol: float) -> tuple[float, float, 
         if not last.feasible:
             raise SolverError(f"the upper bound S={s_sup:.9g} was found infeasible "
                               f"(deficit {last.deficit:.3g} tasks); numerical trouble")
-    return s_sup, s_inf, last.interval, last.x
+    return s_sup, s_inf, last.model_key, last.x
 
 
 def solve_problem(problem: StretchProblem, method: str = "intervals",
                   tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
                   relaxation_bound: bool = True, warm_start: bool = True,
-                  **highs_options: Any) -> MaxStretchResult:
+                  worker_generation: bool = True, **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
     if method not in METHODS:
         raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -534,7 +626,8 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
         raise LpschedError(f"tol must be a positive number, got {tol!r}")
     t0 = time.perf_counter()
     search = StretchSearch(problem, time_limit=time_limit, relaxation_bound=relaxation_bound,
-                           warm_start=warm_start, **highs_options)
+                           warm_start=warm_start, worker_generation=worker_generation,
+                           **highs_options)
     if method in ("intervals", "intervals-lp"):
         final = "lp" if method == "intervals-lp" else "newton"
         stretch, lower, i, x = _search_intervals(search, final)
@@ -546,7 +639,8 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
     return MaxStretchResult(
         stretch=stretch, lower=lower, method=method, status=status, plan=plan,
         dedicated_makespans=problem.ms.copy(), throughputs=problem.rho_star.copy(),
-        lp_solves=len(search.probes), critical_values=search.n_critical,
+        lp_solves=search.lp_solves, pricing_solves=search.pricing_solves,
+        workers_used=len(search.workers), critical_values=search.n_critical,
         seconds=time.perf_counter() - t0, highs_seconds=search.highs_seconds,
         build_seconds=search.build_seconds, iterations=search.iterations,
         lp_size=search.lp_size(i), probes=tuple(search.probes), search=search)
@@ -555,7 +649,7 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
 def max_stretch(inst: Instance, method: str = "intervals", tol: float = tolerances.BISECTION,
                 *, memory: np.ndarray | None = None, time_limit: float | None = 120.0,
                 relaxation_bound: bool = True, warm_start: bool = True,
-                **highs_options: Any) -> MaxStretchResult:
+                worker_generation: bool = True, **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of ``inst`` in the fluid model of its port (seed 003 §3).
 
     Polyhedron (K1) for a one-port platform, (K) for bounded multiport; ``memory`` adds the
@@ -564,7 +658,9 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     achievable stretch within ``tol`` (absolute) of the optimum (Theorem 2);
     ``method="intervals-lp"`` is Algorithm 2 with the paper's final LP (12)–(20) instead of
     Newton steps. ``relaxation_bound`` starts every search from the single-resource lower
-    bound; ``warm_start=False`` solves every LP from scratch. Every LP is checked: a
+    bound; ``warm_start=False`` solves every LP from scratch; ``worker_generation`` poses
+    the feasibility LPs on the useful workers only, proving the rest useless by pricing
+    (:class:`StretchSearch`; exact either way). Every LP is checked: a
     non-optimal status or a violated constraint raises :class:`SolverError` (``time_limit``
     seconds per LP).
 
@@ -574,15 +670,15 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     (True, (4, 3))
     """
     return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
-                         relaxation_bound, warm_start, **highs_options)
+                         relaxation_bound, warm_start, worker_generation, **highs_options)
 
 
 def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
                        buffered: np.ndarray, released: np.ndarray | None = None,
                        method: str = "intervals", tol: float = tolerances.BISECTION,
                        *, memory: np.ndarray | None = None,
-                       time_limit: float | None = 120.0,
-                       relaxation_bound: bool = True) -> MaxStretchResult:
+                       time_limit: float | None = 120.0, relaxation_bound: bool = True,
+                       worker_generation: bool = True) -> MaxStretchResult:
     """Optimal max-stretch on ``[T_new, ∞)`` from a state (seed 003 §3.5).
 
     ``remaining[k]``: tasks of ``A_k`` at the master; ``buffered[k, u]``: tasks on worker
@@ -594,4 +690,5 @@ def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
     from lpsched.models.stretch import online_problem
 
     problem = online_problem(inst, t_new, remaining, buffered, released, memory)
-    return solve_problem(problem, method, tol, time_limit, relaxation_bound)
+    return solve_problem(problem, method, tol, time_limit, relaxation_bound,
+                         worker_generation=worker_generation)

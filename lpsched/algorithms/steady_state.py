@@ -18,7 +18,7 @@ from lpsched.instances.bags import Application, Instance
 from lpsched.instances.platform import StarPlatform
 
 
-def _rates_oneport(comp: np.ndarray, comm: np.ndarray) -> np.ndarray:
+def rates_oneport(comp: np.ndarray, comm: np.ndarray) -> np.ndarray:
     """Per-worker optimal rates for rows of (comp, comm) times, shape (m, p), one-port."""
     order = np.argsort(comm, axis=1, kind="stable")
     c = np.take_along_axis(comm, order, axis=1)
@@ -32,7 +32,7 @@ def _rates_oneport(comp: np.ndarray, comm: np.ndarray) -> np.ndarray:
     return rates
 
 
-def _rates_multiport(comp: np.ndarray, comm: np.ndarray, size: np.ndarray,
+def rates_multiport(comp: np.ndarray, comm: np.ndarray, size: np.ndarray,
                      master_bandwidth: float) -> np.ndarray:
     """Per-worker rates reaching the closed form, multiport (scaled down to fit BW)."""
     rates = np.minimum(1.0 / comp, 1.0 / comm)
@@ -46,8 +46,8 @@ def worker_rates(inst: Instance, port: str | None = None) -> np.ndarray:
     """``ρ_u^*(k)``: the per-worker rates of each application alone, shape ``(n, p)``."""
     port = port or inst.platform.port
     if port == "one-port":
-        return _rates_oneport(np.asarray(inst.comp_time), np.asarray(inst.comm_time))
-    return _rates_multiport(np.asarray(inst.comp_time), np.asarray(inst.comm_time),
+        return rates_oneport(np.asarray(inst.comp_time), np.asarray(inst.comm_time))
+    return rates_multiport(np.asarray(inst.comp_time), np.asarray(inst.comm_time),
                             inst.size, inst.platform.master_bandwidth)
 
 

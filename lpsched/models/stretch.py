@@ -30,7 +30,7 @@ bounded multiport keeps them), about ``11·C·p`` nonzeros.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -67,6 +67,7 @@ class StretchProblem:
     t_new: float | None = None
     memory: np.ndarray | None = None
     apps: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    workers: np.ndarray | None = None
 
     @classmethod
     def offline(cls, inst: Instance, memory: np.ndarray | None = None,
@@ -90,6 +91,24 @@ class StretchProblem:
             memory=None if memory is None else _memory(memory, inst.p),
             apps=np.arange(inst.n),
         )
+
+    def restrict(self, workers: np.ndarray) -> StretchProblem:
+        """The same problem on the workers ``workers`` only (indices into this problem).
+
+        Any plan of the restricted problem, with zeros elsewhere, is a plan of this one; the
+        converse needs pricing (see ``StretchSearch``). ``workers`` of the result holds the
+        original indices.
+        """
+        w = np.asarray(workers, int)
+        return replace(
+            self, comp=self.comp[:, w], comm=self.comm[:, w], buffered=self.buffered[:, w],
+            memory=None if self.memory is None else self.memory[w],
+            workers=self.worker_ids[w])
+
+    @property
+    def worker_ids(self) -> np.ndarray:
+        """Original indices of this problem's workers."""
+        return np.arange(self.p) if self.workers is None else np.asarray(self.workers)
 
     @property
     def n(self) -> int:
@@ -239,6 +258,7 @@ class StretchModel:
         row_of = np.full(self.n_intervals, -1)
         row_of[active] = np.arange(active.size)
         iv_row = row_of[self.cell_interval]
+        self.cell_capacity_row = iv_row  # local row of each cell's interval in cpu/port blocks
         m = active.size
         da, db = self.d_alpha[active], self.d_beta[active]
         scale = pr.scale
@@ -254,20 +274,24 @@ class StretchModel:
 
         # (8)/(17): CPU of each worker in each interval.
         self.cpu_rows = per_worker("cpu", self.comp, pr.comp[app] / scale)
+        self.port_rows: np.ndarray | None = None
+        self.port_coef: np.ndarray | None = None  # (cells, p): coefficient of send in its row
         r_iv = np.broadcast_to(iv_row[:, None], (cells, p))
         srow = np.arange(m)
         if pr.port == "one-port":
             # (10-b)/(19-b): the master sends one message at a time.
+            self.port_coef = pr.comm[app] / scale
             self.port_rows = lp.add_constraints(
                 "port", np.concatenate([r_iv.ravel(), srow]),
                 np.concatenate([self.send.ravel(), np.full(m, s_col)]),
-                np.concatenate([(pr.comm[app] / scale).ravel(), -da]), upper=db, num_rows=m)
+                np.concatenate([self.port_coef.ravel(), -da]), upper=db, num_rows=m)
         else:
             # (9)/(18): each link; (10)/(19): the master's outgoing bandwidth, if bounded.
             self.link_rows = per_worker("link", self.send, pr.comm[app] / scale)
             bw = pr.master_bandwidth
             if np.isfinite(bw):
                 coef = np.broadcast_to((pr.size[app] / bw / scale)[:, None], (cells, p))
+                self.port_coef = coef
                 self.port_rows = lp.add_constraints(
                     "master", np.concatenate([r_iv.ravel(), srow]),
                     np.concatenate([self.send.ravel(), np.full(m, s_col)]),
@@ -334,6 +358,28 @@ class StretchModel:
         """Write mode bounds into the declarative model itself (for export or PuLP)."""
         self.lp.set_col_bounds(*bounds["cols"])
         self.lp.set_row_bounds(*bounds["rows"])
+
+    def pricing_bounds(self, stretch: float) -> dict[str, tuple[np.ndarray, ...]]:
+        """Bounds of a worker's pricing LP: ``S`` fixed, the linking rows (totals (3), the
+        master (10)/(10-b), the delivered total) free — their duals are in the profits."""
+        rows = [self.tasks_rows, self.delivered_row]
+        if self.port_rows is not None:
+            rows.append(self.port_rows)
+        rows_all = np.concatenate(rows)
+        return {
+            "cols": (self.stretch, np.array([stretch]), np.array([stretch])),
+            "rows": (rows_all, np.full(rows_all.size, -INF), np.full(rows_all.size, INF)),
+        }
+
+    def pricing_cost(self, tasks_dual: np.ndarray, port_dual: np.ndarray | None) -> np.ndarray:
+        """Reduced profits of this model's sends under the linking duals of another model of
+        the same epoch order (same cells): ``1 − y_tasks[k] − y_port[j]·coef_u``."""
+        cost = np.zeros(self.lp.num_cols)
+        profit = 1.0 - tasks_dual[self.cell_app][:, None] + np.zeros(self.send.shape)
+        if port_dual is not None and self.port_coef is not None:
+            profit = profit - port_dual[self.cell_capacity_row][:, None] * self.port_coef
+        cost[self.send] = profit
+        return cost
 
     def min_stretch_cost(self) -> np.ndarray:
         cost = np.zeros(self.lp.num_cols)

@@ -63,7 +63,8 @@ def _summary(inst: Any, res: Any) -> str:
     lines = [
         f"optimal max-stretch: {res.stretch:.9g}   ({res.status}, method {res.method}, "
         f"{inst.platform.port})",
-        f"LP solves: {res.lp_solves}   critical values in range: {res.critical_values}   "
+        f"LP solves: {res.lp_solves} (+{res.pricing_solves} pricing)   critical values in "
+        f"range: {res.critical_values}   workers in the LPs: {res.workers_used}/{inst.p}",
         f"final LP: {res.lp_size['columns']} columns, {res.lp_size['rows']} rows, "
         f"{res.lp_size['nonzeros']} nonzeros",
         f"time: {res.seconds:.3f} s total, {res.highs_seconds:.3f} s in HiGHS, "

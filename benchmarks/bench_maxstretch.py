@@ -205,6 +205,31 @@ def main() -> None:
           f"({100 * search.highs_seconds / total:.0f}%); deficit {c.deficit:.2e}")
     print()
 
+    print("## No solve hangs near the optimum (the hazard of issue #2)")
+    print()
+    print("Cold feasibility LPs (all workers, fresh HiGHS model each) just below and above the "
+          f"optimum, seeds 0..{args.instances - 1}:")
+    print()
+    print("| relative distance to S_opt | verdicts | deficit range (tasks) | max time (s) |")
+    print("|---|---|---|---|")
+    for k in (-1, -3, -5, -7, 7, 3):
+        verdicts, deficits, times = [], [], []
+        for seed in range(args.instances):
+            inst = random_bags(20, 10, seed=seed)
+            opt = max_stretch(inst).stretch
+            s = opt * (1 - 10.0 ** k) if k < 0 else opt * (1 + 10.0 ** -k)
+            search = StretchSearch(StretchProblem.offline(inst), relaxation_bound=False,
+                                   worker_generation=False, warm_start=False)
+            t0 = time.perf_counter()
+            c = search.check(s)
+            times.append(time.perf_counter() - t0)
+            verdicts.append("yes" if c.feasible else "no")
+            deficits.append(c.deficit)
+        label = f"-1e{k}" if k < 0 else f"+1e-{k}"
+        print(f"| {label} | {' '.join(verdicts)} | {min(deficits):.2e} .. {max(deficits):.2e} | "
+              f"{max(times):.3f} |")
+    print()
+
     if args.large:
         print("## Larger instances (one run each)")
         print()

@@ -84,12 +84,11 @@ def sequential_stretch(problem: StretchProblem) -> float:
     pr = problem
     if not pr.online:
         order = np.lexsort((np.arange(pr.n), pr.release))
-        end = -math.inf
-        worst = 1.0
-        for k in order:
-            end = max(float(pr.release[k]), end) + float(pr.ms[k])
-            worst = max(worst, (end - float(pr.release[k])) / float(pr.ms[k]))
-        return worst
+        r, ms = pr.release[order], pr.ms[order]
+        done = np.cumsum(ms)
+        # C_k = max_{l<=k} (r_l + MS*_l + ... + MS*_k): the last idle gap starts the run
+        end = np.maximum.accumulate(r - (done - ms)) + done
+        return float(max(1.0, ((end - r) / ms).max()))
     drain = float((pr.buffered * pr.comp).sum(axis=0).max())
     t_end = float(pr.t_new) + drain + float((pr.remaining / pr.rho_star).sum())
     return float(max(1.0, ((t_end - pr.release) / pr.ms).max()))

@@ -37,7 +37,7 @@ import numpy as np
 
 from lpsched import tolerances
 from lpsched.algorithms.steady_state import dedicated_throughputs
-from lpsched.errors import InfeasibleError, InvalidInstanceError
+from lpsched.errors import InfeasibleError, InvalidInstanceError, LpschedError
 from lpsched.instances.bags import Instance
 from lpsched.models.program import INF, LinearProgram
 
@@ -202,8 +202,8 @@ class StretchModel:
         js, je = pos[pr.start_epoch], pos[pr.deadline_epoch]
         if (je <= js).any():
             k = int(np.argmax(je <= js))
-            raise InvalidInstanceError("stretch", None, f"the window of application {k} is empty "
-                                       "in this epoch order")
+            raise LpschedError(f"the window of application {k} is empty in this epoch order "
+                               "(the order was taken below its start)")
         lengths = je - js
         self.n_epochs = self.order.size
         self.n_intervals = self.n_epochs - 1

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import highspy
 import numpy as np
 import pulp
 
@@ -23,10 +24,12 @@ from lpsched import max_stretch, random_bags
 from lpsched.algorithms.maxstretch import StretchSearch
 from lpsched.instances.bags import Instance
 from lpsched.models.stretch import StretchModel, StretchProblem
+from lpsched.solvers.highs import HighsModel
 
 NO_LEVERS = {"relaxation_bound": False, "worker_generation": False}
 VARIANTS: dict[str, dict[str, Any]] = {
     "intervals (default: bound + worker generation + Newton)": {"method": "intervals"},
+    "intervals, all workers": {"method": "intervals", "worker_generation": False},
     "intervals, no bound": {"method": "intervals", "relaxation_bound": False},
     "intervals, no bound, all workers": {"method": "intervals", **NO_LEVERS},
     "intervals-lp (paper's Alg. 2), no bound, all workers": {"method": "intervals-lp",
@@ -94,6 +97,28 @@ def pulp_term_by_term(inst: Instance, stretch: float) -> pulp.LpProblem:
         prob += pulp.lpSum(terms) <= times[j + 1] - times[j], f"port_{j}"
     prob += pulp.lpSum(objective)
     return prob
+
+
+def load_by_attributes(model: StretchModel) -> highspy.Highs:
+    """The slower way to load a model: a HighsLp filled attribute by attribute."""
+    lp = model.lp
+    hl = highspy.HighsLp()
+    hl.num_col_, hl.num_row_ = lp.num_cols, lp.num_rows
+    inf = highspy.kHighsInf
+    hl.col_cost_ = lp.cost
+    hl.col_lower_ = np.clip(lp.col_lower, -inf, inf)
+    hl.col_upper_ = np.clip(lp.col_upper, -inf, inf)
+    hl.row_lower_ = np.clip(lp.row_lower, -inf, inf)
+    hl.row_upper_ = np.clip(lp.row_upper, -inf, inf)
+    a = lp.matrix
+    hl.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    hl.a_matrix_.start_ = a.indptr
+    hl.a_matrix_.index_ = a.indices
+    hl.a_matrix_.value_ = a.data
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.passModel(hl)
+    return h
 
 
 def ours(inst: Instance, stretch: float) -> StretchModel:
@@ -203,6 +228,52 @@ def main() -> None:
     print(f"total {total:.3f} s: building {search.build_seconds:.3f} s "
           f"({100 * search.build_seconds / total:.0f}%), HiGHS {search.highs_seconds:.3f} s "
           f"({100 * search.highs_seconds / total:.0f}%); deficit {c.deficit:.2e}")
+    print()
+
+    print("## HiGHS settings and model loading, one cold feasibility LP")
+    print()
+    print(f"Deliver LP of (K1), all workers, at 1.001·S_opt, seeds 0..{args.instances - 1}: "
+          f"median over seeds of the median of {args.repeats} runs.")
+    print()
+    settings = {
+        "presolve off, primal simplex (lpsched's choice)": {"presolve": "off",
+                                                          "simplex_strategy": 4},
+        "presolve off, dual simplex": {"presolve": "off", "simplex_strategy": 1},
+        "presolve on, primal simplex": {"presolve": "on", "simplex_strategy": 4},
+        "presolve on, HiGHS' default strategy": {"presolve": "on", "simplex_strategy": 1},
+        "interior point (with crossover)": {"presolve": "off", "solver": "ipm"},
+    }
+    print("| HiGHS options | median solve time (s) |")
+    print("|---|---|")
+    for name, opts in settings.items():
+        per_seed = []
+        for seed in range(args.instances):
+            inst = random_bags(20, 10, seed=seed)
+            s_opt = max_stretch(inst).stretch * 1.001
+            pr = StretchProblem.offline(inst)
+            model = StretchModel(pr, pr.order_at(s_opt))
+
+            def solve_once(model: StretchModel = model, s_opt: float = s_opt,
+                           opts: dict[str, Any] = opts) -> float:
+                h = HighsModel(model.lp, **opts)
+                b = model.deliver_bounds(s_opt)
+                h.set_col_bounds(*b["cols"])
+                h.set_row_bounds(*b["rows"])
+                h.set_costs(model.deliver_cost, "max")
+                sol = h.solve().require_optimal()
+                return sol.solve_seconds
+
+            per_seed.append(statistics.median(solve_once() for _ in range(args.repeats)))
+        print(f"| {name} | {statistics.median(per_seed):.4f} |")
+    print()
+    inst = random_bags(20, 10, seed=0)
+    pr = StretchProblem.offline(inst)
+    model = StretchModel(pr, pr.order_at(10.5))
+    t_arrays, _ = median_run(lambda: HighsModel(model.lp), args.repeats * 3)
+    t_attrs, _ = median_run(lambda: load_by_attributes(model), args.repeats * 3)
+    print(f"Loading the {model.lp.num_cols}-column model into HiGHS: one passModel call on "
+          f"numpy arrays {1000 * t_arrays:.2f} ms; filling a HighsLp attribute by attribute "
+          f"{1000 * t_attrs:.2f} ms ({t_attrs / t_arrays:.1f}x).")
     print()
 
     print("## No solve hangs near the optimum (the hazard of issue #2)")

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 from lpsched.instances import Application, Instance, StarPlatform
 
 settings.register_profile(
-    "ci", max_examples=25, deadline=None, derandomize=True,
+    "ci", max_examples=40, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("thorough", max_examples=300, deadline=None)

@@ -76,6 +76,9 @@ def test_throughput_command(capsys, inst_file):
     (lambda d: d["applications"][1].pop("size"), "applications[1].size"),
     (lambda d: d.update(applications=[]), "applications"),
     (lambda d: d["platform"].update(speeds=[[1.0, 1.0, 1.0]]), "platform.speeds"),
+    (lambda d: d["applications"][2].update(work=float("nan")), "applications[2].work"),
+    (lambda d: d["platform"].update(master_bandwidth=0), "platform.master_bandwidth"),
+    (lambda d: d.pop("platform"), "instance.platform"),
 ])
 def test_bad_instances_exit_2_with_one_line(capsys, inst_file, mutate, field):
     data = json.loads(inst_file.read_text())

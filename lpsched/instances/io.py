@@ -56,11 +56,12 @@ def instance_from_dict(data: Any) -> Instance:
     for k, raw in enumerate(apps_raw):
         where = f"applications[{k}]"
         _require(raw, where, _APP_KEYS)
-        app = Application.__new__(Application)
-        for key in _APP_KEYS:
-            object.__setattr__(app, key, raw[key])
-        object.__setattr__(app, "extra", {x: v for x, v in raw.items() if x not in _APP_KEYS})
-        app.validate(where)
+        try:
+            app = Application(**{key: raw[key] for key in _APP_KEYS},
+                              extra={x: v for x, v in raw.items() if x not in _APP_KEYS})
+        except InvalidInstanceError as exc:  # name the field with its position in the file
+            field = exc.field.replace("application", where, 1)
+            raise InvalidInstanceError(field, exc.value, exc.reason) from None
         apps.append(app)
     extra = {k: v for k, v in data.items() if k not in ("platform", "applications")}
     return Instance(platform, tuple(apps), extra)

@@ -39,18 +39,16 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 
 def _pass_model(highs: highspy.Highs, lp: LinearProgram) -> None:
     """Load ``lp`` with one ``passModel`` call on numpy arrays (no per-element conversion)."""
-    inf = highspy.kHighsInf
-
-    def finite(a: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(np.clip(a, -inf, inf), dtype=np.float64)
+    def as_f64(a: np.ndarray) -> np.ndarray:  # highspy's kHighsInf is IEEE inf
+        return np.ascontiguousarray(a, dtype=np.float64)
 
     a = lp.matrix
     sense = highspy.ObjSense.kMaximize if lp.sense == "max" else highspy.ObjSense.kMinimize
     status = highs.passModel(
         int(lp.num_cols), int(lp.num_rows), int(a.nnz),
         int(highspy.MatrixFormat.kColwise), int(sense), float(lp.objective_offset),
-        finite(lp.cost), finite(lp.col_lower), finite(lp.col_upper),
-        finite(lp.row_lower), finite(lp.row_upper),
+        as_f64(lp.cost), as_f64(lp.col_lower), as_f64(lp.col_upper),
+        as_f64(lp.row_lower), as_f64(lp.row_upper),
         np.ascontiguousarray(a.indptr, dtype=np.int32),
         np.ascontiguousarray(a.indices, dtype=np.int32),
         np.ascontiguousarray(a.data, dtype=np.float64),
@@ -84,27 +82,25 @@ class HighsModel:
     def set_option(self, key: str, value: Any) -> None:
         self.highs.setOptionValue(key, value)
 
+    @staticmethod
+    def _bounds(index: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        idx = np.asarray(index, dtype=np.int32).ravel()
+        lo = np.broadcast_to(np.asarray(lower, np.float64), idx.shape)
+        hi = np.broadcast_to(np.asarray(upper, np.float64), idx.shape)
+        return idx.size, idx, np.ascontiguousarray(lo), np.ascontiguousarray(hi)
+
     def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Change the bounds of ``rows`` (global indices) in the solver and in the model;
         the solver keeps its basis."""
-        rows = np.asarray(rows, dtype=np.int32).ravel()
         self.lp.set_row_bounds(rows, lower, upper)
-        inf = highspy.kHighsInf
-        lo = np.broadcast_to(np.asarray(lower, float), rows.shape)
-        hi = np.broadcast_to(np.asarray(upper, float), rows.shape)
-        self.highs.changeRowsBounds(rows.size, rows, np.where(np.isinf(lo), -inf, lo),
-                                    np.where(np.isinf(hi), inf, hi))
+        self.highs.changeRowsBounds(*self._bounds(rows, lower, upper))
 
     def set_col_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Change the bounds of ``cols`` (global indices) in the solver and in the model;
         the solver keeps its basis."""
-        cols = np.asarray(cols, dtype=np.int32).ravel()
         self.lp.set_col_bounds(cols, lower, upper)
-        inf = highspy.kHighsInf
-        lo = np.broadcast_to(np.asarray(lower, float), cols.shape)
-        hi = np.broadcast_to(np.asarray(upper, float), cols.shape)
-        self.highs.changeColsBounds(cols.size, cols, np.where(np.isinf(lo), -inf, lo),
-                                    np.where(np.isinf(hi), inf, hi))
+        self.highs.changeColsBounds(*self._bounds(cols, lower, upper))
 
     def set_costs(self, cost: np.ndarray, sense: str | None = None) -> None:
         """Replace the whole objective vector (and optionally the sense), here and in the model."""

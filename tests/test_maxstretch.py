@@ -309,3 +309,18 @@ def test_worker_generation_prices_the_slow_workers():
         max_stretch(inst, relaxation_bound=False, worker_generation=False).stretch, rel=1e-7)
     unused = np.setdiff1d(np.arange(inst.p), np.flatnonzero(res.comm.sum(axis=(0, 2))))
     assert unused.size > 0
+
+
+@given(seeds, ports)
+def test_unrelated_machines(seed, port):
+    """Speeds per (application, worker) (seed 003 [L152]): both searches agree and the plan
+    passes the check; making one application faster everywhere never hurts."""
+    base = small_instance(seed, port=port)
+    rng = np.random.default_rng(seed)
+    speeds = rng.uniform(0.5, 3.0, (base.n, base.p))
+    inst = Instance(StarPlatform(speeds, base.platform.bandwidths, None, port),
+                    base.applications)
+    exact = max_stretch(inst, relaxation_bound=False)
+    assert check_plan(inst, exact.plan).ok
+    bis = max_stretch(inst, "bisection", tol=1e-8)
+    assert bis.stretch == pytest.approx(exact.stretch, abs=1e-7)

@@ -276,26 +276,21 @@ class StretchModel:
         self.cpu_rows = per_worker("cpu", self.comp, pr.comp[app] / scale)
         self.port_rows: np.ndarray | None = None
         self.port_coef: np.ndarray | None = None  # (cells, p): coefficient of send in its row
-        r_iv = np.broadcast_to(iv_row[:, None], (cells, p))
-        srow = np.arange(m)
         if pr.port == "one-port":
-            # (10-b)/(19-b): the master sends one message at a time.
-            self.port_coef = pr.comm[app] / scale
-            self.port_rows = lp.add_constraints(
-                "port", np.concatenate([r_iv.ravel(), srow]),
-                np.concatenate([self.send.ravel(), np.full(m, s_col)]),
-                np.concatenate([self.port_coef.ravel(), -da]), upper=db, num_rows=m)
+            # (10-b)/(19-b): the time the master spends sending, one message at a time.
+            master = ("port", pr.comm[app] / scale)
         else:
             # (9)/(18): each link; (10)/(19): the master's outgoing bandwidth, if bounded.
             self.link_rows = per_worker("link", self.send, pr.comm[app] / scale)
             bw = pr.master_bandwidth
-            if np.isfinite(bw):
-                coef = np.broadcast_to((pr.size[app] / bw / scale)[:, None], (cells, p))
-                self.port_coef = coef
-                self.port_rows = lp.add_constraints(
-                    "master", np.concatenate([r_iv.ravel(), srow]),
-                    np.concatenate([self.send.ravel(), np.full(m, s_col)]),
-                    np.concatenate([coef.ravel(), -da]), upper=db, num_rows=m)
+            master = (("master", np.broadcast_to((pr.size[app] / bw / scale)[:, None],
+                                                 (cells, p))) if np.isfinite(bw) else None)
+        if master is not None:
+            name, self.port_coef = master
+            self.port_rows = lp.add_constraints(
+                name, np.concatenate([np.repeat(iv_row, p), np.arange(m)]),
+                np.concatenate([self.send.ravel(), np.full(m, s_col)]),
+                np.concatenate([self.port_coef.ravel(), -da]), upper=db, num_rows=m)
         if pr.memory is not None:
             # §3.1.3: Σ_k δ_k·B_u^(k)(t_j) <= M_u at every epoch inside some window.
             inner = ~self.last_cell

@@ -56,3 +56,13 @@ class SolverError(LpschedError):
 
 class InvalidPlanError(LpschedError):
     """A plan (per-interval amounts) violates a constraint of (K)/(K1); the message names it."""
+
+
+class InvalidScheduleError(LpschedError):
+    """A schedule breaks a rule of its platform model; ``rule`` names it, ``task`` points at
+    the first offending task (index into the schedule's arrays) when there is one."""
+
+    def __init__(self, rule: str, message: str, task: int | None = None) -> None:
+        self.rule = rule
+        self.task = task
+        super().__init__(f"invalid schedule ({rule}): {message}")

@@ -1,0 +1,51 @@
+"""Policies for the simulators, found by name (``lpsched policies`` lists them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lpsched.errors import LpschedError
+from lpsched.policies.greedy import APP_RULES, RESOURCE_RULES, GreedyPolicy
+from lpsched.sim.star import StarPolicy
+
+_APP_TEXT = {"fifo": "first released first", "spt": "smallest MS* first",
+             "srpt": "smallest remaining time first (preempts at releases)",
+             "swrpt": "smallest remaining time x MS* first (preempts at releases)"}
+_RES_TEXT = {"rr": "round-robin over the workers", "mct": "minimum completion time",
+             "dd": "demand driven (idle workers ask)"}
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    name: str
+    description: str
+    factory: Callable[[], StarPolicy]
+
+
+REGISTRY: dict[str, PolicyEntry] = {}
+
+
+def register(name: str, description: str, factory: Callable[[], StarPolicy]) -> None:
+    if name in REGISTRY:
+        raise LpschedError(f"policy {name!r} is already registered")
+    REGISTRY[name] = PolicyEntry(name, description, factory)
+
+
+for _a in APP_RULES:
+    for _r in RESOURCE_RULES:
+        register(f"{_a}-{_r}", f"seed 003 §4.1: {_APP_TEXT[_a]}, {_RES_TEXT[_r]}",
+                 lambda a=_a, r=_r: GreedyPolicy(a, r))
+
+
+def get_policy(name: str) -> StarPolicy:
+    """A fresh policy object for ``name`` (see :data:`REGISTRY`)."""
+    try:
+        return REGISTRY[name].factory()
+    except KeyError:
+        raise LpschedError(f"unknown policy {name!r}; `lpsched policies` lists "
+                           f"{len(REGISTRY)} names") from None
+
+
+def policy_names() -> list[str]:
+    return list(REGISTRY)

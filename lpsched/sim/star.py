@@ -1,0 +1,245 @@
+"""Master-worker simulator, one-port with atomic computation (OP-AC, seed 003 §2.1, §4).
+
+The master sends one task at a time (a task of ``A_k`` to ``P_u`` occupies the port for
+``δ_k/b_u``); each worker keeps the tasks it received in a queue and computes them one at a
+time without preemption (``w_k/s_u`` each), never idling while a task waits; computation
+overlaps communication. A :class:`StarPolicy` makes every decision: which task to send to
+which worker when the port is free, and in which order a worker computes (FIFO: reception
+order; EDF: the policy's deadline, ties by reception order).
+
+Event order at one instant (fixed, documented in docs/decisions.md): computations ending,
+then sends ending, then releases, then policy wake-ups, and only then one dispatch decision,
+so a policy always sees everything that happened at ``now``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from lpsched.algorithms.steady_state import dedicated_throughputs
+from lpsched.errors import LpschedError
+from lpsched.instances.bags import Instance
+from lpsched.schedule import Schedule
+from lpsched.sim.engine import Engine, Event
+
+COMPUTE_DONE, SEND_DONE, RELEASE, WAKE, DISPATCH = range(5)
+
+
+class StarPolicy(Protocol):
+    """What a master-worker policy implements (all hooks may be no-ops)."""
+
+    name: str
+    worker_order: str  # "fifo" or "edf"
+
+    def start(self, sim: StarSimulator) -> None: ...
+    def on_release(self, sim: StarSimulator, k: int) -> None: ...
+    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None: ...
+    def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None: ...
+    def on_wake(self, sim: StarSimulator) -> None: ...
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None: ...
+    def deadline(self, sim: StarSimulator, k: int) -> float: ...
+
+
+class BasePolicy:
+    """No-op hooks and FIFO workers; subclasses override what they need."""
+
+    name = "base"
+    worker_order = "fifo"
+
+    def start(self, sim: StarSimulator) -> None:
+        pass
+
+    def on_release(self, sim: StarSimulator, k: int) -> None:
+        pass
+
+    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        pass
+
+    def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        pass
+
+    def on_wake(self, sim: StarSimulator) -> None:
+        pass
+
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        raise NotImplementedError
+
+    def deadline(self, sim: StarSimulator, k: int) -> float:
+        return 0.0
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass
+class SimResult:
+    """A finished run: the schedule, the policy, events processed and wall time."""
+
+    policy: str
+    schedule: Schedule
+    events: int
+    seconds: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class StarSimulator:
+    """Simulate ``policy`` on ``inst`` (one-port). Read-only state for policies:
+    ``now``, ``released``, ``unsent[k]``, ``sent[k, u]`` (dispatched), ``in_flight[u]``,
+    ``queued[u]``, ``busy[u]``, ``ready[u]`` (when ``u`` would finish everything assigned
+    to it if it computed in FIFO order), ``done[k]``, ``comm``/``comp`` times, ``ms``/``rho``
+    (``MS*``, ``ρ*`` one-port)."""
+
+    def __init__(self, inst: Instance, policy: StarPolicy) -> None:
+        if inst.platform.port != "one-port":
+            raise LpschedError("the master-worker simulator implements the one-port model "
+                               "(OP-AC, the model of every experiment of seed 003); got "
+                               f"{inst.platform.port!r}")
+        self.inst = inst
+        self.policy = policy
+        self.engine = Engine()
+        n, p = inst.n, inst.p
+        self.n, self.p = n, p
+        self.comm = np.asarray(inst.comm_time, float)
+        self.comp = np.asarray(inst.comp_time, float)
+        self.tasks = inst.tasks.astype(int)
+        self.rho = dedicated_throughputs(inst, "one-port")
+        self.ms = self.tasks / self.rho
+        self.released = np.zeros(n, bool)
+        self.unsent = self.tasks.copy()
+        self.sent = np.zeros((n, p), int)
+        self.in_flight = np.zeros(p, int)
+        self.in_flight_app = np.zeros((n, p), int)
+        self.queued_app = np.zeros((n, p), int)
+        self.busy = np.zeros(p, bool)
+        self.computing: list[int] = [-1] * p  # task id on each worker, -1 if idle
+        self.ready = np.zeros(p)
+        self.done = np.zeros(n, int)
+        self.port_busy = False
+        self._queues: list[list[tuple[float, int, int]]] = [[] for _ in range(p)]
+        total = int(self.tasks.sum())
+        self.rec_app = np.full(total, -1)
+        self.rec_worker = np.full(total, -1)
+        self.rec = np.full((4, total), np.nan)  # send_start, send_end, start, end
+        self._next_task = 0
+        self._dispatch_event: Event | None = None
+
+    # -- public helpers for policies ------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self.engine.now
+
+    def queued(self, u: int) -> int:
+        return len(self._queues[u])
+
+    def idle_worker(self, u: int) -> bool:
+        """Nothing computing, queued or on its way to ``u``."""
+        return not self.busy[u] and not self._queues[u] and self.in_flight[u] == 0
+
+    def wake_at(self, when: float) -> Event:
+        """Call ``policy.on_wake`` (then a dispatch) at ``when``."""
+        return self.engine.at(max(when, self.now), self._on_wake, WAKE)
+
+    def request_dispatch(self) -> None:
+        if self._dispatch_event is None or self._dispatch_event.cancelled:
+            self._dispatch_event = self.engine.at(self.now, self._dispatch, DISPATCH)
+
+    # -- events ---------------------------------------------------------------------------
+    def _release(self, k: int) -> None:
+        self.released[k] = True
+        self.policy.on_release(self, k)
+        self.request_dispatch()
+
+    def _on_wake(self) -> None:
+        self.policy.on_wake(self)
+        self.request_dispatch()
+
+    def _dispatch(self) -> None:
+        self._dispatch_event = None
+        if self.port_busy:
+            return
+        choice = self.policy.next_send(self)
+        if choice is None:
+            return
+        k, u = int(choice[0]), int(choice[1])
+        if not (self.released[k] and self.unsent[k] > 0 and 0 <= u < self.p):
+            raise LpschedError(f"policy {self.policy.name} chose an impossible send "
+                               f"(application {k}, worker {u}) at t={self.now}")
+        i = self._next_task
+        self._next_task += 1
+        now = self.now
+        dur = self.comm[k, u]
+        self.rec_app[i], self.rec_worker[i] = k, u
+        self.rec[0, i], self.rec[1, i] = now, now + dur
+        self.unsent[k] -= 1
+        self.sent[k, u] += 1
+        self.in_flight[u] += 1
+        self.in_flight_app[k, u] += 1
+        self.ready[u] = max(now + dur, self.ready[u]) + self.comp[k, u]
+        self.port_busy = True
+        self.engine.at(now + dur, lambda: self._send_done(i), SEND_DONE)
+
+    def _send_done(self, i: int) -> None:
+        k, u = int(self.rec_app[i]), int(self.rec_worker[i])
+        self.port_busy = False
+        self.in_flight[u] -= 1
+        self.in_flight_app[k, u] -= 1
+        self.queued_app[k, u] += 1
+        key = self.policy.deadline(self, k) if self.policy.worker_order == "edf" else 0.0
+        heapq.heappush(self._queues[u], (key, i, k))
+        self.policy.on_send_done(self, k, u)
+        if not self.busy[u]:
+            self._compute_next(u)
+        self.request_dispatch()
+
+    def _compute_next(self, u: int) -> None:
+        _, i, k = heapq.heappop(self._queues[u])
+        self.queued_app[k, u] -= 1
+        self.busy[u] = True
+        self.computing[u] = i
+        now = self.now
+        self.rec[2, i] = now
+        self.rec[3, i] = now + self.comp[k, u]
+        self.engine.at(now + self.comp[k, u], lambda: self._compute_done(u), COMPUTE_DONE)
+
+    def _compute_done(self, u: int) -> None:
+        i = self.computing[u]
+        k = int(self.rec_app[i])
+        self.busy[u] = False
+        self.computing[u] = -1
+        self.done[k] += 1
+        if self._queues[u]:
+            self._compute_next(u)
+        self.policy.on_compute_done(self, k, u)
+        self.request_dispatch()
+
+    # -- running --------------------------------------------------------------------------
+    def run(self) -> SimResult:
+        t0 = _time.perf_counter()
+        order = np.lexsort((np.arange(self.n), self.inst.release))
+        for k in order:
+            self.engine.at(float(self.inst.release[k]), lambda k=int(k): self._release(k),
+                           RELEASE)
+        self.policy.start(self)
+        self.engine.run()
+        if (self.done != self.tasks).any():
+            k = int(np.argmax(self.done != self.tasks))
+            raise LpschedError(f"policy {self.policy.name} stopped with application {k} "
+                               f"unfinished ({self.done[k]}/{self.tasks[k]} tasks computed)")
+        sched = Schedule(self.rec_app, self.rec_worker, self.rec[0], self.rec[1], self.rec[2],
+                         self.rec[3], meta={"policy": self.policy.name})
+        stats = self.policy.stats() if hasattr(self.policy, "stats") else {}
+        return SimResult(self.policy.name, sched, self.engine.processed,
+                         _time.perf_counter() - t0, stats)
+
+
+def simulate(inst: Instance, policy: StarPolicy) -> SimResult:
+    """Run ``policy`` on ``inst`` to completion (deterministic)."""
+    return StarSimulator(inst, policy).run()
+
+
+__all__ = ["BasePolicy", "SimResult", "StarPolicy", "StarSimulator", "simulate"]

@@ -88,8 +88,8 @@ def s1d(t0: float, shares: ArrayLike, times: ArrayLike, counts: ArrayLike) -> Pl
     a, t, c = _check(shares, times, counts)
     app, index, key = _order(a, t, c)
     dur = t[app]
-    end = t0 + np.cumsum(dur)
-    return Placement(app, index, end - dur, end, t0 + key)
+    start = t0 + np.concatenate([[0.0], np.cumsum(dur)[:-1]]) if dur.size else dur.copy()
+    return Placement(app, index, start, start + dur, t0 + key)
 
 
 def s1d_reversed(t1: float, shares: ArrayLike, times: ArrayLike,

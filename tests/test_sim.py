@@ -1,0 +1,88 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lpsched import max_stretch
+from lpsched.errors import LpschedError
+from lpsched.instances import Application, Instance, StarPlatform, random_bags
+from lpsched.policies import get_policy, policy_names
+from lpsched.schedule import metrics, validate
+from lpsched.sim.engine import Engine
+from lpsched.sim.star import simulate
+
+from .conftest import small_instance
+
+seeds = st.integers(0, 2**31 - 1)
+GREEDY = [n for n in policy_names() if n.split("-")[-1] in ("rr", "mct", "dd")]
+
+
+def test_engine_orders_by_time_priority_then_sequence():
+    eng = Engine()
+    seen: list[str] = []
+    eng.at(1.0, lambda: seen.append("late-prio"), priority=2)
+    eng.at(1.0, lambda: seen.append("first"), priority=0)
+    eng.at(1.0, lambda: seen.append("second"), priority=0)
+    eng.at(0.5, lambda: eng.after(0.5, lambda: seen.append("chained"), priority=1))
+    eng.run()
+    assert seen == ["first", "second", "chained", "late-prio"]
+    with pytest.raises(LpschedError, match="before now"):
+        eng.at(0.1, lambda: None)
+
+
+@given(seeds, st.sampled_from(GREEDY))
+def test_every_greedy_schedule_is_valid_and_above_the_lp_bound(seed, name):
+    inst = small_instance(seed)
+    res = simulate(inst, get_policy(name))
+    validate(inst, res.schedule)
+    m = metrics(inst, res.schedule)
+    # Theorem 6(a): every one-port schedule's max-stretch is >= the (K1) optimum
+    assert m.max_stretch >= max_stretch(inst).stretch * (1 - 1e-6)
+    assert (m.stretch >= 1 - 1e-9).all()
+
+
+@pytest.mark.parametrize("name", GREEDY)
+def test_simulation_is_deterministic(name):
+    inst = random_bags(8, 4, seed=3)
+    a = simulate(inst, get_policy(name)).schedule.to_dict()
+    b = simulate(inst, get_policy(name)).schedule.to_dict()
+    assert a == b
+
+
+def test_rr_equals_dd_when_strongly_communication_bound():
+    """Spec §11 inv. 29: compute times shorter than the send cycle make DD serve the
+    workers cyclically, exactly like RR (Tables 4-8 show X_RR == X_DD)."""
+    plat = StarPlatform([4.0, 4.0, 4.0], [1.0, 1.0, 1.0])
+    apps = (Application(0.0, 7, 1.0, 1.0), Application(2.5, 5, 1.0, 1.0),
+            Application(3.0, 4, 2.0, 1.0))
+    inst = Instance(plat, apps)
+    for rule in ("fifo", "spt", "srpt", "swrpt"):
+        rr = simulate(inst, get_policy(f"{rule}-rr")).schedule.to_dict()
+        dd = simulate(inst, get_policy(f"{rule}-dd")).schedule.to_dict()
+        assert rr == dd
+
+
+def test_mct_beats_round_robin_on_a_heterogeneous_star():
+    inst = random_bags(20, 10, seed=4)
+    lp = max_stretch(inst).stretch
+    ratio = {n: metrics(inst, simulate(inst, get_policy(n)).schedule).max_stretch / lp
+             for n in ("fifo-rr", "fifo-mct", "swrpt-mct", "swrpt-rr")}
+    assert ratio["swrpt-mct"] < ratio["swrpt-rr"]
+    assert ratio["fifo-mct"] < ratio["fifo-rr"]
+    assert min(ratio.values()) >= 1 - 1e-6
+
+
+def test_multiport_and_unknown_policies_are_refused():
+    inst = small_instance(1).with_port("multiport")
+    with pytest.raises(LpschedError, match="one-port"):
+        simulate(inst, get_policy("fifo-mct"))
+    with pytest.raises(LpschedError, match="unknown policy"):
+        get_policy("lifo-rr")
+
+
+def test_single_application_alone_never_beats_ms_star():
+    inst = small_instance(5, n=1)
+    for name in GREEDY:
+        m = metrics(inst, simulate(inst, get_policy(name)).schedule)
+        assert m.max_stretch >= 1 - 1e-9
+    assert np.isfinite(m.makespan)

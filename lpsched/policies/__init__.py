@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lpsched.errors import LpschedError
+from lpsched.policies.cbs3m import CBS3M
 from lpsched.policies.greedy import APP_RULES, RESOURCE_RULES, GreedyPolicy
 from lpsched.sim.star import StarPolicy
 
@@ -36,6 +37,14 @@ for _a in APP_RULES:
     for _r in RESOURCE_RULES:
         register(f"{_a}-{_r}", f"seed 003 §4.1: {_APP_TEXT[_a]}, {_RES_TEXT[_r]}",
                  lambda a=_a, r=_r: GreedyPolicy(a, r))
+
+for _order in ("fifo", "edf"):
+    for _online in (True, False):
+        register(f"cbs3m-{_order}-{'online' if _online else 'offline'}",
+                 f"seed 003 §3.5/§4.1: follow the optimal max-stretch plan "
+                 f"({'re-solved at every arrival' if _online else 'solved once, clairvoyant'}),"
+                 f" {_order.upper()} workers",
+                 lambda o=_order, on=_online: CBS3M(o, on))
 
 
 def get_policy(name: str) -> StarPolicy:

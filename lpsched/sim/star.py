@@ -242,4 +242,26 @@ def simulate(inst: Instance, policy: StarPolicy) -> SimResult:
     return StarSimulator(inst, policy).run()
 
 
-__all__ = ["BasePolicy", "SimResult", "StarPolicy", "StarSimulator", "simulate"]
+
+
+def rekey_queues(sim: StarSimulator) -> None:
+    """Recompute every queued task's key with the policy's current deadlines (EDF policies
+    call this when their deadlines move, e.g. after a re-solve)."""
+    if sim.policy.worker_order != "edf":
+        return
+    for u, queue in enumerate(sim._queues):
+        sim._queues[u] = [(sim.policy.deadline(sim, k), i, k) for _, i, k in queue]
+        heapq.heapify(sim._queues[u])
+
+
+def buffered_state(sim: StarSimulator) -> np.ndarray:
+    """``B̂[k, u]``: tasks of ``k`` on ``u`` not yet computed — queued, on their way (an
+    in-flight send counts as received) and the unfinished fraction of the one computing
+    (spec §4.1, decision A11)."""
+    out = (sim.queued_app + sim.in_flight_app).astype(float)
+    for u, i in enumerate(sim.computing):
+        if i >= 0:
+            k = int(sim.rec_app[i])
+            left = (sim.rec[3, i] - sim.now) / sim.comp[k, u]
+            out[k, u] += min(max(left, 0.0), 1.0)
+    return out

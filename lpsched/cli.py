@@ -159,6 +159,65 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _run_policy(inst: Any, name: str, lp_bound: float) -> dict[str, Any]:
+    from lpsched.errors import InvalidScheduleError
+    from lpsched.policies import get_policy
+    from lpsched.schedule import metrics, validate
+    from lpsched.sim.star import simulate
+
+    res = simulate(inst, get_policy(name))
+    try:
+        validate(inst, res.schedule)
+        valid, why = True, None
+    except InvalidScheduleError as exc:
+        valid, why = False, str(exc)
+    m = metrics(inst, res.schedule)
+    row: dict[str, Any] = {"policy": name, "valid": valid, **m.to_dict(),
+                           "lp_bound": lp_bound, "relative_max_stretch": m.max_stretch / lp_bound,
+                           "seconds": res.seconds, "events": res.events}
+    row.pop("stretch")
+    if why:
+        row["invalid_because"] = why
+    if res.stats:
+        row["solves"] = res.stats.get("solves")
+    return row
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.maxstretch import max_stretch
+    from lpsched.policies import policy_names
+
+    inst = _load(args.instance, None)
+    names = policy_names() if args.policy == "all" else args.policy.split(",")
+    lp_bound = max_stretch(inst).stretch
+    rows = [_run_policy(inst, name, lp_bound) for name in names]
+    if args.json:
+        print(_dump(rows[0] if len(rows) == 1 else rows))
+    else:
+        print(f"{'policy':<20} {'valid':>5} {'max-str/LP':>10} {'max-stretch':>11} "
+              f"{'sum-stretch':>11} {'makespan':>10} {'max-flow':>10} {'sum-flow':>11} "
+              f"{'s':>6}")
+        for r in rows:
+            print(f"{r['policy']:<20} {'yes' if r['valid'] else 'NO':>5} "
+                  f"{r['relative_max_stretch']:>10.4f} {r['max_stretch']:>11.4f} "
+                  f"{r['sum_stretch']:>11.3f} {r['makespan']:>10.1f} {r['max_flow']:>10.1f} "
+                  f"{r['sum_flow']:>11.1f} {r['seconds']:>6.2f}")
+        print(f"\nLP lower bound on the max-stretch (K1): {lp_bound:.6f}")
+    return 0 if all(r["valid"] for r in rows) else 1
+
+
+def _cmd_policies(args: argparse.Namespace) -> int:
+    from lpsched.policies import REGISTRY
+
+    if args.json:
+        print(_dump(list(REGISTRY)))
+    else:
+        width = max(len(n) for n in REGISTRY)
+        for entry in REGISTRY.values():
+            print(f"{entry.name:<{width}}  {entry.description}")
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from lpsched.algorithms.check import check_plan
     from lpsched.algorithms.maxstretch import max_stretch
@@ -218,6 +277,19 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--memory", default=None)
     chk.add_argument("--json", action="store_true")
     chk.set_defaults(func=_cmd_check)
+
+    sim = sub.add_parser("simulate", help="run policies in the one-port master-worker "
+                         "simulator and validate their schedules")
+    sim.add_argument("instance")
+    sim.add_argument("--policy", default="cbs3m-edf-online",
+                     help="a policy name, several separated by commas, or 'all'")
+    sim.add_argument("--json", action="store_true")
+    sim.add_argument("--table", action="store_true", help="a table (the default output)")
+    sim.set_defaults(func=_cmd_simulate)
+
+    pol = sub.add_parser("policies", help="the registered policy names")
+    pol.add_argument("--json", action="store_true")
+    pol.set_defaults(func=_cmd_policies)
 
     demo = sub.add_parser("demo", help="generate a CBS3M-style instance and solve it")
     demo.add_argument("--seed", type=int, default=7)

@@ -111,3 +111,28 @@ def test_bad_options_exit_2(capsys, inst_file):
 def test_demo_runs(capsys):
     code, out, _ = run(capsys, "demo", "--seed", "3")
     assert code == 0 and "independent check of the plan against (K1): OK" in out
+
+
+def test_policies_lists_the_registry(capsys):
+    code, out, _ = run(capsys, "policies", "--json")
+    names = json.loads(out)
+    assert code == 0 and len(names) == 16
+    assert {"fifo-rr", "swrpt-mct", "cbs3m-edf-online", "cbs3m-fifo-offline"} <= set(names)
+
+
+def test_simulate_json_schema(capsys, inst_file):
+    code, out, _ = run(capsys, "simulate", str(inst_file), "--policy", "cbs3m-edf-online",
+                       "--json")
+    row = json.loads(out)
+    assert code == 0
+    for key in ("policy", "valid", "max_stretch", "sum_stretch", "makespan", "max_flow",
+                "sum_flow", "lp_bound", "seconds"):
+        assert key in row
+    assert row["valid"] is True and row["max_stretch"] >= row["lp_bound"] * (1 - 1e-6)
+
+
+def test_simulate_all_as_table(capsys, inst_file):
+    code, out, _ = run(capsys, "simulate", str(inst_file), "--policy", "all", "--table")
+    assert code == 0 and out.count("\n") >= 17 and "cbs3m-edf-offline" in out
+    code, _, err = run(capsys, "simulate", str(inst_file), "--policy", "lifo-rr")
+    assert code == 2 and "unknown policy" in err

@@ -116,8 +116,8 @@ def test_demo_runs(capsys):
 def test_policies_lists_the_registry(capsys):
     code, out, _ = run(capsys, "policies", "--json")
     names = json.loads(out)
-    assert code == 0 and len(names) == 16
-    assert {"fifo-rr", "swrpt-mct", "cbs3m-edf-online", "cbs3m-fifo-offline"} <= set(names)
+    assert code == 0 and len(names) == 18
+    assert {"fifo-rr", "swrpt-mct", "mwma-nbt", "mwma-ms", "cbs3m-edf-online"} <= set(names)
 
 
 def test_simulate_json_schema(capsys, inst_file):
@@ -133,6 +133,6 @@ def test_simulate_json_schema(capsys, inst_file):
 
 def test_simulate_all_as_table(capsys, inst_file):
     code, out, _ = run(capsys, "simulate", str(inst_file), "--policy", "all", "--table")
-    assert code == 0 and out.count("\n") >= 17 and "cbs3m-edf-offline" in out
+    assert code == 0 and out.count("\n") >= 19 and "cbs3m-edf-offline" in out
     code, _, err = run(capsys, "simulate", str(inst_file), "--policy", "lifo-rr")
     assert code == 2 and "unknown policy" in err

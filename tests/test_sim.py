@@ -86,3 +86,14 @@ def test_single_application_alone_never_beats_ms_star():
         m = metrics(inst, simulate(inst, get_policy(name)).schedule)
         assert m.max_stretch >= 1 - 1e-9
     assert np.isfinite(m.makespan)
+
+
+@given(seeds, st.sampled_from(["mwma-nbt", "mwma-ms"]))
+def test_mwma_is_valid_and_above_the_lp_bound(seed, name):
+    inst = small_instance(seed)
+    res = simulate(inst, get_policy(name))
+    validate(inst, res.schedule)
+    assert metrics(inst, res.schedule).max_stretch >= max_stretch(inst).stretch * (1 - 1e-6)
+    assert res.stats["solves"] >= 1
+    again = simulate(inst, get_policy(name)).schedule.to_dict()
+    assert again == res.schedule.to_dict()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from lpsched.errors import LpschedError
 from lpsched.policies.cbs3m import CBS3M
 from lpsched.policies.greedy import APP_RULES, RESOURCE_RULES, GreedyPolicy
+from lpsched.policies.mwma import MWMA
 from lpsched.sim.star import StarPolicy
 
 _APP_TEXT = {"fifo": "first released first", "spt": "smallest MS* first",
@@ -37,6 +38,11 @@ for _a in APP_RULES:
     for _r in RESOURCE_RULES:
         register(f"{_a}-{_r}", f"seed 003 §4.1: {_APP_TEXT[_a]}, {_RES_TEXT[_r]}",
                  lambda a=_a, r=_r: GreedyPolicy(a, r))
+
+register("mwma-nbt", "seed 003 §4.1: steady-state shares by tasks left (MWMA, NBT weights)",
+         lambda: MWMA("nbt"))
+register("mwma-ms", "seed 003 §4.1: steady-state shares by dedicated time left (MWMA, MS)",
+         lambda: MWMA("ms"))
 
 for _order in ("fifo", "edf"):
     for _online in (True, False):

@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,28 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0 if all(r["valid"] for r in rows) else 1
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from lpsched.experiments import ResultStore, run_cells
+    from lpsched.experiments import cbs3m as exp
+
+    out = Path(args.out)
+    store = ResultStore(out / "cbs3m.sqlite")
+    todo = exp.cells(args.instances, args.profile, args.first_seed)
+    t0 = time.perf_counter()
+    ran = run_cells(exp.EXPERIMENT, todo, exp.cell, store, executor=args.executor,
+                    jobs=args.jobs, progress=not args.quiet)
+    wall = time.perf_counter() - t0
+    keys = {ResultStore.key(list(c)) for c in todo}
+    rows = [r for r in store.rows(exp.EXPERIMENT)
+            if ResultStore.key([r["seed"], r["policy"], args.profile]) in keys]
+    tab = exp.tables(rows)
+    exp.write_csv(tab, rows, out)
+    print(exp.format_tables(tab))
+    print(f"{ran} cells computed now, {len(todo) - ran} found in {out / 'cbs3m.sqlite'}; "
+          f"{wall:.1f} s; CSV files in {out}")
+    return 0
+
+
 def _cmd_policies(args: argparse.Namespace) -> int:
     from lpsched.policies import REGISTRY
 
@@ -286,6 +309,18 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true")
     sim.add_argument("--table", action="store_true", help="a table (the default output)")
     sim.set_defaults(func=_cmd_simulate)
+
+    rep = sub.add_parser("reproduce", help="reproduce a seed's experiment (resumable)")
+    rep_sub = rep.add_subparsers(dest="experiment", required=True)
+    cb = rep_sub.add_parser("cbs3m", help="seed 003 Tables 4-8 (SimGrid experiments)")
+    cb.add_argument("--instances", type=int, default=1000)
+    cb.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    cb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
+    cb.add_argument("--first-seed", type=int, default=0)
+    cb.add_argument("--out", default="results")
+    cb.add_argument("--quiet", action="store_true", help="no progress bar")
+    cb.set_defaults(func=_cmd_reproduce)
 
     pol = sub.add_parser("policies", help="the registered policy names")
     pol.add_argument("--json", action="store_true")

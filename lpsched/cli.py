@@ -229,6 +229,39 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plot(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lpsched import plotting
+
+    if args.kind == "gantt":
+        from lpsched.policies import get_policy
+        from lpsched.sim.star import simulate
+
+        inst = _load(args.instance, None)
+        res = simulate(inst, get_policy(args.policy))
+        ax = plotting.gantt(inst, res.schedule, title=f"{args.policy} on {args.instance}")
+    else:
+        from lpsched.experiments import ResultStore
+        from lpsched.experiments import cbs3m as exp
+        from lpsched.policies import policy_names
+
+        path = Path(args.results) / "cbs3m.sqlite"
+        if not path.exists():
+            raise ParseError(str(path), "no result store here (run 'lpsched reproduce cbs3m')")
+        rows = ResultStore(path).rows(exp.EXPERIMENT)
+        ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names()
+                                                   if any(r["policy"] == p for r in rows)])
+    ax.figure.tight_layout()
+    ax.figure.savefig(args.output, dpi=120)
+    plt.close(ax.figure)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
 def _cmd_policies(args: argparse.Namespace) -> int:
     from lpsched.policies import REGISTRY
 
@@ -321,6 +354,18 @@ def build_parser() -> argparse.ArgumentParser:
     cb.add_argument("--out", default="results")
     cb.add_argument("--quiet", action="store_true", help="no progress bar")
     cb.set_defaults(func=_cmd_reproduce)
+
+    plot = sub.add_parser("plot", help="draw a Gantt chart or the stretch distribution")
+    plot_sub = plot.add_subparsers(dest="kind", required=True)
+    pg = plot_sub.add_parser("gantt", help="Gantt chart of one policy's schedule")
+    pg.add_argument("instance")
+    pg.add_argument("--policy", default="cbs3m-edf-online")
+    pg.add_argument("-o", "--output", default="gantt.png")
+    pg.set_defaults(func=_cmd_plot)
+    pb = plot_sub.add_parser("box", help="max-stretch / LP per policy, from a reproduction")
+    pb.add_argument("results", help="the --out folder of 'lpsched reproduce cbs3m'")
+    pb.add_argument("-o", "--output", default="stretch_box.png")
+    pb.set_defaults(func=_cmd_plot)
 
     pol = sub.add_parser("policies", help="the registered policy names")
     pol.add_argument("--json", action="store_true")

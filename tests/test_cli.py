@@ -136,3 +136,13 @@ def test_simulate_all_as_table(capsys, inst_file):
     assert code == 0 and out.count("\n") >= 19 and "cbs3m-edf-offline" in out
     code, _, err = run(capsys, "simulate", str(inst_file), "--policy", "lifo-rr")
     assert code == 2 and "unknown policy" in err
+
+
+def test_plot_commands(capsys, inst_file, tmp_path):
+    gantt = tmp_path / "g.png"
+    code, _, err = run(capsys, "plot", "gantt", str(inst_file), "--policy", "spt-mct",
+                       "-o", str(gantt))
+    assert code == 0 and gantt.stat().st_size > 1000
+    code, _, err = run(capsys, "plot", "box", str(tmp_path / "nothing"), "-o",
+                       str(tmp_path / "b.png"))
+    assert code == 2 and "no result store" in err

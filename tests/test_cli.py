@@ -146,3 +146,10 @@ def test_plot_commands(capsys, inst_file, tmp_path):
     code, _, err = run(capsys, "plot", "box", str(tmp_path / "nothing"), "-o",
                        str(tmp_path / "b.png"))
     assert code == 2 and "no result store" in err
+
+
+def test_schedule_command(capsys, inst_file):
+    code, out, _ = run(capsys, "schedule", str(inst_file), "--model", "op-ac", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["valid"] and data["within_bound"]
+    assert data["max_stretch"] >= data["lp_stretch"] * (1 - 1e-6)

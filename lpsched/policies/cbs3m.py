@@ -88,7 +88,10 @@ class PlanDispatcher:
             self._open(sim, self.j + 1)
         if self.j < 0:
             return None
-        left = (self.quota - self.sent) * (sim.unsent[self.apps][:, None] > 0)
+        # epochs are recomputed from the stretch, so a window may open an ulp before the
+        # release event fires: only released applications are candidates
+        ready = (sim.unsent[self.apps] > 0) & sim.released[self.apps]
+        left = (self.quota - self.sent) * ready[:, None]
         cand = np.argwhere(left > 0)
         if cand.size:
             rows, us = cand[:, 0], cand[:, 1]

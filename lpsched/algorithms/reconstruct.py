@@ -1,0 +1,198 @@
+"""From a fluid plan of (K1) to a concrete one-port atomic schedule: Theorem 6(b) of seed 003
+(§3.3.4, [L540–L597]), with the 1-D load-balancing schedules of §3.2.
+
+For each plan interval ``[t_j, t_{j+1}]`` in time order:
+
+1. **sends**: ``n^comm_{u,j,k} = ⌊A_{M→u}^(k)(j)⌋`` whole tasks, ordered on the master port
+   by ``S_1D`` (the port is the resource; flow ``(u, k)`` has item time ``δ_k/b_u`` and share
+   ``A_{M→u}^(k)(j)·δ_k/b_u/Δ_j``, which sum to at most 1 by (10-b)), back to back from
+   ``t_j``; by Lemma 1 the ``q``-th send of a flow ends by ``t_j + q·Δ_j/A_{M→u}^(k)(j)``;
+2. **computations**: ``n^comp_{u,j,k} = min(⌊A_u^(k)(j)⌋, n^comm_{u,j,k} + backlog)`` slots,
+   the last ones of the interval, placed by ``S_1D^{-2}`` on each worker (shares
+   ``A_u^(k)(j)·w_k/s_u/Δ_j``, at most 1 in total by (8));
+3. **shift by one** per (worker, application): its first slot stays idle and slot ``m+1``
+   computes the ``m``-th task it received (validity: spec §5.6 derives
+   ``(n − D − i)/A_M + i/A_C <= 1``; it is also asserted here at run time);
+4. **tails** (at each deadline ``d_k``, in increasing order): the tasks of ``A_k`` never sent
+   (at most one per interval per worker; given to the workers by largest remainder of their
+   planned totals) are sent serially, and every task of ``A_k`` received but not computed is
+   computed at full speed; everything the base schedule does after ``d_k`` is shifted by the
+   tail's length.
+
+Guarantee (Theorem 6, with the sum over workers running to ``p``, decision A3): the lateness
+of ``A_k`` is at most ``Σ_{l: d_l <= d_k} [Σ_u (2n−1)·δ_l/b_u + max_u (4n−1)·w_l/s_u]``;
+:class:`Reconstruction` reports this bound and the tighter one of the tails actually built.
+Complexity O(N log n) for N tasks, plus O(J·p) bookkeeping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lpsched.algorithms.loadbalance import s1d, s1d_reversed
+from lpsched.algorithms.maxstretch import StretchPlan
+from lpsched.errors import LpschedError
+from lpsched.instances.bags import Instance
+from lpsched.schedule import Schedule
+
+
+@dataclass(frozen=True)
+class Reconstruction:
+    """The schedule, the plan's deadlines, and per application: completion, lateness,
+    Theorem 6's bound and the sum of the tails that could delay it."""
+
+    schedule: Schedule
+    deadlines: np.ndarray
+    completion: np.ndarray
+    lateness: np.ndarray
+    bound: np.ndarray
+    tails: np.ndarray
+
+
+def _after(time: np.ndarray | float, at: float) -> np.ndarray | bool:
+    """``time >= at`` up to rounding: epochs and deadlines are computed separately, so an
+    item that starts "at" a deadline may differ from it by a few ulps."""
+    return time >= at - 1e-9 * max(1.0, abs(at))
+
+
+def _largest_remainder(total: int, weights: np.ndarray) -> np.ndarray:
+    """``total`` whole units split like ``weights`` (largest remainders; ties: lower index)."""
+    w = np.clip(weights, 0.0, None)
+    if total <= 0:
+        return np.zeros(w.size, int)
+    share = total * w / w.sum() if w.sum() > 0 else np.full(w.size, total / w.size)
+    out = np.floor(share).astype(int)
+    rest = share - out
+    for u in np.lexsort((np.arange(w.size), -rest))[: total - out.sum()]:
+        out[u] += 1
+    return out
+
+
+def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
+    """Theorem 6(b): an OP-AC schedule from a point of (K1) (module doc)."""
+    if plan.port != "one-port" or plan.t_new is not None:
+        raise LpschedError("the OP-AC construction needs an offline one-port plan")
+    apps = np.asarray(plan.apps, int)
+    if not np.array_equal(apps, np.arange(inst.n)):
+        raise LpschedError("the plan must cover every application of the instance")
+    n, p = inst.n, inst.p
+    comm_t = np.asarray(inst.comm_time)
+    comp_t = np.asarray(inst.comp_time)
+    t = np.asarray(plan.epochs, float)
+    am, ac = np.asarray(plan.comm), np.asarray(plan.comp)
+    tasks = inst.tasks.astype(int)
+
+    # -- the base schedule (steps 1-3), interval by interval -------------------------------
+    sends: list[list[list[tuple[float, float]]]] = [[[] for _ in range(p)] for _ in range(n)]
+    slots: list[list[list[float]]] = [[[] for _ in range(p)] for _ in range(n)]
+    backlog = np.zeros((n, p), int)
+    for j in range(t.size - 1):
+        length = t[j + 1] - t[j]
+        if length <= 0:
+            continue
+        n_comm = np.floor(am[:, :, j] + 1e-9).astype(int)
+        flows = np.argwhere(n_comm > 0)
+        if flows.size:
+            k, u = flows[:, 0], flows[:, 1]
+            share = am[k, u, j] * comm_t[k, u] / length
+            place = s1d(t[j], share / max(1.0, share.sum()), comm_t[k, u], n_comm[k, u])
+            for f, start, end in zip(place.app, place.start, place.end, strict=True):
+                sends[k[f]][u[f]].append((float(start), float(end)))
+        n_comp = np.minimum(np.floor(ac[:, :, j] + 1e-9).astype(int), n_comm + backlog)
+        backlog += n_comm - n_comp
+        for u in range(p):
+            ks = np.flatnonzero(n_comp[:, u] > 0)
+            if not ks.size:
+                continue
+            share = ac[ks, u, j] * comp_t[ks, u] / length
+            place = s1d_reversed(t[j + 1], share / max(1.0, share.sum()), comp_t[ks, u],
+                                 n_comp[ks, u])
+            for f, start in zip(place.app, place.start, strict=True):
+                slots[ks[f]][u].append(float(start))
+
+    records: list[tuple[int, int, float, float, float, float]] = []
+    leftover_recv: list[list[list[tuple[float, float]]]] = [[[] for _ in range(p)]
+                                                            for _ in range(n)]
+    for k in range(n):
+        for u in range(p):
+            recv = sends[k][u]
+            st = slots[k][u]
+            done = max(len(st) - 1, 0)  # slot 1 stays idle: shift by one
+            for m in range(done):
+                s0, s1 = recv[m]
+                start = st[m + 1]
+                if start < s1 - 1e-9 * max(1.0, abs(s1)):
+                    raise LpschedError(f"Theorem 6 construction: task {m} of application {k} "
+                                       f"on worker {u} computed before it arrived")
+                records.append((k, u, s0, s1, start, start + comp_t[k, u]))
+            leftover_recv[k][u] = recv[done:]
+
+    # -- tails at the deadlines (step 4), shifting what follows ---------------------------
+    order = np.lexsort((np.arange(n), plan.deadlines))
+    planned = am.sum(axis=2)
+    base = np.array(records, dtype=float).reshape(-1, 6)
+    shift_at: list[tuple[float, float]] = []  # (base time, pause length)
+    tail_rows: list[tuple[int, int, float, float, float, float]] = []
+    tails = np.zeros(n)
+    for k in order:
+        d = float(plan.deadlines[k])
+        sent_k = sum(len(sends[k][u]) for u in range(p))
+        extra = _largest_remainder(tasks[k] - sent_k,
+                                   planned[k] - np.array([len(sends[k][u]) for u in range(p)]))
+        offset = sum(length for at, length in shift_at if _after(d, at))
+        now = d + offset  # the tail starts at d_k in the shifted timeline
+        port = now
+        arrivals: list[list[float]] = [[] for _ in range(p)]
+        for u in range(p):
+            for _ in range(int(extra[u])):
+                arrivals[u].append(port + comm_t[k, u])
+                tail_rows.append((k, u, port, port + comm_t[k, u], np.nan, np.nan))
+                port += comm_t[k, u]
+        end = port
+        for u in range(p):
+            free = now
+            waiting = [(s0 + moved, s1 + moved) for s0, s1 in leftover_recv[k][u]
+                       for moved in [sum(ln for at, ln in shift_at if _after(s0, at))]]
+            for s0, s1 in waiting:  # received before d_k, computed in the tail
+                start = max(free, s1)
+                tail_rows.append((k, u, s0, s1, start, start + comp_t[k, u]))
+                free = start + comp_t[k, u]
+            for arrive in arrivals[u]:
+                row = next(i for i in range(len(tail_rows) - 1, -1, -1)
+                           if tail_rows[i][0] == k and tail_rows[i][1] == u
+                           and np.isnan(tail_rows[i][4]) and tail_rows[i][3] == arrive)
+                start = max(free, arrive)
+                r = tail_rows[row]
+                tail_rows[row] = (r[0], r[1], r[2], r[3], start, start + comp_t[k, u])
+                free = start + comp_t[k, u]
+            end = max(end, free)
+        tails[k] = end - now
+        shift_at.append((d, tails[k]))
+
+    def delay(start: np.ndarray) -> np.ndarray:
+        """Total pause inserted before an item that starts at ``start`` in the base
+        schedule (items never straddle an epoch, so an item moves as a whole)."""
+        out = np.zeros_like(start)
+        for at, length in shift_at:
+            out += np.where(_after(start, at), length, 0.0)
+        return out
+
+    if base.size:
+        send_delay, comp_delay = delay(base[:, 2]), delay(base[:, 4])
+        base[:, 2:4] += send_delay[:, None]
+        base[:, 4:6] += comp_delay[:, None]
+    allrows = np.concatenate([base, np.array(tail_rows, dtype=float).reshape(-1, 6)])
+    sched = Schedule(allrows[:, 0].astype(int), allrows[:, 1].astype(int), allrows[:, 2],
+                     allrows[:, 3], allrows[:, 4], allrows[:, 5],
+                     meta={"construction": "theorem-6-op-ac", "stretch": plan.stretch})
+    completion = sched.completion(n)
+    lateness = completion - plan.deadlines
+    per_app = ((2 * n - 1) * comm_t.sum(axis=1) + (4 * n - 1) * comp_t.max(axis=1))
+    bound = np.array([per_app[plan.deadlines <= plan.deadlines[k] * (1 + 1e-12)].sum()
+                      for k in range(n)])
+    tail_sum = np.array([tails[plan.deadlines <= plan.deadlines[k] * (1 + 1e-12)].sum()
+                         for k in range(n)])
+    return Reconstruction(sched, np.asarray(plan.deadlines), completion, lateness, bound,
+                          tail_sum)

@@ -35,6 +35,8 @@ def main() -> None:
     ap.add_argument("--instances", type=int, default=1000)
     ap.add_argument("--scaling", type=int, default=100)
     ap.add_argument("--out", default="results/bench")
+    ap.add_argument("--variant", type=int, default=100,
+                    help="instances of the 100 Mbit/s variant (0: skip)")
     args = ap.parse_args()
     out = Path(args.out)
 
@@ -73,6 +75,19 @@ def main() -> None:
         (r["seed"], r["policy"], r["max_stretch"]) for r in r2)
     print()
     print(f"Same rows with 1 and 2 processes: {same}.")
+    if args.variant:
+        print()
+        print(f"## Modelling check: base bandwidth 100 Mbit/s instead of 10 Mbit/s "
+              f"({args.variant} instances)")
+        print()
+        store = ResultStore(":memory:")
+        run_cells(exp.EXPERIMENT, exp.cells(args.variant, base_bandwidth=12.5e6), exp.cell,
+                  store, jobs=2, progress=False)
+        rows = store.rows(exp.EXPERIMENT)
+        tab = exp.tables(rows)
+        print("```")
+        print(exp.format_tables({"max_stretch": tab["max_stretch"]}))
+        print("```")
 
 
 if __name__ == "__main__":

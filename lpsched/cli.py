@@ -45,7 +45,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     from lpsched.instances import random_bags, save_instance
 
     inst = random_bags(args.apps, args.workers, profile=args.profile, seed=args.seed,
-                       arrivals=args.arrivals, port=args.port)
+                       arrivals=args.arrivals, port=args.port,
+                       base_bandwidth=args.base_bandwidth)
     if args.output == "-":
         from lpsched.instances import instance_to_dict
 
@@ -213,14 +214,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     store = ResultStore(out / "cbs3m.sqlite")
-    todo = exp.cells(args.instances, args.profile, args.first_seed)
+    base = None if args.base_bandwidth is None else args.base_bandwidth
+    todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base)
     t0 = time.perf_counter()
     ran = run_cells(exp.EXPERIMENT, todo, exp.cell, store, executor=args.executor,
                     jobs=args.jobs, progress=not args.quiet)
     wall = time.perf_counter() - t0
     keys = {ResultStore.key(list(c)) for c in todo}
+    tail = [] if base is None else [float(base)]
     rows = [r for r in store.rows(exp.EXPERIMENT)
-            if ResultStore.key([r["seed"], r["policy"], args.profile]) in keys]
+            if ResultStore.key([r["seed"], r["policy"], args.profile, *tail]) in keys]
     tab = exp.tables(rows)
     exp.write_csv(tab, rows, out)
     print(exp.format_tables(tab))
@@ -339,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     bags.add_argument("--seed", type=int, default=0)
     bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
     bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
+    bags.add_argument("--base-bandwidth", type=float, default=1.25e6,
+                      help="link bandwidth before slowdowns, bytes/s (1.25e6 = 10 Mbit/s)")
     bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
     bags.set_defaults(func=_cmd_generate)
 
@@ -387,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     cb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
     cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
     cb.add_argument("--first-seed", type=int, default=0)
+    cb.add_argument("--base-bandwidth", type=float, default=None,
+                    help="generator's link bandwidth before slowdowns (default 1.25e6 B/s)")
     cb.add_argument("--out", default="results")
     cb.add_argument("--quiet", action="store_true", help="no progress bar")
     cb.set_defaults(func=_cmd_reproduce)

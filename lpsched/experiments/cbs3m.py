@@ -20,7 +20,7 @@ import numpy as np
 
 from lpsched.algorithms.maxstretch import max_stretch
 from lpsched.instances.bags import Instance
-from lpsched.instances.generators import random_bags
+from lpsched.instances.generators import BASE_BANDWIDTH, random_bags
 from lpsched.policies import get_policy, policy_names
 from lpsched.schedule import metrics, validate
 from lpsched.sim.star import simulate
@@ -65,15 +65,18 @@ SEED_AVERAGES: dict[str, dict[str, float]] = {
 
 
 @functools.lru_cache(maxsize=64)
-def _instance_and_bound(seed: int, profile: str) -> tuple[Instance, float]:
-    inst = random_bags(profile=profile, seed=seed)
+def _instance_and_bound(seed: int, profile: str,
+                        base_bandwidth: float = BASE_BANDWIDTH) -> tuple[Instance, float]:
+    inst = random_bags(profile=profile, seed=seed, base_bandwidth=base_bandwidth)
     return inst, max_stretch(inst).stretch
 
 
-def cell(key: tuple[int, str, str]) -> list[dict[str, Any]]:
-    """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``)."""
-    seed, policy, profile = key
-    inst, bound = _instance_and_bound(int(seed), profile)
+def cell(key: tuple) -> list[dict[str, Any]]:
+    """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``;
+    an optional ``key[3]`` overrides the generator's base bandwidth, bytes/s)."""
+    seed, policy, profile = key[:3]
+    base = float(key[3]) if len(key) > 3 else BASE_BANDWIDTH
+    inst, bound = _instance_and_bound(int(seed), profile, base)
     t0 = time.perf_counter()
     res = simulate(inst, get_policy(policy))
     seconds = time.perf_counter() - t0
@@ -89,9 +92,11 @@ def cell(key: tuple[int, str, str]) -> list[dict[str, Any]]:
 
 
 def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
-          policies: list[str] | None = None) -> list[tuple[int, str, str]]:
+          policies: list[str] | None = None,
+          base_bandwidth: float | None = None) -> list[tuple]:
     names = policies or policy_names()
-    return [(seed, name, profile) for seed in range(first_seed, first_seed + instances)
+    extra = () if base_bandwidth is None else (float(base_bandwidth),)
+    return [(seed, name, profile, *extra) for seed in range(first_seed, first_seed + instances)
             for name in names]
 
 

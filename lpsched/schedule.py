@@ -15,8 +15,9 @@ of application ``app[i]`` is sent by the master to worker ``worker[i]`` during
 ``data``       a computation starts only once its data has arrived;
 ``worker``     a worker computes one task at a time;
 ``one-port``   the master sends one message at a time;
-``link`` / ``master``  bounded multiport: at every instant the rates ``δ/duration`` of the
-               active sends fit ``b_u`` on each link and ``BW`` at the master.
+``link`` / ``master``  bounded multiport: the transfers, each inside its window
+               ``[send_start, send_end]`` at any rate, fit ``b_u`` on each link and ``BW`` at
+               the master (preemptive window test).
 """
 
 from __future__ import annotations
@@ -89,11 +90,19 @@ def _fail(rule: str, mask: np.ndarray, message: str, order: np.ndarray | None = 
         raise InvalidScheduleError(rule, f"task {task}: {message}", task)
 
 
-def validate(inst: Instance, sched: Schedule, port: str | None = None) -> None:
+def validate(inst: Instance, sched: Schedule, port: str | None = None,
+             computation: str = "atomic") -> None:
     """Raise :class:`InvalidScheduleError` at the first broken rule (module doc), else return.
 
-    ``port`` overrides the instance's communication model. O(N log N) for N tasks.
+    ``port`` overrides the instance's communication model. ``computation="fluid"`` accepts
+    time-shared computations (BMP-FC): each task's computation window is at least
+    ``w/s_u`` long and, on every worker, the windows pass the preemptive window test at
+    speed 1. Multiport transfers must pass that test on each link (speed ``b_u``) and at the
+    master (``BW``) — exact for each resource; together they are the conditions on a tree
+    of capacities. O(N log N) for the atomic one-port rules, O(N²) for window tests.
     """
+    if computation not in ("atomic", "fluid"):
+        raise InvalidScheduleError("shape", f"unknown computation model {computation!r}")
     port = port or inst.platform.port
     tol = _scale(inst)
     n, p = inst.n, inst.p
@@ -118,45 +127,90 @@ def validate(inst: Instance, sched: Schedule, port: str | None = None) -> None:
               "a one-port send lasts exactly δ/b_u")
     else:
         _fail("transfer", length < comm - tol - TIME_TOL * comm, "sent faster than its link")
-    _fail("duration", np.abs(sched.end - sched.start - comp) > tol + TIME_TOL * comp,
-          "an atomic computation lasts exactly w/s_u")
+    span = sched.end - sched.start
+    if computation == "atomic":
+        _fail("duration", np.abs(span - comp) > tol + TIME_TOL * comp,
+              "an atomic computation lasts exactly w/s_u")
+    else:
+        _fail("duration", span < comp - tol - TIME_TOL * comp, "computed faster than w/s_u")
     _fail("data", sched.start < sched.send_end - tol, "computed before its data arrived")
-    order = np.lexsort((sched.start, w))
-    same = w[order][1:] == w[order][:-1]
-    overlap = sched.start[order][1:] < sched.end[order][:-1] - tol
-    _fail("worker", same & overlap, "its worker is still computing another task",
-          order[1:])
+    if computation == "atomic":
+        order = np.lexsort((sched.start, w))
+        same = w[order][1:] == w[order][:-1]
+        overlap = sched.start[order][1:] < sched.end[order][:-1] - tol
+        _fail("worker", same & overlap, "its worker is still computing another task",
+              order[1:])
+    else:
+        for u in range(p):
+            mine = np.flatnonzero(w == u)
+            _window(mine, sched.start[mine], sched.end[mine], comp[mine], 1.0, tol, "worker",
+                    f"worker {u} cannot share its CPU among these computations")
     if port == "one-port":
         order = np.argsort(sched.send_start, kind="stable")
         _fail("one-port", sched.send_start[order][1:] < sched.send_end[order][:-1] - tol,
               "the master is still sending another message", order[1:])
         return
-    _multiport(inst, sched, tol)
+    size = inst.size[app]
+    for u in range(p):
+        mine = np.flatnonzero(w == u)
+        _window(mine, sched.send_start[mine], sched.send_end[mine], size[mine],
+                float(inst.platform.bandwidths[u]), tol, "link",
+                f"link {u} cannot carry these transfers within their windows")
+    if np.isfinite(inst.platform.master_bandwidth):
+        _window(np.arange(sched.size), sched.send_start, sched.send_end, size,
+                float(inst.platform.master_bandwidth), tol, "master",
+                "the master's bandwidth cannot carry these transfers")
+        _links_and_master(inst, sched, size)
 
 
-def _multiport(inst: Instance, sched: Schedule, tol: float) -> None:
-    """Sweep over send boundaries: per-link and master rates of the active sends."""
-    if not sched.size:
+def _links_and_master(inst: Instance, sched: Schedule, size: np.ndarray) -> None:
+    """Links and master together (a tree of capacities): the transfers fit iff a flow over
+    the elementary intervals between window ends carries every byte — one LP, always
+    feasible, maximising the bytes carried."""
+    from lpsched.models.program import LinearProgram
+    from lpsched.solvers import solve
+
+    ends = np.unique(np.concatenate([sched.send_start, sched.send_end]))
+    lo = np.searchsorted(ends, sched.send_start)
+    hi = np.searchsorted(ends, sched.send_end)
+    count = hi - lo
+    task = np.repeat(np.arange(sched.size), count)
+    first = np.repeat(np.cumsum(count) - count, count)
+    piece = lo[task] + np.arange(task.size) - first
+    lp = LinearProgram("multiport_check", sense="max")
+    x = lp.add_variables("bytes", task.size)
+    lp.add_constraints("task", task, x, 1.0, upper=size, num_rows=sched.size)
+    link_row = sched.worker[task] * (ends.size - 1) + piece
+    caps = (inst.platform.bandwidths[:, None] * np.diff(ends)[None, :]).ravel()
+    lp.add_constraints("link", link_row, x, 1.0, upper=caps, num_rows=caps.size)
+    lp.add_constraints("master", piece, x, 1.0,
+                       upper=inst.platform.master_bandwidth * np.diff(ends),
+                       num_rows=ends.size - 1)
+    lp.set_objective(x, 1.0)
+    sol = solve(lp).require_optimal("multiport schedule check")
+    missing = size.sum() - sol.objective
+    if missing > 1e-9 * max(1.0, size.sum()):
+        carried = np.bincount(task, weights=sol.values["bytes"], minlength=sched.size)
+        i = int(np.argmax(size - carried))
+        raise InvalidScheduleError("master", f"task {i}: links and master together cannot "
+                                   f"carry the transfers ({missing:.6g} bytes short)", i)
+
+
+def _window(ids: np.ndarray, release: np.ndarray, deadline: np.ndarray, amount: np.ndarray,
+            speed: float, tol: float, rule: str, message: str) -> None:
+    """Preemptive window test of one resource: for every release ``s`` and deadline ``e``,
+    the items inside ``[s, e]`` need at most ``speed·(e − s)``."""
+    if ids.size == 0:
         return
-    rate = inst.size[sched.app] / np.maximum(sched.send_end - sched.send_start, tol)
-    time = np.concatenate([sched.send_start, sched.send_end - tol])
-    delta = np.concatenate([rate, -rate])
-    task = np.concatenate([np.arange(sched.size)] * 2)
-    link = sched.worker[task]
-    slack = 1 + 1e-9
-    # per link: events by (link, time), ends before starts at one instant; running sums
-    order = np.lexsort((delta, time, link))
-    run = np.cumsum(delta[order])
-    first = np.r_[True, link[order][1:] != link[order][:-1]]
-    group_start = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
-    load = run - np.where(group_start > 0, run[group_start - 1], 0.0)
-    over = load > inst.platform.bandwidths[link[order]] * slack
-    _fail("link", over & (delta[order] > 0), "its link carries more than b_u",
-          task[order])
-    order = np.lexsort((delta, time))
-    total = np.cumsum(delta[order])
-    _fail("master", (total > inst.platform.master_bandwidth * slack) & (delta[order] > 0),
-          "the master sends more than BW", task[order])
+    order = np.argsort(deadline, kind="stable")
+    d, r, a, who = deadline[order], release[order], amount[order], ids[order]
+    for s in np.unique(r):
+        load = np.cumsum(np.where(r >= s - tol, a, 0.0))
+        over = (load > speed * (d - s) * (1 + 1e-9) + speed * tol) & (d > s)
+        if over.any():
+            i = int(np.argmax(over))
+            raise InvalidScheduleError(rule, f"task {int(who[i])}: {message} "
+                                       f"(window [{s:.6g}, {d[i]:.6g}])", int(who[i]))
 
 
 @dataclass(frozen=True)

@@ -96,3 +96,36 @@ def test_shapes():
                  end=[2.0])
     with pytest.raises(InvalidScheduleError, match="out of range"):
         validate(INST, replace(good(), worker=np.array([0, 1, 5])))
+
+
+def test_multiport_accepts_shared_links_and_rejects_joint_overload():
+    multi = Instance(StarPlatform([1.0, 0.5], [2.0, 1.0], master_bandwidth=3.0,
+                                  port="multiport"), INST.applications)
+    # both links busy at once: 2 + 1 = 3 B/s = BW; link 0 carries two transfers in sequence
+    ok = Schedule(app=[0, 0, 1], worker=[0, 1, 0], send_start=[0.0, 0.0, 1.0],
+                  send_end=[1.0, 2.0, 2.0], start=[1.0, 2.0, 3.0], end=[3.0, 6.0, 5.0])
+    validate(multi, ok)
+    # each resource alone could cope, but not together (BW 2.5 < 2 + 1 during [1, 2])
+    tight = Instance(StarPlatform([1.0, 0.5], [2.0, 1.0], master_bandwidth=2.5,
+                                  port="multiport"), INST.applications)
+    bad = replace(ok, send_start=np.array([0.0, 1.0, 1.0]), send_end=np.array([1.0, 3.0, 2.0]),
+                  start=np.array([1.0, 3.0, 3.0]), end=np.array([3.0, 7.0, 5.0]))
+    with pytest.raises(InvalidScheduleError) as err:
+        validate(tight, bad)
+    assert err.value.rule == "master" and "together" in str(err.value)
+
+
+def test_fluid_computation_window_test():
+    # two tasks share P0 over [1, 5]: 2 + 2 = 4 units of work in 4 s at speed 1: fits
+    shared = Schedule(app=[0, 0, 1], worker=[0, 0, 1], send_start=[0.0, 1.0, 2.0],
+                      send_end=[1.0, 2.0, 4.0], start=[1.0, 2.0, 4.0], end=[5.0, 5.0, 8.0])
+    multi = Instance(StarPlatform([1.0, 0.5], [2.0, 1.0], port="multiport"),
+                     INST.applications)
+    validate(multi, shared, computation="fluid")
+    with pytest.raises(InvalidScheduleError) as err:
+        validate(multi, shared)  # atomic: exact durations required
+    assert err.value.rule == "duration"
+    crowded = replace(shared, end=np.array([4.0, 4.5, 8.0]))
+    with pytest.raises(InvalidScheduleError) as err:
+        validate(multi, crowded, computation="fluid")
+    assert err.value.rule == "worker"

@@ -267,15 +267,20 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
     from lpsched.algorithms.maxstretch import max_stretch
-    from lpsched.algorithms.reconstruct import reconstruct_op_ac
+    from lpsched.algorithms.reconstruct import reconstruct_bmp, reconstruct_op_ac
     from lpsched.errors import InvalidScheduleError
     from lpsched.schedule import metrics, validate
 
-    inst = _load(args.instance, None)
+    port = "one-port" if args.model == "op-ac" else "multiport"
+    inst = _load(args.instance, port)
     res = max_stretch(inst)
-    rec = reconstruct_op_ac(inst, res.plan)
+    computation = "fluid" if args.model == "bmp-fc" else "atomic"
+    if args.model == "op-ac":
+        rec = reconstruct_op_ac(inst, res.plan)
+    else:
+        rec = reconstruct_bmp(inst, res.plan, computation)
     try:
-        validate(inst, rec.schedule)
+        validate(inst, rec.schedule, computation=computation)
         valid, why = True, None
     except InvalidScheduleError as exc:
         valid, why = False, str(exc)
@@ -292,11 +297,13 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     if args.json:
         print(_dump(out))
     else:
-        print(f"OP-AC schedule from the (K1) optimum (Theorem 6): {rec.schedule.size} tasks, "
+        theorem = {"op-ac": "(K1) optimum, Theorem 6", "bmp-ac": "(K) optimum, Theorem 4",
+                   "bmp-fc": "(K) optimum, Theorem 3"}[args.model]
+        print(f"{args.model.upper()} schedule from the {theorem}: {rec.schedule.size} tasks, "
               f"{'valid' if valid else 'INVALID: ' + str(why)}")
         print(f"max-stretch {m.max_stretch:.6f} (LP optimum {res.stretch:.6f}, ratio "
               f"{m.max_stretch / res.stretch:.4f}); worst lateness "
-              f"{float(rec.lateness.max()):.1f} s, Theorem 6 bound "
+              f"{float(rec.lateness.max()):.1f} s, the theorem's bound "
               f"{float(rec.bound.max()):.1f} s")
     return 0 if valid and out["within_bound"] else 1
 
@@ -411,9 +418,11 @@ def build_parser() -> argparse.ArgumentParser:
     pb.set_defaults(func=_cmd_plot)
 
     sch = sub.add_parser("schedule", help="a concrete schedule from the LP optimum "
-                         "(seed 003 Theorem 6, one-port atomic)")
+                         "(seed 003 Theorems 3, 4, 6)")
     sch.add_argument("instance")
-    sch.add_argument("--model", choices=("op-ac",), default="op-ac")
+    sch.add_argument("--model", choices=("op-ac", "bmp-ac", "bmp-fc"), default="op-ac",
+                     help="op-ac: one-port atomic (Thm 6); bmp-ac / bmp-fc: bounded multiport, "
+                          "atomic (Thm 4) or fluid (Thm 3) computation")
     sch.add_argument("--json", action="store_true")
     sch.add_argument("--schedule", action="store_true", help="with --json: every task")
     sch.set_defaults(func=_cmd_schedule)

@@ -153,3 +153,10 @@ def test_schedule_command(capsys, inst_file):
     data = json.loads(out)
     assert code == 0 and data["valid"] and data["within_bound"]
     assert data["max_stretch"] >= data["lp_stretch"] * (1 - 1e-6)
+
+
+@pytest.mark.parametrize("model", ["bmp-ac", "bmp-fc"])
+def test_schedule_command_multiport(capsys, inst_file, model):
+    code, out, _ = run(capsys, "schedule", str(inst_file), "--model", model, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["valid"] and data["within_bound"] and data["model"] == model

@@ -78,3 +78,38 @@ def test_construction_refuses_other_plans():
     online = max_stretch(inst.with_port("multiport"))
     with pytest.raises(LpschedError, match="one-port"):
         reconstruct_op_ac(inst, online.plan)
+
+
+@given(seeds, st.sampled_from(["atomic", "fluid"]), st.sampled_from([None, 0.6]))
+def test_theorems_3_and_4_bounded_multiport(seed, computation, bw_share):
+    """BMP-AC (Theorem 4) and BMP-FC (Theorem 3): valid multiport schedules (fluid
+    communications; atomic or time-shared computations) within the theorem's lateness bound
+    plus the envelope of the extra sends of fractional per-worker totals."""
+    from lpsched.algorithms.reconstruct import reconstruct_bmp
+    from lpsched.instances import StarPlatform
+
+    base = small_instance(seed, port="multiport")
+    bw = None if bw_share is None else bw_share * float(base.platform.bandwidths.sum())
+    inst = Instance(StarPlatform(base.platform.speeds, base.platform.bandwidths, bw,
+                                 "multiport"), base.applications)
+    res = max_stretch(inst)
+    rec = reconstruct_bmp(inst, res.plan, computation)
+    validate(inst, rec.schedule, computation=computation)
+    assert (rec.lateness <= rec.tails + 1e-6).all()
+    assert (rec.lateness <= rec.bound + 1e-6).all()
+    assert metrics(inst, rec.schedule).max_stretch >= res.stretch * (1 - 1e-6)
+
+
+def test_bmp_granularity_converges():
+    from lpsched.algorithms.reconstruct import reconstruct_bmp
+
+    base = random_bags(5, 3, seed=2, port="multiport")
+    gaps = []
+    for g in (1, 4, 16):
+        inst = Instance(base.platform, tuple(
+            Application(a.release, a.tasks * g, a.work / g, a.size / g)
+            for a in base.applications))
+        res = max_stretch(inst)
+        rec = reconstruct_bmp(inst, res.plan, "atomic")
+        gaps.append(metrics(inst, rec.schedule).max_stretch / res.stretch - 1)
+    assert gaps[0] > gaps[1] > gaps[2] >= 0 and gaps[2] < 0.05

@@ -196,3 +196,169 @@ def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
                          for k in range(n)])
     return Reconstruction(sched, np.asarray(plan.deadlines), completion, lateness, bound,
                           tail_sum)
+
+
+# -- bounded multiport: Theorems 3 (BMP-FC) and 4 (BMP-AC) -----------------------------------
+#: Cumulative amounts within this many tasks of a whole number count as reaching it (the
+#: plan's sums are exact only up to the LP tolerance).
+_AMOUNT_TOL = 1e-9
+
+def _last_at_most(cum: np.ndarray, t: np.ndarray, v: float) -> float:
+    """Last time a piecewise-linear non-decreasing ``cum`` (values at epochs ``t``) is <= v."""
+    j = int(np.searchsorted(cum, v + _AMOUNT_TOL, side="right"))
+    if j >= cum.size:
+        return float(t[-1])
+    if j == 0:
+        return float(t[0])
+    frac = (v - cum[j - 1]) / (cum[j] - cum[j - 1])
+    return float(t[j - 1] + min(max(frac, 0.0), 1.0) * (t[j] - t[j - 1]))
+
+
+def _first_at_least(cum: np.ndarray, t: np.ndarray, v: float) -> float:
+    """First time ``cum`` reaches ``v``."""
+    j = int(np.searchsorted(cum, v - _AMOUNT_TOL, side="left"))
+    if j >= cum.size:
+        return float(t[-1])
+    if j == 0:
+        return float(t[0])
+    frac = (v - cum[j - 1]) / (cum[j] - cum[j - 1])
+    return float(t[j - 1] + min(max(frac, 0.0), 1.0) * (t[j] - t[j - 1]))
+
+
+def reconstruct_bmp(inst: Instance, plan: StretchPlan, computation: str = "atomic",
+                    ) -> Reconstruction:
+    """A bounded-multiport schedule from a point of (K): Theorem 4 (BMP-AC,
+    ``computation="atomic"``) or Theorem 3 (BMP-FC, ``computation="fluid"``), seed 003
+    §3.3.1–3.3.2 [L455–L508].
+
+    Communications follow the fluid plan unchanged: task ``m`` of flow ``(u, k)`` travels
+    while its cumulative amount goes from ``m−1`` to ``m``. Computations are shifted by one
+    task per (worker, application): atomic — whole tasks of each interval placed by
+    ``S_1D^{-2}`` (Theorem 4), the first slot idle; fluid — task ``i`` computed at the plan's
+    rates while the plan computes task ``i+1`` (Theorem 3). At each deadline ``d_k`` the
+    leftover tasks of ``A_k`` are computed at full speed on each worker, shifting later
+    computations on that worker. Plans whose per-worker totals are fractional leave whole
+    tasks unsent (spec §5.7, decision A5): they are sent at ``d_k`` one at a time at
+    ``min(b_u, BW)`` (largest remainders), pausing the communications for that long.
+
+    Bound reported: Theorem 4's ``max_u 2n·Σ_l w_l/s_u`` (atomic) or Theorem 3's
+    ``max_u Σ_{l: d_l <= d_k} w_l/s_u`` (fluid), plus the envelope
+    ``Σ_l [Σ_u δ_l/min(b_u, BW) + max_u w_l/s_u]`` of those extra sends.
+    """
+    if plan.port != "multiport" or plan.t_new is not None:
+        raise LpschedError("the BMP constructions need an offline bounded-multiport plan")
+    if computation not in ("atomic", "fluid"):
+        raise LpschedError(f"unknown computation model {computation!r}")
+    n, p = inst.n, inst.p
+    if not np.array_equal(np.asarray(plan.apps, int), np.arange(n)):
+        raise LpschedError("the plan must cover every application of the instance")
+    comp_t = np.asarray(inst.comp_time)
+    link_rate = np.minimum(inst.platform.bandwidths, inst.platform.master_bandwidth)
+    t = np.asarray(plan.epochs, float)
+    am, ac = np.asarray(plan.comm), np.asarray(plan.comp)
+    tasks = inst.tasks.astype(int)
+    sent_cum = np.concatenate([np.zeros((n, p, 1)), np.cumsum(am, axis=2)], axis=2)
+    comp_cum = np.concatenate([np.zeros((n, p, 1)), np.cumsum(ac, axis=2)], axis=2)
+    whole = np.floor(sent_cum[:, :, -1] + 1e-9).astype(int)
+
+    # computation slots (atomic) in every interval, by S_1D^{-2} on each worker
+    slots: list[list[list[float]]] = [[[] for _ in range(p)] for _ in range(n)]
+    if computation == "atomic":
+        for j in range(t.size - 1):
+            length = t[j + 1] - t[j]
+            if length <= 0:
+                continue
+            count = np.floor(ac[:, :, j] + 1e-9).astype(int)
+            for u in range(p):
+                ks = np.flatnonzero(count[:, u] > 0)
+                if not ks.size:
+                    continue
+                share = ac[ks, u, j] * comp_t[ks, u] / length
+                place = s1d_reversed(t[j + 1], share / max(1.0, share.sum()), comp_t[ks, u],
+                                     count[ks, u])
+                for f, start in zip(place.app, place.start, strict=True):
+                    slots[ks[f]][u].append(float(start))
+
+    base: list[tuple[int, int, float, float, float, float]] = []
+    leftover: list[list[list[tuple[float, float]]]] = [[[] for _ in range(p)] for _ in range(n)]
+    for k in range(n):
+        for u in range(p):
+            f, g = sent_cum[k, u], comp_cum[k, u]
+            windows = [(_last_at_most(f, t, m - 1), _first_at_least(f, t, m))
+                       for m in range(1, whole[k, u] + 1)]
+            if computation == "atomic":
+                done = max(len(slots[k][u]) - 1, 0)
+                starts = slots[k][u][1:]
+                ends = [s + comp_t[k, u] for s in starts]
+            else:
+                done = max(int(np.floor(g[-1] + 1e-9)) - 1, 0)
+                starts = [_last_at_most(g, t, i) for i in range(1, done + 1)]
+                ends = [_first_at_least(g, t, i + 1) for i in range(1, done + 1)]
+            for m in range(done):
+                s0, s1 = windows[m]
+                if starts[m] < s1 - 1e-9 * max(1.0, abs(s1)):
+                    raise LpschedError(f"{'Theorem 4' if computation == 'atomic' else 'Theorem 3'}"
+                                       f" construction: task {m} of application {k} on worker "
+                                       f"{u} computed before it arrived")
+                base.append((k, u, s0, s1, starts[m], ends[m]))
+            leftover[k][u] = windows[done:]
+
+    comm_pauses: list[tuple[float, float]] = []
+    comp_pauses: list[list[tuple[float, float]]] = [[] for _ in range(p)]
+    tail_rows: list[tuple[int, int, float, float, float, float]] = []
+    extra_time = np.zeros(n)
+    worker_tail = np.zeros((n, p))
+    for k in np.lexsort((np.arange(n), plan.deadlines)):
+        d = float(plan.deadlines[k])
+        extra = _largest_remainder(tasks[k] - int(whole[k].sum()),
+                                   sent_cum[k, :, -1] - whole[k])
+        port = d + sum(ln for at, ln in comm_pauses if _after(d, at))
+        arrivals: list[list[tuple[float, float]]] = [[] for _ in range(p)]
+        for u in range(p):
+            for _ in range(int(extra[u])):
+                dur = inst.size[k] / link_rate[u]
+                arrivals[u].append((port, port + dur))
+                port += dur
+        pause = port - (d + sum(ln for at, ln in comm_pauses if _after(d, at)))
+        extra_time[k] = pause
+        for u in range(p):
+            start0 = d + sum(ln for at, ln in comp_pauses[u] if _after(d, at))
+            free = start0
+            moved = [(a + sum(ln for at, ln in comm_pauses if _after(a, at)),
+                      b + sum(ln for at, ln in comm_pauses if b > at + 1e-9 * max(1.0, at)))
+                     for a, b in leftover[k][u]]
+            for a, b in [*moved, *arrivals[u]]:
+                begin = max(free, b)
+                tail_rows.append((k, u, a, b, begin, begin + comp_t[k, u]))
+                free = begin + comp_t[k, u]
+            worker_tail[k, u] = max(pause, free - start0)
+            comp_pauses[u].append((d, worker_tail[k, u]))
+        comm_pauses.append((d, pause))
+
+    rows = np.array(base, dtype=float).reshape(-1, 6)
+    if rows.size:
+        a, b, s, e = rows[:, 2].copy(), rows[:, 3].copy(), rows[:, 4].copy(), rows[:, 5].copy()
+        for at, ln in comm_pauses:
+            rows[:, 2] += np.where(_after(a, at), ln, 0.0)
+            rows[:, 3] += np.where(b > at + 1e-9 * max(1.0, at), ln, 0.0)
+        for u in range(p):
+            mine = rows[:, 1] == u
+            for at, ln in comp_pauses[u]:
+                rows[:, 4] += np.where(mine & _after(s, at), ln, 0.0)
+                rows[:, 5] += np.where(mine & (e > at + 1e-9 * max(1.0, at)), ln, 0.0)
+    allrows = np.concatenate([rows, np.array(tail_rows, dtype=float).reshape(-1, 6)])
+    sched = Schedule(allrows[:, 0].astype(int), allrows[:, 1].astype(int), allrows[:, 2],
+                     allrows[:, 3], allrows[:, 4], allrows[:, 5],
+                     meta={"construction": f"theorem-{4 if computation == 'atomic' else 3}",
+                           "computation": computation, "stretch": plan.stretch})
+    completion = sched.completion(n)
+    lateness = completion - plan.deadlines
+    envelope = (inst.size[:, None] / link_rate[None, :]).sum(axis=1) + comp_t.max(axis=1)
+    earlier = plan.deadlines[None, :] <= plan.deadlines[:, None] * (1 + 1e-12)
+    if computation == "atomic":
+        bound = np.full(n, float((2 * n * comp_t).sum(axis=0).max()) + envelope.sum())
+    else:
+        bound = (earlier @ comp_t).max(axis=1) + earlier @ envelope
+    tails = (earlier @ worker_tail).max(axis=1)
+    return Reconstruction(sched, np.asarray(plan.deadlines), completion, lateness, bound,
+                          tails)

@@ -32,6 +32,10 @@ import numpy as np
 from lpsched.algorithms.maxstretch import MaxStretchResult, max_stretch, online_max_stretch
 from lpsched.sim.star import BasePolicy, StarSimulator, buffered_state, rekey_queues
 
+#: What :meth:`PlanDispatcher.next_send` answers when the only quotas left are on links
+#: that are busy (bounded multiport): wait for the next transfer to end.
+LINKS_BUSY = float("-inf")
+
 
 class PlanDispatcher:
     """Turns a plan's amounts ``comm[k, u, j]`` over ``epochs`` into single sends."""
@@ -91,7 +95,7 @@ class PlanDispatcher:
         # epochs are recomputed from the stretch, so a window may open an ulp before the
         # release event fires: only released applications are candidates
         ready = (sim.unsent[self.apps] > 0) & sim.released[self.apps]
-        left = (self.quota - self.sent) * ready[:, None]
+        left = (self.quota - self.sent) * ready[:, None] * sim.free_links()[None, :]
         cand = np.argwhere(left > 0)
         if cand.size:
             rows, us = cand[:, 0], cand[:, 1]
@@ -106,6 +110,8 @@ class PlanDispatcher:
             self.sent[row, u] += 1
             self.credit[row, u] -= 1
             return int(self.apps[row]), int(u)
+        if not sim.free_links().all() and ((self.quota - self.sent) * ready[:, None] > 0).any():
+            return LINKS_BUSY  # quota left on busy links (multiport): wait for a transfer
         if self.j < self.n_intervals - 1:
             return float(self.epochs[self.j + 1])
         return None
@@ -161,7 +167,9 @@ class CBS3M(BasePolicy):
         decision = self.dispatcher.next_send(sim) if self.dispatcher else None
         if isinstance(decision, tuple):
             return decision
-        if isinstance(decision, float):
+        if decision is LINKS_BUSY:
+            return None
+        if isinstance(decision, float):  # the next plan interval
             sim.engine.cancel(self._wake)
             self._wake = sim.wake_at(decision)
             return None
@@ -174,7 +182,7 @@ class CBS3M(BasePolicy):
         ks = np.flatnonzero(sim.released & (sim.unsent > 0))
         k = int(ks[np.lexsort((ks, sim.inst.release[ks] + self.stretch * sim.ms[ks]))[0]])
         est = np.maximum(sim.now + sim.comm[k], sim.ready) + sim.comp[k]
-        return k, int(np.argmin(est))
+        return k, int(np.argmin(np.where(sim.free_links(), est, np.inf)))
 
     def stats(self) -> dict[str, Any]:
         return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds,

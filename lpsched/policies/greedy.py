@@ -10,7 +10,8 @@ by release date then index (decision A18):
 * SRPT: ``RPT_k = Π_unsent/ρ*`` — re-evaluated at every release (dispatch-level preemption);
 * SWRPT: ``RPT_k·MS*_k`` — as SRPT.
 
-Resources, whenever the port is free (decisions A19–A21):
+Resources, whenever a send can start (decisions A19–A21; under bounded multiport only the
+workers whose link is idle are candidates):
 
 * RR: a global cyclic pointer over the workers, kept across applications;
 * MCT: ``argmin_u max(now + δ/b_u, ready_u) + w/s_u`` (ties: lower ``u``), ``ready_u`` the
@@ -74,14 +75,18 @@ class GreedyPolicy(BasePolicy):
                 return None
             self.current = self._key(sim, candidates)
         k = self.current
+        free = sim.free_links()  # one-port: every worker; multiport: the idle links
         if self.resource_rule == "rr":
-            u = self.pointer
-            self.pointer = (self.pointer + 1) % sim.p
+            turn = (self.pointer + np.arange(sim.p)) % sim.p
+            u = int(turn[np.argmax(free[turn])])
+            self.pointer = (u + 1) % sim.p
         elif self.resource_rule == "mct":
             est = np.maximum(sim.now + sim.comm[k], sim.ready) + sim.comp[k]
-            u = int(np.argmin(est))
+            u = int(np.argmin(np.where(free, est, np.inf)))
         else:
-            if not self.requests:
+            asking = [v for v in self.requests if free[v]]
+            if not asking:
                 return None
-            u = self.requests.popleft()
+            u = asking[0]
+            self.requests.remove(u)
         return k, u

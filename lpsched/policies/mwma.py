@@ -4,7 +4,8 @@ refs [7, 8]; spec §6.4, decision A22).
 At every arrival and whenever an application has no task left at the master, the policy
 solves the steady-state LP over the applications with tasks left
 (:func:`lpsched.models.throughput.weighted_throughput_lp`, one-port):
-maximise ``λ`` with ``Σ_u ρ_u^(k) = λ·ω_k``, CPU and port capacities. Weights:
+maximise ``λ`` with ``Σ_u ρ_u^(k) = λ·ω_k``, CPU and port (or link and master) capacities.
+Weights:
 
 * ``mwma-nbt``: ``ω_k`` = tasks left at the master;
 * ``mwma-ms``: ``ω_k`` = their dedicated time, ``Π_unsent·MS*/Π``.
@@ -49,7 +50,7 @@ class MWMA(BasePolicy):
         omega = np.where(active, sim.unsent, 0).astype(float)
         if self.weights == "ms":
             omega = omega * sim.ms / sim.tasks
-        sol = solve(weighted_throughput_lp(sim.inst, omega, "one-port"))
+        sol = solve(weighted_throughput_lp(sim.inst, omega))
         sol.require_optimal(f"{self.name} steady-state LP")
         self.rates = np.where(active[:, None], np.clip(sol.values["rho"], 0.0, None), 0.0)
         self.sent = np.zeros_like(self.rates)
@@ -63,7 +64,9 @@ class MWMA(BasePolicy):
         if self._stale or self.rates is None or not (self.rates[active] > 1e-12).any():
             self._solve(sim)
         assert self.rates is not None and self.sent is not None
-        usable = (self.rates > 1e-12) & active[:, None]
+        usable = (self.rates > 1e-12) & active[:, None] & sim.free_links()[None, :]
+        if not usable.any():
+            return None
         cand = np.argwhere(usable)
         due = (self.sent[usable] + 1) / self.rates[usable]
         k, u = cand[np.lexsort((cand[:, 1], cand[:, 0], due))[0]]

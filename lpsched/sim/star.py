@@ -1,11 +1,16 @@
-"""Master-worker simulator, one-port with atomic computation (OP-AC, seed 003 §2.1, §4).
+"""Master-worker simulator with atomic computation (seed 003 §2.1, §4): one-port (OP-AC)
+or bounded multiport (BMP-AC).
 
-The master sends one task at a time (a task of ``A_k`` to ``P_u`` occupies the port for
-``δ_k/b_u``); each worker keeps the tasks it received in a queue and computes them one at a
-time without preemption (``w_k/s_u`` each), never idling while a task waits; computation
-overlaps communication. A :class:`StarPolicy` makes every decision: which task to send to
-which worker when the port is free, and in which order a worker computes (FIFO: reception
-order; EDF: the policy's deadline, ties by reception order).
+One-port: the master sends one task at a time (a task of ``A_k`` to ``P_u`` occupies the port
+for ``δ_k/b_u``). Bounded multiport: each link carries one message at a time, at ``b_u``
+while the active links fit the master's ``BW``, all scaled by ``BW/Σ_active b_u`` otherwise
+(rates change whenever a transfer starts or ends). Each worker keeps the tasks it received
+in a queue and computes them one at a time without preemption (``w_k/s_u`` each), never
+idling while a task waits; computation overlaps communication. A :class:`StarPolicy` makes
+every decision: which task to send to which worker whenever a send can start (the port is
+free; in multiport, some link is free: see :meth:`StarSimulator.free_links`), and in which
+order a worker computes (FIFO: reception order; EDF: the policy's deadline, ties by
+reception order).
 
 Event order at one instant (fixed, documented in docs/decisions.md): computations ending,
 then sends ending, then releases, then policy wake-ups, and only then one dispatch decision,
@@ -92,14 +97,11 @@ class StarSimulator:
     ``now``, ``released``, ``unsent[k]``, ``sent[k, u]`` (dispatched), ``in_flight[u]``,
     ``queued[u]``, ``busy[u]``, ``ready[u]`` (when ``u`` would finish everything assigned
     to it if it computed in FIFO order), ``done[k]``, ``comm``/``comp`` times, ``ms``/``rho``
-    (``MS*``, ``ρ*`` one-port)."""
+    (``MS*``, ``ρ*`` of the platform's port model), :meth:`free_links`."""
 
     def __init__(self, inst: Instance, policy: StarPolicy) -> None:
-        if inst.platform.port != "one-port":
-            raise LpschedError("the master-worker simulator implements the one-port model "
-                               "(OP-AC, the model of every experiment of seed 003); got "
-                               f"{inst.platform.port!r}")
         self.inst = inst
+        self.one_port = inst.platform.port == "one-port"
         self.policy = policy
         self.engine = Engine()
         n, p = inst.n, inst.p
@@ -107,7 +109,7 @@ class StarSimulator:
         self.comm = np.asarray(inst.comm_time, float)
         self.comp = np.asarray(inst.comp_time, float)
         self.tasks = inst.tasks.astype(int)
-        self.rho = dedicated_throughputs(inst, "one-port")
+        self.rho = dedicated_throughputs(inst)
         self.ms = self.tasks / self.rho
         self.released = np.zeros(n, bool)
         self.unsent = self.tasks.copy()
@@ -119,7 +121,9 @@ class StarSimulator:
         self.computing: list[int] = [-1] * p  # task id on each worker, -1 if idle
         self.ready = np.zeros(p)
         self.done = np.zeros(n, int)
-        self.port_busy = False
+        self.port_busy = False  # one-port: a send is in progress
+        # multiport: per link, the task in transit, bytes left, time of the last rate change
+        self._transit: dict[int, list[Any]] = {}
         self._queues: list[list[tuple[float, int, int]]] = [[] for _ in range(p)]
         total = int(self.tasks.sum())
         self.rec_app = np.full(total, -1)
@@ -132,6 +136,14 @@ class StarSimulator:
     @property
     def now(self) -> float:
         return self.engine.now
+
+    def free_links(self) -> np.ndarray:
+        """Workers a send could start to now (one-port: all or none)."""
+        if self.one_port:
+            return np.full(self.p, not self.port_busy)
+        free = np.ones(self.p, bool)
+        free[list(self._transit)] = False
+        return free
 
     def queued(self, u: int) -> int:
         return len(self._queues[u])
@@ -160,13 +172,15 @@ class StarSimulator:
 
     def _dispatch(self) -> None:
         self._dispatch_event = None
-        if self.port_busy:
-            return
-        choice = self.policy.next_send(self)
-        if choice is None:
-            return
-        k, u = int(choice[0]), int(choice[1])
-        if not (self.released[k] and self.unsent[k] > 0 and 0 <= u < self.p):
+        while self.free_links().any():
+            choice = self.policy.next_send(self)
+            if choice is None:
+                return
+            self._start_send(int(choice[0]), int(choice[1]))
+
+    def _start_send(self, k: int, u: int) -> None:
+        if not (0 <= u < self.p and self.released[k] and self.unsent[k] > 0
+                and self.free_links()[u]):
             raise LpschedError(f"policy {self.policy.name} chose an impossible send "
                                f"(application {k}, worker {u}) at t={self.now}")
         i = self._next_task
@@ -180,12 +194,47 @@ class StarSimulator:
         self.in_flight[u] += 1
         self.in_flight_app[k, u] += 1
         self.ready[u] = max(now + dur, self.ready[u]) + self.comp[k, u]
-        self.port_busy = True
-        self.engine.at(now + dur, lambda: self._send_done(i), SEND_DONE)
+        if self.one_port:
+            self.port_busy = True
+            self.engine.at(now + dur, lambda: self._send_done(i), SEND_DONE)
+            return
+        self._progress()
+        self._transit[u] = [i, float(self.inst.size[k]), None]
+        self._reschedule()
+
+    def _rates(self) -> dict[int, float]:
+        bw = self.inst.platform.bandwidths
+        total = sum(float(bw[u]) for u in self._transit)
+        scale = min(1.0, self.inst.platform.master_bandwidth / total) if total > 0 else 1.0
+        return {u: float(bw[u]) * scale for u in self._transit}
+
+    def _progress(self) -> None:
+        """Account the bytes sent since the last rate change (multiport)."""
+        for u, rate in self._rates().items():
+            entry = self._transit[u]
+            if entry[2] is not None:
+                entry[1] = max(entry[1] - rate * (self.now - entry[2][1]), 0.0)
+
+    def _reschedule(self) -> None:
+        """New rates for every transfer in transit, and their completion events."""
+        for u, rate in self._rates().items():
+            entry = self._transit[u]
+            if entry[2] is not None:
+                self.engine.cancel(entry[2][0])
+            i = entry[0]
+            event = self.engine.at(self.now + entry[1] / rate,
+                                   lambda i=i: self._send_done(i), SEND_DONE)
+            entry[2] = (event, self.now)
 
     def _send_done(self, i: int) -> None:
         k, u = int(self.rec_app[i]), int(self.rec_worker[i])
-        self.port_busy = False
+        self.rec[1, i] = self.now
+        if self.one_port:
+            self.port_busy = False
+        else:
+            self._progress()
+            del self._transit[u]
+            self._reschedule()
         self.in_flight[u] -= 1
         self.in_flight_app[k, u] -= 1
         self.queued_app[k, u] += 1

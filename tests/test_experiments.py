@@ -90,4 +90,10 @@ def test_dask_local_cluster_gives_the_same_rows():
             distributed.Client(cluster) as client:
         remote = ResultStore(":memory:")
         run_cells(exp.EXPERIMENT, cells, exp.cell, remote, executor=client, progress=False)
+        # the CLI's form: an address string, dask://HOST:PORT
+        address = cluster.scheduler_address.replace("tcp://", "dask://")
+        by_address = ResultStore(":memory:")
+        run_cells(exp.EXPERIMENT, cells, exp.cell, by_address, executor=address,
+                  progress=False)
     assert stable(local.rows(exp.EXPERIMENT)) == stable(remote.rows(exp.EXPERIMENT))
+    assert stable(local.rows(exp.EXPERIMENT)) == stable(by_address.rows(exp.EXPERIMENT))

@@ -144,28 +144,20 @@ def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
         offset = sum(length for at, length in shift_at if _after(d, at))
         now = d + offset  # the tail starts at d_k in the shifted timeline
         port = now
-        arrivals: list[list[float]] = [[] for _ in range(p)]
+        arrivals: list[list[tuple[float, float]]] = [[] for _ in range(p)]
         for u in range(p):
             for _ in range(int(extra[u])):
-                arrivals[u].append(port + comm_t[k, u])
-                tail_rows.append((k, u, port, port + comm_t[k, u], np.nan, np.nan))
+                arrivals[u].append((port, port + comm_t[k, u]))
                 port += comm_t[k, u]
         end = port
         for u in range(p):
             free = now
             waiting = [(s0 + moved, s1 + moved) for s0, s1 in leftover_recv[k][u]
                        for moved in [sum(ln for at, ln in shift_at if _after(s0, at))]]
-            for s0, s1 in waiting:  # received before d_k, computed in the tail
+            # received before d_k first, then the tail's own sends as they arrive
+            for s0, s1 in [*waiting, *arrivals[u]]:
                 start = max(free, s1)
                 tail_rows.append((k, u, s0, s1, start, start + comp_t[k, u]))
-                free = start + comp_t[k, u]
-            for arrive in arrivals[u]:
-                row = next(i for i in range(len(tail_rows) - 1, -1, -1)
-                           if tail_rows[i][0] == k and tail_rows[i][1] == u
-                           and np.isnan(tail_rows[i][4]) and tail_rows[i][3] == arrive)
-                start = max(free, arrive)
-                r = tail_rows[row]
-                tail_rows[row] = (r[0], r[1], r[2], r[3], start, start + comp_t[k, u])
                 free = start + comp_t[k, u]
             end = max(end, free)
         tails[k] = end - now

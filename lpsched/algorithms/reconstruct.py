@@ -70,6 +70,22 @@ def _largest_remainder(total: int, weights: np.ndarray) -> np.ndarray:
     return out
 
 
+def _place_slots(slots: list[list[list[float]]], t: np.ndarray, j: int, count: np.ndarray,
+                 amount: np.ndarray, comp_t: np.ndarray) -> None:
+    """Computation slots of interval ``j`` on every worker: the last ``count[k, u]`` tasks
+    of the fluid schedule, right-packed by ``S_1D^{-2}`` (Lemma 2); appends their starts."""
+    length = t[j + 1] - t[j]
+    for u in range(count.shape[1]):
+        ks = np.flatnonzero(count[:, u] > 0)
+        if not ks.size:
+            continue
+        share = amount[ks, u] * comp_t[ks, u] / length
+        place = s1d_reversed(t[j + 1], share / max(1.0, share.sum()), comp_t[ks, u],
+                             count[ks, u])
+        for f, start in zip(place.app, place.start, strict=True):
+            slots[ks[f]][u].append(float(start))
+
+
 def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
     """Theorem 6(b): an OP-AC schedule from a point of (K1) (module doc)."""
     if plan.port != "one-port" or plan.t_new is not None:
@@ -102,15 +118,7 @@ def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
                 sends[k[f]][u[f]].append((float(start), float(end)))
         n_comp = np.minimum(np.floor(ac[:, :, j] + 1e-9).astype(int), n_comm + backlog)
         backlog += n_comm - n_comp
-        for u in range(p):
-            ks = np.flatnonzero(n_comp[:, u] > 0)
-            if not ks.size:
-                continue
-            share = ac[ks, u, j] * comp_t[ks, u] / length
-            place = s1d_reversed(t[j + 1], share / max(1.0, share.sum()), comp_t[ks, u],
-                                 n_comp[ks, u])
-            for f, start in zip(place.app, place.start, strict=True):
-                slots[ks[f]][u].append(float(start))
+        _place_slots(slots, t, j, n_comp, ac[:, :, j], comp_t)
 
     records: list[tuple[int, int, float, float, float, float]] = []
     leftover_recv: list[list[list[tuple[float, float]]]] = [[[] for _ in range(p)]
@@ -260,16 +268,8 @@ def reconstruct_bmp(inst: Instance, plan: StretchPlan, computation: str = "atomi
             length = t[j + 1] - t[j]
             if length <= 0:
                 continue
-            count = np.floor(ac[:, :, j] + 1e-9).astype(int)
-            for u in range(p):
-                ks = np.flatnonzero(count[:, u] > 0)
-                if not ks.size:
-                    continue
-                share = ac[ks, u, j] * comp_t[ks, u] / length
-                place = s1d_reversed(t[j + 1], share / max(1.0, share.sum()), comp_t[ks, u],
-                                     count[ks, u])
-                for f, start in zip(place.app, place.start, strict=True):
-                    slots[ks[f]][u].append(float(start))
+            _place_slots(slots, t, j, np.floor(ac[:, :, j] + 1e-9).astype(int), ac[:, :, j],
+                         comp_t)
 
     base: list[tuple[int, int, float, float, float, float]] = []
     leftover: list[list[list[tuple[float, float]]]] = [[[] for _ in range(p)] for _ in range(n)]

@@ -25,14 +25,14 @@ def timed_run(instances: int, jobs: int, out: Path) -> tuple[float, list[dict]]:
     store = ResultStore(out / "cbs3m.sqlite")
     t0 = time.perf_counter()
     run_cells(exp.EXPERIMENT, exp.cells(instances), exp.cell, store, jobs=jobs,
-              progress=False)
+              progress=False, group=exp.by_instance)
     wall = time.perf_counter() - t0
     return wall, store.rows(exp.EXPERIMENT)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--instances", type=int, default=1000)
+    ap.add_argument("--instances", type=int, default=1000, help="0: skip the full run")
     ap.add_argument("--scaling", type=int, default=100)
     ap.add_argument("--out", default="results/bench")
     ap.add_argument("--variant", type=int, default=100,
@@ -40,29 +40,30 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out)
 
-    wall, rows = timed_run(args.instances, 2, out / "full")
-    print(f"## Full reproduction: {args.instances} instances x 18 policies, 2 local processes")
-    print()
-    print(f"Wall time: {wall:.1f} s ({wall / 60:.1f} min) for {len(rows)} cells.")
-    print()
-    events = sum(r["events"] for r in rows)
-    sim_seconds = sum(r["seconds"] for r in rows)
-    greedy = [r for r in rows if r["policy"].endswith(("-rr", "-mct", "-dd"))]
-    greedy_rate = sum(r["events"] for r in greedy) / sum(r["seconds"] for r in greedy)
-    print(f"Simulated events: {events} in {sim_seconds:.1f} s of simulation (all policies, "
-          f"LP solves of CBS3M/MWMA included): {events / sim_seconds:,.0f} events/s. "
-          f"Greedy policies alone: {greedy_rate:,.0f} events/s.")
-    print()
-    for name in ("cbs3m-edf-online", "cbs3m-fifo-online"):
-        per = [t for r in rows if r["policy"] == name for t in r["solve_seconds"]]
-        print(f"{name}: {len(per)} re-solves, {statistics.median(per) * 1000:.1f} ms median, "
-              f"{np.percentile(per, 95) * 1000:.1f} ms p95, {max(per) * 1000:.0f} ms max "
-              "per re-solve.")
-    print()
-    print("```")
-    print(exp.format_tables(exp.tables(rows)))
-    print("```")
-    print()
+    if args.instances > 0:
+        wall, rows = timed_run(args.instances, 2, out / "full")
+        print(f"## Full reproduction: {args.instances} instances x 18 policies, 2 local processes")
+        print()
+        print(f"Wall time: {wall:.1f} s ({wall / 60:.1f} min) for {len(rows)} cells.")
+        print()
+        events = sum(r["events"] for r in rows)
+        sim_seconds = sum(r["seconds"] for r in rows)
+        greedy = [r for r in rows if r["policy"].endswith(("-rr", "-mct", "-dd"))]
+        greedy_rate = sum(r["events"] for r in greedy) / sum(r["seconds"] for r in greedy)
+        print(f"Simulated events: {events} in {sim_seconds:.1f} s of simulation (all policies, "
+              f"LP solves of CBS3M/MWMA included): {events / sim_seconds:,.0f} events/s. "
+              f"Greedy policies alone: {greedy_rate:,.0f} events/s.")
+        print()
+        for name in ("cbs3m-edf-online", "cbs3m-fifo-online"):
+            per = [t for r in rows if r["policy"] == name for t in r["solve_seconds"]]
+            print(f"{name}: {len(per)} re-solves, {statistics.median(per) * 1000:.1f} ms median, "
+                  f"{np.percentile(per, 95) * 1000:.1f} ms p95, {max(per) * 1000:.0f} ms max "
+                  "per re-solve.")
+        print()
+        print("```")
+        print(exp.format_tables(exp.tables(rows)))
+        print("```")
+        print()
     print(f"## Runner scaling, {args.scaling} instances x 18 policies")
     print()
     print("| processes | wall time (s) | speed-up |")
@@ -82,7 +83,7 @@ def main() -> None:
         print()
         store = ResultStore(":memory:")
         run_cells(exp.EXPERIMENT, exp.cells(args.variant, base_bandwidth=12.5e6), exp.cell,
-                  store, jobs=2, progress=False)
+                  store, jobs=2, progress=False, group=exp.by_instance)
         rows = store.rows(exp.EXPERIMENT)
         tab = exp.tables(rows)
         print("```")

@@ -218,6 +218,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base)
     t0 = time.perf_counter()
     ran = run_cells(exp.EXPERIMENT, todo, exp.cell, store, executor=args.executor,
+                    group=exp.by_instance,
                     jobs=args.jobs, progress=not args.quiet)
     wall = time.perf_counter() - t0
     keys = {ResultStore.key(list(c)) for c in todo}

@@ -160,3 +160,8 @@ def write_csv(tab: dict[str, dict[str, dict]], rows: list[dict[str, Any]], out: 
         w.writerow(keys)
         for r in rows:
             w.writerow([r.get(k, "") for k in keys])
+
+
+def by_instance(key: tuple) -> tuple:
+    """Group key of a cell: its instance (every policy of one instance runs together)."""
+    return (key[0], *key[2:])

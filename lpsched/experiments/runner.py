@@ -53,9 +53,19 @@ def _dask_client(address: str) -> Any:
     return Client(address)
 
 
+def _batch(fn: CellFn, cells: list[Any]) -> list[tuple[Any, list[dict[str, Any]]]]:
+    return [(cell, fn(cell)) for cell in cells]
+
+
 def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
-              executor: Any = "local", jobs: int = 1, progress: bool = True) -> int:
-    """Compute ``fn(cell)`` for every cell not yet stored; returns how many were computed."""
+              executor: Any = "local", jobs: int = 1, progress: bool = True,
+              group: Callable[[Any], Any] | None = None) -> int:
+    """Compute ``fn(cell)`` for every cell not yet stored; returns how many were computed.
+
+    ``group(cell)`` (optional) sends the cells with the same key to one worker together —
+    e.g. every policy of one instance, so the instance and its LP bound are built once —
+    while each cell is still committed on its own.
+    """
     done = store.done(experiment)
     todo = [c for c in cells if ResultStore.key(c) not in done]
     bar = Progress(len(todo), experiment, progress)
@@ -75,12 +85,15 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
         raise LpschedError(f"unknown executor {executor!r}: 'local' or 'dask://HOST:PORT'")
     else:
         pool = executor
+    batches: dict[Any, list[Any]] = {}
+    for i, cell in enumerate(todo):
+        batches.setdefault(group(cell) if group else i, []).append(cell)
     try:
-        futures = {pool.submit(fn, cell): cell for cell in todo}
-        waiting = _as_completed(pool, list(futures))
-        for fut in waiting:
-            store.add(experiment, futures[fut], fut.result())
-            bar.step()
+        futures = [pool.submit(_batch, fn, batch) for batch in batches.values()]
+        for fut in _as_completed(pool, futures):
+            for cell, rows in fut.result():
+                store.add(experiment, cell, rows)
+                bar.step()
     finally:
         if own is not None:
             if isinstance(own, cf.Executor):

@@ -450,6 +450,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         user = type(exc) is LpschedError
         print(f"lpsched: error: {exc}", file=sys.stderr)
         return 2 if user else 1
+    except BrokenPipeError:  # e.g. `lpsched ... | head`: stop quietly
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,6 +39,11 @@ def test_process_pool_gives_the_same_rows_as_serial(tmp_path):
     run_cells(exp.EXPERIMENT, cells, exp.cell, a, jobs=1, progress=False)
     run_cells(exp.EXPERIMENT, cells, exp.cell, b, jobs=2, progress=False)
     assert stable(a.rows(exp.EXPERIMENT)) == stable(b.rows(exp.EXPERIMENT))
+    grouped = ResultStore(":memory:")
+    run_cells(exp.EXPERIMENT, cells, exp.cell, grouped, jobs=2, progress=False,
+              group=exp.by_instance)
+    assert stable(grouped.rows(exp.EXPERIMENT)) == stable(a.rows(exp.EXPERIMENT))
+    assert len(grouped.done(exp.EXPERIMENT)) == len(cells)
     tab = exp.tables(a.rows(exp.EXPERIMENT))
     assert set(tab) == set(exp.METRICS)
     assert all(s["min"] >= 1 - 1e-6 for s in tab["max_stretch"].values())

@@ -77,12 +77,14 @@ class GreedyPolicy(BasePolicy):
         k = self.current
         free = sim.free_links()  # one-port: every worker; multiport: the idle links
         if self.resource_rule == "rr":
-            turn = (self.pointer + np.arange(sim.p)) % sim.p
-            u = int(turn[np.argmax(free[turn])])
+            u = self.pointer
+            if not free[u]:  # multiport: the next idle link in the cycle
+                turn = (self.pointer + np.arange(sim.p)) % sim.p
+                u = int(turn[np.argmax(free[turn])])
             self.pointer = (u + 1) % sim.p
         elif self.resource_rule == "mct":
             est = np.maximum(sim.now + sim.comm[k], sim.ready) + sim.comp[k]
-            u = int(np.argmin(np.where(free, est, np.inf)))
+            u = int(np.argmin(est if sim.one_port else np.where(free, est, np.inf)))
         else:
             asking = [v for v in self.requests if free[v]]
             if not asking:

@@ -124,6 +124,10 @@ class StarSimulator:
         self.port_busy = False  # one-port: a send is in progress
         # multiport: per link, the task in transit, bytes left, time of the last rate change
         self._transit: dict[int, list[Any]] = {}
+        self._all_free = np.ones(self.p, bool)
+        self._none_free = np.zeros(self.p, bool)
+        self._all_free.setflags(write=False)
+        self._none_free.setflags(write=False)
         self._queues: list[list[tuple[float, int, int]]] = [[] for _ in range(p)]
         total = int(self.tasks.sum())
         self.rec_app = np.full(total, -1)
@@ -138,9 +142,9 @@ class StarSimulator:
         return self.engine.now
 
     def free_links(self) -> np.ndarray:
-        """Workers a send could start to now (one-port: all or none)."""
+        """Workers a send could start to now (one-port: all or none). Read-only."""
         if self.one_port:
-            return np.full(self.p, not self.port_busy)
+            return self._none_free if self.port_busy else self._all_free
         free = np.ones(self.p, bool)
         free[list(self._transit)] = False
         return free
@@ -172,7 +176,7 @@ class StarSimulator:
 
     def _dispatch(self) -> None:
         self._dispatch_event = None
-        while self.free_links().any():
+        while (not self.port_busy) if self.one_port else len(self._transit) < self.p:
             choice = self.policy.next_send(self)
             if choice is None:
                 return

@@ -309,6 +309,54 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     return 0 if valid and out["within_bound"] else 1
 
 
+def _read_hybrid_tasks(path: str) -> tuple[list[float], list[float]]:
+    """``{"cpu_times": [...], "gpu_times": [...]}`` or ``{"tasks": [{"cpu": .., "gpu": ..}]}``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ParseError(path, f"cannot read file: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(path, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    if isinstance(data, dict) and "tasks" in data and isinstance(data["tasks"], list):
+        try:
+            return [t["cpu"] for t in data["tasks"]], [t["gpu"] for t in data["tasks"]]
+        except (KeyError, TypeError):
+            raise InvalidInstanceError("tasks", "...", "each task needs 'cpu' and 'gpu'") \
+                from None
+    if isinstance(data, dict) and "cpu_times" in data and "gpu_times" in data:
+        return data["cpu_times"], data["gpu_times"]
+    raise InvalidInstanceError("tasks", "...", "expected 'cpu_times' and 'gpu_times' lists or "
+                               "a 'tasks' list of {'cpu', 'gpu'}")
+
+
+def _cmd_approx(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.dual import hybrid_schedule
+
+    cpu, gpu = _read_hybrid_tasks(args.tasks)
+    res = hybrid_schedule(cpu, gpu, args.cpus, args.gpus, variant=args.variant)
+    if args.json:
+        print(_dump(res.to_dict(schedule=args.schedule)))
+    else:
+        print(f"{res.algorithm}: makespan {res.makespan:.6g}, lower bound {res.lower_bound:.6g}"
+              f" (ratio {res.ratio:.4f} <= {res.guarantee}), {res.extra['cpu_tasks']} tasks "
+              f"on CPUs, {len(cpu) - res.extra['cpu_tasks']} on GPUs")
+    return 0 if res.holds() else 1
+
+
+def _cmd_check_ratios(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.ratios import check_ratios
+
+    rep = check_ratios(args.trials, args.seed)
+    if args.json:
+        print(_dump(rep.to_dict()))
+    else:
+        for name, info in rep.to_dict()["algorithms"].items():
+            print(f"{name:<16} worst ratio {info['worst_ratio']:.4f} (its guarantee "
+                  f"{info['its_guarantee']:.4f}), {info['trials']} trials")
+        print("\n".join(rep.violations) if rep.violations else "every guarantee holds")
+    return 1 if rep.violations else 0
+
+
 def _cmd_policies(args: argparse.Namespace) -> int:
     from lpsched.policies import REGISTRY
 
@@ -427,6 +475,24 @@ def build_parser() -> argparse.ArgumentParser:
     sch.add_argument("--json", action="store_true")
     sch.add_argument("--schedule", action="store_true", help="with --json: every task")
     sch.set_defaults(func=_cmd_schedule)
+
+    approx = sub.add_parser("approx", help="approximation algorithms with certified ratios")
+    approx_sub = approx.add_subparsers(dest="problem", required=True)
+    hyb = approx_sub.add_parser("hybrid", help="CPU+GPU dual approximation (seed 000 ch. 2)")
+    hyb.add_argument("tasks", help="JSON: cpu_times and gpu_times lists")
+    hyb.add_argument("--cpus", type=int, required=True)
+    hyb.add_argument("--gpus", type=int, required=True)
+    hyb.add_argument("--variant", choices=("2",), default="2")
+    hyb.add_argument("--json", action="store_true")
+    hyb.add_argument("--schedule", action="store_true", help="with --json: every task")
+    hyb.set_defaults(func=_cmd_approx)
+
+    cr = sub.add_parser("check-ratios", help="check every approximation guarantee on random "
+                        "and tight instances (exit 1 on a violation)")
+    cr.add_argument("--trials", type=int, default=200)
+    cr.add_argument("--seed", type=int, default=0)
+    cr.add_argument("--json", action="store_true")
+    cr.set_defaults(func=_cmd_check_ratios)
 
     pol = sub.add_parser("policies", help="the registered policy names")
     pol.add_argument("--json", action="store_true")

@@ -160,3 +160,19 @@ def test_schedule_command_multiport(capsys, inst_file, model):
     code, out, _ = run(capsys, "schedule", str(inst_file), "--model", model, "--json")
     data = json.loads(out)
     assert code == 0 and data["valid"] and data["within_bound"] and data["model"] == model
+
+
+def test_approx_hybrid_and_check_ratios(capsys, tmp_path):
+    tasks = tmp_path / "t.json"
+    tasks.write_text(json.dumps({"tasks": [{"cpu": 4, "gpu": 1}, {"cpu": 4, "gpu": 1},
+                                           {"cpu": 1, "gpu": 4}]}))
+    code, out, _ = run(capsys, "approx", "hybrid", str(tasks), "--cpus", "1", "--gpus", "1",
+                       "--json")
+    data = json.loads(out)
+    assert code == 0 and data["certified"] and data["makespan"] <= 2 * data["lower_bound"] * 1.01
+    code, out, _ = run(capsys, "check-ratios", "--trials", "5", "--seed", "2", "--json")
+    assert code == 0 and json.loads(out)["ok"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"cpu_times": [1, -1], "gpu_times": [1, 1]}))
+    code, _, err = run(capsys, "approx", "hybrid", str(bad), "--cpus", "1", "--gpus", "1")
+    assert code == 2 and "cpu_times[1]" in err

@@ -79,6 +79,7 @@ class LinearProgram:
         self.constraints: dict[str, Block] = {}
         self._col_lower: list[np.ndarray] = []
         self._col_upper: list[np.ndarray] = []
+        self._integer: list[np.ndarray] = []
         self._row_lower: list[np.ndarray] = []
         self._row_upper: list[np.ndarray] = []
         self._rows: list[np.ndarray] = []
@@ -98,8 +99,11 @@ class LinearProgram:
         shape: int | tuple[int, ...],
         lower: ArrayLike = 0.0,
         upper: ArrayLike = INF,
+        integer: bool = False,
     ) -> np.ndarray:
-        """Add a block of ``prod(shape)`` columns; return their indices with that shape."""
+        """Add a block of ``prod(shape)`` columns; return their indices with that shape.
+
+        ``integer=True`` makes the block integral (the model becomes a MIP for HiGHS)."""
         if name in self.variables:
             raise LpschedError(f"variable block {name!r} already exists")
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
@@ -107,6 +111,7 @@ class LinearProgram:
         self.variables[name] = block
         self._col_lower.append(_broadcast(lower, block.size, f"{name}.lower"))
         self._col_upper.append(_broadcast(upper, block.size, f"{name}.upper"))
+        self._integer.append(np.full(block.size, bool(integer)))
         self.num_cols = block.stop
         self._cache.clear()
         return block.indices()
@@ -194,6 +199,15 @@ class LinearProgram:
     @property
     def row_upper(self) -> np.ndarray:
         return self._cat(self._row_upper)
+
+    @property
+    def integrality(self) -> np.ndarray:
+        """Boolean mask of the integral columns."""
+        return self._cat(self._integer, bool)
+
+    @property
+    def is_mip(self) -> bool:
+        return bool(self.integrality.any())
 
     @property
     def cost(self) -> np.ndarray:

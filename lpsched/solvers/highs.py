@@ -26,6 +26,7 @@ _STATUS = {
     highspy.HighsModelStatus.kTimeLimit: Status.TIME_LIMIT,
     highspy.HighsModelStatus.kIterationLimit: Status.TIME_LIMIT,
     highspy.HighsModelStatus.kInterrupt: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kSolutionLimit: Status.TIME_LIMIT,
 }
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -52,7 +53,7 @@ def _pass_model(highs: highspy.Highs, lp: LinearProgram) -> None:
         np.ascontiguousarray(a.indptr, dtype=np.int32),
         np.ascontiguousarray(a.indices, dtype=np.int32),
         np.ascontiguousarray(a.data, dtype=np.float64),
-        np.zeros(lp.num_cols, dtype=np.int32),  # all continuous (kContinuous = 0)
+        lp.integrality.astype(np.int32),  # kContinuous = 0, kInteger = 1
     )
     if status != highspy.HighsStatus.kOk:
         raise SolverError(f"HiGHS rejected the model {lp.name!r} ({status})")
@@ -129,6 +130,13 @@ class HighsModel:
         sol = Solution(status=status, iterations=iterations, solve_seconds=seconds,
                        build_seconds=self.build_seconds, solver="highs",
                        message=h.modelStatusToString(model_status))
+        if self.lp.is_mip:
+            sol.mip_gap = float(info.mip_gap)
+            sol.mip_bound = float(info.mip_dual_bound)
+            if status is Status.TIME_LIMIT and int(info.primal_solution_status) == 2:
+                sol.x = np.asarray(h.getSolution().col_value, dtype=float)  # best found
+                sol.objective = float(info.objective_function_value)
+                sol.values = self.lp.split_columns(sol.x)
         if status is Status.OPTIMAL:
             raw = h.getSolution()
             x = np.asarray(raw.col_value, dtype=float)

@@ -29,7 +29,9 @@ class Solution:
     convention: the change of the objective per unit increase of the active bound. ``x`` is
     the full primal vector. ``residual`` is the largest violation of a row or column bound at
     ``x``, recomputed here from the model (not reported by the solver). ``iterations``
-    counts simplex (or IPM) iterations.
+    counts simplex (or IPM) iterations. For a MIP, ``mip_bound`` is the proven bound and
+    ``mip_gap`` the relative gap; a time-limited MIP keeps its best solution in ``x`` with
+    status ``TIME_LIMIT`` (never ``OPTIMAL``).
     """
 
     status: Status
@@ -42,6 +44,8 @@ class Solution:
     solve_seconds: float = 0.0
     build_seconds: float = 0.0
     residual: float = float("nan")
+    mip_gap: float = float("nan")
+    mip_bound: float = float("nan")
     solver: str = ""
     message: str = ""
 

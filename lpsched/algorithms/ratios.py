@@ -1,0 +1,117 @@
+"""Randomised checks that every approximation guarantee holds (``lpsched check-ratios``).
+
+For each algorithm, several generators — uniform random instances and the classical tight
+families (Graham's list-scheduling example, the LPT example, adversarial CPU/GPU instances)
+— are checked against the certified bound (``makespan <= guarantee·lower_bound``) and, on
+small sizes, against the exact MIP optimum (including the theorem ratio against OPT, and the
+dual step never rejecting a λ that the optimum achieves). Deterministic by seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched.algorithms import exact
+from lpsched.algorithms.dual import hybrid_schedule, hybrid_step
+from lpsched.algorithms.listsched import list_scheduling, lpt
+
+
+@dataclass
+class RatioReport:
+    """Worst observed ratio per algorithm (against OPT when known, else the lower bound)."""
+
+    worst: dict[str, tuple[float, float]] = field(default_factory=dict)
+    trials: dict[str, int] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+    def record(self, name: str, ratio: float, guarantee: float) -> None:
+        """Keep the trial closest to its guarantee (``ratio/guarantee`` largest)."""
+        old = self.worst.get(name)
+        if old is None or (ratio / guarantee, ratio) > (old[0] / old[1], old[0]):
+            self.worst[name] = (ratio, guarantee)
+        self.trials[name] = self.trials.get(name, 0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"algorithms": {n: {"worst_ratio": r, "its_guarantee": g,
+                                   "share_of_guarantee": r / g, "trials": self.trials[n]}
+                               for n, (r, g) in self.worst.items()},
+                "violations": self.violations, "ok": not self.violations}
+
+
+def graham_tight(m: int) -> tuple[np.ndarray, float]:
+    """m(m−1) unit tasks then one of length m: list scheduling gives 2m − 1, OPT = m."""
+    return np.concatenate([np.ones(m * (m - 1)), [float(m)]]), float(m)
+
+
+def lpt_tight(m: int) -> tuple[np.ndarray, float]:
+    """2m−1, 2m−1, 2m−2, 2m−2, ..., m+1, m+1, m, m, m: LPT gives 4m − 1, OPT = 3m."""
+    pairs = np.repeat(np.arange(2 * m - 1, m, -1, dtype=float), 2)
+    return np.concatenate([pairs, [m, m, m]]), 3.0 * m
+
+
+def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
+                 time_limit: float = 5.0) -> RatioReport:
+    """Run ``trials`` random instances per generator (see module doc)."""
+    rng = np.random.default_rng(seed)
+    rep = RatioReport()
+
+    def fail(what: str) -> None:
+        rep.violations.append(what)
+
+    def identical(name: str, algo: Callable[[np.ndarray, int], Any], opt_ratio: Callable[
+            [int], float], times: np.ndarray, m: int, opt: float | None) -> None:
+        r = algo(times, m)
+        if not r.holds():
+            fail(f"{name}: makespan {r.makespan} > {r.guarantee}·LB {r.lower_bound}")
+        if opt is None and times.size <= small and m <= 3:
+            e = exact.makespan_identical(times, m, time_limit)
+            opt = e.makespan if e.optimal else None
+        if opt is not None:
+            bound = opt_ratio(m)
+            rep.record(name, r.makespan / opt, bound)
+            if r.makespan > bound * opt * (1 + 1e-9):
+                fail(f"{name}: makespan {r.makespan} > {bound:.4f}·OPT {opt} (m={m}, "
+                     f"times={times.tolist()})")
+        else:
+            rep.record(name, r.ratio, r.guarantee)
+
+    for _ in range(trials):
+        m = int(rng.integers(1, 4))
+        n = int(rng.integers(1, small + 1))
+        times = np.round(rng.uniform(0.5, 10, n), 2)
+        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, times, m, None)
+        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), times, m, None)
+        big = rng.uniform(1, 100, int(rng.integers(50, 400)))
+        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, big,
+                  int(rng.integers(2, 33)), None)
+        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), big, int(rng.integers(2, 33)),
+                  None)
+    for m in range(2, 9):
+        t, opt = graham_tight(m)
+        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, t, m, opt)
+        t, opt = lpt_tight(m)
+        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), t, m, opt)
+
+    for trial in range(trials):
+        m, k = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        n = int(rng.integers(1, small + 1))
+        p = np.round(rng.uniform(1, 10, n), 2)
+        accel = rng.uniform(0.05, 2.0, n) if trial % 2 else rng.uniform(0.05, 1.0, n)
+        q = np.round(p * accel + 0.01, 2)
+        r = hybrid_schedule(p, q, m, k)
+        if not r.holds():
+            fail(f"hybrid-2: makespan {r.makespan} > 2·LB {r.lower_bound}")
+        e = exact.makespan_hybrid(p, q, m, k, time_limit)
+        if e.optimal:
+            rep.record("hybrid-2", r.makespan / e.makespan, 2.0)
+            if r.makespan > 2 * e.makespan * (1 + r.tolerance) * (1 + 1e-9):
+                fail(f"hybrid-2: makespan {r.makespan} > 2·OPT {e.makespan}")
+            if hybrid_step(p, q, m, k, e.makespan * (1 + 1e-12)) is None:
+                fail(f"hybrid-2: the dual step rejected λ = OPT = {e.makespan}")
+        else:
+            rep.record("hybrid-2", r.ratio, 2.0)
+    return rep

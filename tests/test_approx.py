@@ -1,0 +1,113 @@
+"""Issue #4 (first part): list scheduling, LPT, the CPU+GPU 2-dual-approximation, exact MIPs
+and check-ratios."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lpsched.algorithms import exact
+from lpsched.algorithms.dual import hybrid_lower_bound, hybrid_schedule, hybrid_step
+from lpsched.algorithms.listsched import list_scheduling, lpt
+from lpsched.algorithms.ratios import check_ratios, graham_tight, lpt_tight
+from lpsched.errors import InvalidInstanceError
+
+times = st.lists(st.floats(0.1, 20, allow_nan=False), min_size=1, max_size=7)
+machines = st.integers(1, 3)
+
+
+def valid_identical(res, p, m):
+    s = res.schedule
+    assert np.allclose(s.end - s.start, p)
+    for i in range(m):
+        mine = np.sort(np.flatnonzero(s.machine == i))
+        order = mine[np.argsort(s.start[mine])]
+        assert (s.start[order][1:] >= s.end[order][:-1] - 1e-9).all()
+    assert ((s.machine >= 0) & (s.machine < m)).all()
+
+
+@given(times, machines)
+def test_list_scheduling_and_lpt_guarantees(p, m):
+    p = np.array(p)
+    opt = exact.makespan_identical(p, m, time_limit=10)
+    assert opt.optimal
+    ls, lp_ = list_scheduling(p, m), lpt(p, m)
+    for res in (ls, lp_):
+        valid_identical(res, p, m)
+        assert res.holds()
+        assert res.lower_bound <= opt.makespan * (1 + 1e-9)
+    assert ls.makespan <= (2 - 1 / m) * opt.makespan * (1 + 1e-9)
+    assert lp_.makespan <= (4 / 3 - 1 / (3 * m)) * opt.makespan * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("m", [2, 3, 5, 8])
+def test_tight_instances_reach_their_bounds(m):
+    t, opt = graham_tight(m)
+    assert list_scheduling(t, m).makespan == pytest.approx((2 - 1 / m) * opt)
+    t, opt = lpt_tight(m)
+    assert lpt(t, m).makespan == pytest.approx((4 / 3 - 1 / (3 * m)) * opt)
+    assert exact.makespan_identical(*lpt_tight(2)[:1], 2).makespan == pytest.approx(6.0)
+
+
+cpu_gpu = st.integers(1, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0.5, 10), min_size=n, max_size=n),
+    st.lists(st.floats(0.1, 10), min_size=n, max_size=n)))
+
+
+@given(cpu_gpu, st.integers(1, 2), st.integers(1, 2))
+def test_hybrid_2_approximation(tasks, m, k):
+    p, q = map(np.array, tasks)
+    res = hybrid_schedule(p, q, m, k)
+    assert res.holds()
+    s = res.schedule
+    on_gpu = s.machine >= m
+    assert np.allclose(s.end - s.start, np.where(on_gpu, q, p))
+    for i in range(m + k):
+        mine = np.flatnonzero(s.machine == i)
+        order = mine[np.argsort(s.start[mine])]
+        assert (s.start[order][1:] >= s.end[order][:-1] - 1e-9).all()
+    opt = exact.makespan_hybrid(p, q, m, k)
+    assert opt.optimal
+    assert res.lower_bound <= opt.makespan * (1 + 1e-9)
+    assert res.makespan <= 2 * opt.makespan * (1 + res.tolerance) * (1 + 1e-9)
+    # the dual step never rejects a λ that the optimum achieves
+    assert hybrid_step(p, q, m, k, opt.makespan * (1 + 1e-12)) is not None
+    assert hybrid_lower_bound(p, q, m, k) <= opt.makespan * (1 + 1e-9)
+
+
+def test_hybrid_rejections_are_correct():
+    # a task longer than λ everywhere, and a GPU area beyond kλ once forced
+    assert hybrid_step([5, 1], [5, 1], 1, 1, 4.0) is None
+    assert hybrid_step([9, 9], [3, 3], 1, 1, 5.0) is None  # both forced on the one GPU: 6>5
+    on_cpu = hybrid_step([9, 1], [3, 8], 1, 1, 5.0)
+    assert on_cpu is not None and on_cpu.tolist() == [False, True]
+
+
+def test_bad_inputs():
+    with pytest.raises(InvalidInstanceError, match="times"):
+        list_scheduling([1, -2], 2)
+    with pytest.raises(InvalidInstanceError, match="machines"):
+        lpt([1, 2], 0)
+    with pytest.raises(InvalidInstanceError, match=r"cpu_times\[1\]"):
+        hybrid_schedule([1, float("nan")], [1, 1], 1, 1)
+    with pytest.raises(InvalidInstanceError, match="gpu_times"):
+        hybrid_schedule([1, 2], [1], 1, 1)
+    with pytest.raises(InvalidInstanceError, match="gpus"):
+        hybrid_schedule([1], [1], 1, 0)
+
+
+def test_check_ratios_finds_no_violation_and_reaches_tight_bounds():
+    rep = check_ratios(trials=25, seed=3)
+    assert rep.to_dict()["ok"], rep.violations
+    worst = rep.to_dict()["algorithms"]
+    assert worst["list-scheduling"]["worst_ratio"] == pytest.approx(2 - 1 / 8)
+    assert worst["lpt"]["worst_ratio"] == pytest.approx(4 / 3 - 1 / 24)
+    assert worst["hybrid-2"]["worst_ratio"] <= 2.0
+
+
+def test_hybrid_speed_on_1e5_tasks():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(1, 10, 100_000)
+    q = rng.uniform(0.5, 10, 100_000)
+    res = hybrid_schedule(p, q, 4, 4)
+    assert res.holds() and res.schedule.machine.size == 100_000

@@ -18,6 +18,7 @@ import numpy as np
 from lpsched.algorithms import exact
 from lpsched.algorithms.dual import hybrid_schedule, hybrid_step
 from lpsched.algorithms.listsched import list_scheduling, lpt
+from lpsched.algorithms.packing import nfdh_ls, validate_rigid
 
 
 @dataclass
@@ -114,4 +115,16 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
                 fail(f"hybrid-2: the dual step rejected λ = OPT = {e.makespan}")
         else:
             rep.record("hybrid-2", r.ratio, 2.0)
+    for trial in range(trials):
+        k, ell = int(rng.integers(1, 9)), int(rng.integers(1, 17))
+        n = int(rng.integers(1, 200))
+        p = rng.uniform(0.1, 100, n)
+        size = rng.integers(1, ell + 1, n) if trial % 3 else np.full(n, ell // 2 + 1)
+        r = nfdh_ls(np.c_[p, size], k, ell)
+        validate_rigid(p, size, r.schedule, k * ell, ell, local=True)
+        rep.record("nfdh-ls", r.ratio, 3.0)
+        if not r.holds():
+            fail(f"nfdh-ls: makespan {r.makespan} > 3·max(A/m, pmax) = 3·{r.lower_bound}")
+    tight = nfdh_ls(np.array([[1.0, 2], [1.0, 2], [1.0, 2]]), 2, 3)
+    rep.record("nfdh-ls", tight.ratio, 3.0)
     return rep

@@ -482,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     hyb.add_argument("tasks", help="JSON: cpu_times and gpu_times lists")
     hyb.add_argument("--cpus", type=int, required=True)
     hyb.add_argument("--gpus", type=int, required=True)
-    hyb.add_argument("--variant", choices=("2",), default="2")
+    hyb.add_argument("--variant", choices=("2", "3/2"), default="2")
     hyb.add_argument("--json", action="store_true")
     hyb.add_argument("--schedule", action="store_true", help="with --json: every task")
     hyb.set_defaults(func=_cmd_approx)

@@ -163,3 +163,18 @@ def test_rigid_validation_and_bad_inputs():
         nfdh_ls([[1, 1]], clusters=0, cluster_size=3)
     with pytest.raises(InvalidInstanceError, match="times"):
         nfdh_ls([[-1, 1]], clusters=1, cluster_size=3)
+
+
+@given(cpu_gpu, st.integers(1, 2), st.integers(1, 2))
+def test_hybrid_three_halves(tasks, m, k):
+    from lpsched.algorithms.dual import hybrid_step_32
+
+    p, q = map(np.array, tasks)
+    res = hybrid_schedule(p, q, m, k, variant="3/2", dp_eps=0.1)
+    assert res.holds() and res.guarantee == pytest.approx(1.6)
+    opt = exact.makespan_hybrid(p, q, m, k)
+    assert res.makespan <= 1.6 * opt.makespan * (1 + res.tolerance) * (1 + 1e-9)
+    # never rejects a λ the optimum achieves (the DP's NO is correct)
+    assert hybrid_step_32(p, q, m, k, opt.makespan * (1 + 1e-12)) is not None
+    on_gpu = res.schedule.machine >= m
+    assert np.allclose(res.schedule.end - res.schedule.start, np.where(on_gpu, q, p))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from lpsched.algorithms import exact
-from lpsched.algorithms.dual import hybrid_schedule, hybrid_step
+from lpsched.algorithms.dual import hybrid_schedule, hybrid_step, hybrid_step_32
 from lpsched.algorithms.listsched import list_scheduling, lpt
 from lpsched.algorithms.packing import nfdh_ls, validate_rigid
 
@@ -115,6 +115,15 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
                 fail(f"hybrid-2: the dual step rejected λ = OPT = {e.makespan}")
         else:
             rep.record("hybrid-2", r.ratio, 2.0)
+        r32 = hybrid_schedule(p, q, m, k, variant="3/2")
+        if not r32.holds():
+            fail(f"hybrid-3/2: makespan {r32.makespan} > {r32.guarantee}·LB {r32.lower_bound}")
+        if e.optimal:
+            rep.record("hybrid-3/2", r32.makespan / e.makespan, r32.guarantee)
+            if r32.makespan > r32.guarantee * e.makespan * (1 + r32.tolerance) * (1 + 1e-9):
+                fail(f"hybrid-3/2: makespan {r32.makespan} > {r32.guarantee}·OPT {e.makespan}")
+            if hybrid_step_32(p, q, m, k, e.makespan * (1 + 1e-12)) is None:
+                fail(f"hybrid-3/2: the DP rejected λ = OPT = {e.makespan}")
     for trial in range(trials):
         k, ell = int(rng.integers(1, 9)), int(rng.integers(1, 17))
         n = int(rng.integers(1, 200))

@@ -203,26 +203,28 @@ def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
 #: plan's sums are exact only up to the LP tolerance).
 _AMOUNT_TOL = 1e-9
 
-def _last_at_most(cum: np.ndarray, t: np.ndarray, v: float) -> float:
-    """Last time a piecewise-linear non-decreasing ``cum`` (values at epochs ``t``) is <= v."""
-    j = int(np.searchsorted(cum, v + _AMOUNT_TOL, side="right"))
+
+def _crossing(cum: np.ndarray, t: np.ndarray, v: float, last: bool) -> float:
+    """For a piecewise-linear non-decreasing ``cum`` (values at epochs ``t``): the last time
+    it is ``<= v`` (``last=True``) or the first time it reaches ``v``."""
+    if last:
+        j = int(np.searchsorted(cum, v + _AMOUNT_TOL, side="right"))
+    else:
+        j = int(np.searchsorted(cum, v - _AMOUNT_TOL, side="left"))
     if j >= cum.size:
         return float(t[-1])
     if j == 0:
         return float(t[0])
     frac = (v - cum[j - 1]) / (cum[j] - cum[j - 1])
     return float(t[j - 1] + min(max(frac, 0.0), 1.0) * (t[j] - t[j - 1]))
+
+
+def _last_at_most(cum: np.ndarray, t: np.ndarray, v: float) -> float:
+    return _crossing(cum, t, v, last=True)
 
 
 def _first_at_least(cum: np.ndarray, t: np.ndarray, v: float) -> float:
-    """First time ``cum`` reaches ``v``."""
-    j = int(np.searchsorted(cum, v - _AMOUNT_TOL, side="left"))
-    if j >= cum.size:
-        return float(t[-1])
-    if j == 0:
-        return float(t[0])
-    frac = (v - cum[j - 1]) / (cum[j] - cum[j - 1])
-    return float(t[j - 1] + min(max(frac, 0.0), 1.0) * (t[j] - t[j - 1]))
+    return _crossing(cum, t, v, last=False)
 
 
 def reconstruct_bmp(inst: Instance, plan: StretchPlan, computation: str = "atomic",

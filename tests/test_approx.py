@@ -178,3 +178,13 @@ def test_hybrid_three_halves(tasks, m, k):
     assert hybrid_step_32(p, q, m, k, opt.makespan * (1 + 1e-12)) is not None
     on_gpu = res.schedule.machine >= m
     assert np.allclose(res.schedule.end - res.schedule.start, np.where(on_gpu, q, p))
+
+
+def test_time_limited_mip_is_never_reported_optimal():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(1, 10, 60)
+    res = exact.makespan_identical(p, 7, time_limit=0.2)
+    lb = max(p.sum() / 7, p.max())
+    assert res.bound >= lb * (1 - 1e-6) and res.bound <= res.makespan * (1 + 1e-9)
+    if not res.optimal:
+        assert res.status == "time_limit"

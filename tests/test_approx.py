@@ -188,3 +188,25 @@ def test_time_limited_mip_is_never_reported_optimal():
     assert res.bound >= lb * (1 - 1e-6) and res.bound <= res.makespan * (1 + 1e-9)
     if not res.optimal:
         assert res.status == "time_limit"
+
+
+def test_exact_rigid_mip_and_theorem3_tightness():
+    """C^C = 1 but C^{C+L} = 2 on two clusters of three (Theorems 2-3 tight instance),
+    both proven by the MIP; NFDH+LS attains the local optimum."""
+    c = exact.makespan_rigid(TIGHT_2x3, 6)
+    cl = exact.makespan_rigid(TIGHT_2x3, 6, 3, local=True)
+    assert c.optimal and cl.optimal
+    assert (c.makespan, cl.makespan) == (1.0, 2.0)
+    assert nfdh_ls(TIGHT_2x3, 2, 3).makespan == cl.makespan
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nfdh_ls_against_the_exact_local_optimum(seed):
+    rng = np.random.default_rng(seed)
+    jobs = np.c_[np.round(rng.uniform(1, 10, 5), 1), rng.integers(1, 5, 5)]
+    e = exact.makespan_rigid(jobs, 8, 4, local=True)
+    r = nfdh_ls(jobs, 2, 4)
+    assert e.optimal
+    assert e.makespan <= r.makespan * (1 + 1e-9)  # the MIP is optimal
+    assert r.makespan <= 3 * e.makespan * (1 + 1e-9)
+    assert e.makespan >= r.lower_bound * (1 - 1e-9)

@@ -131,9 +131,19 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
         size = rng.integers(1, ell + 1, n) if trial % 3 else np.full(n, ell // 2 + 1)
         r = nfdh_ls(np.c_[p, size], k, ell)
         validate_rigid(p, size, r.schedule, k * ell, ell, local=True)
-        rep.record("nfdh-ls", r.ratio, 3.0)
         if not r.holds():
             fail(f"nfdh-ls: makespan {r.makespan} > 3·max(A/m, pmax) = 3·{r.lower_bound}")
+        if trial % 8 == 0:  # against the exact contiguous-and-local optimum, small sizes
+            few = np.c_[p[:4], np.minimum(size[:4], ell)]
+            kk = min(k, 2)
+            e = exact.makespan_rigid(few, kk * ell, ell, local=True, time_limit=time_limit)
+            small_r = nfdh_ls(few, kk, ell)
+            if e.optimal:
+                rep.record("nfdh-ls", small_r.makespan / e.makespan, 3.0)
+                if small_r.makespan > 3 * e.makespan * (1 + 1e-9):
+                    fail(f"nfdh-ls: makespan {small_r.makespan} > 3·OPT {e.makespan}")
+        else:
+            rep.record("nfdh-ls", r.ratio, 3.0)
     tight = nfdh_ls(np.array([[1.0, 2], [1.0, 2], [1.0, 2]]), 2, 3)
     rep.record("nfdh-ls", tight.ratio, 3.0)
     return rep

@@ -385,7 +385,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lpsched", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="lpsched", description="Scheduling on parallel and distributed platforms with "
+        "linear programming and approximation algorithms.")
     parser.add_argument("--version", action="version", version=f"lpsched {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -431,8 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--json", action="store_true")
     chk.set_defaults(func=_cmd_check)
 
-    sim = sub.add_parser("simulate", help="run policies in the one-port master-worker "
-                         "simulator and validate their schedules")
+    sim = sub.add_parser("simulate", help="run policies in the master-worker simulator "
+                         "(one-port or bounded multiport) and validate their schedules")
     sim.add_argument("instance")
     sim.add_argument("--policy", default="cbs3m-edf-online",
                      help="a policy name, several separated by commas, or 'all'")

@@ -210,3 +210,12 @@ def test_nfdh_ls_against_the_exact_local_optimum(seed):
     assert e.makespan <= r.makespan * (1 + 1e-9)  # the MIP is optimal
     assert r.makespan <= 3 * e.makespan * (1 + 1e-9)
     assert e.makespan >= r.lower_bound * (1 - 1e-9)
+
+
+def test_ci_guarantees_through_the_plugin(ratio_report):
+    """The pytest plugin (entry point lpsched.testing) the project's own CI uses."""
+    from lpsched.testing import assert_guarantees
+
+    assert_guarantees(ratio_report)
+    names = set(ratio_report.to_dict()["algorithms"])
+    assert {"list-scheduling", "lpt", "hybrid-2", "hybrid-3/2", "nfdh-ls"} <= names

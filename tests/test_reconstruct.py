@@ -14,6 +14,12 @@ from .conftest import small_instance
 seeds = st.integers(0, 2**31 - 1)
 
 
+def finer(inst: Instance, g: int) -> Instance:
+    """Theorem 5's granularity change: g times more tasks, each 1/g of the work and data."""
+    return Instance(inst.platform, tuple(Application(a.release, a.tasks * g, a.work / g,
+                                                     a.size / g) for a in inst.applications))
+
+
 @given(seeds, st.sampled_from([1.0, 1.2]))
 def test_theorem6_schedule_is_valid_and_within_its_bound(seed, factor):
     """From a point of (K1) at S_opt or at 1.2 S_opt: a valid OP-AC schedule whose lateness
@@ -62,9 +68,7 @@ def test_granularity_theorem5_drives_the_stretch_to_the_optimum():
     base = random_bags(5, 3, seed=2)
     gaps = []
     for g in (1, 4, 16):
-        inst = Instance(base.platform, tuple(
-            Application(a.release, a.tasks * g, a.work / g, a.size / g)
-            for a in base.applications))
+        inst = finer(base, g)
         res = max_stretch(inst)
         rec = reconstruct_op_ac(inst, res.plan)
         validate(inst, rec.schedule)
@@ -106,9 +110,7 @@ def test_bmp_granularity_converges():
     base = random_bags(5, 3, seed=2, port="multiport")
     gaps = []
     for g in (1, 4, 16):
-        inst = Instance(base.platform, tuple(
-            Application(a.release, a.tasks * g, a.work / g, a.size / g)
-            for a in base.applications))
+        inst = finer(base, g)
         res = max_stretch(inst)
         rec = reconstruct_bmp(inst, res.plan, "atomic")
         gaps.append(metrics(inst, rec.schedule).max_stretch / res.stretch - 1)

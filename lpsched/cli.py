@@ -357,6 +357,23 @@ def _cmd_check_ratios(args: argparse.Namespace) -> int:
     return 1 if rep.violations else 0
 
 
+def _cmd_swf_info(args: argparse.Namespace) -> int:
+    from lpsched.instances.swf import read_swf, to_workload
+
+    trace = read_swf(args.trace, lenient=args.lenient)
+    work = to_workload(trace, size=args.size, estimate=args.estimate)
+    out = {"trace": args.trace, "lines": trace.jobs, "skipped_lines": trace.skipped,
+           "max_procs": trace.max_procs, **work.report()}
+    if args.json:
+        print(_dump(out))
+    else:
+        print(f"{args.trace}: {trace.jobs} jobs read ({trace.skipped} lines skipped), "
+              f"machine {trace.max_procs} processors")
+        print(f"kept {work.jobs} jobs; dropped: {work.dropped or 'none'}; "
+              f"fallbacks: {work.fallbacks}")
+    return 0
+
+
 def _cmd_policies(args: argparse.Namespace) -> int:
     from lpsched.policies import REGISTRY
 
@@ -495,6 +512,15 @@ def build_parser() -> argparse.ArgumentParser:
     cr.add_argument("--seed", type=int, default=0)
     cr.add_argument("--json", action="store_true")
     cr.set_defaults(func=_cmd_check_ratios)
+
+    swf = sub.add_parser("swf-info", help="read an SWF trace and report the jobs kept and "
+                         "dropped under the chosen conventions")
+    swf.add_argument("trace", help=".swf or .swf.gz")
+    swf.add_argument("--size", choices=("requested", "allocated"), default="requested")
+    swf.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
+    swf.add_argument("--lenient", action="store_true", help="skip malformed lines (warn)")
+    swf.add_argument("--json", action="store_true")
+    swf.set_defaults(func=_cmd_swf_info)
 
     pol = sub.add_parser("policies", help="the registered policy names")
     pol.add_argument("--json", action="store_true")

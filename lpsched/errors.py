@@ -66,3 +66,7 @@ class InvalidScheduleError(LpschedError):
         self.rule = rule
         self.task = task
         super().__init__(f"invalid schedule ({rule}): {message}")
+
+
+class SwfParseError(ParseError):
+    """A malformed line of a Standard Workload Format file (file and line in the message)."""

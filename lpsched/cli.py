@@ -374,6 +374,61 @@ def _cmd_swf_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ranges(ids: Any) -> str:
+    """Processor ids as a compact range list, e.g. ``0-3,8``."""
+    ids = sorted(int(i) for i in ids)
+    parts, i = [], 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        parts.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    import csv
+
+    from lpsched.instances.swf import read_swf, to_workload
+    from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
+
+    if args.alloc != "basic":
+        raise LpschedError(f"allocator {args.alloc!r} is not built yet; use 'basic'")
+    work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
+                       estimate=args.estimate)
+    if args.limit:
+        from dataclasses import replace
+
+        keep = slice(0, args.limit)
+        work = replace(work, job=work.job[keep], submit=work.submit[keep],
+                       run=work.run[keep], size=work.size[keep],
+                       estimate=work.estimate[keep])
+    sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate)
+    m = int(work.processors or 0)
+    validate_batch(work, sched, m)
+    out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
+           "jobs": work.jobs, "dropped": work.dropped, "processors": m,
+           **batch_metrics(work, sched, m), "seconds": stats["seconds"],
+           "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
+           "valid": True}
+    if args.out:
+        with open(args.out, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
+            for j in range(work.jobs):
+                w.writerow([int(work.job[j]), work.submit[j], sched.start[j], sched.end[j],
+                            int(work.size[j]), _ranges(sched.procs[j])])
+    if args.json:
+        print(_dump(out))
+    else:
+        print(f"{args.policy} on {args.trace}: {work.jobs} jobs on {m} processors, "
+              f"makespan {out['makespan']:.0f} s, mean wait {out['mean_wait']:.0f} s, "
+              f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
+              f"{out['utilisation']:.3f} ({out['jobs_per_second']:.0f} jobs/s)")
+    return 0
+
+
 def _cmd_policies(args: argparse.Namespace) -> int:
     from lpsched.policies import REGISTRY
 
@@ -521,6 +576,20 @@ def build_parser() -> argparse.ArgumentParser:
     swf.add_argument("--lenient", action="store_true", help="skip malformed lines (warn)")
     swf.add_argument("--json", action="store_true")
     swf.set_defaults(func=_cmd_swf_info)
+
+    bat = sub.add_parser("batch", help="simulate a batch cluster on an SWF trace "
+                         "(FCFS, EASY or conservative backfilling)")
+    bat.add_argument("trace", help=".swf or .swf.gz")
+    bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy")
+    bat.add_argument("--alloc", default="basic", help="processor allocation (basic)")
+    bat.add_argument("--size", choices=("requested", "allocated"), default="requested")
+    bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
+    bat.add_argument("--kill-at-estimate", action="store_true")
+    bat.add_argument("--lenient", action="store_true")
+    bat.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+    bat.add_argument("--out", help="CSV of the schedule")
+    bat.add_argument("--json", action="store_true")
+    bat.set_defaults(func=_cmd_batch)
 
     pol = sub.add_parser("policies", help="the registered policy names")
     pol.add_argument("--json", action="store_true")

@@ -1,0 +1,103 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError
+from lpsched.instances.swf import Workload, read_swf, to_workload
+from lpsched.sim.batch import BatchSchedule, batch_metrics, simulate_batch, validate_batch
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def random_workload(seed: int, n: int = 40, m: int = 16) -> Workload:
+    rng = np.random.default_rng(seed)
+    run = np.round(rng.uniform(1, 100, n), 1)
+    est = np.round(run * rng.uniform(1.0, 3.0, n), 1)
+    return Workload(job=np.arange(1, n + 1), submit=np.sort(np.round(rng.uniform(0, 300, n))),
+                    run=run, size=rng.integers(1, m + 1, n), estimate=est, processors=m)
+
+
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["fcfs", "easy", "conservative"]),
+       st.booleans())
+def test_every_policy_gives_a_valid_schedule(seed, policy, kill):
+    w = random_workload(seed)
+    sched, stats = simulate_batch(w, policy, kill=kill)
+    validate_batch(w, sched, 16)
+    dur = sched.end - sched.start
+    assert np.allclose(dur, np.minimum(w.run, w.estimate) if kill else w.run)
+    metrics = batch_metrics(w, sched, 16)
+    assert 0 < metrics["utilisation"] <= 1 and metrics["mean_bounded_slowdown"] >= 1
+    assert stats["events"] >= 2 * w.jobs
+
+
+@given(st.integers(0, 2**31 - 1))
+def test_fcfs_starts_in_submission_order(seed):
+    w = random_workload(seed)
+    sched, _ = simulate_batch(w, "fcfs")
+    order = np.lexsort((np.arange(w.jobs), w.submit))
+    assert (np.diff(sched.start[order]) >= -1e-9).all()
+
+
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["easy", "conservative"]))
+def test_backfilling_with_exact_estimates(seed, policy):
+    """With exact estimates: deterministic, valid, and the first job never waits on the empty
+    machine."""
+    w = random_workload(seed)
+    exact = Workload(w.job, w.submit, w.run, w.size, w.run.copy(), w.processors)
+    a, _ = simulate_batch(exact, policy)
+    b, _ = simulate_batch(exact, policy)
+    assert np.array_equal(a.start, b.start)
+    validate_batch(exact, a, 16)
+    # the earliest-submitted job never waits on an empty machine
+    first = int(np.lexsort((np.arange(w.jobs), w.submit))[0])
+    assert a.start[first] == w.submit[first]
+
+
+def test_validation_rejects_overlaps_and_early_starts():
+    w = random_workload(1, n=3, m=4)
+    w = Workload(w.job, np.zeros(3), np.ones(3), np.array([2, 2, 2]), np.ones(3), 4)
+    good = BatchSchedule(np.array([0.0, 0.0, 1.0]), np.array([1.0, 1.0, 2.0]),
+                         [np.array([0, 1]), np.array([2, 3]), np.array([0, 1])])
+    validate_batch(w, good, 4)
+    clash = BatchSchedule(good.start, good.end, [np.array([0, 1]), np.array([1, 2]),
+                                                 np.array([0, 1])])
+    with pytest.raises(InvalidScheduleError, match="busy"):
+        validate_batch(w, clash, 4)
+    early = Workload(w.job, np.array([0.0, 0.5, 1.0]), w.run, w.size, w.estimate, 4)
+    with pytest.raises(InvalidScheduleError, match="submission"):
+        validate_batch(early, good, 4)
+
+
+def test_bad_inputs():
+    w = random_workload(2, m=8)
+    with pytest.raises(InvalidInstanceError, match="policy"):
+        simulate_batch(w, "sjf")
+    with pytest.raises(InvalidInstanceError, match="wider"):
+        simulate_batch(w, "easy", processors=4)
+
+
+@pytest.mark.skipif(not DATA.exists(), reason="shared/data traces not available")
+def test_real_trace_and_cli(tmp_path, capsys):
+    from lpsched.cli import main
+
+    w = to_workload(read_swf(DATA / "hpc2n-excerpt.swf"))
+    res = {}
+    for policy in ("fcfs", "easy", "conservative"):
+        sched, _ = simulate_batch(w, policy)
+        validate_batch(w, sched, 240)
+        res[policy] = batch_metrics(w, sched, 240)
+    assert res["easy"]["mean_bounded_slowdown"] < res["fcfs"]["mean_bounded_slowdown"]
+    out = tmp_path / "s.csv"
+    code = main(["batch", str(DATA / "hpc2n-excerpt.swf"), "--policy", "conservative",
+                 "--alloc", "basic", "--limit", "500", "--out", str(out), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for key in ("jobs", "dropped", "makespan", "mean_wait", "mean_bounded_slowdown",
+                "utilisation", "seconds", "jobs_per_second"):
+        assert key in data
+    lines = out.read_text().splitlines()
+    assert lines[0] == "job_id,submit,start,end,procs,processors" and len(lines) == 501

@@ -101,3 +101,16 @@ def test_real_trace_and_cli(tmp_path, capsys):
         assert key in data
     lines = out.read_text().splitlines()
     assert lines[0] == "job_id,submit,start,end,procs,processors" and len(lines) == 501
+
+
+def test_profile_operations():
+    from lpsched.sim.batch import Profile
+
+    p = Profile(0.0, 4)
+    p.release(5.0, 4)
+    assert list(p.times) == [0.0, 5.0] and list(p.free) == [4, 8]
+    p.reserve(0.0, 10.0, 3)
+    assert list(p.free) == [1, 5, 8]
+    assert p.earliest(2, 3.0) == 5.0  # 5 free from 5 to 10
+    assert p.earliest(6, 1.0) == 10.0
+    assert p.earliest(1, 100.0) == 0.0

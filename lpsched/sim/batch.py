@@ -21,6 +21,8 @@ Processors are allocated by the ``basic`` rule: the lowest-numbered free ones.
 
 from __future__ import annotations
 
+import bisect
+import math
 import time as _time
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +52,7 @@ class Profile:
                 self.free[i] += count
 
     def _split(self, at: float) -> int:
-        i = int(np.searchsorted(self.times, at, side="right")) - 1
+        i = bisect.bisect_right(self.times, at) - 1
         if self.times[i] == at:
             return i
         self.times.insert(i + 1, at)
@@ -58,22 +60,18 @@ class Profile:
         return i + 1
 
     def earliest(self, size: int, length: float) -> float:
-        """Earliest start where ``size`` processors stay free for ``length``."""
-        n = len(self.times)
+        """Earliest start where ``size`` processors stay free for ``length`` (one pass)."""
+        times, free = self.times, self.free
+        n = len(times)
+        start = None
         for i in range(n):
-            if self.free[i] < size:
+            if free[i] < size:
+                start = None
                 continue
-            t = self.times[i]
-            end = t + length
-            ok = True
-            for j in range(i + 1, n):
-                if self.times[j] >= end:
-                    break
-                if self.free[j] < size:
-                    ok = False
-                    break
-            if ok:
-                return t
+            if start is None:
+                start = times[i]
+            if (times[i + 1] if i + 1 < n else math.inf) - start >= length:
+                return start
         raise InvalidInstanceError("size", size, "no time ever has enough processors")
 
     def reserve(self, start: float, length: float, size: int) -> None:

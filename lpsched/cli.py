@@ -393,8 +393,6 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from lpsched.instances.swf import read_swf, to_workload
     from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
 
-    if args.alloc != "basic":
-        raise LpschedError(f"allocator {args.alloc!r} is not built yet; use 'basic'")
     work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
                        estimate=args.estimate)
     if args.limit:
@@ -404,12 +402,15 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         work = replace(work, job=work.job[keep], submit=work.submit[keep],
                        run=work.run[keep], size=work.size[keep],
                        estimate=work.estimate[keep])
-    sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate)
+    sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
+                                  alloc=args.alloc, cluster_size=args.cluster_size)
     m = int(work.processors or 0)
-    validate_batch(work, sched, m)
+    validate_batch(work, sched, m, contiguous=args.alloc == "cont",
+                   cluster_size=args.cluster_size, local=args.alloc == "loc")
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
            "jobs": work.jobs, "dropped": work.dropped, "processors": m,
-           **batch_metrics(work, sched, m), "seconds": stats["seconds"],
+           **batch_metrics(work, sched, m, cluster_size=args.cluster_size),
+           "seconds": stats["seconds"],
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
     if args.out:
@@ -581,7 +582,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "(FCFS, EASY or conservative backfilling)")
     bat.add_argument("trace", help=".swf or .swf.gz")
     bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy")
-    bat.add_argument("--alloc", default="basic", help="processor allocation (basic)")
+    bat.add_argument("--alloc", choices=("basic", "becont", "cont", "beloc", "loc"),
+                     default="basic", help="processor allocation (seed 000 ch. 5 names)")
+    bat.add_argument("--cluster-size", type=int, default=None,
+                     help="processors per cluster (for beloc/loc and the locality metric)")
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested")
     bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
     bat.add_argument("--kill-at-estimate", action="store_true")

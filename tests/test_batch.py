@@ -114,3 +114,41 @@ def test_profile_operations():
     assert p.earliest(2, 3.0) == 5.0  # 5 free from 5 to 10
     assert p.earliest(6, 1.0) == 10.0
     assert p.earliest(1, 100.0) == 0.0
+
+
+def test_allocators():
+    from lpsched.sim.allocation import allocate, free_blocks, is_contiguous, is_local
+
+    free = np.array([1, 1, 0, 1, 1, 1, 0, 1], bool)
+    assert free_blocks(free)[1].tolist() == [2, 3, 1]
+    assert allocate("basic", free, 3).tolist() == [0, 1, 3]
+    assert allocate("becont", free, 3).tolist() == [3, 4, 5]
+    assert allocate("becont", free, 4).tolist() == [3, 4, 5, 0]
+    assert allocate("cont", free, 3).tolist() == [3, 4, 5]
+    assert allocate("cont", free, 4) is None  # forced: waits
+    # both clusters have 3 free processors: ties go to the lower cluster
+    assert allocate("beloc", free, 3, cluster_size=4).tolist() == [0, 1, 3]
+    assert allocate("beloc", free, 4, cluster_size=4).tolist() == [0, 1, 3, 4]
+    assert allocate("loc", free, 3, cluster_size=4).tolist() == [0, 1, 3]
+    assert allocate("loc", free, 4, cluster_size=4) is None  # would need two clusters
+    assert allocate("loc", free, 5, cluster_size=4).tolist() == [0, 1, 3, 4, 5]
+    busier = np.array([1, 0, 0, 0, 1, 1, 0, 1], bool)
+    assert allocate("beloc", busier, 2, cluster_size=4).tolist() == [4, 5]
+    assert is_contiguous(np.array([3, 4, 5])) and not is_contiguous(np.array([0, 2]))
+    assert is_local(np.array([4, 5, 7]), 4) and not is_local(np.array([1, 4]), 4)
+    with pytest.raises(InvalidInstanceError, match="needs clusters"):
+        allocate("beloc", free, 2)
+
+
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["fcfs", "easy", "conservative"]),
+       st.sampled_from(["basic", "becont", "cont", "beloc", "loc"]))
+def test_allocators_in_the_simulator(seed, policy, alloc):
+    w = random_workload(seed)
+    sched, _ = simulate_batch(w, policy, alloc=alloc, cluster_size=4)
+    validate_batch(w, sched, 16, contiguous=alloc == "cont", cluster_size=4,
+                   local=alloc == "loc")
+    m = batch_metrics(w, sched, 16, cluster_size=4)
+    if alloc == "cont":
+        assert m["contiguous_jobs"] == 1.0
+    if alloc == "loc":
+        assert m["local_jobs"] == 1.0

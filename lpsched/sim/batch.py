@@ -31,6 +31,7 @@ import numpy as np
 
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 from lpsched.instances.swf import Workload
+from lpsched.sim.allocation import ALLOCATORS, NEEDS_CLUSTERS, allocate, is_contiguous, is_local
 from lpsched.sim.engine import Engine
 
 POLICIES = ("fcfs", "easy", "conservative")
@@ -97,8 +98,15 @@ class BatchSchedule:
 
 
 def simulate_batch(work: Workload, policy: str = "easy", processors: int | None = None,
-                   kill: bool = False) -> tuple[BatchSchedule, dict[str, Any]]:
-    """Run ``policy`` on ``work``; returns the schedule and run statistics."""
+                   kill: bool = False, alloc: str = "basic",
+                   cluster_size: int | None = None) -> tuple[BatchSchedule, dict[str, Any]]:
+    """Run ``policy`` on ``work`` with the allocation rule ``alloc``
+    (:mod:`lpsched.sim.allocation`); returns the schedule and run statistics. A job whose
+    forced allocation fails now stays queued until the next event."""
+    if alloc not in ALLOCATORS:
+        raise InvalidInstanceError("alloc", alloc, f"must be one of {ALLOCATORS}")
+    if alloc in NEEDS_CLUSTERS and not cluster_size:
+        raise InvalidInstanceError("cluster_size", cluster_size, f"{alloc!r} needs clusters")
     if policy not in POLICIES:
         raise InvalidInstanceError("policy", policy, f"must be one of {POLICIES}")
     m = processors or work.processors
@@ -123,14 +131,17 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
             pending["pass"] = True
             eng.at(eng.now, scheduling_pass, PASS)
 
-    def begin(j: int) -> None:
-        ids = np.flatnonzero(free)[: work.size[j]]
+    def begin(j: int) -> bool:
+        ids = allocate(alloc, free, int(work.size[j]), cluster_size)
+        if ids is None:
+            return False
         free[ids] = False
         procs[j] = ids
         start[j] = eng.now
         end[j] = eng.now + run[j]
         running[j] = eng.now + est[j]
         eng.at(end[j], lambda j=j: finish(j), END)
+        return True
 
     def finish(j: int) -> None:
         free[procs[j]] = True
@@ -149,8 +160,9 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
 
     def scheduling_pass() -> None:
         pending["pass"] = False
-        while queue and work.size[queue[0]] <= free.sum():  # FCFS part of every policy
-            begin(queue.pop(0))
+        # FCFS part of every policy (a forced allocation may refuse the head)
+        while queue and work.size[queue[0]] <= free.sum() and begin(queue[0]):
+            queue.pop(0)
         if not queue or policy == "fcfs":
             return
         prof = profile()
@@ -159,9 +171,8 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         for pos, j in enumerate(queue):
             size, length = int(work.size[j]), float(est[j])
             t = prof.earliest(size, length)
-            if t <= now and size <= free.sum():
+            if t <= now and size <= free.sum() and begin(j):
                 prof.reserve(now, max(length, 1e-12), size)
-                begin(j)
                 started.append(j)
             elif pos == 0 or policy == "conservative":
                 prof.reserve(t, max(length, 1e-12), size)
@@ -177,9 +188,12 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     return BatchSchedule(start, end, procs), {"events": eng.processed, "seconds": seconds}
 
 
-def validate_batch(work: Workload, sched: BatchSchedule, processors: int) -> None:
+def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
+                   contiguous: bool = False, cluster_size: int | None = None,
+                   local: bool = False) -> None:
     """Every job ran once, after its submission, on ``size`` distinct processors of the
-    machine, and no processor ran two jobs at once."""
+    machine, and no processor ran two jobs at once; with ``contiguous`` / ``local`` (forced
+    allocations) every job is contiguous / spans the fewest clusters it can."""
     if np.isnan(sched.start).any():
         raise InvalidScheduleError("counts", "a job never started",
                                    int(np.argmax(np.isnan(sched.start))))
@@ -190,6 +204,11 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int) -> Non
     sizes = np.array([p.size for p in sched.procs])
     if (sizes != work.size).any() or any(np.unique(p).size != p.size for p in sched.procs):
         raise InvalidScheduleError("size", "a job has the wrong number of processors")
+    for j, ids in enumerate(sched.procs):
+        if contiguous and not is_contiguous(ids):
+            raise InvalidScheduleError("contiguity", f"job {j} is not contiguous", j)
+        if local and not is_local(ids, int(cluster_size or 0)):
+            raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
     job = np.repeat(np.arange(work.jobs), sizes)
     proc = np.concatenate(sched.procs) if work.jobs else np.zeros(0, int)
     if proc.size and (proc.min() < 0 or proc.max() >= processors):
@@ -203,14 +222,19 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int) -> Non
 
 
 def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
-                  bound: float = 10.0) -> dict[str, float]:
-    """Wait, flow, bounded slowdown (bound 10 s), makespan, utilisation."""
+                  bound: float = 10.0, cluster_size: int | None = None) -> dict[str, float]:
+    """Wait, flow, bounded slowdown (bound 10 s), makespan, utilisation, and the share of
+    contiguous (and, with clusters, local) jobs."""
     wait = sched.start - work.submit
     flow = sched.end - work.submit
     runtime = sched.end - sched.start
     bsld = np.maximum(1.0, flow / np.maximum(runtime, bound))
     span = sched.makespan - float(work.submit.min()) if work.jobs else 0.0
     util = float((runtime * work.size).sum() / (processors * span)) if span > 0 else 0.0
-    return {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
-            "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
-            "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util}
+    out = {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
+           "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
+           "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util,
+           "contiguous_jobs": float(np.mean([is_contiguous(p) for p in sched.procs]))}
+    if cluster_size:
+        out["local_jobs"] = float(np.mean([is_local(p, cluster_size) for p in sched.procs]))
+    return out

@@ -198,7 +198,6 @@ class StretchModel:
         pr = problem
         pos = np.empty_like(self.order)
         pos[self.order] = np.arange(self.order.size)
-        self.pos = pos
         js, je = pos[pr.start_epoch], pos[pr.deadline_epoch]
         if (je <= js).any():
             k = int(np.argmax(je <= js))
@@ -254,7 +253,6 @@ class StretchModel:
 
         # Capacity rows only on intervals where some application is active.
         active = np.unique(self.cell_interval)
-        self.active_intervals = active
         row_of = np.full(self.n_intervals, -1)
         row_of[active] = np.arange(active.size)
         iv_row = row_of[self.cell_interval]

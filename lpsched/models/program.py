@@ -182,7 +182,13 @@ class LinearProgram:
 
     # -- reading --------------------------------------------------------------------------
     def _cat(self, parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
-        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+        """The blocks' arrays as one; the list is consolidated in place so the next read is
+        free. The result is the model's own array: read it, do not modify it."""
+        if not parts:
+            return np.zeros(0, dtype)
+        if len(parts) > 1:
+            parts[:] = [np.concatenate(parts)]
+        return parts[0].astype(dtype, copy=False)
 
     @property
     def col_lower(self) -> np.ndarray:

@@ -30,8 +30,8 @@ def test_engine_orders_by_time_priority_then_sequence():
         eng.at(0.1, lambda: None)
 
 
-@given(seeds, st.sampled_from(GREEDY))
-def test_every_greedy_schedule_is_valid_and_above_the_lp_bound(seed, name):
+@given(seeds, st.sampled_from(policy_names()))
+def test_every_policy_schedule_is_valid_and_above_the_lp_bound(seed, name):
     inst = small_instance(seed)
     res = simulate(inst, get_policy(name))
     validate(inst, res.schedule)
@@ -39,9 +39,11 @@ def test_every_greedy_schedule_is_valid_and_above_the_lp_bound(seed, name):
     # Theorem 6(a): every one-port schedule's max-stretch is >= the (K1) optimum
     assert m.max_stretch >= max_stretch(inst).stretch * (1 - 1e-6)
     assert (m.stretch >= 1 - 1e-9).all()
+    if name.startswith(("cbs3m", "mwma")):  # the LP-based policies solved at least once
+        assert res.stats["solves"] >= 1
 
 
-@pytest.mark.parametrize("name", GREEDY)
+@pytest.mark.parametrize("name", policy_names())
 def test_simulation_is_deterministic(name):
     inst = random_bags(8, 4, seed=3)
     a = simulate(inst, get_policy(name)).schedule.to_dict()
@@ -109,14 +111,3 @@ def test_single_application_alone_never_beats_ms_star():
         m = metrics(inst, simulate(inst, get_policy(name)).schedule)
         assert m.max_stretch >= 1 - 1e-9
     assert np.isfinite(m.makespan)
-
-
-@given(seeds, st.sampled_from(["mwma-nbt", "mwma-ms"]))
-def test_mwma_is_valid_and_above_the_lp_bound(seed, name):
-    inst = small_instance(seed)
-    res = simulate(inst, get_policy(name))
-    validate(inst, res.schedule)
-    assert metrics(inst, res.schedule).max_stretch >= max_stretch(inst).stretch * (1 - 1e-6)
-    assert res.stats["solves"] >= 1
-    again = simulate(inst, get_policy(name)).schedule.to_dict()
-    assert again == res.schedule.to_dict()

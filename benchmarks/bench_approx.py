@@ -12,6 +12,7 @@ import numpy as np
 
 from lpsched.algorithms import exact
 from lpsched.algorithms.dual import hybrid_schedule
+from lpsched.algorithms.moldable import amdahl_table, kshelf, mrt
 from lpsched.algorithms.packing import nfdh_ls
 
 
@@ -62,6 +63,48 @@ def main() -> None:
     print()
     print("(ratio = makespan / best MIP makespan; when the MIP is not proven optimal within "
           "20 s its incumbent is used, so the ratio is then an upper estimate)")
+    moldable(rng)
+
+
+def moldable(rng: np.random.Generator) -> None:
+    """MRT and K-shelf on Amdahl tables (serial fractions uniform in [0, 0.2])."""
+    print()
+    print("## Moldable jobs: MRT (eps = 1e-3) and K-shelf (median of 3 runs)")
+    print()
+    print("| algorithm | instance | median time (s) | dual tests | construction | "
+          "makespan / proven LB | makespan / d* |")
+    print("|---|---|---|---|---|---|---|")
+    for n, m in ((100, 1024), (1000, 1024), (100, 4096)):
+        table = amdahl_table(rng.uniform(1, 100, n), rng.uniform(0, 0.2, n), m)
+        t, r = med(lambda table=table, m=m: mrt(table, m))
+        print(f"| MRT | {n} jobs, {m} processors | {t:.3f} | {r.extra['dual_tests']} | "
+              f"{r.extra['construction']} | {r.ratio:.4f} | "
+              f"{r.makespan / r.extra['d_star']:.4f} |")
+        t, k = med(lambda table=table, m=m, c=r.extra["d_star"]: kshelf(table, m, cmax=c))
+        print(f"| K-shelf (C = d*, compacted) | {n} jobs, {m} processors | {t:.3f} | - | "
+              f"{k.extra['shelves_used']} shelves | {k.ratio:.4f} | "
+              f"{k.makespan / r.extra['d_star']:.4f} |")
+    print()
+    print("## MRT against the time-indexed MIP optimum (integer Amdahl tables)")
+    print()
+    print("| jobs x processors | instances | optimal proofs | mean MRT/OPT | worst MRT/OPT | "
+          "mean K-shelf/OPT | mean OPT/simple LB |")
+    print("|---|---|---|---|---|---|---|")
+    from lpsched.algorithms.moldable import simple_lower_bound
+
+    for n, m in ((4, 3), (6, 4), (8, 4)):
+        ratios, kr, lbr, proven = [], [], [], 0
+        for _ in range(10):
+            s = rng.integers(0, 4, n)[:, None]
+            w = rng.integers(1, 4, n)[:, None] * 12
+            table = (s + w / np.arange(1, m + 1)[None, :]).astype(float)
+            e = exact.makespan_moldable(table, m, time_limit=20)
+            proven += e.optimal
+            ratios.append(mrt(table, m).makespan / e.makespan)
+            kr.append(kshelf(table, m).makespan / e.makespan)
+            lbr.append(e.makespan / simple_lower_bound(table))
+        print(f"| {n} x {m} | 10 | {proven} | {np.mean(ratios):.4f} | {max(ratios):.4f} | "
+              f"{np.mean(kr):.4f} | {np.mean(lbr):.4f} |")
 
 
 if __name__ == "__main__":

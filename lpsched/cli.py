@@ -309,14 +309,18 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     return 0 if valid and out["within_bound"] else 1
 
 
-def _read_hybrid_tasks(path: str) -> tuple[list[float], list[float]]:
-    """``{"cpu_times": [...], "gpu_times": [...]}`` or ``{"tasks": [{"cpu": .., "gpu": ..}]}``."""
+def _read_json(path: str) -> Any:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ParseError(path, f"cannot read file: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ParseError(path, f"invalid JSON: {exc.msg}", exc.lineno) from None
+
+
+def _read_hybrid_tasks(path: str) -> tuple[list[float], list[float]]:
+    """``{"cpu_times": [...], "gpu_times": [...]}`` or ``{"tasks": [{"cpu": .., "gpu": ..}]}``."""
+    data = _read_json(path)
     if isinstance(data, dict) and "tasks" in data and isinstance(data["tasks"], list):
         try:
             return [t["cpu"] for t in data["tasks"]], [t["gpu"] for t in data["tasks"]]
@@ -340,6 +344,29 @@ def _cmd_approx(args: argparse.Namespace) -> int:
         print(f"{res.algorithm}: makespan {res.makespan:.6g}, lower bound {res.lower_bound:.6g}"
               f" (ratio {res.ratio:.4f} <= {res.guarantee}), {res.extra['cpu_tasks']} tasks "
               f"on CPUs, {len(cpu) - res.extra['cpu_tasks']} on GPUs")
+    return 0 if res.holds() else 1
+
+
+def _cmd_approx_moldable(args: argparse.Namespace) -> int:
+    from lpsched.algorithms.moldable import kshelf, mrt
+
+    data = _read_json(args.jobs)
+    if not isinstance(data, dict) or not isinstance(data.get("times"), list):
+        raise InvalidInstanceError("times", "...", "expected {'times': [[T(1), ..., T(m)], "
+                                   "...]} with one row per job")
+    procs = args.processors or data.get("processors") or len(data["times"][0] or [])
+    if args.algorithm == "mrt":
+        res = mrt(data["times"], procs, eps=args.eps, repair=args.repair)
+    else:
+        res = kshelf(data["times"], procs, eps=args.eps, repair=args.repair,
+                     compact=not args.nominal)
+    if args.json:
+        print(_dump(res.to_dict(schedule=args.schedule)))
+    else:
+        shown = "none proven" if res.guarantee == float("inf") else f"<= {res.guarantee}"
+        print(f"{res.algorithm}: makespan {res.makespan:.6g}, lower bound "
+              f"{res.lower_bound:.6g} (ratio {res.ratio:.4f}, guarantee {shown}), "
+              f"{len(data['times'])} jobs on {procs} processors")
     return 0 if res.holds() else 1
 
 
@@ -561,6 +588,20 @@ def build_parser() -> argparse.ArgumentParser:
     hyb.add_argument("--json", action="store_true")
     hyb.add_argument("--schedule", action="store_true", help="with --json: every task")
     hyb.set_defaults(func=_cmd_approx)
+    mol = approx_sub.add_parser("moldable", help="monotonic moldable jobs: MRT 3/2 dual "
+                                "approximation or the K-shelf algorithm (seed 004)")
+    mol.add_argument("jobs", help="JSON: {'times': [[T(1), ..., T(m)], ...]} (+ 'processors')")
+    mol.add_argument("--processors", type=int, default=0,
+                     help="default: the file's 'processors', else the table's width")
+    mol.add_argument("--algorithm", choices=("mrt", "kshelf"), default="mrt")
+    mol.add_argument("--eps", type=float, default=1e-3, help="relative bisection width")
+    mol.add_argument("--repair", action="store_true", help="accept non-monotonic tables "
+                     "(T := min over fewer processors; the guarantee is then lost)")
+    mol.add_argument("--nominal", action="store_true",
+                     help="kshelf: keep nominal shelf starts (no compaction)")
+    mol.add_argument("--json", action="store_true")
+    mol.add_argument("--schedule", action="store_true", help="with --json: every job")
+    mol.set_defaults(func=_cmd_approx_moldable)
 
     cr = sub.add_parser("check-ratios", help="check every approximation guarantee on random "
                         "and tight instances (exit 1 on a violation)")

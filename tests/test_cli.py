@@ -176,3 +176,19 @@ def test_approx_hybrid_and_check_ratios(capsys, tmp_path):
     bad.write_text(json.dumps({"cpu_times": [1, -1], "gpu_times": [1, 1]}))
     code, _, err = run(capsys, "approx", "hybrid", str(bad), "--cpus", "1", "--gpus", "1")
     assert code == 2 and "cpu_times[1]" in err
+
+
+def test_approx_moldable(capsys, tmp_path):
+    jobs = tmp_path / "m.json"
+    jobs.write_text(json.dumps({"times": [[4, 2, 1.5, 1.25], [3, 3, 3, 3], [8, 4, 3, 2.25]]}))
+    code, out, _ = run(capsys, "approx", "moldable", str(jobs), "--processors", "4",
+                       "--json", "--schedule")
+    data = json.loads(out)
+    assert code == 0 and data["certified"] and data["algorithm"] == "mrt"
+    assert data["makespan"] <= 1.5 * (1 + 1e-3) * data["lower_bound"] * (1 + 1e-9)
+    assert len(data["schedule"]["processors"]) == 3
+    code, out, _ = run(capsys, "approx", "moldable", str(jobs), "--algorithm", "kshelf")
+    assert code == 0 and "k-shelf" in out and "none proven" in out
+    jobs.write_text(json.dumps({"times": [[1, 2]]}))
+    code, _, err = run(capsys, "approx", "moldable", str(jobs))
+    assert code == 2 and "monotonic" in err

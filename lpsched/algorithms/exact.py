@@ -7,7 +7,9 @@ keeps the incumbent and the bound — never reported as optimal).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,6 +27,7 @@ class ExactResult:
     optimal: bool
     machine: np.ndarray
     status: str
+    schedule: Any = None
 
 
 def _assignment_mip(times: np.ndarray, time_limit: float) -> ExactResult:
@@ -139,3 +142,97 @@ def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = 
     makespan = float(sol.objective)
     return ExactResult(makespan, makespan if optimal else float(sol.mip_bound), optimal,
                        np.round(sol.values["first"]).astype(int), sol.status.value)
+
+
+def makespan_moldable(times: ArrayLike, processors: int, time_limit: float = 10.0,
+                      ) -> ExactResult:
+    """Optimal makespan of independent moldable jobs (``times[j][p−1]`` on ``p``
+    processors, any processor set) by a time-indexed MIP; the times must be whole numbers
+    (scale them first).
+
+    Binary ``x[j, p, s]``: job ``j`` starts at slot ``s`` on ``p`` processors; one start per
+    job; in every unit slot the running jobs use at most ``m`` processors; ``Cmax >= s + T``
+    of each job. Because processors may be any free ones, a profile within ``m`` at every
+    slot is a schedule (jobs get free processors in start order). The horizon is MRT's
+    makespan (an integer-time optimum is never later), so the model has at most
+    ``n·m·H`` binaries: a few jobs on a few processors. ``schedule`` holds the
+    :class:`~lpsched.algorithms.moldable.MoldableSchedule`; ``machine`` the allotments.
+    """
+    from lpsched.algorithms.moldable import MoldableSchedule, check_table, mrt
+
+    T, _ = check_table(times, processors)
+    if (T != np.round(T)).any():
+        from lpsched.errors import InvalidInstanceError
+
+        raise InvalidInstanceError("times", "non-integer", "the time-indexed MIP needs whole-"
+                                   "number times; scale the table first")
+    n, m = T.shape
+    horizon = int(np.floor(mrt(T, m).makespan + 1e-9))
+    dur = T.astype(int)
+    # enumerate (job, p, start) triples with start + T <= horizon
+    jj, pp = np.divmod(np.arange(n * m), m)
+    last = horizon - dur[jj, pp]
+    count = np.maximum(last + 1, 0)
+    j3 = np.repeat(jj, count)
+    p3 = np.repeat(pp, count)
+    s3 = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+    d3 = dur[j3, p3]
+    v = j3.size
+    lp = LinearProgram("moldable", sense="min")
+    x = lp.add_variables("x", v, upper=1.0, integer=True)
+    cmax = lp.add_variables("cmax", 1)
+    lp.add_constraints("assign", j3, x, 1.0, lower=1.0, upper=1.0, num_rows=n)
+    rows = np.repeat(s3, d3) + np.arange(d3.sum()) - np.repeat(np.cumsum(d3) - d3, d3)
+    lp.add_constraints("capacity", rows, np.repeat(x, d3), np.repeat(p3 + 1.0, d3),
+                       upper=float(m), num_rows=horizon)
+    lp.add_constraints("end", np.r_[j3, np.arange(n)], np.r_[x, np.full(n, cmax[0])],
+                       np.r_[(s3 + d3).astype(float), -np.ones(n)], upper=0.0, num_rows=n)
+    lp.set_objective(cmax, 1.0)
+    sol = solve(lp, time_limit=time_limit)
+    if sol.status not in (Status.OPTIMAL, Status.TIME_LIMIT) or sol.x.size == 0:
+        raise SolverError(f"exact moldable MIP: {sol.status.value}", sol.status)
+    pick = np.flatnonzero(sol.values["x"] > 0.5)
+    order = pick[np.argsort(s3[pick], kind="stable")]
+    start, allot = np.zeros(n), np.zeros(n, dtype=int)
+    procs: list[np.ndarray] = [np.zeros(0, int)] * n
+    free = np.zeros(m)
+    for t in order:
+        j = int(j3[t])
+        start[j], allot[j] = s3[t], p3[t] + 1
+        ids = np.flatnonzero(free <= s3[t] + 1e-9)[: allot[j]]
+        procs[j] = ids
+        free[ids] = s3[t] + d3[t]
+    sched = MoldableSchedule(start, start + T[np.arange(n), allot - 1], allot, tuple(procs))
+    optimal = sol.status is Status.OPTIMAL
+    mk = sched.makespan
+    return ExactResult(mk, mk if optimal else float(sol.mip_bound), optimal, allot,
+                       sol.status.value, sched)
+
+
+def makespan(instance: Mapping[str, Any], time_limit: float = 10.0) -> ExactResult:
+    """The exact MIP for the problem ``instance`` describes (its keys choose it):
+
+    * ``{"times": [...], "machines": m}`` — P||Cmax (:func:`makespan_identical`);
+    * ``{"cpu_times", "gpu_times", "cpus", "gpus"}`` — CPU+GPU (:func:`makespan_hybrid`);
+    * ``{"jobs": [[time, size], ...], "processors": m}`` (+ ``cluster_size``, ``local``) —
+      contiguous rigid jobs (:func:`makespan_rigid`);
+    * ``{"times": [[T(1), ..., T(m)], ...], "processors": m}`` — moldable jobs
+      (:func:`makespan_moldable`).
+    """
+    from lpsched.errors import InvalidInstanceError
+
+    keys = set(instance)
+    if {"cpu_times", "gpu_times", "cpus", "gpus"} <= keys:
+        return makespan_hybrid(instance["cpu_times"], instance["gpu_times"], instance["cpus"],
+                               instance["gpus"], time_limit)
+    if {"jobs", "processors"} <= keys:
+        return makespan_rigid(instance["jobs"], instance["processors"],
+                              instance.get("cluster_size"), bool(instance.get("local")),
+                              time_limit)
+    if {"times", "processors"} <= keys:
+        return makespan_moldable(instance["times"], instance["processors"], time_limit)
+    if {"times", "machines"} <= keys:
+        return makespan_identical(instance["times"], instance["machines"], time_limit)
+    raise InvalidInstanceError("instance", sorted(keys), "expected the keys of one problem: "
+                               "times+machines, cpu_times+gpu_times+cpus+gpus, "
+                               "jobs+processors, or times (table)+processors")

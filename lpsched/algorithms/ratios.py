@@ -9,6 +9,7 @@ dual step never rejecting a λ that the optimum achieves). Deterministic by seed
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,13 @@ import numpy as np
 from lpsched.algorithms import exact
 from lpsched.algorithms.dual import hybrid_schedule, hybrid_step, hybrid_step_32
 from lpsched.algorithms.listsched import list_scheduling, lpt
+from lpsched.algorithms.moldable import (
+    amdahl_table,
+    kshelf,
+    mrt,
+    mrt_test,
+    validate_moldable,
+)
 from lpsched.algorithms.packing import nfdh_ls, validate_rigid
 
 
@@ -146,4 +154,55 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
             rep.record("nfdh-ls", r.ratio, 3.0)
     tight = nfdh_ls(np.array([[1.0, 2], [1.0, 2], [1.0, 2]]), 2, 3)
     rep.record("nfdh-ls", tight.ratio, 3.0)
+    _moldable(rep, rng, trials, time_limit)
     return rep
+
+
+def moldable_table(rng: np.random.Generator, n: int, m: int, kind: int) -> np.ndarray:
+    """Monotonic time tables: 0 Amdahl with random serial fractions, 1 power law
+    ``w/p^a`` (``a`` in [0, 1]), 2 near the MRT thresholds (many jobs of similar length
+    with serial fractions 0.2–0.6, which overflow shelf S2), 3 a mix of perfectly parallel
+    and sequential jobs."""
+    w = rng.uniform(1, 100, n)
+    if kind == 0:
+        return amdahl_table(w, rng.uniform(0, 1, n), m)
+    if kind == 1:
+        return w[:, None] / np.arange(1, m + 1)[None, :] ** rng.uniform(0, 1, n)[:, None]
+    if kind == 2:
+        return amdahl_table(rng.uniform(50, 60, n), rng.uniform(0.2, 0.6, n), m)
+    return amdahl_table(w, rng.choice([0.0, 1.0], n), m)
+
+
+def _moldable(rep: RatioReport, rng: np.random.Generator, trials: int,
+              time_limit: float) -> None:
+    """MRT (3/2·(1 + eps) against its proven lower bound; 3/2·(1 + eps) against the MIP
+    optimum on integer tables; the dual test accepting OPT) and K-shelf (valid schedules;
+    no guarantee is claimed: its worst ratio to MRT's lower bound is reported against inf)."""
+    for trial in range(trials):
+        m, n = int(rng.integers(1, 33)), int(rng.integers(1, 40))
+        table = moldable_table(rng, n, m, trial % 4)
+        r = mrt(table, m, eps=1e-3)
+        validate_moldable(table, r.schedule)  # type: ignore[arg-type]
+        if not r.holds() or r.extra["unbuilt_guesses"]:
+            rep.violations.append(f"mrt: makespan {r.makespan} vs 3/2·(1+eps)·LB "
+                                  f"{r.lower_bound} ({r.extra['unbuilt_guesses']} unbuilt "
+                                  f"guesses), m={m}, table={table.tolist()}")
+        k = kshelf(table, m, cmax=float(r.extra["d_star"]))
+        validate_moldable(table, k.schedule)  # type: ignore[arg-type]
+        rep.record("k-shelf", k.makespan / r.lower_bound, math.inf)
+        if trial % 4 == 0:  # integer Amdahl tables against the time-indexed MIP
+            mm, nn = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+            small = (rng.integers(0, 4, nn)[:, None]
+                     + rng.integers(1, 4, nn)[:, None] * 12 / np.arange(1, mm + 1)[None, :])
+            e = exact.makespan_moldable(small, mm, time_limit)
+            rs = mrt(small, mm, eps=1e-3)
+            if e.optimal:
+                rep.record("mrt", rs.makespan / e.makespan, 1.5 * (1 + 1e-3))
+                if rs.makespan > 1.5 * (1 + 1e-3) * e.makespan * (1 + 1e-9):
+                    rep.violations.append(f"mrt: makespan {rs.makespan} > 3/2·(1+eps)·OPT "
+                                          f"{e.makespan}, table={small.tolist()}")
+                if mrt_test(small, e.makespan * (1 + 1e-12)) is None:
+                    rep.violations.append(f"mrt: the dual test rejected d = OPT = "
+                                          f"{e.makespan}, table={small.tolist()}")
+        else:
+            rep.record("mrt", r.ratio, 1.5 * (1 + 1e-3))

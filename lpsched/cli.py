@@ -19,6 +19,7 @@ import numpy as np
 
 from lpsched import __version__
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
+from lpsched.sim.allocation import ALLOCATORS
 
 
 def _dump(obj: Any) -> str:
@@ -429,14 +430,31 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         work = replace(work, job=work.job[keep], submit=work.submit[keep],
                        run=work.run[keep], size=work.size[keep],
                        estimate=work.estimate[keep])
+    topo = None
+    if args.topology:
+        from lpsched.instances.topology import parse_topology
+
+        topo = parse_topology(args.topology, int(work.processors or 0) or None)
+    penalty = None
+    if args.penalty:
+        kind, _, factor = args.penalty.partition(":")
+        try:
+            penalty = (kind, float(factor or 2))
+        except ValueError:
+            raise InvalidInstanceError("penalty", args.penalty, "expected linear:F or "
+                                       "quadratic:F") from None
     sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
-                                  alloc=args.alloc, cluster_size=args.cluster_size)
-    m = int(work.processors or 0)
+                                  alloc=args.alloc, cluster_size=args.cluster_size,
+                                  topology=topo, qct=args.qct, penalty=penalty,
+                                  speedup=args.speedup)
+    m = int(topo.installed if topo else work.processors or 0)
     validate_batch(work, sched, m, contiguous=args.alloc == "cont",
-                   cluster_size=args.cluster_size, local=args.alloc == "loc")
+                   cluster_size=args.cluster_size, local=args.alloc == "loc",
+                   topology=topo, forced=args.alloc, qct=args.qct)
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
+           "topology": topo.describe() if topo else None,
            "jobs": work.jobs, "dropped": work.dropped, "processors": m,
-           **batch_metrics(work, sched, m, cluster_size=args.cluster_size),
+           **batch_metrics(work, sched, m, cluster_size=args.cluster_size, topology=topo),
            "seconds": stats["seconds"],
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
@@ -623,10 +641,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "(FCFS, EASY or conservative backfilling)")
     bat.add_argument("trace", help=".swf or .swf.gz")
     bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy")
-    bat.add_argument("--alloc", choices=("basic", "becont", "cont", "beloc", "loc"),
-                     default="basic", help="processor allocation (seed 000 ch. 5 names)")
+    bat.add_argument("--alloc", choices=ALLOCATORS, default="basic",
+                     help="processor allocation (seed 000 ch. 5 and seed 001 names)")
     bat.add_argument("--cluster-size", type=int, default=None,
                      help="processors per cluster (for beloc/loc and the locality metric)")
+    bat.add_argument("--topology", help="fat-tree:CLUSTER,ARITY,... or kary-ntree:K,N "
+                     "(needed by beplat, plat, contiguous, quasi-contiguous, --penalty)")
+    bat.add_argument("--qct", type=int, default=20,
+                     help="quasi-contiguity threshold, percent of the job size (seed 001)")
+    bat.add_argument("--penalty", help="placement penalty linear:F or quadratic:F "
+                     "(seed 000 Eq. 5.1/5.2; jobs past their estimate fail)")
+    bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
+                     "parallel jobs under contiguous/quasi-contiguous (seed 001)")
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested")
     bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
     bat.add_argument("--kill-at-estimate", action="store_true")

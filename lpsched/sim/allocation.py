@@ -14,6 +14,21 @@ the platform's state):
 * ``loc`` — only the ``⌈size/ℓ⌉`` clusters with the most free processors (decision: the
   minimal number of clusters, which equals the ch. 5 "largest cluster only" rule for jobs
   that fit in a cluster); delays if they are not enough.
+
+On a tree topology (:mod:`lpsched.instances.topology`; the free mask then covers every leaf,
+uninstalled ones never free):
+
+* ``beplat`` — Algorithm 5 of seed 000 [L3520–L3550]: levels bottom-up, in each level the
+  first node (id order) whose subtree has ``size`` free processors; inside it, its clusters
+  by decreasing free count (ties lower index); the root always succeeds, so it never delays;
+* ``plat`` — the same restricted to level ``L_min(size)`` (A5.8); delays otherwise;
+* ``contiguous`` — seed 001 §4.2: the first level-``L_min`` block (id order) with ``size``
+  free processors, its lowest free ids; delays otherwise;
+* ``quasi-contiguous`` — seed 001 §4.3: ``contiguous`` if possible, else, with
+  ``M = ⌈qct·size/100⌉``, the level-``L_min`` block ``c`` (inside a level-``L_min+1`` block
+  with ``size`` free) keeping the most free processors ``f`` with ``size − f <= M`` (ties
+  lower index), all of ``c`` then the rest from its siblings by decreasing free count;
+  delays otherwise.
 """
 
 from __future__ import annotations
@@ -23,9 +38,13 @@ import math
 import numpy as np
 
 from lpsched.errors import InvalidInstanceError
+from lpsched.instances.topology import Topology
 
-ALLOCATORS = ("basic", "becont", "cont", "beloc", "loc")
+ALLOCATORS = ("basic", "becont", "cont", "beloc", "loc", "beplat", "plat", "contiguous",
+              "quasi-contiguous")
 NEEDS_CLUSTERS = ("beloc", "loc")
+NEEDS_TOPOLOGY = ("beplat", "plat", "contiguous", "quasi-contiguous")
+FORCED = ("cont", "loc", "plat", "contiguous", "quasi-contiguous")
 
 
 def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -36,13 +55,17 @@ def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends - starts
 
 
-def allocate(rule: str, free: np.ndarray, size: int,
-             cluster_size: int | None = None) -> np.ndarray | None:
+def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = None,
+             topology: Topology | None = None, qct: int = 20) -> np.ndarray | None:
     """Processor ids for a job of ``size`` under ``rule`` (module doc)."""
     if rule not in ALLOCATORS:
         raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
     if int(free.sum()) < size:
         return None
+    if rule in NEEDS_TOPOLOGY:
+        if topology is None:
+            raise InvalidInstanceError("topology", None, f"{rule!r} needs a tree topology")
+        return _tree_rule(rule, free, size, topology, qct)
     if rule == "basic":
         return np.flatnonzero(free)[:size]
     if rule in ("becont", "cont"):
@@ -69,6 +92,54 @@ def allocate(rule: str, free: np.ndarray, size: int,
     ids = np.concatenate([c * cluster_size + np.flatnonzero(
         padded[c * cluster_size:(c + 1) * cluster_size]) for c in order])
     return ids[:size]
+
+
+def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: int,
+                      ) -> np.ndarray:
+    """``size`` free ids of ``[lo, hi)``, clusters by decreasing free count (ties lower)."""
+    counts = free[lo:hi].reshape(-1, cluster).sum(axis=1)
+    order = np.lexsort((np.arange(counts.size), -counts))
+    ids = np.concatenate([lo + c * cluster + np.flatnonzero(
+        free[lo + c * cluster: lo + (c + 1) * cluster]) for c in order])
+    return ids[:size]
+
+
+def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
+               ) -> np.ndarray | None:
+    lmin = topo.min_level(size)
+    if rule in ("beplat", "plat"):
+        for lvl in range(lmin, topo.levels + 1) if rule == "beplat" else (lmin,):
+            counts = topo.block_counts(free, lvl)
+            ok = np.flatnonzero(counts >= size)
+            if ok.size:
+                b, bs = int(ok[0]), topo.block_sizes[lvl - 1]
+                return _take_by_clusters(free, b * bs, (b + 1) * bs, size, topo.cluster_size)
+        return None
+    bs = topo.block_sizes[lmin - 1]
+    counts = topo.block_counts(free, lmin)
+    ok = np.flatnonzero(counts >= size)
+    if ok.size:  # contiguous: first block, lowest free ids
+        b = int(ok[0])
+        return b * bs + np.flatnonzero(free[b * bs:(b + 1) * bs])[:size]
+    if rule == "contiguous" or lmin == topo.levels:
+        return None
+    allowed = (qct * size + 99) // 100
+    if allowed == 0:
+        return None
+    parent_bs = topo.block_sizes[lmin]
+    per = parent_bs // bs
+    parent_ok = np.repeat(topo.block_counts(free, lmin + 1) >= size, per)
+    cand = np.flatnonzero(parent_ok & (size - counts <= allowed))
+    if not cand.size:
+        return None
+    c = int(cand[np.lexsort((cand, -counts[cand]))[0]])
+    keep = c * bs + np.flatnonzero(free[c * bs:(c + 1) * bs])
+    p = c // per
+    siblings = [s for s in range(p * per, (p + 1) * per) if s != c]
+    siblings.sort(key=lambda s: (-counts[s], s))
+    rest = np.concatenate([s * bs + np.flatnonzero(free[s * bs:(s + 1) * bs])
+                           for s in siblings])
+    return np.concatenate([keep, rest[: size - keep.size]])
 
 
 def is_contiguous(ids: np.ndarray) -> bool:

@@ -1,0 +1,189 @@
+"""Tree topologies of batch clusters (issue #5): the fat tree of seed 000 ch. 5 §4.2 and the
+k-ary n-tree of seed 001 §2, as aligned blocks of processor ids with an explicit networkx
+graph for inspection and path checks.
+
+Both are hierarchies of **levels** ``1..L``: a level-``l`` node (switch) serves an aligned
+block ``[b·B_l, (b+1)·B_l)`` of processor ids, ``B_1`` being a cluster (one leaf switch) and
+``B_L`` the whole tree. The distance notions of the seeds follow from the block sizes:
+
+* platform level of an allocation (seed 000 [L3499–L3518]) — ``1`` if every processor is in
+  one cluster, ``+1`` per level the traffic climbs: the smallest ``l`` whose block holds them
+  all (:meth:`Topology.level_of`);
+* minimal level of a size (``L_min``, seed 000; ``level(s)``, seed 001 §2.2): the smallest
+  ``l`` with ``B_l >= size`` (:meth:`Topology.min_level`);
+* clusters used and their minimum ``⌈size/B_1⌉`` (locality, seed 000 ch. 4–5);
+* hops between two processors: ``2·lca`` links (seed 001 §2.1, :meth:`Topology.hops`).
+
+``fat-tree:c,a2,...,aL`` has clusters of ``c`` processors and ``a_l`` level-``(l−1)`` nodes
+under each level-``l`` switch (seed 000 Fig. 5.1 is ``fat-tree:2,2,2``; the seed gives no
+shapes for its platforms, decision 51). ``kary-ntree:k,n`` has ``k^n`` nodes, blocks
+``B_i = k^i`` and ``k^(i−1)`` switches per level-``i`` block, wired as Petrini & Vanneschi.
+Processors beyond ``installed`` (the trace's machine) are uninstalled: the highest ids,
+never free (seed 001 §2.3 ``uninstalled="tail"``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched.errors import InvalidInstanceError
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Aligned processor blocks per level; ``kind`` is ``"fat-tree"`` or ``"kary-ntree"``."""
+
+    kind: str
+    block_sizes: tuple[int, ...]
+    installed: int
+    arity: tuple[int, ...] = ()
+    _graph: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def leaves(self) -> int:
+        return self.block_sizes[-1]
+
+    @property
+    def levels(self) -> int:
+        return len(self.block_sizes)
+
+    @property
+    def cluster_size(self) -> int:
+        return self.block_sizes[0]
+
+    def min_level(self, size: int) -> int:
+        """``L_min``: the smallest level whose block can hold ``size`` processors."""
+        for lvl, b in enumerate(self.block_sizes, start=1):
+            if b >= size:
+                return lvl
+        raise InvalidInstanceError("size", size, f"wider than the {self.leaves}-leaf tree")
+
+    def level_of(self, ids: np.ndarray) -> int:
+        """Platform level of an allocation: the smallest level with one block holding all."""
+        lo, hi = int(np.min(ids)), int(np.max(ids))
+        for lvl, b in enumerate(self.block_sizes, start=1):
+            if lo // b == hi // b:
+                return lvl
+        return self.levels
+
+    def clusters_used(self, ids: np.ndarray) -> int:
+        return int(np.unique(np.asarray(ids) // self.cluster_size).size)
+
+    def min_clusters(self, size: int) -> int:
+        return math.ceil(size / self.cluster_size)
+
+    def hops(self, p: int, q: int) -> int:
+        """Links on a shortest path between processors ``p`` and ``q``: ``2·lca``."""
+        return 0 if p == q else 2 * self.level_of(np.array([p, q]))
+
+    def free_mask(self) -> np.ndarray:
+        """All installed processors free, the uninstalled tail busy."""
+        mask = np.zeros(self.leaves, bool)
+        mask[: self.installed] = True
+        return mask
+
+    def block_counts(self, free: np.ndarray, level: int) -> np.ndarray:
+        """Free processors in every block of ``level`` (``free`` has ``leaves`` entries)."""
+        return free.reshape(-1, self.block_sizes[level - 1]).sum(axis=1)
+
+    def graph(self) -> Any:
+        """The explicit network as a ``networkx.Graph`` (built once): processors
+        ``("p", i)``, switches ``("s", level, index)``."""
+        if "g" not in self._graph:
+            self._graph["g"] = _fat_tree_graph(self) if self.kind == "fat-tree" else \
+                _kary_graph(self)
+        return self._graph["g"]
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "block_sizes": list(self.block_sizes),
+                "leaves": self.leaves, "installed": self.installed,
+                "arity": list(self.arity)}
+
+
+def fat_tree(cluster_size: int, arities: tuple[int, ...] | list[int],
+             installed: int | None = None) -> Topology:
+    """Clusters of ``cluster_size`` processors; ``arities[i]`` children per switch of level
+    ``i + 2``."""
+    sizes = [_positive("cluster size", cluster_size)]
+    for a in arities:
+        sizes.append(sizes[-1] * _positive("arity", a))
+    return Topology("fat-tree", tuple(sizes), _installed(installed, sizes[-1]),
+                    (cluster_size, *arities))
+
+
+def kary_ntree(k: int, n: int, installed: int | None = None) -> Topology:
+    """``k^n`` processors, level-``i`` blocks of ``k^i`` (seed 001 §2.1)."""
+    k, n = _positive("k", k), _positive("n", n)
+    if k < 2:
+        raise InvalidInstanceError("k", k, "a k-ary n-tree needs k >= 2")
+    sizes = tuple(k**i for i in range(1, n + 1))
+    return Topology("kary-ntree", sizes, _installed(installed, sizes[-1]), (k, n))
+
+
+def parse_topology(spec: str, installed: int | None = None) -> Topology:
+    """``fat-tree:c,a2,...`` or ``kary-ntree:k,n`` (the CLI's ``--topology``)."""
+    kind, _, params = spec.partition(":")
+    try:
+        values = [int(v) for v in params.split(",") if v.strip()]
+    except ValueError:
+        raise InvalidInstanceError("topology", spec, "parameters must be whole numbers") \
+            from None
+    if kind == "fat-tree" and values:
+        return fat_tree(values[0], values[1:], installed)
+    if kind == "kary-ntree" and len(values) == 2:
+        return kary_ntree(values[0], values[1], installed)
+    raise InvalidInstanceError("topology", spec, "expected fat-tree:CLUSTER,ARITY,... or "
+                               "kary-ntree:K,N")
+
+
+def _positive(name: str, v: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise InvalidInstanceError(name, v, "must be a whole number >= 1")
+    return int(v)
+
+
+def _installed(installed: int | None, leaves: int) -> int:
+    if installed is None:
+        return leaves
+    if not 1 <= installed <= leaves:
+        raise InvalidInstanceError("topology", leaves, f"has fewer processors than the "
+                                   f"machine ({installed}): choose a larger tree")
+    return int(installed)
+
+
+def _fat_tree_graph(t: Topology) -> Any:
+    import networkx as nx
+
+    g = nx.Graph()
+    for i in range(t.leaves):
+        g.add_edge(("p", i), ("s", 1, i // t.cluster_size))
+    for lvl in range(1, t.levels):
+        ratio = t.block_sizes[lvl] // t.block_sizes[lvl - 1]
+        for b in range(t.leaves // t.block_sizes[lvl - 1]):
+            g.add_edge(("s", lvl, b), ("s", lvl + 1, b // ratio))
+    return g
+
+
+def _kary_graph(t: Topology) -> Any:
+    """Petrini–Vanneschi wiring: ``k^(n−1)`` switches per stage, switch ``w`` of stage ``i``
+    linked to switch ``w'`` of stage ``i+1`` when they differ at most in base-``k`` digit
+    ``i − 1`` of ``w``; node ``p`` on switch ``p // k`` of stage 1."""
+    import networkx as nx
+
+    k, n = t.arity
+    width = k ** (n - 1)
+    g = nx.Graph()
+    for p in range(t.leaves):
+        g.add_edge(("p", p), ("s", 1, p // k))
+    for stage in range(1, n):
+        step = k ** (stage - 1)
+        for w in range(width):
+            digit = (w // step) % k
+            base = w - digit * step
+            for d in range(k):
+                g.add_edge(("s", stage, w), ("s", stage + 1, base + d * step))
+    return g

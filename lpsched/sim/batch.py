@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import math
 import time as _time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -151,6 +151,8 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         raise InvalidInstanceError("policy", policy, f"must be one of {POLICIES}")
     m = processors or work.processors
     if topology is not None:
+        if m and m < topology.installed:  # the leaves past the machine are uninstalled
+            topology = replace(topology, installed=int(m))
         m = topology.installed
     if m is None or m < 1:
         raise InvalidInstanceError("processors", m, "unknown: give the machine size")
@@ -253,7 +255,7 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     ``⌈qct·size/100⌉`` processors outside its best level-``L_min`` block, all inside one
     level-``L_min + 1`` block."""
     if topology is not None:
-        processors = topology.installed
+        processors = min(processors or topology.installed, topology.installed)
         for j, ids in enumerate(sched.procs):
             size = int(work.size[j])
             lmin, lcur = topology.min_level(size), topology.level_of(ids)

@@ -234,6 +234,59 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _default_trace(name: str) -> str:
+    """``name`` in ``$LPSCHED_DATA`` or ``../shared/data`` (relative to the working
+    directory); a clear error otherwise."""
+    import os
+
+    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
+        if folder and (Path(folder) / name).exists():
+            return str(Path(folder) / name)
+    raise ParseError(name, "trace not found in $LPSCHED_DATA or ../shared/data: give --trace")
+
+
+def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
+    import csv
+
+    from lpsched.experiments import ResultStore, run_cells
+    from lpsched.experiments import batch as exp
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    name = args.experiment
+    if name == "contiguity":
+        trace = args.trace or _default_trace("CEA-Curie-2011-2.1-cln.swf.gz")
+        cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
+                                     args.processors, args.cluster_size, args.first_seed)
+        fn, summarise = exp.contiguity_cell, exp.contiguity_summary
+    elif name == "platform-level":
+        trace = args.trace or _default_trace("hpc2n-excerpt.swf")
+        cells = exp.platform_cells(trace, args.instances, args.periods, args.topology,
+                                   first_seed=args.first_seed)
+        fn, summarise = exp.platform_cell, exp.platform_summary
+    else:
+        trace = args.trace or _default_trace("LLNL-Atlas-2006-2.1-cln.swf")
+        speedups = [float(v) for v in args.speedups.split(",")]
+        cells = exp.topology_cells(trace, speedups, args.limit)
+        fn, summarise = exp.topology_cell, exp.topology_summary
+    store = ResultStore(out / f"{name}.sqlite")
+    t0 = time.perf_counter()
+    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
+                    progress=not args.quiet)
+    wall = time.perf_counter() - t0
+    rows = store.rows_of(name, cells)
+    if rows:
+        with open(out / f"{name}.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
+            w.writeheader()
+            w.writerows(rows)
+    summary = summarise(rows)
+    print(_dump({"experiment": name, "trace": trace, "summary": summary}))
+    print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"
+          f" {wall:.1f} s; rows in {out / (name + '.csv')}", file=sys.stderr)
+    return 0
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     import matplotlib
 
@@ -573,6 +626,29 @@ def build_parser() -> argparse.ArgumentParser:
     cb.add_argument("--out", default="results")
     cb.add_argument("--quiet", action="store_true", help="no progress bar")
     cb.set_defaults(func=_cmd_reproduce)
+    for name, help_ in (("contiguity", "seed 000 ch. 4: contiguity and locality, offline"),
+                        ("platform-level", "seed 000 ch. 5: platform level on fat trees"),
+                        ("topology-aware", "seed 001: (quasi-)contiguous on k-ary n-trees")):
+        rb = rep_sub.add_parser(name, help=help_)
+        rb.add_argument("--trace", help="SWF trace (default: the seed's, from "
+                        "$LPSCHED_DATA or ../shared/data)")
+        rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30)
+        rb.add_argument("--jobs", type=int, default=1, help="local worker processes")
+        rb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+        rb.add_argument("--first-seed", type=int, default=0)
+        rb.add_argument("--out", default="results")
+        rb.add_argument("--quiet", action="store_true", help="no progress bar")
+        if name == "contiguity":
+            rb.add_argument("--jobs-per-instance", type=int, default=300)
+            rb.add_argument("--processors", type=int, default=512)
+            rb.add_argument("--cluster-size", type=int, default=16)
+        if name == "platform-level":
+            rb.add_argument("--periods", type=int, default=1, help="7-day periods each")
+            rb.add_argument("--topology", help="default: clusters of 16, arity 4")
+        if name == "topology-aware":
+            rb.add_argument("--speedups", default="0,5,10,15,20,25,30,35,40,45,50")
+            rb.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+        rb.set_defaults(func=_cmd_reproduce_batch)
 
     plot = sub.add_parser("plot", help="draw a Gantt chart or the stretch distribution")
     plot_sub = plot.add_subparsers(dest="kind", required=True)

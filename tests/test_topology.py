@@ -241,3 +241,47 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["valid"]
+
+
+# -- reduced reproductions ---------------------------------------------------------------------
+
+@pytest.mark.skipif(not (DATA / "hpc2n-excerpt.swf").exists(), reason="needs ../shared")
+def test_contiguity_reproduction_reduced(tmp_path):
+    """Seed 000 ch. 4 facts on 6 offline instances of 300 HPC2N jobs (240 processors,
+    clusters of 16): becont within 2 % of basic's makespan on most instances, forced
+    contiguous 100 % contiguous, forced local 100 % local; the store resumes."""
+    from lpsched.experiments import ResultStore, run_cells
+    from lpsched.experiments import batch as exp
+
+    cells = exp.contiguity_cells(str(DATA / "hpc2n-excerpt.swf"), 6, processors=240)
+    store = ResultStore(tmp_path / "c.sqlite")
+    assert run_cells("contiguity", cells, exp.contiguity_cell, store, progress=False) == 36
+    assert run_cells("contiguity", cells, exp.contiguity_cell, store, progress=False) == 0
+    summary = exp.contiguity_summary(store.rows_of("contiguity", cells))
+    assert summary["becont"]["within_2pct"] >= 0.8
+    assert summary["cont"]["contiguous_jobs"] == 1.0
+    assert summary["loc"]["local_jobs"] == 1.0
+    assert summary["beloc"]["local_jobs"] > summary["basic"]["local_jobs"]
+    assert summary["basic"]["mean_deviation"] == 0.0
+
+
+@pytest.mark.skipif(not (DATA / "hpc2n-excerpt.swf").exists(), reason="needs ../shared")
+def test_platform_level_reproduction_reduced(capsys, tmp_path):
+    code = main(["reproduce", "platform-level", "--trace", str(DATA / "hpc2n-excerpt.swf"),
+                 "--instances", "2", "--out", str(tmp_path), "--quiet"])
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert code == 0 and set(summary) == {"basic", "becont", "beloc", "beplat", "cont",
+                                          "loc", "plat"}
+    assert summary["basic"]["sum_flow"] == pytest.approx(1.0)  # normalised by basic
+    assert summary["plat"]["platform_level_factor"] <= summary["basic"][
+        "platform_level_factor"]
+    assert (tmp_path / "platform-level.csv").exists()
+
+
+@pytest.mark.skipif(not (DATA / "hpc2n-excerpt.swf").exists(), reason="needs ../shared")
+def test_topology_aware_reproduction_reduced(capsys, tmp_path):
+    code = main(["reproduce", "topology-aware", "--trace", str(DATA / "hpc2n-excerpt.swf"),
+                 "--limit", "600", "--speedups", "0,50", "--out", str(tmp_path), "--quiet"])
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert code == 0 and len(summary) == 10  # 2 schedulers x (contiguous + 4 quasi)
+    assert all(r["rel_wait_at_0"] is not None for r in summary)

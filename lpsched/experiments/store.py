@@ -64,5 +64,12 @@ class ResultStore:
                               (experiment,))
         return [json.loads(row[0]) for row in cur]
 
+    def rows_of(self, experiment: str, cells: Iterable[Any]) -> list[dict[str, Any]]:
+        """The stored rows of the given ``cells`` only (a store may hold other runs)."""
+        keys = {self.key(c) for c in cells}
+        cur = self.db.execute("SELECT cell, data FROM rows WHERE experiment = ? "
+                              "ORDER BY cell, idx", (experiment,))
+        return [json.loads(data) for cell, data in cur if cell in keys]
+
     def close(self) -> None:
         self.db.close()

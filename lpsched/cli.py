@@ -501,13 +501,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                                   topology=topo, qct=args.qct, penalty=penalty,
                                   speedup=args.speedup)
     m = int(topo.installed if topo else work.processors or 0)
+    cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, contiguous=args.alloc == "cont",
-                   cluster_size=args.cluster_size, local=args.alloc == "loc",
+                   cluster_size=cluster, local=args.alloc == "loc",
                    topology=topo, forced=args.alloc, qct=args.qct)
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
            "topology": topo.describe() if topo else None,
            "jobs": work.jobs, "dropped": work.dropped, "processors": m,
-           **batch_metrics(work, sched, m, cluster_size=args.cluster_size, topology=topo),
+           **batch_metrics(work, sched, m, cluster_size=cluster, topology=topo),
            "seconds": stats["seconds"],
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}

@@ -241,6 +241,11 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["valid"]
+    # forced local takes its clusters from the tree (no --cluster-size needed)
+    code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "300", "--alloc",
+                 "loc", "--topology", "fat-tree:16,4,4,8", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["local_jobs"] == 1.0
 
 
 # -- reduced reproductions ---------------------------------------------------------------------

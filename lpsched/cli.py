@@ -408,7 +408,8 @@ def _cmd_approx_moldable(args: argparse.Namespace) -> int:
     if not isinstance(data, dict) or not isinstance(data.get("times"), list):
         raise InvalidInstanceError("times", "...", "expected {'times': [[T(1), ..., T(m)], "
                                    "...]} with one row per job")
-    procs = args.processors or data.get("processors") or len(data["times"][0] or [])
+    procs = args.processors or data.get("processors") or (
+        len(data["times"][0]) if data["times"] and isinstance(data["times"][0], list) else 0)
     if args.algorithm == "mrt":
         res = mrt(data["times"], procs, eps=args.eps, repair=args.repair)
     else:
@@ -502,9 +503,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                                   speedup=args.speedup)
     m = int(topo.installed if topo else work.processors or 0)
     cluster = topo.cluster_size if topo else args.cluster_size
-    validate_batch(work, sched, m, contiguous=args.alloc == "cont",
-                   cluster_size=cluster, local=args.alloc == "loc",
-                   topology=topo, forced=args.alloc, qct=args.qct)
+    validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
+                   qct=args.qct)
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
            "topology": topo.describe() if topo else None,
            "jobs": work.jobs, "dropped": work.dropped, "processors": m,

@@ -213,6 +213,12 @@ def test_forced_validation_catches_a_spread_job():
         validate_batch(w, spread, 4, topology=t, forced="plat")
     with pytest.raises(InvalidScheduleError, match="outside its block"):
         validate_batch(w, spread, 4, topology=t, forced="quasi-contiguous", qct=0)
+    with pytest.raises(InvalidScheduleError, match="spans too many clusters"):
+        validate_batch(w, spread, 4, topology=t, forced="loc")  # clusters from the tree
+    gap = BatchSchedule(np.zeros(1), np.full(1, 5.0), [np.array([0, 2])])
+    validate_batch(w, gap, 4, forced="becont")
+    with pytest.raises(InvalidScheduleError, match="not contiguous"):
+        validate_batch(w, gap, 4, forced="cont")
 
 
 def test_bad_topology_options_are_clear():

@@ -83,8 +83,7 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
         row["contiguous_jobs"] = row["local_jobs"] = 1.0
         return [row]
     sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell)
-    validate_batch(work, sched, m, contiguous=alloc == "cont", cluster_size=ell,
-                   local=alloc == "loc")
+    validate_batch(work, sched, m, cluster_size=ell, forced=alloc)
     met = batch_metrics(work, sched, m, cluster_size=ell)
     used = np.array([np.unique(p // ell).size for p in sched.procs])
     least = np.ceil(work.size / ell)
@@ -150,14 +149,11 @@ def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
     topo: Topology = parse_topology(topo_spec, int(work.processors or 0) or None)
     sched, stats = simulate_batch(work, "conservative", alloc=alloc, topology=topo,
                                   penalty=(penalty, factor))
-    validate_batch(work, sched, topo.installed, topology=topo, forced=alloc,
-                   local=alloc == "loc", cluster_size=topo.cluster_size,
-                   contiguous=alloc == "cont")
+    validate_batch(work, sched, topo.installed, topology=topo, forced=alloc)
     met = batch_metrics(work, sched, topo.installed, topology=topo)
-    flow = sched.end - work.submit
-    stretch = flow / np.maximum(sched.end - sched.start, 1.0)
-    return [{"seed": seed, "alloc": alloc, "jobs": work.jobs, "sum_flow": float(flow.sum()),
-             "sum_stretch": float(stretch.sum()), "seconds": stats["seconds"],
+    return [{"seed": seed, "alloc": alloc, "jobs": work.jobs,
+             "sum_flow": met["mean_flow"] * work.jobs,
+             "sum_stretch": met["mean_stretch"] * work.jobs, "seconds": stats["seconds"],
              **{k: met[k] for k in ("contiguity_factor", "locality_factor",
                                     "platform_level_factor", "success_rate")}}]
 

@@ -44,7 +44,6 @@ ALLOCATORS = ("basic", "becont", "cont", "beloc", "loc", "beplat", "plat", "cont
               "quasi-contiguous")
 NEEDS_CLUSTERS = ("beloc", "loc")
 NEEDS_TOPOLOGY = ("beplat", "plat", "contiguous", "quasi-contiguous")
-FORCED = ("cont", "loc", "plat", "contiguous", "quasi-contiguous")
 
 
 def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

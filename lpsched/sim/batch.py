@@ -248,13 +248,17 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
                    local: bool = False, topology: Topology | None = None,
                    forced: str | None = None, qct: int = 20) -> None:
     """Every job ran once, after its submission, on ``size`` distinct processors of the
-    machine, and no processor ran two jobs at once; with ``contiguous`` / ``local`` (forced
-    allocations) every job is contiguous / spans the fewest clusters it can; with a
+    machine, and no processor ran two jobs at once; with ``contiguous`` / ``local`` (or
+    ``forced`` = ``"cont"`` / ``"loc"``) every job is contiguous / spans the fewest clusters
+    it can (clusters from ``topology`` when given); with a
     ``topology`` and ``forced`` = ``"plat"`` or ``"contiguous"`` every job sits at its
     minimal platform level, with ``"quasi-contiguous"`` every job has at most
     ``⌈qct·size/100⌉`` processors outside its best level-``L_min`` block, all inside one
     level-``L_min + 1`` block."""
+    contiguous = contiguous or forced == "cont"
+    local = local or forced == "loc"
     if topology is not None:
+        cluster_size = topology.cluster_size
         processors = min(processors or topology.installed, topology.installed)
         for j, ids in enumerate(sched.procs):
             size = int(work.size[j])

@@ -500,12 +500,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
                                   alloc=args.alloc, cluster_size=args.cluster_size,
                                   topology=topo, qct=args.qct, penalty=penalty,
-                                  speedup=args.speedup)
+                                  speedup=args.speedup,
+                                  compression="reassign" if args.reassign else args.compression)
     m = int(topo.installed if topo else work.processors or 0)
     cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
                    qct=args.qct)
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
+           "compression": "reassign" if args.reassign else args.compression,
            "topology": topo.describe() if topo else None,
            "jobs": work.jobs, "dropped": work.dropped, "processors": m,
            **batch_metrics(work, sched, m, cluster_size=cluster, topology=topo),
@@ -728,6 +730,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="quasi-contiguity threshold, percent of the job size (seed 001)")
     bat.add_argument("--penalty", help="placement penalty linear:F or quadratic:F "
                      "(seed 000 Eq. 5.1/5.2; jobs past their estimate fail)")
+    bat.add_argument("--reassign", action="store_true", help="conservative: when a job ends "
+                     "early, start queued jobs now if they fit without moving any other "
+                     "reservation (seed 000 §5.5)")
+    bat.add_argument("--compression", choices=("none", "reassign", "rebuild"), default="none",
+                     help="conservative: keep reservations (none), start-now moves "
+                     "(reassign), or re-plan all at every event (rebuild)")
     bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
                      "parallel jobs under contiguous/quasi-contiguous (seed 001)")
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested")

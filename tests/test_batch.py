@@ -152,3 +152,84 @@ def test_allocators_in_the_simulator(seed, policy, alloc):
         assert m["contiguous_jobs"] == 1.0
     if alloc == "loc":
         assert m["local_jobs"] == 1.0
+
+
+# -- hand-computed schedules and the reservation guarantees -------------------------------------
+
+def hand(submit, run, size, est=None, m=16):
+    n = len(submit)
+    return Workload(job=np.arange(1, n + 1), submit=np.array(submit, float),
+                    run=np.array(run, float), size=np.array(size),
+                    estimate=np.array(est if est is not None else run, float), processors=m)
+
+
+@pytest.mark.parametrize(("policy", "starts"), [("fcfs", [0, 10, 10]), ("easy", [0, 10, 2]),
+                                                ("conservative", [0, 10, 2])])
+def test_seed001_e1_by_hand(policy, starts):
+    """Spec seed 001 §4.5 E1 (16 nodes): J1 (12 nodes, 10) at 0, J2 (8, 5) at 1, J3 (4, 20)
+    at 2. EASY reserves 10 for J2 and backfills J3 at 2 on the 4 free nodes; conservative
+    too (J3 fits beside J2's reservation); FCFS makes J3 wait behind J2."""
+    w = hand([0, 1, 2], [10, 5, 20], [12, 8, 4])
+    sched, _ = simulate_batch(w, policy)
+    assert sched.start.tolist() == starts
+    validate_batch(w, sched, 16)
+
+
+@pytest.mark.parametrize(("compression", "starts"), [("none", [0, 0, 10, 10]),
+                                                     ("reassign", [0, 0, 2, 5]),
+                                                     ("rebuild", [0, 0, 2, 5])])
+def test_reassignment_fig_5_3_by_hand(compression, starts):
+    """Seed 000 Fig. 5.3 on 2 processors: J1 and J2 run (estimates 10), J3 and J4 are reserved
+    at 10. J2 ends early at 2: with reassignment J3 starts now and J4 keeps its reservation;
+    J3 ends early at 5: J4 starts now. Without compression both wait for 10."""
+    w = hand([0, 0, 0, 0], [10, 2, 3, 1], [1, 1, 1, 1], est=[10, 10, 10, 5], m=2)
+    sched, stats = simulate_batch(w, "conservative", compression=compression)
+    assert sched.start.tolist() == starts
+    if compression != "rebuild":
+        assert stats["first_reservation"].tolist() == [0, 0, 10, 10]
+
+
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["none", "reassign"]))
+def test_conservative_never_delays_a_first_reservation(seed, compression):
+    """Run times within the estimates (kill at the estimate, so no overruns): every job starts
+    at its first reservation ("none") or no later ("reassign")."""
+    w = random_workload(seed, n=60)
+    sched, stats = simulate_batch(w, "conservative", kill=True, compression=compression)
+    validate_batch(w, sched, 16)
+    first = stats["first_reservation"]
+    assert not np.isnan(first).any()
+    if compression == "none":
+        assert np.allclose(sched.start, first)
+    else:
+        assert (sched.start <= first + 1e-9).all()
+
+
+@given(st.integers(0, 2**31 - 1))
+def test_easy_never_delays_the_head_reservation(seed):
+    """A job's start is never after the reservation it got when it first headed the queue."""
+    w = random_workload(seed, n=60)
+    sched, stats = simulate_batch(w, "easy", kill=True)
+    first = stats["first_reservation"]
+    held = ~np.isnan(first)
+    assert (sched.start[held] <= first[held] + 1e-9).all()
+
+
+def test_compression_needs_conservative_names():
+    w = hand([0], [1], [1])
+    with pytest.raises(InvalidInstanceError, match="compression"):
+        simulate_batch(w, "conservative", compression="squeeze")
+    with pytest.raises(InvalidInstanceError, match="conservative backfilling only"):
+        simulate_batch(w, "easy", compression="reassign")
+
+
+def test_validation_accepts_a_zero_length_job_before_its_successor():
+    """A job of run time 0 ends when it starts: the next job may start there at once, in
+    whatever order the two were submitted (found on CEA-Curie)."""
+    w = hand([0, 0], [5, 0], [1, 1], est=[5, 1], m=1)
+    validate_batch(w, BatchSchedule(np.zeros(2), np.array([5.0, 0.0]),
+                                    [np.array([0]), np.array([0])]), 1)
+    sched, _ = simulate_batch(w, "easy")
+    validate_batch(w, sched, 1)
+    with pytest.raises(InvalidScheduleError, match="busy"):
+        validate_batch(w, BatchSchedule(np.zeros(2), np.array([5.0, 1.0]),
+                                        [np.array([0]), np.array([0])]), 1)

@@ -236,9 +236,10 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
     out = tmp_path / "s.csv"
     code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "400", "--policy",
                  "conservative", "--alloc", "beplat", "--topology", "fat-tree:16,4,4,8",
-                 "--penalty", "quadratic:2", "--out", str(out), "--json"])
+                 "--penalty", "quadratic:2", "--reassign", "--out", str(out), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["valid"] and data["jobs"] == 400
+    assert data["compression"] == "reassign"
     assert data["topology"]["block_sizes"] == [16, 64, 256, 2048]
     assert 0 < data["success_rate"] <= 1 and data["platform_level_factor"] >= 1
     assert out.read_text().splitlines()[0] == "job_id,submit,start,end,procs,processors"

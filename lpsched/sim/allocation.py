@@ -54,19 +54,42 @@ def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends - starts
 
 
+BLOCK = 1024  # processors per bucket of the free counts a simulator may keep
+
+
+def block_counts(free: np.ndarray) -> np.ndarray:
+    """Free processors in each bucket of ``BLOCK`` consecutive ids."""
+    return np.bincount(np.flatnonzero(free) // BLOCK, minlength=-(-free.size // BLOCK))
+
+
+def lowest_free(free: np.ndarray, size: int, counts: np.ndarray) -> np.ndarray:
+    """The ``size`` lowest free ids, reading only the buckets that have free processors
+    (``counts`` from :func:`block_counts`, kept up to date by the caller)."""
+    last = int(np.searchsorted(np.cumsum(counts), size))  # the bucket completing ``size``
+    buckets = np.flatnonzero(counts[: last + 1])
+    if buckets.size > 4:  # many buckets: one scan of their span is cheaper than a loop
+        lo = int(buckets[0]) * BLOCK
+        return lo + np.flatnonzero(free[lo:(last + 1) * BLOCK])[:size]
+    out = [b * BLOCK + np.flatnonzero(free[b * BLOCK:(b + 1) * BLOCK]) for b in buckets]
+    return np.concatenate(out)[:size] if out else np.zeros(0, np.int64)
+
+
 def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = None,
-             topology: Topology | None = None, qct: int = 20) -> np.ndarray | None:
-    """Processor ids for a job of ``size`` under ``rule`` (module doc)."""
+             topology: Topology | None = None, qct: int = 20,
+             counts: np.ndarray | None = None) -> np.ndarray | None:
+    """Processor ids for a job of ``size`` under ``rule`` (module doc). ``counts``
+    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets."""
     if rule not in ALLOCATORS:
         raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
-    if int(free.sum()) < size:
+    if (int(counts.sum()) if counts is not None else int(free.sum())) < size:
         return None
     if rule in NEEDS_TOPOLOGY:
         if topology is None:
             raise InvalidInstanceError("topology", None, f"{rule!r} needs a tree topology")
         return _tree_rule(rule, free, size, topology, qct)
     if rule == "basic":
-        return np.flatnonzero(free)[:size]
+        return lowest_free(free, size, counts) if counts is not None else \
+            np.flatnonzero(free)[:size]
     if rule in ("becont", "cont"):
         starts, lengths = free_blocks(free)
         order = np.lexsort((starts, -lengths))
@@ -142,8 +165,8 @@ def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
 
 
 def is_contiguous(ids: np.ndarray) -> bool:
-    s = np.sort(ids)
-    return bool(s.size == 0 or s[-1] - s[0] == s.size - 1)
+    """Distinct ids (as every validated allocation) forming one run."""
+    return bool(ids.size == 0 or int(ids.max()) - int(ids.min()) == ids.size - 1)
 
 
 def is_local(ids: np.ndarray, cluster_size: int) -> bool:

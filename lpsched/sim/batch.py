@@ -11,10 +11,15 @@ scheduling pass runs:
 * ``easy``: as FCFS, then the head gets a reservation at the earliest time enough
   processors are free (from the running jobs' estimated ends), and any later job that fits
   now without delaying that reservation starts (backfilling);
-* ``conservative``: every queued job, in order, gets the earliest reservation that delays no
-  earlier one; the jobs whose reservation is now start. Reservations are rebuilt at every
-  pass from the current state, so a job ending early compresses the schedule (seed 000
-  §5.5); a reservation never moves later unless a job overruns its estimate.
+* ``conservative``: every job gets, when submitted, the earliest reservation that delays no
+  earlier one (seed 000 §4.5), and starts when it is due. ``compression`` says what happens
+  when jobs end early: ``"none"`` (default) keeps every reservation; ``"reassign"`` (seed
+  000 §5.5, ``--reassign``) moves a queued job, in queue order, to *now* when it fits now
+  without touching any other reservation — only start-now moves, so no job ever starts after
+  its first reservation unless a job overruns its estimate or a forced allocation refuses
+  it (then it is re-planned from now); ``"rebuild"`` re-plans every reservation in queue
+  order at every pass (full compression: earlier on average, but a job can lose its first
+  reservation to an earlier job that moved into its slot).
 
 Processors are chosen by an allocation rule (:mod:`lpsched.sim.allocation`; default
 ``basic``, the lowest-numbered free ones), on a line of processors or, with a
@@ -46,9 +51,11 @@ from lpsched.instances.swf import Workload
 from lpsched.instances.topology import Topology
 from lpsched.sim.allocation import (
     ALLOCATORS,
+    BLOCK,
     NEEDS_CLUSTERS,
     NEEDS_TOPOLOGY,
     allocate,
+    block_counts,
     is_contiguous,
     is_local,
 )
@@ -65,6 +72,23 @@ class Profile:
         self.times = [now]
         self.free = [free_now]
 
+    @classmethod
+    def from_releases(cls, now: float, free_now: int, ends: np.ndarray,
+                      sizes: np.ndarray) -> Profile:
+        """The profile where ``sizes[i]`` processors come back at ``max(ends[i], now)``:
+        one sort and a cumulative sum (what :meth:`release` per job would give)."""
+        prof = cls(now, free_now)
+        if ends.size:
+            at = np.maximum(ends, now)
+            times, inv = np.unique(at, return_inverse=True)
+            gained = np.cumsum(np.bincount(inv, weights=sizes, minlength=times.size))
+            if times[0] == now:
+                prof.free[0] += int(gained[0])
+                times, gained = times[1:], gained[1:]
+            prof.times += times.tolist()
+            prof.free += (free_now + gained).astype(int).tolist()
+        return prof
+
     def release(self, at: float, count: int) -> None:
         """``count`` processors become free from ``at`` on."""
         self._split(at)
@@ -80,6 +104,10 @@ class Profile:
         self.free.insert(i + 1, self.free[i])
         return i + 1
 
+    def free_at(self, t: float) -> int:
+        """Free processors at time ``t`` (``t >= times[0]``)."""
+        return int(self.free[bisect.bisect_right(self.times, t) - 1])
+
     def earliest(self, size: int, length: float) -> float:
         """Earliest start where ``size`` processors stay free for ``length`` (one pass)."""
         times, free = self.times, self.free
@@ -91,7 +119,10 @@ class Profile:
                 continue
             if start is None:
                 start = times[i]
-            if (times[i + 1] if i + 1 < n else math.inf) - start >= length:
+            # a slot ends where another reservation starts: compare ends with a relative
+            # tolerance, since start + length is rounded differently from that boundary
+            end = start + length
+            if (times[i + 1] if i + 1 < n else math.inf) >= end - 1e-9 * max(1.0, abs(end)):
                 return start
         raise InvalidInstanceError("size", size, "no time ever has enough processors")
 
@@ -119,13 +150,15 @@ class BatchSchedule:
 
 
 PENALTIES = ("linear", "quadratic")
+COMPRESSIONS = ("none", "reassign", "rebuild")
 
 
 def simulate_batch(work: Workload, policy: str = "easy", processors: int | None = None,
                    kill: bool = False, alloc: str = "basic",
                    cluster_size: int | None = None, topology: Topology | None = None,
                    qct: int = 20, penalty: tuple[str, float] | None = None,
-                   speedup: float = 0.0) -> tuple[BatchSchedule, dict[str, Any]]:
+                   speedup: float = 0.0, compression: str = "none",
+                   ) -> tuple[BatchSchedule, dict[str, Any]]:
     """Run ``policy`` on ``work`` with the allocation rule ``alloc`` (module doc); returns
     the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
     the tree for ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent),
@@ -149,6 +182,13 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         raise InvalidInstanceError("qct", qct, "must be a percentage in [0, 100]")
     if policy not in POLICIES:
         raise InvalidInstanceError("policy", policy, f"must be one of {POLICIES}")
+    if compression not in COMPRESSIONS:
+        raise InvalidInstanceError("compression", compression, f"must be one of "
+                                   f"{COMPRESSIONS}")
+    if compression != "none" and policy != "conservative":
+        raise InvalidInstanceError("compression", compression, "reassignment and rebuilding "
+                                   "apply to conservative backfilling only")
+    fixed = policy == "conservative" and compression != "rebuild"
     m = processors or work.processors
     if topology is not None:
         if m and m < topology.installed:  # the leaves past the machine are uninstalled
@@ -163,15 +203,22 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     if speedup and alloc in ("contiguous", "quasi-contiguous"):
         run = np.where(work.size >= 2, run * (1 - speedup / 100), run)
     est = np.maximum(work.estimate, 0.0)
+    sizes_l, est_l = work.size.tolist(), est.tolist()  # Python scalars for the hot loops
     failed = np.zeros(n, bool)
     eng = Engine()
     free = topology.free_mask() if topology is not None else np.ones(m, bool)
+    nfree = [int(free.sum())]  # kept in step with ``free``
+    counts = block_counts(free)  # free processors per bucket, kept in step too
     queue: list[int] = []
     running: dict[int, float] = {}  # job -> estimated end
+    releases: list[tuple[float, int]] = []  # (estimated end, job), sorted: EASY's shadow
+    version = [0]  # changes whenever the running set does
     start = np.full(n, np.nan)
     end = np.full(n, np.nan)
     procs: list[np.ndarray] = [np.zeros(0, int)] * n
     pending = {"pass": False}
+    first_resv = np.full(n, np.nan)  # conservative: at submission; EASY: first as head
+    resv: dict[int, float] = {}  # fixed reservations (conservative without "rebuild")
 
     def request() -> None:
         if not pending["pass"]:
@@ -179,26 +226,34 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
             eng.at(eng.now, scheduling_pass, PASS)
 
     def begin(j: int) -> bool:
-        ids = allocate(alloc, free, int(work.size[j]), cluster_size, topology, qct)
+        ids = allocate(alloc, free, sizes_l[j], cluster_size, topology, qct, counts)
         if ids is None:
             return False
         free[ids] = False
-        procs[j] = ids
+        nfree[0] -= ids.size
+        counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
+        procs[j] = ids.astype(np.int32)
         start[j] = eng.now
         length = run[j]
         if penalty is not None:
             assert topology is not None
-            r = topology.level_of(ids) - topology.min_level(int(work.size[j]))
+            r = topology.level_of(ids) - topology.min_level(sizes_l[j])
             length *= (1 + r * penalty[1]) if penalty[0] == "linear" else penalty[1] ** r
             if length > est[j]:
                 length, failed[j] = est[j], True
         end[j] = eng.now + length
-        running[j] = eng.now + est[j]
+        running[j] = eng.now + est_l[j]
+        bisect.insort(releases, (running[j], j))
+        version[0] += 1
         eng.at(end[j], lambda j=j: finish(j), END)
         return True
 
     def finish(j: int) -> None:
         free[procs[j]] = True
+        nfree[0] += procs[j].size
+        counts[:] += np.bincount(procs[j] // BLOCK, minlength=counts.size)
+        del releases[bisect.bisect_left(releases, (running[j], j))]
+        version[0] += 1
         del running[j]
         request()
 
@@ -207,29 +262,130 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         request()
 
     def profile() -> Profile:
-        prof = Profile(eng.now, int(free.sum()))
-        for j, e in sorted(running.items(), key=lambda x: x[1]):
-            prof.release(max(e, eng.now), int(work.size[j]))
-        return prof
+        jobs = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
+        ends = np.fromiter(running.values(), dtype=float, count=len(running))
+        return Profile.from_releases(eng.now, nfree[0], ends, work.size[jobs])
+
+    def wake_at(t: float) -> None:
+        eng.at(t, request, PASS)
+
+    def fixed_pass() -> None:
+        """Conservative backfilling with reservations kept from submission (module doc)."""
+        prof = profile()
+        now = eng.now
+        for j in queue:
+            if j in resv:
+                prof.reserve(max(resv[j], now), max(est_l[j], 1e-12), sizes_l[j])
+        started: list[int] = []
+        for j in queue:
+            size, length = sizes_l[j], max(est_l[j], 1e-12)
+            if j not in resv:  # a new job: its reservation, kept from now on
+                t = prof.earliest(size, length)
+                resv[j] = first_resv[j] = t
+                prof.reserve(t, length, size)
+                if t > now:
+                    wake_at(t)
+            due = resv[j] <= now
+            if not due and compression == "none":
+                continue
+            held = max(resv[j], now)
+            prof.reserve(held, length, -size)  # let go of its own slot, then try now
+            t = prof.earliest(size, length)
+            if t <= now and size <= nfree[0] and begin(j):
+                prof.reserve(now, length, size)
+                started.append(j)
+                del resv[j]
+            elif due:  # an overrun or a forced allocation: re-plan from now
+                resv[j] = t
+                prof.reserve(t, length, size)
+                if t > now:
+                    wake_at(t)
+            else:
+                prof.reserve(held, length, size)
+        for j in started:
+            queue.remove(j)
+
+    shadow_memo: dict[tuple[int, int, int], tuple[float, int]] = {}
+
+    def shadow(size: int, now: float) -> tuple[float, int]:
+        """Earliest time ``size`` processors are free by the estimates, and how many are
+        free then. Only releases change the free count, so it never decreases: the first
+        time enough are free holds for any length (what :meth:`Profile.earliest` gives).
+        Remembered until the running set changes, unless an estimate has run out (its
+        release then moves with ``now``)."""
+        key = (version[0], size, nfree[0])
+        if key in shadow_memo and (not releases or releases[0][0] >= now):
+            return shadow_memo[key]
+        shadow_memo.clear()
+        shadow_memo[key] = found = _shadow(size, now)
+        return found
+
+    def _shadow(size: int, now: float) -> tuple[float, int]:
+        have, t, i = nfree[0], now, 0
+        while True:
+            if i < len(releases) and max(releases[i][0], now) <= t:
+                have += sizes_l[releases[i][1]]
+                i += 1
+            elif have >= size:
+                return t, have
+            else:  # size <= machine, so the releases always suffice
+                t = max(releases[i][0], now)
+
+    def easy_backfill(now: float) -> None:
+        """EASY after the FCFS part: the head's reservation at the shadow time ``t_h``, then
+        any job that fits now and either ends by ``t_h`` or uses only the ``extra``
+        processors the head leaves free at ``t_h`` — an O(1) test per job, equal to checking
+        the whole (never decreasing) profile; a numpy pre-filter skips the jobs that cannot
+        start (the free counts only fall during the pass)."""
+        head = queue[0]
+        size_h = sizes_l[head]
+        t_h, free_then = shadow(size_h, now)
+        if np.isnan(first_resv[head]):
+            first_resv[head] = t_h
+        extra = free_then - size_h
+        slack = 1e-9 * max(1.0, abs(t_h))
+        rest = np.array(queue[1:], dtype=np.int64)
+        sizes, ends = work.size[rest], now + est[rest]
+        maybe = rest[(sizes <= nfree[0]) & ((ends <= t_h + slack) | (sizes <= extra))]
+        started: list[int] = []
+        for j in maybe.tolist():
+            size = sizes_l[j]
+            if size > nfree[0]:
+                continue
+            ends_first = now + est_l[j] <= t_h + slack
+            if (ends_first or size <= extra) and begin(j):
+                started.append(j)
+                if not ends_first:
+                    extra -= size
+        for j in started:
+            queue.remove(j)
 
     def scheduling_pass() -> None:
         pending["pass"] = False
+        if fixed:
+            fixed_pass()
+            return
         # FCFS part of every policy (a forced allocation may refuse the head)
-        while queue and work.size[queue[0]] <= free.sum() and begin(queue[0]):
+        while queue and work.size[queue[0]] <= nfree[0] and begin(queue[0]):
             queue.pop(0)
         if not queue or policy == "fcfs":
             return
-        prof = profile()
         now = eng.now
+        if policy == "easy":
+            easy_backfill(now)
+            return
+        prof = profile()
         started: list[int] = []
-        for pos, j in enumerate(queue):
-            size, length = int(work.size[j]), float(est[j])
+        for j in queue:
+            size, length = sizes_l[j], est_l[j]
             t = prof.earliest(size, length)
-            if t <= now and size <= free.sum() and begin(j):
+            if t <= now and size <= nfree[0] and begin(j):
                 prof.reserve(now, max(length, 1e-12), size)
                 started.append(j)
-            elif pos == 0 or policy == "conservative":
+            else:  # conservative, re-planning every reservation
                 prof.reserve(t, max(length, 1e-12), size)
+                if np.isnan(first_resv[j]):
+                    first_resv[j] = t
         for j in started:
             queue.remove(j)
 
@@ -239,8 +395,8 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     t0 = _time.perf_counter()
     eng.run()
     seconds = _time.perf_counter() - t0
-    return BatchSchedule(start, end, procs, failed), {"events": eng.processed,
-                                                      "seconds": seconds}
+    return BatchSchedule(start, end, procs, failed), {
+        "events": eng.processed, "seconds": seconds, "first_reservation": first_resv}
 
 
 def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
@@ -287,16 +443,17 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
             raise InvalidScheduleError("contiguity", f"job {j} is not contiguous", j)
         if local and not is_local(ids, int(cluster_size or 0)):
             raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
-    job = np.repeat(np.arange(work.jobs), sizes)
-    proc = np.concatenate(sched.procs) if work.jobs else np.zeros(0, int)
-    if proc.size and (proc.min() < 0 or proc.max() >= processors):
-        raise InvalidScheduleError("processors", "a processor outside the machine")
-    order = np.lexsort((sched.start[job], proc))
-    same = proc[order][1:] == proc[order][:-1]
-    clash = sched.start[job][order][1:] < sched.end[job][order][:-1] - 1e-9
-    if (same & clash).any():
-        i = int(job[order][1:][np.argmax(same & clash)])
-        raise InvalidScheduleError("overlap", f"job {i} starts on a busy processor", i)
+    # sweep in start order with each processor's busy-until time: O(Σ sizes), no copies
+    busy_until = np.full(processors, -math.inf)
+    for j in np.lexsort((sched.end, sched.start)):  # a zero-length job before its successor
+        ids, t = sched.procs[j], sched.start[j]
+        if ids.size and (ids.min() < 0 or ids.max() >= processors):
+            raise InvalidScheduleError("processors", f"job {j} uses a processor outside the "
+                                       "machine", int(j))
+        if (busy_until[ids] > t + 1e-9 * max(1.0, abs(t))).any():
+            raise InvalidScheduleError("overlap", f"job {j} starts on a busy processor",
+                                       int(j))
+        busy_until[ids] = sched.end[j]
 
 
 def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,

@@ -38,8 +38,6 @@ class Event:
         self.action = action
         self.cancelled = False
 
-    def __lt__(self, other: Event) -> bool:
-        return (self.time, self.priority, self.seq) < (other.time, other.priority, other.seq)
 
 
 class Engine:
@@ -48,15 +46,17 @@ class Engine:
     def __init__(self) -> None:
         self.now = 0.0
         self.processed = 0
-        self._heap: list[Event] = []
+        # (time, priority, seq, event): tuples compare in C, seq is unique
+        self._heap: list[tuple[float, int, int, Event]] = []
         self._seq = itertools.count()
 
     def at(self, time: float, action: Callable[[], None], priority: int = 0) -> Event:
         """Run ``action`` at ``time`` (not before ``now``); lower ``priority`` runs first."""
         if not time >= self.now or math.isnan(time):
             raise LpschedError(f"cannot schedule an event at {time} before now = {self.now}")
-        event = Event(float(time), priority, next(self._seq), action)
-        heapq.heappush(self._heap, event)
+        seq = next(self._seq)
+        event = Event(float(time), priority, seq, action)
+        heapq.heappush(self._heap, (event.time, priority, seq, event))
         return event
 
     def after(self, delay: float, action: Callable[[], None], priority: int = 0) -> Event:
@@ -69,14 +69,14 @@ class Engine:
 
     def peek(self) -> float:
         """Time of the next live event (``inf`` when none)."""
-        while self._heap and self._heap[0].cancelled:
+        while self._heap and self._heap[0][3].cancelled:
             heapq.heappop(self._heap)
-        return self._heap[0].time if self._heap else math.inf
+        return self._heap[0][0] if self._heap else math.inf
 
     def step(self) -> bool:
         """Run the next live event; False when there is none."""
         while self._heap:
-            event = heapq.heappop(self._heap)
+            event = heapq.heappop(self._heap)[3]
             if event.cancelled:
                 continue
             self.now = event.time

@@ -501,13 +501,13 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                                   alloc=args.alloc, cluster_size=args.cluster_size,
                                   topology=topo, qct=args.qct, penalty=penalty,
                                   speedup=args.speedup,
-                                  compression="reassign" if args.reassign else args.compression)
+                                  compression=args.compression)
     m = int(topo.installed if topo else work.processors or 0)
     cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
                    qct=args.qct)
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
-           "compression": "reassign" if args.reassign else args.compression,
+           "compression": args.compression if args.policy == "conservative" else None,
            "topology": topo.describe() if topo else None,
            "jobs": work.jobs, "dropped": work.dropped, "processors": m,
            **batch_metrics(work, sched, m, cluster_size=cluster, topology=topo),
@@ -730,12 +730,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="quasi-contiguity threshold, percent of the job size (seed 001)")
     bat.add_argument("--penalty", help="placement penalty linear:F or quadratic:F "
                      "(seed 000 Eq. 5.1/5.2; jobs past their estimate fail)")
-    bat.add_argument("--reassign", action="store_true", help="conservative: when a job ends "
-                     "early, start queued jobs now if they fit without moving any other "
-                     "reservation (seed 000 §5.5)")
-    bat.add_argument("--compression", choices=("none", "reassign", "rebuild"), default="none",
-                     help="conservative: keep reservations (none), start-now moves "
-                     "(reassign), or re-plan all at every event (rebuild)")
+    bat.add_argument("--compression", choices=("none", "reassign", "rebuild"),
+                     default="reassign", help="conservative, when jobs end early: start "
+                     "queued jobs now if they fit without moving any other reservation "
+                     "(reassign, seed 000 §5.5), keep every reservation (none), or re-plan "
+                     "all at every event (rebuild)")
+    bat.add_argument("--reassign", dest="compression", action="store_const",
+                     const="reassign", help="the same as --compression reassign (default)")
     bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
                      "parallel jobs under contiguous/quasi-contiguous (seed 001)")
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested")

@@ -219,7 +219,7 @@ def test_compression_needs_conservative_names():
     with pytest.raises(InvalidInstanceError, match="compression"):
         simulate_batch(w, "conservative", compression="squeeze")
     with pytest.raises(InvalidInstanceError, match="conservative backfilling only"):
-        simulate_batch(w, "easy", compression="reassign")
+        simulate_batch(w, "easy", compression="rebuild")
 
 
 def test_validation_accepts_a_zero_length_job_before_its_successor():

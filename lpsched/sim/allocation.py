@@ -98,6 +98,7 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
             if lengths[best] < size:
                 return None
             return np.arange(starts[best], starts[best] + size)
+        order = order[: int(np.searchsorted(np.cumsum(lengths[order]), size)) + 1]
         ids = np.concatenate([np.arange(starts[b], starts[b] + lengths[b]) for b in order])
         return ids[:size]
     if cluster_size is None or cluster_size < 1:
@@ -105,22 +106,21 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     clusters = math.ceil(free.size / cluster_size)
     padded = np.zeros(clusters * cluster_size, bool)
     padded[: free.size] = free
-    counts = padded.reshape(clusters, cluster_size).sum(axis=1)
-    order = np.lexsort((np.arange(clusters), -counts))
     if rule == "loc":
-        order = order[: math.ceil(size / cluster_size)]
-        if counts[order].sum() < size:
+        per_cluster = padded.reshape(clusters, cluster_size).sum(axis=1)
+        order = np.lexsort((np.arange(clusters), -per_cluster))[: math.ceil(size / cluster_size)]
+        if per_cluster[order].sum() < size:
             return None
-    ids = np.concatenate([c * cluster_size + np.flatnonzero(
-        padded[c * cluster_size:(c + 1) * cluster_size]) for c in order])
-    return ids[:size]
+    return _take_by_clusters(padded, 0, padded.size, size, cluster_size)
 
 
 def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: int,
                       ) -> np.ndarray:
-    """``size`` free ids of ``[lo, hi)``, clusters by decreasing free count (ties lower)."""
-    counts = free[lo:hi].reshape(-1, cluster).sum(axis=1)
-    order = np.lexsort((np.arange(counts.size), -counts))
+    """``size`` free ids of ``[lo, hi)``, clusters by decreasing free count (ties lower),
+    reading only the clusters needed."""
+    per_cluster = free[lo:hi].reshape(-1, cluster).sum(axis=1)
+    order = np.lexsort((np.arange(per_cluster.size), -per_cluster))
+    order = order[: int(np.searchsorted(np.cumsum(per_cluster[order]), size)) + 1]
     ids = np.concatenate([lo + c * cluster + np.flatnonzero(
         free[lo + c * cluster: lo + (c + 1) * cluster]) for c in order])
     return ids[:size]

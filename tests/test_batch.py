@@ -233,3 +233,4 @@ def test_validation_accepts_a_zero_length_job_before_its_successor():
     with pytest.raises(InvalidScheduleError, match="busy"):
         validate_batch(w, BatchSchedule(np.zeros(2), np.array([5.0, 1.0]),
                                         [np.array([0]), np.array([0])]), 1)
+

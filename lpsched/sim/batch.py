@@ -341,9 +341,11 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         free then. Only releases change the free count, so it never decreases: the first
         time enough are free holds for any length (what :meth:`Profile.earliest` gives).
         Remembered until the running set changes, unless an estimate has run out (its
-        release then moves with ``now``)."""
+        release then moves with ``now``) or the remembered time has passed (it was ``now``
+        of an earlier pass)."""
         key = (version[0], size, nfree[0])
-        if key in shadow_memo and (not releases or releases[0][0] >= now):
+        if key in shadow_memo and shadow_memo[key][0] >= now and (
+                not releases or releases[0][0] >= now):
             return shadow_memo[key]
         shadow_memo.clear()
         shadow_memo[key] = found = _shadow(size, now)

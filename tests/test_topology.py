@@ -270,8 +270,8 @@ def test_contiguity_reproduction_reduced(tmp_path):
     assert run_cells("contiguity", cells, exp.contiguity_cell, store, progress=False) == 36
     assert run_cells("contiguity", cells, exp.contiguity_cell, store, progress=False) == 0
     summary = exp.contiguity_summary(store.rows_of("contiguity", cells))
-    assert summary["becont"]["within_2pct"] >= 0.8
-    assert summary["cont"]["contiguous_jobs"] == 1.0
+    assert summary["becont-ff"]["within_2pct"] >= 0.8
+    assert summary["cont-ff"]["contiguous_jobs"] == 1.0
     assert summary["loc"]["local_jobs"] == 1.0
     assert summary["beloc"]["local_jobs"] > summary["basic"]["local_jobs"]
     assert summary["basic"]["mean_deviation"] == 0.0
@@ -297,3 +297,22 @@ def test_topology_aware_reproduction_reduced(capsys, tmp_path):
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert code == 0 and len(summary) == 10  # 2 schedulers x (contiguous + 4 quasi)
     assert all(r["rel_wait_at_0"] is not None for r in summary)
+
+
+def test_chapter_4_first_fit_contiguous_and_windows():
+    from lpsched.instances.swf import random_window
+
+    free = np.array([0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1], bool)
+    # Alg. 3: the first run long enough (ids 4-6), not the largest (8-11) as in ch. 5
+    assert allocate("becont-ff", free, 3).tolist() == [4, 5, 6]
+    assert allocate("becont", free, 3).tolist() == [8, 9, 10]
+    assert allocate("cont-ff", free, 5) is None
+    assert allocate("becont-ff", free, 5).tolist() == [1, 2, 4, 5, 6]  # basic fallback
+    w = workload([0, 10, 20, 30, 40], [1] * 5, [1] * 5)
+    win = random_window(w, 15.0, seed=3)
+    assert 1 <= win.jobs <= 2 and win.submit[0] == 0.0
+    assert (np.diff(w.submit[np.isin(w.job, win.job)]) <= 15).all()
+    with pytest.raises(InvalidInstanceError, match="longer than 0"):
+        random_window(w, 0.0, seed=0)
+    sched, _ = simulate_batch(w, "conservative", alloc="cont-ff")
+    validate_batch(w, sched, 16, forced="cont-ff")

@@ -3,8 +3,9 @@ runner (:func:`lpsched.experiments.runner.run_cells`):
 
 * ``contiguity`` — seed 000 ch. 4 §3.6 [L2872–L2923]: offline instances of 300 jobs drawn
   at random from a trace (sizes ``<= m``), all submitted at 0, real run times as
-  estimates, conservative backfilling on ``m`` processors in clusters of ``ℓ``, allocators
-  basic / becont / cont / beloc / loc, and NFDH+LS when every job fits a cluster;
+  estimates, conservative backfilling on ``m`` processors in clusters of ``ℓ``, ch. 4's
+  allocators basic / becont-ff / cont-ff (first fit, Alg. 3) / beloc / loc, and NFDH+LS
+  when every job fits a cluster;
   compared by makespan deviation from basic and contiguous / local shares.
 * ``platform-level`` — seed 000 ch. 5 §5.7 [L3660–L3750]: instances = a random run of
   7-day periods of the trace, conservative backfilling with wall times, the quadratic
@@ -30,7 +31,7 @@ from lpsched.instances.swf import Workload, read_swf, to_workload
 from lpsched.instances.topology import Topology, kary_ntree, parse_topology
 from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
 
-CONTIGUITY_ALLOCS = ("basic", "becont", "cont", "beloc", "loc")
+CONTIGUITY_ALLOCS = ("basic", "becont-ff", "cont-ff", "beloc", "loc")  # ch. 4's rules
 PLATFORM_ALLOCS = ("basic", "becont", "beloc", "beplat", "cont", "loc", "plat")
 WEEK = 7 * 24 * 3600.0
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gzip
 import warnings
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,20 @@ class Workload:
         return {"jobs": self.jobs, "dropped": dict(self.dropped),
                 "fallbacks": dict(self.fallbacks), "processors": self.processors,
                 "source": self.source}
+
+
+def random_window(work: Workload, length: float, seed: int) -> Workload:
+    """Seed 000 ch. 3 §3.5.1 (A3.1): the jobs submitted in ``[t, t + length]``, ``t`` drawn
+    uniformly (seeded) in ``[0, last submission − length]`` (from 0 if the trace is shorter),
+    submissions shifted to start at 0."""
+    if not length > 0:
+        raise InvalidInstanceError("length", length, "the window must be longer than 0")
+    last = float(work.submit.max()) if work.jobs else 0.0
+    t = float(np.random.default_rng(seed).uniform(0.0, max(0.0, last - length)))
+    keep = np.flatnonzero((work.submit >= t) & (work.submit <= t + length))
+    sub = work.submit[keep]
+    return replace(work, job=work.job[keep], submit=sub - (sub.min() if sub.size else 0.0),
+                   run=work.run[keep], size=work.size[keep], estimate=work.estimate[keep])
 
 
 def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "requested",

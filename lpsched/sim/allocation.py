@@ -9,6 +9,9 @@ the platform's state):
 * ``becont`` — maximal contiguous free blocks by decreasing length, taken until ``size``
   processors are gathered; never delays;
 * ``cont`` — only the largest contiguous block (ties: lowest ids); delays if it is too small;
+* ``becont-ff`` / ``cont-ff`` — seed 000 ch. 4 Alg. 3 and its forced variant: the first
+  (lowest-id) contiguous free run long enough, its first ids; otherwise ``basic`` /
+  delay (A5.6: ch. 4 and ch. 5 give the same names to these two different rules);
 * ``beloc`` — clusters by decreasing number of free processors, taken until ``size``
   processors are gathered (Alg. 4); never delays;
 * ``loc`` — only the ``⌈size/ℓ⌉`` clusters with the most free processors (decision: the
@@ -40,8 +43,8 @@ import numpy as np
 from lpsched.errors import InvalidInstanceError
 from lpsched.instances.topology import Topology
 
-ALLOCATORS = ("basic", "becont", "cont", "beloc", "loc", "beplat", "plat", "contiguous",
-              "quasi-contiguous")
+ALLOCATORS = ("basic", "becont", "cont", "becont-ff", "cont-ff", "beloc", "loc", "beplat",
+              "plat", "contiguous", "quasi-contiguous")
 NEEDS_CLUSTERS = ("beloc", "loc")
 NEEDS_TOPOLOGY = ("beplat", "plat", "contiguous", "quasi-contiguous")
 
@@ -90,6 +93,12 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     if rule == "basic":
         return lowest_free(free, size, counts) if counts is not None else \
             np.flatnonzero(free)[:size]
+    if rule in ("becont-ff", "cont-ff"):
+        starts, lengths = free_blocks(free)
+        fit = np.flatnonzero(lengths >= size)
+        if fit.size:
+            return np.arange(starts[fit[0]], starts[fit[0]] + size)
+        return None if rule == "cont-ff" else np.flatnonzero(free)[:size]
     if rule in ("becont", "cont"):
         starts, lengths = free_blocks(free)
         order = np.lexsort((starts, -lengths))

@@ -442,7 +442,7 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     minimal platform level, with ``"quasi-contiguous"`` every job has at most
     ``⌈qct·size/100⌉`` processors outside its best level-``L_min`` block, all inside one
     level-``L_min + 1`` block."""
-    contiguous = contiguous or forced == "cont"
+    contiguous = contiguous or forced in ("cont", "cont-ff")
     local = local or forced == "loc"
     if topology is not None:
         cluster_size = topology.cluster_size

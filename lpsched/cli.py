@@ -471,6 +471,7 @@ def _ranges(ids: Any) -> str:
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     import csv
+    from dataclasses import replace
 
     from lpsched.instances.swf import read_swf, to_workload
     from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
@@ -478,12 +479,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
                        estimate=args.estimate)
     if args.limit:
-        from dataclasses import replace
-
         keep = slice(0, args.limit)
         work = replace(work, job=work.job[keep], submit=work.submit[keep],
                        run=work.run[keep], size=work.size[keep],
                        estimate=work.estimate[keep])
+    if args.offline:  # seed 000 ch. 4: every job known at time 0, in trace order
+        work = replace(work, submit=np.zeros_like(work.submit))
     topo = None
     if args.topology:
         from lpsched.instances.topology import parse_topology
@@ -744,6 +745,8 @@ def build_parser() -> argparse.ArgumentParser:
     bat.add_argument("--kill-at-estimate", action="store_true")
     bat.add_argument("--lenient", action="store_true")
     bat.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+    bat.add_argument("--offline", action="store_true",
+                     help="submit every job at time 0 (seed 000 ch. 4 experiments)")
     bat.add_argument("--out", help="CSV of the schedule")
     bat.add_argument("--json", action="store_true")
     bat.set_defaults(func=_cmd_batch)

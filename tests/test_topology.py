@@ -248,6 +248,10 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["valid"]
+    code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "200", "--offline",
+                 "--policy", "conservative", "--alloc", "cont-ff", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["contiguous_jobs"] == 1.0 and data["mean_wait"] > 0
     # forced local takes its clusters from the tree (no --cluster-size needed)
     code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "300", "--alloc",
                  "loc", "--topology", "fat-tree:16,4,4,8", "--json"])

@@ -107,7 +107,7 @@ def test_profile_operations():
     from lpsched.sim.batch import Profile
 
     p = Profile(0.0, 4)
-    p.release(5.0, 4)
+    p.add(5.0, float("inf"), 4)
     assert list(p.times) == [0.0, 5.0] and list(p.free) == [4, 8]
     p.reserve(0.0, 10.0, 3)
     assert list(p.free) == [1, 5, 8]
@@ -234,3 +234,16 @@ def test_validation_accepts_a_zero_length_job_before_its_successor():
         validate_batch(w, BatchSchedule(np.zeros(2), np.array([5.0, 1.0]),
                                         [np.array([0]), np.array([0])]), 1)
 
+
+
+def test_profile_add_trim_and_from_releases():
+    from lpsched.sim.batch import Profile
+
+    p = Profile.from_releases(0.0, 2, np.array([3.0, 3.0, 7.0, -1.0]), np.array([1, 2, 4, 5]))
+    assert list(p.times) == [0.0, 3.0, 7.0] and list(p.free) == [7, 10, 14]  # -1 -> now
+    p.add(1.0, 5.0, -6)
+    assert p.earliest(6, 2.0) == 5.0 and p.earliest(1, 1.0) == 0.0
+    p.trim(4.0)
+    assert list(p.times) == [4.0, 5.0, 7.0] and list(p.free) == [4, 10, 14]
+    p.add(0.0, 4.5, 1)  # clipped to the profile's start
+    assert list(p.free[:2]) == [5, 4]

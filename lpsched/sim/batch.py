@@ -78,7 +78,7 @@ class Profile:
     def from_releases(cls, now: float, free_now: int, ends: np.ndarray,
                       sizes: np.ndarray) -> Profile:
         """The profile where ``sizes[i]`` processors come back at ``max(ends[i], now)``:
-        one sort and a cumulative sum (what :meth:`release` per job would give)."""
+        one sort and a cumulative sum (what :meth:`add` to infinity per job would give)."""
         prof = cls(now, free_now)
         if ends.size:
             at = np.maximum(ends, now)
@@ -111,10 +111,6 @@ class Profile:
         b = self._split(end) if end < math.inf else self.times.size
         self.free[a:b] += delta
 
-    def release(self, at: float, count: int) -> None:
-        """``count`` processors become free from ``at`` on."""
-        self.add(at, math.inf, count)
-
     def reserve(self, start: float, length: float, size: int) -> None:
         """Take ``size`` processors during ``[start, start + length)``."""
         self.add(start, start + length, -size)
@@ -125,10 +121,6 @@ class Profile:
         if i > 0 or self.times[0] < now:
             self.times, self.free = self.times[i:].copy(), self.free[i:].copy()
             self.times[0] = now
-
-    def free_at(self, t: float) -> int:
-        """Free processors at time ``t`` (``t >= times[0]``)."""
-        return int(self.free[int(np.searchsorted(self.times, t, side="right")) - 1])
 
     def earliest(self, size: int, length: float) -> float:
         """Earliest start where ``size`` processors stay free for ``length``: the first

@@ -7,6 +7,7 @@ a solver that cannot answer exits with status 1. No tracebacks for either.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -476,6 +477,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from lpsched.instances.swf import read_swf, to_workload
     from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
 
+    if args.out == "-" and args.json:
+        raise LpschedError("--out - and --json both write to stdout: give --out a file name")
     work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
                        estimate=args.estimate)
     if args.limit:
@@ -516,7 +519,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
     if args.out:
-        with open(args.out, "w", newline="") as fh:
+        with contextlib.ExitStack() as stack:
+            fh = sys.stdout if args.out == "-" else stack.enter_context(
+                open(args.out, "w", newline=""))
             w = csv.writer(fh)
             w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
             for j in range(work.jobs):
@@ -524,11 +529,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                             int(work.size[j]), _ranges(sched.procs[j])])
     if args.json:
         print(_dump(out))
-    else:
+    else:  # with the CSV on stdout, the summary goes to stderr
         print(f"{args.policy} on {args.trace}: {work.jobs} jobs on {m} processors, "
               f"makespan {out['makespan']:.0f} s, mean wait {out['mean_wait']:.0f} s, "
               f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
-              f"{out['utilisation']:.3f} ({out['jobs_per_second']:.0f} jobs/s)")
+              f"{out['utilisation']:.3f} ({out['jobs_per_second']:.0f} jobs/s)",
+              file=sys.stderr if args.out == "-" else sys.stdout)
     return 0
 
 
@@ -563,7 +569,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lpsched", description="Scheduling on parallel and distributed platforms with "
         "linear programming and approximation algorithms.")
-    parser.add_argument("--version", action="version", version=f"lpsched {__version__}")
+    parser.add_argument("--version", action="version", version=f"lpsched {__version__}",
+                        help="print the version (with --verbose: Python and dependencies)")
+    parser.add_argument("--solver-log", metavar="FILE", help="append the solver's log to "
+                        "FILE ('-': stderr); by default solvers print nothing")
+    parser.add_argument("--verbose", action="store_true",
+                        help="the solver's log on stderr (the same as --solver-log -)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     gen = sub.add_parser("generate", help="generate a random instance")
@@ -761,9 +772,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _versions() -> str:
+    """``lpsched --version --verbose``: the versions that produce a figure."""
+    import platform
+    from importlib import metadata
+
+    lines = [f"lpsched {__version__}",
+             f"python {platform.python_version()} ({platform.python_implementation()}, "
+             f"{platform.system()} {platform.machine()})"]
+    for dist in ("numpy", "scipy", "highspy", "networkx", "pulp", "dask", "matplotlib"):
+        try:
+            lines.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"{dist} not installed")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
+        print(_versions() if "--verbose" in argv else f"lpsched {__version__}")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.solver_log or args.verbose:
+        from lpsched.solvers.console import STDERR, set_solver_log
+
+        target = args.solver_log or STDERR
+        if target != STDERR:
+            try:
+                with open(target, "a"):
+                    pass
+            except OSError as exc:
+                print(f"lpsched: error: cannot write the solver log {target}: "
+                      f"{exc.strerror}", file=sys.stderr)
+                return 2
+        set_solver_log(target)
     try:
         return int(args.func(args))
     except (InvalidInstanceError, ParseError) as exc:

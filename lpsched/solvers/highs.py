@@ -2,7 +2,8 @@
 
 :class:`HighsModel` keeps the ``Highs`` object alive so that later solves of the same
 structure (new row or column bounds, a new objective) warm-start from the last basis —
-the lever the max-stretch searches use.
+the lever the max-stretch searches use. Nothing HiGHS prints reaches stdout or stderr
+unless a solver log was asked for (:mod:`lpsched.solvers.console`, decision 59).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from lpsched import tolerances
 from lpsched.errors import SolverError
 from lpsched.models.program import LinearProgram
+from lpsched.solvers import console
 from lpsched.solvers.solution import Solution, Status
 
 _STATUS = {
@@ -73,10 +75,19 @@ class HighsModel:
     def __init__(self, lp: LinearProgram, **options: Any) -> None:
         t0 = time.perf_counter()
         self.lp = lp
-        self.highs = highspy.Highs()
-        for key, value in {**DEFAULT_OPTIONS, **options}.items():
-            self.highs.setOptionValue(key, value)
-        _pass_model(self.highs, lp)
+        self.highs = console.construct(highspy.Highs)
+        self.logging = console.logging_enabled()
+        log_options = {"output_flag": True, "log_to_console": True} if self.logging else {}
+
+        def load() -> None:
+            for key, value in {**DEFAULT_OPTIONS, **log_options, **options}.items():
+                self.highs.setOptionValue(key, value)
+            _pass_model(self.highs, lp)
+
+        if self.logging:
+            console.quietly(load)
+        else:
+            load()
         self.build_seconds = time.perf_counter() - t0
         self.solves = 0
 
@@ -120,7 +131,10 @@ class HighsModel:
         h = self.highs
         h.setOptionValue("time_limit", float(time_limit) if time_limit else highspy.kHighsInf)
         t0 = time.perf_counter()
-        h.run()
+        if self.logging:
+            console.quietly(h.run)  # the log goes to the user's file or stderr
+        else:
+            h.run()
         seconds = time.perf_counter() - t0
         self.solves += 1
         model_status = h.getModelStatus()
@@ -167,4 +181,4 @@ def write_model(lp: LinearProgram, path: str) -> None:
         names = name_fn()
         for i in range(count):
             pass_fn(i, names[i])
-    model.highs.writeModel(str(path))
+    console.quietly(lambda: model.highs.writeModel(str(path)))

@@ -14,6 +14,7 @@ from lpsched.algorithms import exact
 from lpsched.algorithms.dual import hybrid_schedule
 from lpsched.algorithms.moldable import amdahl_table, kshelf, mrt
 from lpsched.algorithms.packing import nfdh_ls
+from lpsched.versions import versions_report
 
 
 def med(fn, repeats: int = 3) -> tuple[float, object]:
@@ -26,6 +27,7 @@ def med(fn, repeats: int = 3) -> tuple[float, object]:
 
 
 def main() -> None:
+    print("Measured with:\n" + versions_report("- ") + "\n")
     rng = np.random.default_rng(0)
     print("## Speed (median of 3 runs)")
     print()

@@ -19,6 +19,7 @@ import numpy as np
 from lpsched.instances.swf import Workload, read_swf, to_workload
 from lpsched.instances.topology import parse_topology
 from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
+from lpsched.versions import versions_report
 
 
 def first(work: Workload, n: int) -> Workload:
@@ -43,6 +44,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
+    print("Measured with:\n" + versions_report("- ") + "\n")
     data = Path(args.data)
     names = ["hpc2n-excerpt.swf", "lublin_256.swf", "UniLu-Gaia-2014-1.swf"]
     if not args.quick:

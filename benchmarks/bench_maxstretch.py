@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -24,7 +23,9 @@ from lpsched import max_stretch, random_bags
 from lpsched.algorithms.maxstretch import StretchSearch
 from lpsched.instances.bags import Instance
 from lpsched.models.stretch import StretchModel, StretchProblem
+from lpsched.solvers import console
 from lpsched.solvers.highs import HighsModel
+from lpsched.versions import versions_report
 
 NO_LEVERS = {"relaxation_bound": False, "worker_generation": False}
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -115,7 +116,7 @@ def load_by_attributes(model: StretchModel) -> highspy.Highs:
     hl.a_matrix_.start_ = a.indptr
     hl.a_matrix_.index_ = a.indices
     hl.a_matrix_.value_ = a.data
-    h = highspy.Highs()
+    h = console.construct(highspy.Highs)  # the banner of highspy >= 1.16 off stdout
     h.setOptionValue("output_flag", False)
     h.passModel(hl)
     return h
@@ -135,8 +136,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--large", action="store_true")
     args = ap.parse_args()
-    print(f"machine: {platform.machine()}, Python {platform.python_version()}, "
-          f"numpy {np.__version__}")
+    print("Measured with:\n" + versions_report("- ") + "\n")
     print()
     print("## Offline optimum, 20 applications x 10 workers, one-port (Table 2 shape)")
     print()

@@ -18,6 +18,7 @@ import numpy as np
 
 from lpsched.experiments import ResultStore, run_cells
 from lpsched.experiments import cbs3m as exp
+from lpsched.versions import versions_report
 
 
 def timed_run(instances: int, jobs: int, out: Path) -> tuple[float, list[dict]]:
@@ -38,6 +39,7 @@ def main() -> None:
     ap.add_argument("--variant", type=int, default=100,
                     help="instances of the 100 Mbit/s variant (0: skip)")
     args = ap.parse_args()
+    print("Measured with:\n" + versions_report("- ") + "\n")
     out = Path(args.out)
 
     if args.instances > 0:

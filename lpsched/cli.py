@@ -772,26 +772,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _versions() -> str:
-    """``lpsched --version --verbose``: the versions that produce a figure."""
-    import platform
-    from importlib import metadata
-
-    lines = [f"lpsched {__version__}",
-             f"python {platform.python_version()} ({platform.python_implementation()}, "
-             f"{platform.system()} {platform.machine()})"]
-    for dist in ("numpy", "scipy", "highspy", "networkx", "pulp", "dask", "matplotlib"):
-        try:
-            lines.append(f"{dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            lines.append(f"{dist} not installed")
-    return "\n".join(lines)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
-        print(_versions() if "--verbose" in argv else f"lpsched {__version__}")
+        from lpsched.versions import versions_report
+
+        print(versions_report() if "--verbose" in argv else f"lpsched {__version__}")
         return 0
     parser = build_parser()
     args = parser.parse_args(argv)

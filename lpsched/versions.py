@@ -1,0 +1,38 @@
+"""The versions that produce a figure: Python, the machine and every dependency.
+
+``lpsched --version --verbose`` prints :func:`versions_report`; the benchmark scripts print
+it above their tables so that ``benchmarks/RESULTS.md`` names what measured each figure.
+"""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+__all__ = ["DEPENDENCIES", "versions", "versions_report"]
+
+DEPENDENCIES = ("numpy", "scipy", "highspy", "networkx", "pulp", "dask", "matplotlib")
+
+
+def versions() -> dict[str, str]:
+    """``{"lpsched": ..., "python": ..., "numpy": ..., ...}``; ``"not installed"`` if absent.
+
+    >>> sorted(versions())[:3]
+    ['dask', 'highspy', 'lpsched']
+    """
+    from lpsched import __version__
+
+    found = {"lpsched": __version__,
+             "python": f"{platform.python_version()} ({platform.python_implementation()}, "
+                       f"{platform.system()} {platform.machine()})"}
+    for dist in DEPENDENCIES:
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            found[dist] = "not installed"
+    return found
+
+
+def versions_report(prefix: str = "") -> str:
+    """One ``name version`` line per entry of :func:`versions` (each after ``prefix``)."""
+    return "\n".join(f"{prefix}{name} {version}" for name, version in versions().items())

@@ -10,11 +10,11 @@ import time
 
 import numpy as np
 
-from lpsched.algorithms import exact
-from lpsched.algorithms.dual import hybrid_schedule
-from lpsched.algorithms.moldable import amdahl_table, kshelf, mrt
-from lpsched.algorithms.packing import nfdh_ls
-from lpsched.versions import versions_report
+from lpsched.approx import exact
+from lpsched.approx.dual import hybrid_schedule
+from lpsched.approx.moldable import amdahl_table, kshelf, mrt
+from lpsched.approx.packing import nfdh_ls
+from lpsched.core.versions import versions_report
 
 
 def med(fn, repeats: int = 3) -> tuple[float, object]:
@@ -92,7 +92,7 @@ def moldable(rng: np.random.Generator) -> None:
     print("| jobs x processors | instances | optimal proofs | mean MRT/OPT | worst MRT/OPT | "
           "mean K-shelf/OPT | mean OPT/simple LB |")
     print("|---|---|---|---|---|---|---|")
-    from lpsched.algorithms.moldable import simple_lower_bound
+    from lpsched.approx.moldable import simple_lower_bound
 
     for n, m in ((4, 3), (6, 4), (8, 4)):
         ratios, kr, lbr, proven = [], [], [], 0

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lpsched.instances.swf import Workload, read_swf, to_workload
-from lpsched.instances.topology import parse_topology
-from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
-from lpsched.versions import versions_report
+from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+from lpsched.batch.swf import Workload, read_swf, to_workload
+from lpsched.batch.topology import parse_topology
+from lpsched.core.versions import versions_report
 
 
 def first(work: Workload, n: int) -> Workload:

@@ -20,12 +20,12 @@ import numpy as np
 import pulp
 
 from lpsched import max_stretch, random_bags
-from lpsched.algorithms.maxstretch import StretchSearch
-from lpsched.instances.bags import Instance
-from lpsched.models.stretch import StretchModel, StretchProblem
+from lpsched.bags.instance import Instance
+from lpsched.bags.maxstretch import StretchSearch
+from lpsched.bags.stretch_model import StretchModel, StretchProblem
+from lpsched.core.versions import versions_report
 from lpsched.solvers import console
 from lpsched.solvers.highs import HighsModel
-from lpsched.versions import versions_report
 
 NO_LEVERS = {"relaxation_bound": False, "worker_generation": False}
 VARIANTS: dict[str, dict[str, Any]] = {

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lpsched.experiments import ResultStore, run_cells
-from lpsched.experiments import cbs3m as exp
-from lpsched.versions import versions_report
+from lpsched.bags import reproduce as exp
+from lpsched.core import ResultStore, run_cells
+from lpsched.core.versions import versions_report
 
 
 def timed_run(instances: int, jobs: int, out: Path) -> tuple[float, list[dict]]:

@@ -10,15 +10,23 @@ The most used entry points are re-exported here::
 
 __version__ = "0.1.0"
 
-from lpsched.algorithms.check import PlanCheck, check_plan
-from lpsched.algorithms.maxstretch import (
+from lpsched.bags import (
+    Application,
+    Instance,
+    StarPlatform,
+    load_instance,
+    random_bags,
+    save_instance,
+)
+from lpsched.bags.check import PlanCheck, check_plan
+from lpsched.bags.maxstretch import (
     MaxStretchResult,
     StretchPlan,
     critical_values,
     max_stretch,
     online_max_stretch,
 )
-from lpsched.algorithms.steady_state import dedicated_makespans, dedicated_throughputs, throughput
+from lpsched.bags.steady_state import dedicated_makespans, dedicated_throughputs, throughput
 from lpsched.errors import (
     InfeasibleError,
     InvalidInstanceError,
@@ -26,14 +34,6 @@ from lpsched.errors import (
     LpschedError,
     ParseError,
     SolverError,
-)
-from lpsched.instances import (
-    Application,
-    Instance,
-    StarPlatform,
-    load_instance,
-    random_bags,
-    save_instance,
 )
 
 __all__ = [

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from lpsched import __version__
+from lpsched.batch.allocation import ALLOCATORS
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
-from lpsched.sim.allocation import ALLOCATORS
 
 
 def _dump(obj: Any) -> str:
@@ -44,13 +44,13 @@ def _dump(obj: Any) -> str:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    from lpsched.instances import random_bags, save_instance
+    from lpsched.bags import random_bags, save_instance
 
     inst = random_bags(args.apps, args.workers, profile=args.profile, seed=args.seed,
                        arrivals=args.arrivals, port=args.port,
                        base_bandwidth=args.base_bandwidth)
     if args.output == "-":
-        from lpsched.instances import instance_to_dict
+        from lpsched.bags import instance_to_dict
 
         print(_dump(instance_to_dict(inst)))
     else:
@@ -61,7 +61,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _summary(inst: Any, res: Any) -> str:
-    from lpsched.instances.bags import Instance
+    from lpsched.bags.instance import Instance
 
     assert isinstance(inst, Instance)
     lines = [
@@ -84,7 +84,7 @@ def _summary(inst: Any, res: Any) -> str:
 
 
 def _load(path: str, port: str | None) -> Any:
-    from lpsched.instances import load_instance
+    from lpsched.bags import load_instance
 
     inst = load_instance(path)
     return inst.with_port(port) if port else inst
@@ -101,7 +101,7 @@ def _memory(arg: str | None, p: int) -> np.ndarray | None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.maxstretch import max_stretch
+    from lpsched.bags.maxstretch import max_stretch
 
     inst = _load(args.instance, args.port)
     res = max_stretch(inst, method=args.method, tol=args.tol,
@@ -118,7 +118,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_throughput(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.steady_state import dedicated_throughputs
+    from lpsched.bags.steady_state import dedicated_throughputs
 
     inst = _load(args.instance, args.port)
     rho = dedicated_throughputs(inst)
@@ -134,8 +134,8 @@ def _cmd_throughput(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.check import check_plan
-    from lpsched.algorithms.maxstretch import StretchPlan
+    from lpsched.bags.check import check_plan
+    from lpsched.bags.maxstretch import StretchPlan
 
     inst = _load(args.instance, None)
     try:
@@ -164,10 +164,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _run_policy(inst: Any, name: str, lp_bound: float) -> dict[str, Any]:
+    from lpsched.bags.policies import get_policy
+    from lpsched.bags.schedule import metrics, validate
+    from lpsched.bags.simulator import simulate
     from lpsched.errors import InvalidScheduleError
-    from lpsched.policies import get_policy
-    from lpsched.schedule import metrics, validate
-    from lpsched.sim.star import simulate
 
     res = simulate(inst, get_policy(name))
     try:
@@ -188,8 +188,8 @@ def _run_policy(inst: Any, name: str, lp_bound: float) -> dict[str, Any]:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.maxstretch import max_stretch
-    from lpsched.policies import policy_names
+    from lpsched.bags.maxstretch import max_stretch
+    from lpsched.bags.policies import policy_names
 
     inst = _load(args.instance, None)
     names = policy_names() if args.policy == "all" else args.policy.split(",")
@@ -211,8 +211,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from lpsched.experiments import ResultStore, run_cells
-    from lpsched.experiments import cbs3m as exp
+    from lpsched.bags import reproduce as exp
+    from lpsched.core import ResultStore, run_cells
 
     out = Path(args.out)
     store = ResultStore(out / "cbs3m.sqlite")
@@ -249,8 +249,8 @@ def _default_trace(name: str) -> str:
 def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     import csv
 
-    from lpsched.experiments import ResultStore, run_cells
-    from lpsched.experiments import batch as exp
+    from lpsched.batch import reproduce as exp
+    from lpsched.core import ResultStore, run_cells
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -294,19 +294,19 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lpsched import plotting
+    from lpsched.bags import plotting
 
     if args.kind == "gantt":
-        from lpsched.policies import get_policy
-        from lpsched.sim.star import simulate
+        from lpsched.bags.policies import get_policy
+        from lpsched.bags.simulator import simulate
 
         inst = _load(args.instance, None)
         res = simulate(inst, get_policy(args.policy))
         ax = plotting.gantt(inst, res.schedule, title=f"{args.policy} on {args.instance}")
     else:
-        from lpsched.experiments import ResultStore
-        from lpsched.experiments import cbs3m as exp
-        from lpsched.policies import policy_names
+        from lpsched.bags import reproduce as exp
+        from lpsched.bags.policies import policy_names
+        from lpsched.core import ResultStore
 
         path = Path(args.results) / "cbs3m.sqlite"
         if not path.exists():
@@ -322,10 +322,10 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.maxstretch import max_stretch
-    from lpsched.algorithms.reconstruct import reconstruct_bmp, reconstruct_op_ac
+    from lpsched.bags.maxstretch import max_stretch
+    from lpsched.bags.reconstruct import reconstruct_bmp, reconstruct_op_ac
+    from lpsched.bags.schedule import metrics, validate
     from lpsched.errors import InvalidScheduleError
-    from lpsched.schedule import metrics, validate
 
     port = "one-port" if args.model == "op-ac" else "multiport"
     inst = _load(args.instance, port)
@@ -389,7 +389,7 @@ def _read_hybrid_tasks(path: str) -> tuple[list[float], list[float]]:
 
 
 def _cmd_approx(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.dual import hybrid_schedule
+    from lpsched.approx.dual import hybrid_schedule
 
     cpu, gpu = _read_hybrid_tasks(args.tasks)
     res = hybrid_schedule(cpu, gpu, args.cpus, args.gpus, variant=args.variant)
@@ -403,7 +403,7 @@ def _cmd_approx(args: argparse.Namespace) -> int:
 
 
 def _cmd_approx_moldable(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.moldable import kshelf, mrt
+    from lpsched.approx.moldable import kshelf, mrt
 
     data = _read_json(args.jobs)
     if not isinstance(data, dict) or not isinstance(data.get("times"), list):
@@ -427,7 +427,7 @@ def _cmd_approx_moldable(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_ratios(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.ratios import check_ratios
+    from lpsched.approx.ratios import check_ratios
 
     rep = check_ratios(args.trials, args.seed)
     if args.json:
@@ -441,7 +441,7 @@ def _cmd_check_ratios(args: argparse.Namespace) -> int:
 
 
 def _cmd_swf_info(args: argparse.Namespace) -> int:
-    from lpsched.instances.swf import read_swf, to_workload
+    from lpsched.batch.swf import read_swf, to_workload
 
     trace = read_swf(args.trace, lenient=args.lenient)
     work = to_workload(trace, size=args.size, estimate=args.estimate)
@@ -474,8 +474,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     import csv
     from dataclasses import replace
 
-    from lpsched.instances.swf import read_swf, to_workload
-    from lpsched.sim.batch import batch_metrics, simulate_batch, validate_batch
+    from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+    from lpsched.batch.swf import read_swf, to_workload
 
     if args.out == "-" and args.json:
         raise LpschedError("--out - and --json both write to stdout: give --out a file name")
@@ -490,7 +490,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         work = replace(work, submit=np.zeros_like(work.submit))
     topo = None
     if args.topology:
-        from lpsched.instances.topology import parse_topology
+        from lpsched.batch.topology import parse_topology
 
         topo = parse_topology(args.topology, int(work.processors or 0) or None)
     penalty = None
@@ -539,7 +539,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_policies(args: argparse.Namespace) -> int:
-    from lpsched.policies import REGISTRY
+    from lpsched.bags.policies import REGISTRY
 
     if args.json:
         print(_dump(list(REGISTRY)))
@@ -551,9 +551,9 @@ def _cmd_policies(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from lpsched.algorithms.check import check_plan
-    from lpsched.algorithms.maxstretch import max_stretch
-    from lpsched.instances import random_bags
+    from lpsched.bags import random_bags
+    from lpsched.bags.check import check_plan
+    from lpsched.bags.maxstretch import max_stretch
 
     inst = random_bags(profile="simgrid", seed=args.seed)
     print(f"CBS3M-style instance (seed 003 Table 2): {inst.n} applications, {inst.p} workers, "
@@ -775,7 +775,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
-        from lpsched.versions import versions_report
+        from lpsched.core.versions import versions_report
 
         print(versions_report() if "--verbose" in argv else f"lpsched {__version__}")
         return 0

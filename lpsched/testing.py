@@ -3,8 +3,8 @@
 Installed with lpsched, it adds a command-line option and a fixture to any pytest run:
 
 * ``--lpsched-trials N`` (default 50) — random instances per generator;
-* ``ratio_report`` — a session-scoped :class:`~lpsched.algorithms.ratios.RatioReport`
-  computed once by :func:`~lpsched.algorithms.ratios.check_ratios` (seed 0);
+* ``ratio_report`` — a session-scoped :class:`~lpsched.approx.ratios.RatioReport`
+  computed once by :func:`~lpsched.approx.ratios.check_ratios` (seed 0);
 * :func:`assert_guarantees` — fails with every violation listed.
 
 A project's test then reads::
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from lpsched.algorithms.ratios import RatioReport, check_ratios
+from lpsched.approx.ratios import RatioReport, check_ratios
 
 
 def pytest_addoption(parser: Any) -> None:

@@ -7,7 +7,7 @@ import os
 import numpy as np
 from hypothesis import HealthCheck, settings
 
-from lpsched.instances import Application, Instance, StarPlatform
+from lpsched.bags import Application, Instance, StarPlatform
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, derandomize=True,

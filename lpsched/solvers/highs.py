@@ -14,7 +14,7 @@ from typing import Any
 import highspy
 import numpy as np
 
-from lpsched import tolerances
+from lpsched.core import tolerances
 from lpsched.errors import SolverError
 from lpsched.models.program import LinearProgram
 from lpsched.solvers import console

@@ -1,1 +1,0 @@
-"""Searches and constructions on top of the models: steady state, max-stretch, checks."""

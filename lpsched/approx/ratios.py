@@ -1,0 +1,208 @@
+"""Randomised checks that every approximation guarantee holds (``lpsched check-ratios``).
+
+For each algorithm, several generators — uniform random instances and the classical tight
+families (Graham's list-scheduling example, the LPT example, adversarial CPU/GPU instances)
+— are checked against the certified bound (``makespan <= guarantee·lower_bound``) and, on
+small sizes, against the exact MIP optimum (including the theorem ratio against OPT, and the
+dual step never rejecting a λ that the optimum achieves). Deterministic by seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched.approx import exact
+from lpsched.approx.dual import hybrid_schedule, hybrid_step, hybrid_step_32
+from lpsched.approx.listsched import list_scheduling, lpt
+from lpsched.approx.moldable import (
+    amdahl_table,
+    kshelf,
+    mrt,
+    mrt_test,
+    validate_moldable,
+)
+from lpsched.approx.packing import nfdh_ls, validate_rigid
+
+
+@dataclass
+class RatioReport:
+    """Worst observed ratio per algorithm (against OPT when known, else the lower bound)."""
+
+    worst: dict[str, tuple[float, float]] = field(default_factory=dict)
+    trials: dict[str, int] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+    def record(self, name: str, ratio: float, guarantee: float) -> None:
+        """Keep the trial closest to its guarantee (``ratio/guarantee`` largest)."""
+        old = self.worst.get(name)
+        if old is None or (ratio / guarantee, ratio) > (old[0] / old[1], old[0]):
+            self.worst[name] = (ratio, guarantee)
+        self.trials[name] = self.trials.get(name, 0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"algorithms": {n: {"worst_ratio": r, "its_guarantee": g,
+                                   "share_of_guarantee": r / g, "trials": self.trials[n]}
+                               for n, (r, g) in self.worst.items()},
+                "violations": self.violations, "ok": not self.violations}
+
+
+def graham_tight(m: int) -> tuple[np.ndarray, float]:
+    """m(m−1) unit tasks then one of length m: list scheduling gives 2m − 1, OPT = m."""
+    return np.concatenate([np.ones(m * (m - 1)), [float(m)]]), float(m)
+
+
+def lpt_tight(m: int) -> tuple[np.ndarray, float]:
+    """2m−1, 2m−1, 2m−2, 2m−2, ..., m+1, m+1, m, m, m: LPT gives 4m − 1, OPT = 3m."""
+    pairs = np.repeat(np.arange(2 * m - 1, m, -1, dtype=float), 2)
+    return np.concatenate([pairs, [m, m, m]]), 3.0 * m
+
+
+def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
+                 time_limit: float = 5.0) -> RatioReport:
+    """Run ``trials`` random instances per generator (see module doc)."""
+    rng = np.random.default_rng(seed)
+    rep = RatioReport()
+
+    def fail(what: str) -> None:
+        rep.violations.append(what)
+
+    def identical(name: str, algo: Callable[[np.ndarray, int], Any], opt_ratio: Callable[
+            [int], float], times: np.ndarray, m: int, opt: float | None) -> None:
+        r = algo(times, m)
+        if not r.holds():
+            fail(f"{name}: makespan {r.makespan} > {r.guarantee}·LB {r.lower_bound}")
+        if opt is None and times.size <= small and m <= 3:
+            e = exact.makespan_identical(times, m, time_limit)
+            opt = e.makespan if e.optimal else None
+        if opt is not None:
+            bound = opt_ratio(m)
+            rep.record(name, r.makespan / opt, bound)
+            if r.makespan > bound * opt * (1 + 1e-9):
+                fail(f"{name}: makespan {r.makespan} > {bound:.4f}·OPT {opt} (m={m}, "
+                     f"times={times.tolist()})")
+        else:
+            rep.record(name, r.ratio, r.guarantee)
+
+    for _ in range(trials):
+        m = int(rng.integers(1, 4))
+        n = int(rng.integers(1, small + 1))
+        times = np.round(rng.uniform(0.5, 10, n), 2)
+        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, times, m, None)
+        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), times, m, None)
+        big = rng.uniform(1, 100, int(rng.integers(50, 400)))
+        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, big,
+                  int(rng.integers(2, 33)), None)
+        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), big, int(rng.integers(2, 33)),
+                  None)
+    for m in range(2, 9):
+        t, opt = graham_tight(m)
+        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, t, m, opt)
+        t, opt = lpt_tight(m)
+        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), t, m, opt)
+
+    for trial in range(trials):
+        m, k = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        n = int(rng.integers(1, small + 1))
+        p = np.round(rng.uniform(1, 10, n), 2)
+        accel = rng.uniform(0.05, 2.0, n) if trial % 2 else rng.uniform(0.05, 1.0, n)
+        q = np.round(p * accel + 0.01, 2)
+        r = hybrid_schedule(p, q, m, k)
+        if not r.holds():
+            fail(f"hybrid-2: makespan {r.makespan} > 2·LB {r.lower_bound}")
+        e = exact.makespan_hybrid(p, q, m, k, time_limit)
+        if e.optimal:
+            rep.record("hybrid-2", r.makespan / e.makespan, 2.0)
+            if r.makespan > 2 * e.makespan * (1 + r.tolerance) * (1 + 1e-9):
+                fail(f"hybrid-2: makespan {r.makespan} > 2·OPT {e.makespan}")
+            if hybrid_step(p, q, m, k, e.makespan * (1 + 1e-12)) is None:
+                fail(f"hybrid-2: the dual step rejected λ = OPT = {e.makespan}")
+        else:
+            rep.record("hybrid-2", r.ratio, 2.0)
+        r32 = hybrid_schedule(p, q, m, k, variant="3/2")
+        if not r32.holds():
+            fail(f"hybrid-3/2: makespan {r32.makespan} > {r32.guarantee}·LB {r32.lower_bound}")
+        if e.optimal:
+            rep.record("hybrid-3/2", r32.makespan / e.makespan, r32.guarantee)
+            if r32.makespan > r32.guarantee * e.makespan * (1 + r32.tolerance) * (1 + 1e-9):
+                fail(f"hybrid-3/2: makespan {r32.makespan} > {r32.guarantee}·OPT {e.makespan}")
+            if hybrid_step_32(p, q, m, k, e.makespan * (1 + 1e-12)) is None:
+                fail(f"hybrid-3/2: the DP rejected λ = OPT = {e.makespan}")
+    for trial in range(trials):
+        k, ell = int(rng.integers(1, 9)), int(rng.integers(1, 17))
+        n = int(rng.integers(1, 200))
+        p = rng.uniform(0.1, 100, n)
+        size = rng.integers(1, ell + 1, n) if trial % 3 else np.full(n, ell // 2 + 1)
+        r = nfdh_ls(np.c_[p, size], k, ell)
+        validate_rigid(p, size, r.schedule, k * ell, ell, local=True)
+        if not r.holds():
+            fail(f"nfdh-ls: makespan {r.makespan} > 3·max(A/m, pmax) = 3·{r.lower_bound}")
+        if trial % 8 == 0:  # against the exact contiguous-and-local optimum, small sizes
+            few = np.c_[p[:4], np.minimum(size[:4], ell)]
+            kk = min(k, 2)
+            e = exact.makespan_rigid(few, kk * ell, ell, local=True, time_limit=time_limit)
+            small_r = nfdh_ls(few, kk, ell)
+            if e.optimal:
+                rep.record("nfdh-ls", small_r.makespan / e.makespan, 3.0)
+                if small_r.makespan > 3 * e.makespan * (1 + 1e-9):
+                    fail(f"nfdh-ls: makespan {small_r.makespan} > 3·OPT {e.makespan}")
+        else:
+            rep.record("nfdh-ls", r.ratio, 3.0)
+    tight = nfdh_ls(np.array([[1.0, 2], [1.0, 2], [1.0, 2]]), 2, 3)
+    rep.record("nfdh-ls", tight.ratio, 3.0)
+    _moldable(rep, rng, trials, time_limit)
+    return rep
+
+
+def moldable_table(rng: np.random.Generator, n: int, m: int, kind: int) -> np.ndarray:
+    """Monotonic time tables: 0 Amdahl with random serial fractions, 1 power law
+    ``w/p^a`` (``a`` in [0, 1]), 2 near the MRT thresholds (many jobs of similar length
+    with serial fractions 0.2–0.6, which overflow shelf S2), 3 a mix of perfectly parallel
+    and sequential jobs."""
+    w = rng.uniform(1, 100, n)
+    if kind == 0:
+        return amdahl_table(w, rng.uniform(0, 1, n), m)
+    if kind == 1:
+        return w[:, None] / np.arange(1, m + 1)[None, :] ** rng.uniform(0, 1, n)[:, None]
+    if kind == 2:
+        return amdahl_table(rng.uniform(50, 60, n), rng.uniform(0.2, 0.6, n), m)
+    return amdahl_table(w, rng.choice([0.0, 1.0], n), m)
+
+
+def _moldable(rep: RatioReport, rng: np.random.Generator, trials: int,
+              time_limit: float) -> None:
+    """MRT (3/2·(1 + eps) against its proven lower bound; 3/2·(1 + eps) against the MIP
+    optimum on integer tables; the dual test accepting OPT) and K-shelf (valid schedules;
+    no guarantee is claimed: its worst ratio to MRT's lower bound is reported against inf)."""
+    for trial in range(trials):
+        m, n = int(rng.integers(1, 33)), int(rng.integers(1, 40))
+        table = moldable_table(rng, n, m, trial % 4)
+        r = mrt(table, m, eps=1e-3)
+        validate_moldable(table, r.schedule)  # type: ignore[arg-type]
+        if not r.holds() or r.extra["unbuilt_guesses"]:
+            rep.violations.append(f"mrt: makespan {r.makespan} vs 3/2·(1+eps)·LB "
+                                  f"{r.lower_bound} ({r.extra['unbuilt_guesses']} unbuilt "
+                                  f"guesses), m={m}, table={table.tolist()}")
+        k = kshelf(table, m, cmax=float(r.extra["d_star"]))
+        validate_moldable(table, k.schedule)  # type: ignore[arg-type]
+        rep.record("k-shelf", k.makespan / r.lower_bound, math.inf)
+        if trial % 4 == 0:  # integer Amdahl tables against the time-indexed MIP
+            mm, nn = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+            small = (rng.integers(0, 4, nn)[:, None]
+                     + rng.integers(1, 4, nn)[:, None] * 12 / np.arange(1, mm + 1)[None, :])
+            e = exact.makespan_moldable(small, mm, time_limit)
+            rs = mrt(small, mm, eps=1e-3)
+            if e.optimal:
+                rep.record("mrt", rs.makespan / e.makespan, 1.5 * (1 + 1e-3))
+                if rs.makespan > 1.5 * (1 + 1e-3) * e.makespan * (1 + 1e-9):
+                    rep.violations.append(f"mrt: makespan {rs.makespan} > 3/2·(1+eps)·OPT "
+                                          f"{e.makespan}, table={small.tolist()}")
+                if mrt_test(small, e.makespan * (1 + 1e-12)) is None:
+                    rep.violations.append(f"mrt: the dual test rejected d = OPT = "
+                                          f"{e.makespan}, table={small.tolist()}")
+        else:
+            rep.record("mrt", r.ratio, 1.5 * (1 + 1e-3))

@@ -1,0 +1,26 @@
+"""Seed 003: concurrent bags of tasks on a heterogeneous star platform.
+
+Instances (star platforms, applications), steady-state throughput, the max-stretch
+polyhedra and their searches (Algorithms 1-2, online re-solve), the plan checker, 1-D load
+balancing and the schedule constructions of Theorems 3, 4 and 6, the master-worker
+simulator with its 18 policies, and the reproduction of Tables 4-8. This package's top
+level exports the instance types and their files.
+"""
+
+from lpsched.bags.generators import PROFILES, random_bags
+from lpsched.bags.instance import Application, Instance
+from lpsched.bags.io import instance_from_dict, instance_to_dict, load_instance, save_instance
+from lpsched.bags.platform import PORTS, StarPlatform
+
+__all__ = [
+    "PORTS",
+    "PROFILES",
+    "Application",
+    "Instance",
+    "StarPlatform",
+    "instance_from_dict",
+    "instance_to_dict",
+    "load_instance",
+    "random_bags",
+    "save_instance",
+]

@@ -1,0 +1,693 @@
+"""Optimal max-stretch of concurrent bags-of-tasks (seed 003 §3.1–3.5).
+
+``max_stretch(inst, method="intervals")`` — the stretch-interval search (Algorithm 2,
+Theorems 7–8): binary search over the *critical values* of the stretch, where the order of
+release dates and deadlines changes, then one LP (12)–(20) in the bracketing interval.
+Exact (up to LP tolerances); ``ceil(log2(#intervals)) + 1`` LP solves.
+
+``max_stretch(inst, method="bisection", tol=1e-6)`` — Algorithm 1 (Theorem 2): bisection on
+``S`` with the feasibility LP; returns an achievable ``S <= S_opt + tol``;
+``O(log(S_up/tol))`` LP solves.
+
+``online_max_stretch(inst, state)`` — §3.5: the optimum for ``[T_new, ∞)`` from the state at
+an arrival (what CBS3M re-solves at every arrival).
+
+How each LP is posed (the always-feasible "deliver" LP for every yes/no question, the
+min-stretch LP only on an interval known to contain a feasible stretch) is documented in
+:mod:`lpsched.bags.stretch_model`. Search bounds: ``S_lo = 1`` offline, and ``S_up`` is the
+stretch of running the applications one after another at ``ρ*`` in release order
+(``S_FIFO``, spec §3.7; the seed's printed ``S_max`` is inverted, decision A1).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched.bags.bounds import relaxation_lower_bound
+from lpsched.bags.instance import Instance
+from lpsched.bags.steady_state import rates_multiport, rates_oneport
+from lpsched.bags.stretch_model import StretchModel, StretchProblem
+from lpsched.core import tolerances
+from lpsched.errors import LpschedError, SolverError
+from lpsched.models.program import LinearProgram
+from lpsched.solvers.highs import HighsModel
+from lpsched.solvers.solution import Solution
+
+METHODS = ("intervals", "intervals-lp", "bisection")
+#: HiGHS ``simplex_strategy`` values.
+DUAL, PRIMAL = 1, 4
+#: HiGHS options of every max-stretch LP: presolve only costs time on these models
+#: (measured in benchmarks/RESULTS.md) and is skipped anyway on warm starts.
+SEARCH_OPTIONS: dict[str, Any] = {"presolve": "off"}
+
+
+# -- critical values and bounds ---------------------------------------------------------------
+def critical_values(problem: StretchProblem, low: float = 1.0,
+                    high: float = math.inf) -> np.ndarray:
+    """Stretch values in the open interval ``(low, high)`` where two epochs meet (§3.4).
+
+    Epochs are affine in ``S`` (``t = α·S + β``); two with different slopes meet at
+    ``S = (β_b − β_a)/(α_a − α_b)``. Offline that is a release meeting a deadline or two
+    deadlines crossing; online, ``T_new`` meeting a deadline or two deadlines crossing.
+    Values closer than :data:`~lpsched.core.tolerances.CRITICAL_MERGE` (relative) are merged.
+    O(n²) time and memory.
+    """
+    a, b = problem.epoch_alpha, problem.epoch_beta
+    da = a[:, None] - a[None, :]
+    db = b[None, :] - b[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = db / da
+    vals = np.unique(s[(da > 0) & np.isfinite(s)])
+    merge = tolerances.CRITICAL_MERGE
+    # Strictly inside (low, high) by more than the merge tolerance: a value computed an ulp
+    # away from a bound (e.g. T_new meeting the most urgent deadline) is that bound.
+    vals = vals[(vals > low * (1 + merge)) & (vals < high * (1 - merge))]
+    if vals.size > 1:
+        vals = vals[np.concatenate([[True], np.diff(vals) > merge * vals[1:]])]
+    return vals
+
+
+def sequential_stretch(problem: StretchProblem) -> float:
+    """A feasible stretch: applications one after another at ``ρ*`` (spec §3.7, §4.1).
+
+    Offline: ``C_k = max(r_k, C_{k-1}) + MS*_k`` in release order (``S_FIFO``), never above
+    the corrected ``S_max = Σ MS*/min MS*``. Online: drain every buffer first, then the
+    remaining tasks one application at a time, ending at ``T_end``;
+    ``S = max_k (T_end − r_k)/MS*_k``.
+    """
+    pr = problem
+    if not pr.online:
+        order = np.lexsort((np.arange(pr.n), pr.release))
+        r, ms = pr.release[order], pr.ms[order]
+        done = np.cumsum(ms)
+        # C_k = max_{l<=k} (r_l + MS*_l + ... + MS*_k): the last idle gap starts the run
+        end = np.maximum.accumulate(r - (done - ms)) + done
+        return float(max(1.0, ((end - r) / ms).max()))
+    drain = float((pr.buffered * pr.comp).sum(axis=0).max())
+    t_end = float(pr.t_new) + drain + float((pr.remaining / pr.rho_star).sum())
+    return float(max(1.0, ((t_end - pr.release) / pr.ms).max()))
+
+
+def online_lower_bound(problem: StretchProblem) -> float:
+    """``max(1, max_k (T_new − r_k)/MS*_k)``: below it a deadline falls before ``T_new``."""
+    if not problem.online:
+        return 1.0
+    return float(max(1.0, ((problem.t_new - problem.release) / problem.ms).max()))
+
+
+# -- results ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Check:
+    """The answer of one feasibility LP (see :meth:`StretchSearch.check`)."""
+
+    stretch: float
+    feasible: bool
+    deficit: float
+    slope: float
+    interval: Hashable
+    x: np.ndarray = field(repr=False)
+    model_key: Hashable = None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One LP solved by a search: the stretch (or interval) and what it said."""
+
+    kind: str  # "feasibility" or "interval"
+    low: float
+    high: float
+    feasible: bool
+    value: float  # deficit (tasks) for feasibility, optimal S for interval LPs
+    seconds: float
+    iterations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class StretchPlan:
+    """A point of (K)/(K1) at stretch ``stretch``, in amounts of tasks (seed 003 §3.4).
+
+    ``epochs`` (``E``,) sorted epoch times (s); interval ``j`` is ``[epochs[j], epochs[j+1]]``.
+    ``comm[k, u, j]`` tasks of application ``k`` sent to worker ``u`` in interval ``j``
+    (``A_{M→u}^(k)(j)``), ``comp[k, u, j]`` tasks computed (``A_u^(k)(j)``),
+    ``buffers[k, u, e]`` tasks waiting on ``u`` at epoch ``e`` (``B_u^(k)(t_e)``).
+    ``apps[k]`` is the index of row ``k`` in the instance; ``start``, ``remaining`` and
+    ``buffered`` describe the windows and the initial state (offline: releases, ``Π``, 0).
+    """
+
+    stretch: float
+    epochs: np.ndarray
+    deadlines: np.ndarray
+    start: np.ndarray
+    remaining: np.ndarray
+    buffered: np.ndarray
+    comm: np.ndarray
+    comp: np.ndarray
+    buffers: np.ndarray
+    apps: np.ndarray
+    port: str
+    t_new: float | None = None
+
+    def rates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rates ``ρ_{M→u}^(k)(j)`` and ``ρ_u^(k)(j)`` (tasks/s); 0 on empty intervals."""
+        length = np.diff(self.epochs)
+        inv = np.divide(1.0, length, out=np.zeros_like(length), where=length > 0)
+        return self.comm * inv, self.comp * inv
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stretch": self.stretch, "epochs": self.epochs.tolist(),
+            "deadlines": self.deadlines.tolist(), "start": self.start.tolist(),
+            "apps": self.apps.tolist(), "port": self.port, "t_new": self.t_new,
+            "remaining": self.remaining.tolist(), "buffered": self.buffered.tolist(),
+            "comm": self.comm.tolist(), "comp": self.comp.tolist(),
+            "buffers": self.buffers.tolist(),
+        }
+
+
+@dataclass(frozen=True)
+class MaxStretchResult:
+    """The optimal max-stretch and how it was found.
+
+    ``stretch`` is achievable (the plan proves it); ``lower`` is the largest stretch shown
+    infeasible (``stretch`` itself for the exact interval method). ``lp_solves`` counts LPs,
+    ``highs_seconds`` the time inside HiGHS, ``build_seconds`` the model building in Python,
+    ``seconds`` everything. ``probes`` lists every LP in order.
+    """
+
+    stretch: float
+    lower: float
+    method: str
+    status: str
+    plan: StretchPlan
+    dedicated_makespans: np.ndarray
+    throughputs: np.ndarray
+    lp_solves: int
+    pricing_solves: int
+    workers_used: int
+    critical_values: int
+    seconds: float
+    highs_seconds: float
+    build_seconds: float
+    iterations: int
+    lp_size: dict[str, int]
+    probes: tuple[Probe, ...]
+    search: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def deadlines(self) -> np.ndarray:
+        return self.plan.deadlines
+
+    @property
+    def epochs(self) -> np.ndarray:
+        return self.plan.epochs
+
+    @property
+    def comm(self) -> np.ndarray:
+        return self.plan.comm
+
+    @property
+    def comp(self) -> np.ndarray:
+        return self.plan.comp
+
+    @property
+    def buffers(self) -> np.ndarray:
+        return self.plan.buffers
+
+    def interval_lp(self) -> LinearProgram:
+        """The stretch-interval LP (12)–(20) whose optimum is ``stretch`` (min ``S``)."""
+        return self.search.interval_lp_at(self.stretch)
+
+    def export_lp(self, path: str) -> None:
+        """Write :meth:`interval_lp` as an LP or MPS file (by extension)."""
+        self.interval_lp().write(path)
+
+    def to_dict(self, plan: bool = True) -> dict[str, Any]:
+        """JSON-ready summary (``plan=False`` leaves out the per-interval arrays)."""
+        out: dict[str, Any] = {
+            "stretch": self.stretch, "lower": self.lower, "method": self.method,
+            "status": self.status, "lp_solves": self.lp_solves,
+            "pricing_solves": self.pricing_solves, "workers_used": self.workers_used,
+            "critical_values": self.critical_values, "seconds": self.seconds,
+            "highs_seconds": self.highs_seconds, "build_seconds": self.build_seconds,
+            "iterations": self.iterations, "lp_size": self.lp_size,
+            "port": self.plan.port, "t_new": self.plan.t_new,
+            "apps": self.plan.apps.tolist(),
+            "dedicated_makespans": self.dedicated_makespans.tolist(),
+            "throughputs": self.throughputs.tolist(),
+            "deadlines": self.deadlines.tolist(),
+            "probes": [p.to_dict() for p in self.probes],
+        }
+        if plan:
+            out["plan"] = self.plan.to_dict()
+        return out
+
+
+# -- the search engine ------------------------------------------------------------------------
+class StretchSearch:
+    """LP solves over the stretch axis of one problem, with one live model per interval.
+
+    The axis is cut at ``points = [S_lo, critical values..., S_up]``; interval ``i`` is
+    ``[points[i], points[i+1]]`` and has one epoch order, hence one LP structure. A model is
+    built the first time an interval is needed and kept, so later questions about the same
+    interval (bisection steps, Newton steps, the final min-stretch LP) warm-start HiGHS from
+    its last basis. ``warm_start=False`` loads a fresh HiGHS model for every LP (the
+    baseline the benchmarks compare with). ``S_lo`` is raised to the single-resource bound of
+    :mod:`lpsched.bags.bounds` unless ``relaxation_bound=False``.
+
+    **Worker generation** (``worker_generation=True``, exact): the feasibility LPs are
+    first posed on the workers that serve some application in its steady state alone (plus
+    those holding buffered tasks). A "yes" on a subset is a "yes" (a plan with zeros
+    elsewhere). A "no" is certified by pricing: with the restricted LP's duals on the
+    linking rows (totals (3) and the master's port or bandwidth row), each missing worker
+    solves its own small LP of reduced profits; ``delivered <= V_W + Σ_v price_v``
+    (Lagrangian bound). When that bound still leaves a deficit the answer is "no" (and its
+    S-derivative, summed over the blocks, is a valid Newton slope); otherwise the workers
+    with a positive price join and the LP is solved again. The models stay n·p·C-sized on
+    platforms where a few fast links carry everything.
+    """
+
+    def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
+                 relaxation_bound: bool = True, warm_start: bool = True,
+                 worker_generation: bool = True, **highs_options: Any) -> None:
+        self.problem = problem
+        self.warm_start = warm_start
+        self.time_limit = time_limit
+        self.highs_options = {**SEARCH_OPTIONS, **highs_options}
+        self.low = online_lower_bound(problem)
+        trivial = self.low
+        if relaxation_bound:
+            self.low = relaxation_lower_bound(problem, self.low)
+        #: True when the relaxation raised the lower bound above the trivial one.
+        self.bound_is_informative = self.low > trivial * (1 + 1e-9)
+        self.high = max(sequential_stretch(problem), self.low)
+        crit = critical_values(problem, self.low, self.high)
+        self.points = np.unique(np.concatenate([[self.low], crit, [self.high]]))
+        self.n_critical = int(crit.size)
+        self.all_workers: tuple[int, ...] = tuple(range(problem.p))
+        self.workers = (initial_workers(problem) if worker_generation else self.all_workers)
+        self.models: dict[Hashable, tuple[StretchModel, HighsModel | None]] = {}
+        self.probes: list[Probe] = []
+        self.highs_seconds = 0.0
+        self.build_seconds = 0.0
+        self.iterations = 0
+        self.last_feasible: Check | None = None
+        self.checks: dict[tuple[float, Hashable], Check] = {}
+
+    @property
+    def n_intervals(self) -> int:
+        return max(1, self.points.size - 1)
+
+    @property
+    def lp_solves(self) -> int:
+        return sum(p.kind != "pricing" for p in self.probes)
+
+    @property
+    def pricing_solves(self) -> int:
+        return sum(p.kind == "pricing" for p in self.probes)
+
+    def interval_of(self, stretch: float) -> int:
+        """Index ``i`` with ``points[i] < stretch <= points[i+1]`` (clamped to the axis)."""
+        i = int(np.searchsorted(self.points, stretch, side="left")) - 1
+        return min(max(i, 0), self.n_intervals - 1)
+
+    def _interval(self, i: int) -> tuple[float, float]:
+        if self.points.size == 1:
+            return float(self.points[0]), float(self.points[0])
+        return float(self.points[i]), float(self.points[i + 1])
+
+    def key_of(self, stretch: float) -> Hashable:
+        """The model key for ``stretch``: its interval on the axis, or, outside
+        ``[S_lo, S_up]``, the epoch order at ``stretch`` itself."""
+        if self.points[0] <= stretch <= self.points[-1]:
+            return self.interval_of(stretch)
+        return ("order", tuple(int(e) for e in self.problem.order_at(stretch)))
+
+    def order_of(self, i: Hashable) -> np.ndarray:
+        if isinstance(i, tuple):
+            return np.array(i[1])
+        lo, hi = self._interval(int(i))  # type: ignore[arg-type]
+        return self.problem.order_at(0.5 * (lo + hi) if hi > lo else lo)
+
+    def model(self, i: Hashable, workers: tuple[int, ...] | None = None,
+              ) -> tuple[StretchModel, HighsModel]:
+        """The live model of interval key ``i`` on ``workers`` (default: all)."""
+        workers = self.all_workers if workers is None else workers
+        key = (i, workers)
+        cached = self.models.get(key)
+        if cached is not None and cached[1] is not None and self.warm_start:
+            return cached  # type: ignore[return-value]
+        t0 = time.perf_counter()
+        if cached is None:
+            problem = (self.problem if workers == self.all_workers
+                       else self.problem.restrict(np.array(workers)))
+            model = StretchModel(problem, self.order_of(i))
+        else:
+            model = cached[0]
+        highs = HighsModel(model.lp, **self.highs_options)
+        self.build_seconds += time.perf_counter() - t0
+        self.models[key] = (model, highs)
+        return model, highs
+
+    def _run(self, highs: HighsModel, what: str) -> Solution:
+        sol = highs.solve(self.time_limit)
+        self.highs_seconds += sol.solve_seconds
+        self.iterations += sol.iterations
+        sol.require_optimal(what)
+        if not sol.residual <= 1e-6:
+            raise SolverError(f"{what}: HiGHS answer violates a constraint by {sol.residual:.3g}")
+        return sol
+
+    def _apply(self, highs: HighsModel, bounds: dict[str, tuple[np.ndarray, ...]]) -> None:
+        highs.set_col_bounds(*bounds["cols"])
+        highs.set_row_bounds(*bounds["rows"])
+
+    def _deliver(self, stretch: float, i: Hashable,
+                 workers: tuple[int, ...]) -> tuple[StretchModel, Solution]:
+        model, highs = self.model(i, workers)
+        self._apply(highs, model.deliver_bounds(stretch))
+        highs.set_costs(model.deliver_cost, "max")
+        # Cold: sending nothing is feasible, so primal simplex starts in phase 2. Warm (only
+        # the stretch moved, i.e. right-hand sides): the old basis stays dual feasible.
+        highs.set_option("simplex_strategy", PRIMAL if highs.solves == 0 else DUAL)
+        sol = self._run(highs, f"feasibility LP at S={stretch:.9g}")
+        return model, sol
+
+    def _prices(self, stretch: float, i: Hashable, model: StretchModel,
+                sol: Solution) -> dict[int, tuple[float, float]]:
+        """``{worker: (price, d price/dS)}`` for every worker outside the model."""
+        tasks_dual = sol.duals["tasks"]
+        port_dual = None if model.port_rows is None else sol.duals[
+            "port" if "port" in sol.duals else "master"]
+        out: dict[int, tuple[float, float]] = {}
+        inside = set(int(w) for w in model.problem.worker_ids)
+        for v in self.all_workers:
+            if v in inside:
+                continue
+            pricing, highs = self.model(i, (v,))
+            self._apply(highs, pricing.pricing_bounds(stretch))
+            highs.set_costs(pricing.pricing_cost(tasks_dual, port_dual), "max")
+            highs.set_option("simplex_strategy", PRIMAL)
+            psol = self._run(highs, f"pricing LP of worker {v} at S={stretch:.9g}")
+            slope = float(psol.reduced_costs["stretch"][0]) if psol.reduced_costs else 0.0
+            out[v] = (max(0.0, float(psol.objective)), slope)
+            self.probes.append(Probe("pricing", stretch, stretch, True, out[v][0],
+                                     psol.solve_seconds, psol.iterations))
+        return out
+
+    def check(self, stretch: float, i: Hashable | None = None) -> Check:
+        """Is ``stretch`` achievable? Solves the always-feasible deliver LP.
+
+        Returns the verdict, the deficit (tasks not delivered; for a "no", a certified lower
+        bound of it) and a slope ``dD/dS`` of a convex minorant of the deficit inside the
+        interval (from the reduced cost of the fixed stretch column: right-hand sides are
+        affine in ``S``). ``i`` picks the interval whose epoch order is used: either side of
+        a critical value is valid at the value itself; default: below.
+        """
+        i = self.key_of(stretch) if i is None else i
+        total = float(self.problem.remaining.sum())
+        while True:
+            workers = self.workers
+            model, sol = self._deliver(stretch, i, workers)
+            deficit = total - float(sol.objective)
+            slope = -float(sol.reduced_costs["stretch"][0]) if sol.reduced_costs else math.nan
+            tol = model.delivery_tolerance
+            ok = deficit <= tol
+            if ok or workers == self.all_workers:
+                break
+            prices = self._prices(stretch, i, model, sol)
+            bound = deficit - sum(p for p, _ in prices.values())
+            if bound > tol:  # certified: even every missing worker cannot close the gap
+                deficit = bound
+                slope -= sum(d for _, d in prices.values())
+                break
+            floor = 1e-12 * max(1.0, total)
+            join = [v for v, (p, _) in prices.items() if p > floor] or [
+                max(prices, key=lambda v: prices[v][0])]
+            self.workers = tuple(sorted(set(workers) | set(join)))
+        self.probes.append(Probe("feasibility", stretch, stretch, bool(ok), deficit,
+                                 sol.solve_seconds, sol.iterations))
+        result = Check(stretch, bool(ok), deficit, slope, i, sol.x, (i, workers))
+        self.checks[(stretch, i)] = result
+        if ok:
+            self.last_feasible = result
+        return result
+
+    def feasible(self, stretch: float, i: Hashable | None = None) -> tuple[bool, float]:
+        """``(verdict, deficit)`` of :meth:`check`."""
+        c = self.check(stretch, i)
+        return c.feasible, c.deficit
+
+    def minimize(self, i: int) -> tuple[float, np.ndarray, Hashable]:
+        """The stretch-interval LP (12)–(20) on interval ``i`` (all workers); returns
+        ``(S, x, model key)``. Call only on an interval whose upper end is known (or proven by
+        construction) to be feasible, so the LP has a solution.
+        """
+        lo, hi = self._interval(i)
+        model, highs = self.model(i)
+        self._apply(highs, model.stretch_bounds(lo, hi))
+        highs.set_costs(model.min_stretch_cost(), "min")
+        highs.set_option("simplex_strategy", DUAL)
+        sol = self._run(highs, f"stretch-interval LP on [{lo:.9g}, {hi:.9g}]")
+        value = float(np.clip(sol.x[model.stretch[0]], lo, hi))
+        self.probes.append(Probe("interval", lo, hi, True, value, sol.solve_seconds,
+                                 sol.iterations))
+        return value, sol.x, (i, self.all_workers)
+
+    def plan(self, stretch: float, key: Hashable, x: np.ndarray) -> StretchPlan:
+        """The plan of solution ``x`` of model ``key``, on every worker of the problem."""
+        model, _ = self.models[key]
+        pr = self.problem
+        arrays = model.plan_arrays(x)
+        cols = np.asarray(model.problem.worker_ids)
+        if cols.size != pr.p:
+            for name, arr in arrays.items():
+                full = np.zeros((arr.shape[0], pr.p, arr.shape[2]))
+                full[:, cols, :] = arr
+                arrays[name] = full
+        times = pr.epoch_times(stretch)[model.order]
+        times = np.maximum.accumulate(times)  # exact ties may differ by an ulp
+        return StretchPlan(
+            stretch=stretch, epochs=times, deadlines=pr.deadlines(stretch),
+            start=np.asarray(pr.start, float), remaining=pr.remaining.copy(),
+            buffered=pr.buffered.copy(), apps=pr.apps.copy(), port=pr.port,
+            t_new=pr.t_new, **arrays)
+
+    def interval_lp_at(self, stretch: float) -> LinearProgram:
+        """A fresh copy of the min-stretch LP of the interval containing ``stretch``."""
+        i = self.interval_of(stretch)
+        lo, hi = self._interval(i)
+        model = StretchModel(self.problem, self.order_of(i))
+        model.apply_bounds(model.stretch_bounds(lo, hi))
+        rem = self.problem.remaining
+        model.lp.set_row_bounds(model.tasks_rows, rem, rem)  # (12) exactly, for other solvers
+        model.lp.set_row_bounds(model.delivered_row, -np.inf, np.inf)
+        cost = model.min_stretch_cost()
+        model.lp.sense = "min"
+        model.lp.set_objective(np.flatnonzero(cost), cost[cost != 0])
+        return model.lp
+
+    def lp_size(self, key: Hashable) -> dict[str, int]:
+        lp = self.models[key][0].lp
+        return {"columns": lp.num_cols, "rows": lp.num_rows, "nonzeros": lp.num_nonzeros}
+
+
+def initial_workers(problem: StretchProblem) -> tuple[int, ...]:
+    """Workers that serve some application in its steady state alone, or hold its tasks."""
+    if problem.port == "one-port":
+        rates = rates_oneport(problem.comp, problem.comm)
+    else:
+        rates = rates_multiport(problem.comp, problem.comm, problem.size,
+                                problem.master_bandwidth)
+    used = (rates > 0).any(axis=0) | (problem.buffered > 0).any(axis=0)
+    return tuple(int(u) for u in np.flatnonzero(used)) or tuple(range(problem.p))
+
+
+# -- the two algorithms -----------------------------------------------------------------------
+def _bracket(search: StretchSearch) -> int:
+    """Binary search over the critical values (Algorithm 2's outer loop, Theorem 8).
+
+    Returns ``lo`` such that the optimum lies in ``[points[lo], points[lo+1]]``: the upper
+    end is feasible (``S_up`` by construction, or checked), the lower end is infeasible or is
+    the lower bound. Each step is one feasibility LP at a critical value, posed in the epoch
+    order of the interval *above* it, so that when the value is infeasible the deficit's
+    tangent (a lower bound inside that interval, by convexity) can rule the whole interval
+    out, and the final Newton steps start from that very check.
+    """
+    lo, hi = 0, search.n_intervals
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        c = search.check(float(search.points[mid]), mid)
+        if c.feasible:
+            hi = mid
+        elif c.slope < 0 and c.stretch - c.deficit / c.slope > search.points[mid + 1]:
+            lo = min(mid + 1, hi - 1)  # points[hi] is feasible: the root is at most there
+        else:
+            lo = mid
+    return lo
+
+
+def _root_in_interval(search: StretchSearch, i: int) -> tuple[float, float, Check]:
+    """The least feasible stretch of interval ``i``, by Newton steps on the deficit.
+
+    Inside one stretch interval the deficit ``D(S)`` is convex, piecewise linear and
+    non-increasing, so the tangent's root from any infeasible point is a lower bound of the
+    root and lies further right: the iterates increase, each is proven infeasible or is the
+    answer, and the step that lands in the last linear piece hits the root exactly. Every
+    step is a warm-started feasibility LP (only the stretch moves). A step that would not
+    make progress falls back to bisecting toward the interval's upper end.
+    Returns ``(stretch, proven lower bound, the accepting check)``.
+    """
+    lo, hi = search._interval(i)
+    c = search.checks.get((lo, i)) or search.check(lo, i)
+    lower = lo
+    for _ in range(200):
+        if c.feasible:
+            return c.stretch, min(lower, c.stretch), c
+        step = c.stretch - c.deficit / c.slope if c.slope < 0 else math.inf
+        if not (c.stretch < step):  # no information: bisect toward the feasible end
+            step = 0.5 * (c.stretch + hi)
+        lower = max(lower, min(step, hi)) if c.slope < 0 else max(lower, c.stretch)
+        nxt = min(step, hi)
+        if nxt <= c.stretch * (1 + 4 * np.finfo(float).eps):
+            nxt = hi
+        c = search.check(nxt, i)
+    raise SolverError(f"no convergence in stretch interval [{lo:.9g}, {hi:.9g}]")
+
+
+def _search_intervals(search: StretchSearch,
+                      final: str) -> tuple[float, float, Hashable, np.ndarray]:
+    """Algorithm 2: bracket the optimum between critical values, then solve inside.
+
+    ``final="newton"``: Newton steps on the deficit inside the bracket (exact, see
+    :func:`_root_in_interval`). ``final="lp"``: the stretch-interval LP (12)–(20) on the
+    bracket (Theorem 7). If that LP lands on the bracket's lower end (only after a borderline
+    verdict), the interval below is solved as well, as Algorithm 2's ``U ← M`` branch does.
+    """
+    if search.bound_is_informative and final == "newton":
+        # The single-resource bound is often the optimum itself (the master port of a
+        # communication-bound platform, spec §11 inv. 15): one LP then settles it.
+        c = search.check(float(search.points[0]), 0)
+        if c.feasible:
+            return c.stretch, c.stretch, c.model_key, c.x
+    i = _bracket(search)
+    if final == "newton":
+        stretch, lower, c = _root_in_interval(search, i)
+        return stretch, lower, c.model_key, c.x
+    value, x, key = search.minimize(i)
+    while i > 0 and value <= search.points[i] + tolerances.STRETCH_EQUAL * max(1.0, value):
+        if not search.check(float(search.points[i]), i - 1).feasible:
+            break
+        i -= 1
+        value, x, key = search.minimize(i)
+    return value, value, key, x
+
+
+def _search_bisection(search: StretchSearch,
+                      tol: float) -> tuple[float, float, Hashable, np.ndarray]:
+    """Algorithm 1: bisection on S between ``S_lo`` and the feasible ``S_up`` (Theorem 2)."""
+    s_inf, s_sup = search.low, search.high
+    ok, _ = search.feasible(s_inf)
+    if ok:
+        s_sup = s_inf
+    while s_sup - s_inf > tol:
+        s = 0.5 * (s_inf + s_sup)
+        ok, _ = search.feasible(s)
+        if ok:
+            s_sup = s
+        else:
+            s_inf = s
+    last = search.last_feasible
+    if last is None or last.stretch != s_sup:
+        last = search.check(s_sup)
+        if not last.feasible:
+            raise SolverError(f"the upper bound S={s_sup:.9g} was found infeasible "
+                              f"(deficit {last.deficit:.3g} tasks); numerical trouble")
+    return s_sup, s_inf, last.model_key, last.x
+
+
+def solve_problem(problem: StretchProblem, method: str = "intervals",
+                  tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
+                  relaxation_bound: bool = True, warm_start: bool = True,
+                  worker_generation: bool = True, **highs_options: Any) -> MaxStretchResult:
+    """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
+    if method not in METHODS:
+        raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
+    if not (tol > 0 and math.isfinite(tol)):
+        raise LpschedError(f"tol must be a positive number, got {tol!r}")
+    t0 = time.perf_counter()
+    search = StretchSearch(problem, time_limit=time_limit, relaxation_bound=relaxation_bound,
+                           warm_start=warm_start, worker_generation=worker_generation,
+                           **highs_options)
+    if method in ("intervals", "intervals-lp"):
+        final = "lp" if method == "intervals-lp" else "newton"
+        stretch, lower, i, x = _search_intervals(search, final)
+        status = "optimal"
+    else:
+        stretch, lower, i, x = _search_bisection(search, tol)
+        status = "within_tolerance"
+    plan = search.plan(stretch, i, x)
+    return MaxStretchResult(
+        stretch=stretch, lower=lower, method=method, status=status, plan=plan,
+        dedicated_makespans=problem.ms.copy(), throughputs=problem.rho_star.copy(),
+        lp_solves=search.lp_solves, pricing_solves=search.pricing_solves,
+        workers_used=len(search.workers), critical_values=search.n_critical,
+        seconds=time.perf_counter() - t0, highs_seconds=search.highs_seconds,
+        build_seconds=search.build_seconds, iterations=search.iterations,
+        lp_size=search.lp_size(i), probes=tuple(search.probes), search=search)
+
+
+def max_stretch(inst: Instance, method: str = "intervals", tol: float = tolerances.BISECTION,
+                *, memory: np.ndarray | None = None, time_limit: float | None = 120.0,
+                relaxation_bound: bool = True, warm_start: bool = True,
+                worker_generation: bool = True, **highs_options: Any) -> MaxStretchResult:
+    """Optimal max-stretch of ``inst`` in the fluid model of its port (seed 003 §3).
+
+    Polyhedron (K1) for a one-port platform, (K) for bounded multiport; ``memory`` adds the
+    buffer bound of §3.1.3 (bytes per worker). ``method="intervals"`` is exact
+    (Theorems 7–8, ``ceil(log2(#intervals)) + 1`` LPs); ``method="bisection"`` returns an
+    achievable stretch within ``tol`` (absolute) of the optimum (Theorem 2);
+    ``method="intervals-lp"`` is Algorithm 2 with the paper's final LP (12)–(20) instead of
+    Newton steps. ``relaxation_bound`` starts every search from the single-resource lower
+    bound; ``warm_start=False`` solves every LP from scratch; ``worker_generation`` poses
+    the feasibility LPs on the useful workers only, proving the rest useless by pricing
+    (:class:`StretchSearch`; exact either way). Every LP is checked: a
+    non-optimal status or a violated constraint raises :class:`SolverError` (``time_limit``
+    seconds per LP).
+
+    >>> from lpsched.bags import random_bags
+    >>> res = max_stretch(random_bags(4, 3, seed=2))
+    >>> res.stretch >= 1.0, res.plan.comm.shape[:2]
+    (True, (4, 3))
+    """
+    return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
+                         relaxation_bound, warm_start, worker_generation, **highs_options)
+
+
+def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
+                       buffered: np.ndarray, released: np.ndarray | None = None,
+                       method: str = "intervals", tol: float = tolerances.BISECTION,
+                       *, memory: np.ndarray | None = None,
+                       time_limit: float | None = 120.0, relaxation_bound: bool = True,
+                       worker_generation: bool = True) -> MaxStretchResult:
+    """Optimal max-stretch on ``[T_new, ∞)`` from a state (seed 003 §3.5).
+
+    ``remaining[k]``: tasks of ``A_k`` at the master; ``buffered[k, u]``: tasks on worker
+    ``u``; both over all applications of ``inst`` (unreleased ones are ignored). The result's
+    plan covers only the applications with work left (``result.plan.apps``), from ``T_new``.
+    The seed solves this with Algorithm 1 (decision A13); the interval search (default) gives
+    the same optimum exactly, with critical values where ``T_new`` meets a deadline.
+    """
+    from lpsched.bags.stretch_model import online_problem
+
+    problem = online_problem(inst, t_new, remaining, buffered, released, memory)
+    return solve_problem(problem, method, tol, time_limit, relaxation_bound,
+                         worker_generation=worker_generation)

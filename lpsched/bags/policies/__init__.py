@@ -1,0 +1,66 @@
+"""Policies for the simulators, found by name (``lpsched policies`` lists them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lpsched.bags.policies.cbs3m import CBS3M
+from lpsched.bags.policies.greedy import APP_RULES, RESOURCE_RULES, GreedyPolicy
+from lpsched.bags.policies.mwma import MWMA
+from lpsched.bags.simulator import StarPolicy
+from lpsched.errors import LpschedError
+
+_APP_TEXT = {"fifo": "first released first", "spt": "smallest MS* first",
+             "srpt": "smallest remaining time first (preempts at releases)",
+             "swrpt": "smallest remaining time x MS* first (preempts at releases)"}
+_RES_TEXT = {"rr": "round-robin over the workers", "mct": "minimum completion time",
+             "dd": "demand driven (idle workers ask)"}
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    name: str
+    description: str
+    factory: Callable[[], StarPolicy]
+
+
+REGISTRY: dict[str, PolicyEntry] = {}
+
+
+def register(name: str, description: str, factory: Callable[[], StarPolicy]) -> None:
+    if name in REGISTRY:
+        raise LpschedError(f"policy {name!r} is already registered")
+    REGISTRY[name] = PolicyEntry(name, description, factory)
+
+
+for _a in APP_RULES:
+    for _r in RESOURCE_RULES:
+        register(f"{_a}-{_r}", f"seed 003 §4.1: {_APP_TEXT[_a]}, {_RES_TEXT[_r]}",
+                 lambda a=_a, r=_r: GreedyPolicy(a, r))
+
+register("mwma-nbt", "seed 003 §4.1: steady-state shares by tasks left (MWMA, NBT weights)",
+         lambda: MWMA("nbt"))
+register("mwma-ms", "seed 003 §4.1: steady-state shares by dedicated time left (MWMA, MS)",
+         lambda: MWMA("ms"))
+
+for _order in ("fifo", "edf"):
+    for _online in (True, False):
+        register(f"cbs3m-{_order}-{'online' if _online else 'offline'}",
+                 f"seed 003 §3.5/§4.1: follow the optimal max-stretch plan "
+                 f"({'re-solved at every arrival' if _online else 'solved once, clairvoyant'}),"
+                 f" {_order.upper()} workers",
+                 lambda o=_order, on=_online: CBS3M(o, on))
+
+
+def get_policy(name: str) -> StarPolicy:
+    """A fresh policy object for ``name`` (see :data:`REGISTRY`)."""
+    try:
+        return REGISTRY[name].factory()
+    except KeyError:
+        raise LpschedError(f"unknown policy {name!r}; `lpsched policies` lists "
+                           f"{len(REGISTRY)} names") from None
+
+
+def policy_names() -> list[str]:
+    return list(REGISTRY)

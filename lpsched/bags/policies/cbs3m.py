@@ -1,0 +1,189 @@
+"""CBS3M — Clever Burst Steady-State Stretch Minimization (seed 003 §3.5, §4.1 [L786]).
+
+The master follows the per-interval send amounts of an optimal max-stretch plan of (K1):
+
+* **offline** (clairvoyant): one plan for the whole instance, solved at time 0; never
+  re-solved (§4.3). Tasks left after the plan's last epoch go by MCT.
+* **online**: at every arrival, the optimum on ``[now, ∞)`` from the simulated state —
+  tasks at the master, tasks buffered on each worker (in-flight sends count as received,
+  a task being computed by its unfinished fraction) — and the plan is replaced (§3.5,
+  decisions A11–A13). Also re-solved when the plan is used up while tasks remain.
+
+Workers compute greedily, FIFO or EDF with the application deadline
+``d_k = r_k + S_cur·MS*_k`` of the latest solve (decisions A15, A16).
+
+The plan dispatcher (spec §4.4, modelled on Theorem 6's construction): at the start of each
+plan interval the amounts of the interval are added to a credit per (application, worker);
+the whole part of the credit is the interval's quota (lowered if it exceeds the tasks left,
+topped up in the application's last interval so that nothing is left behind); whenever the
+port is free the next send is the candidate with the smallest ``(sent + 1)/rate`` — the
+1-D load-balancing order of Lemma 1 — and the port idles until the next interval when no
+quota is left. Sends that overrun an interval simply finish.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from lpsched.bags.maxstretch import MaxStretchResult, max_stretch, online_max_stretch
+from lpsched.bags.simulator import BasePolicy, StarSimulator, buffered_state, rekey_queues
+
+#: What :meth:`PlanDispatcher.next_send` answers when the only quotas left are on links
+#: that are busy (bounded multiport): wait for the next transfer to end.
+LINKS_BUSY = float("-inf")
+
+
+class PlanDispatcher:
+    """Turns a plan's amounts ``comm[k, u, j]`` over ``epochs`` into single sends."""
+
+    def __init__(self, sim: StarSimulator, res: MaxStretchResult) -> None:
+        plan = res.plan
+        self.apps = np.asarray(plan.apps, int)  # plan row -> instance application
+        self.epochs = np.asarray(plan.epochs, float)
+        self.comm = np.asarray(plan.comm, float)
+        m, p = self.apps.size, sim.p
+        self.credit = np.zeros((m, p))
+        self.quota = np.zeros((m, p), int)
+        self.sent = np.zeros((m, p), int)
+        self.rate = np.zeros((m, p))
+        # index of the interval that ends at each application's deadline
+        self.last = np.clip(np.searchsorted(self.epochs, plan.deadlines * (1 - 1e-12)) - 1,
+                            0, max(self.epochs.size - 2, 0))
+        self.deadlines = np.asarray(plan.deadlines, float)
+        self.j = -1
+        self.n_intervals = self.epochs.size - 1
+
+    def _open(self, sim: StarSimulator, j: int) -> None:
+        self.j = j
+        amount = self.comm[:, :, j]
+        self.credit += amount
+        quota = np.floor(self.credit + 1e-9).astype(int)
+        unsent = sim.unsent[self.apps]
+        for row in range(self.apps.size):
+            q = quota[row]
+            excess = int(q.sum() - unsent[row])
+            if excess > 0:  # lower the quotas of the smallest credits first
+                for u in np.lexsort((np.arange(q.size), self.credit[row])):
+                    take = min(excess, q[u])
+                    q[u] -= take
+                    excess -= take
+                    if excess == 0:
+                        break
+            if j >= self.last[row] and q.sum() < unsent[row]:
+                # the application's last interval: leave nothing behind
+                missing = int(unsent[row] - q.sum())
+                residual = self.credit[row] - q
+                order = np.lexsort((np.arange(q.size), -residual))
+                for step in range(missing):
+                    q[order[step % q.size]] += 1
+        self.quota = quota
+        self.sent[:] = 0
+        length = self.epochs[j + 1] - self.epochs[j]
+        self.rate = np.maximum(amount, quota) / length if length > 0 else quota.astype(float)
+
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | float | None:
+        """A send ``(k, u)``, or the time to wake up at, or ``None`` when the plan is over."""
+        now = sim.now
+        while self.j < self.n_intervals - 1 and (self.j < 0 or now >= self.epochs[self.j + 1]):
+            self._open(sim, self.j + 1)
+        if self.j < 0:
+            return None
+        # epochs are recomputed from the stretch, so a window may open an ulp before the
+        # release event fires: only released applications are candidates
+        ready = (sim.unsent[self.apps] > 0) & sim.released[self.apps]
+        left = (self.quota - self.sent) * ready[:, None] * sim.free_links()[None, :]
+        cand = np.argwhere(left > 0)
+        if cand.size:
+            rows, us = cand[:, 0], cand[:, 1]
+            rate = self.rate[rows, us]
+            due = np.where(rate > 0, (self.sent[rows, us] + 1) / np.where(rate > 0, rate, 1.0),
+                           math.inf)
+            # applications in (or past) their last interval go first, earliest deadline
+            # first: the tail of Theorem 6, sent serially at d_k
+            tail = self.j >= self.last[rows]
+            due = np.where(tail, self.deadlines[rows], due)
+            row, u = cand[np.lexsort((us, self.apps[rows], due, ~tail))[0]]
+            self.sent[row, u] += 1
+            self.credit[row, u] -= 1
+            return int(self.apps[row]), int(u)
+        if not sim.free_links().all() and ((self.quota - self.sent) * ready[:, None] > 0).any():
+            return LINKS_BUSY  # quota left on busy links (multiport): wait for a transfer
+        if self.j < self.n_intervals - 1:
+            return float(self.epochs[self.j + 1])
+        return None
+
+
+class CBS3M(BasePolicy):
+    """``cbs3m-<fifo|edf>-<online|offline>``."""
+
+    def __init__(self, worker_order: str, online: bool) -> None:
+        self.worker_order = worker_order
+        self.online = online
+        self.name = f"cbs3m-{worker_order}-{'online' if online else 'offline'}"
+        self.stretch = 1.0
+        self.dispatcher: PlanDispatcher | None = None
+        self.solve_seconds: list[float] = []
+        self.stretches: list[float] = []
+        self._wake = None
+
+    def deadline(self, sim: StarSimulator, k: int) -> float:
+        return float(sim.inst.release[k] + self.stretch * sim.ms[k])
+
+    def _adopt(self, sim: StarSimulator, res: MaxStretchResult, seconds: float) -> None:
+        self.stretch = res.stretch
+        self.stretches.append(res.stretch)
+        self.solve_seconds.append(seconds)
+        self.dispatcher = PlanDispatcher(sim, res)
+        rekey_queues(sim)
+
+    def _solve(self, sim: StarSimulator) -> None:
+        t0 = time.perf_counter()
+        if not self.online:
+            res = max_stretch(sim.inst)
+        else:
+            rem = np.where(sim.released, sim.unsent, 0).astype(float)
+            res = online_max_stretch(sim.inst, sim.now, rem, buffered_state(sim),
+                                     released=sim.released)
+        self._adopt(sim, res, time.perf_counter() - t0)
+
+    def start(self, sim: StarSimulator) -> None:
+        if not self.online:
+            self._solve(sim)
+
+    def on_release(self, sim: StarSimulator, k: int) -> None:
+        if self.online:
+            self._solve(sim)
+
+    def _has_work(self, sim: StarSimulator) -> bool:
+        return bool((sim.released & (sim.unsent > 0)).any())
+
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        if not self._has_work(sim):
+            return None
+        decision = self.dispatcher.next_send(sim) if self.dispatcher else None
+        if isinstance(decision, tuple):
+            return decision
+        if decision is LINKS_BUSY:
+            return None
+        if isinstance(decision, float):  # the next plan interval
+            sim.engine.cancel(self._wake)
+            self._wake = sim.wake_at(decision)
+            return None
+        # the plan is used up while tasks remain (rounding): re-solve online, MCT offline
+        if self.online:
+            self._solve(sim)
+            decision = self.dispatcher.next_send(sim) if self.dispatcher else None
+            if isinstance(decision, tuple):
+                return decision
+        ks = np.flatnonzero(sim.released & (sim.unsent > 0))
+        k = int(ks[np.lexsort((ks, sim.inst.release[ks] + self.stretch * sim.ms[ks]))[0]])
+        est = np.maximum(sim.now + sim.comm[k], sim.ready) + sim.comp[k]
+        return k, int(np.argmin(np.where(sim.free_links(), est, np.inf)))
+
+    def stats(self) -> dict[str, Any]:
+        return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds,
+                "stretches": self.stretches}

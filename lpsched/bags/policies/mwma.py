@@ -1,0 +1,79 @@
+"""MWMA — steady-state sharing of the platform by weights (seed 003 §4.1 [L779–L784],
+refs [7, 8]; spec §6.4, decision A22).
+
+At every arrival and whenever an application has no task left at the master, the policy
+solves the steady-state LP over the applications with tasks left
+(:func:`lpsched.bags.throughput_model.weighted_throughput_lp`, one-port):
+maximise ``λ`` with ``Σ_u ρ_u^(k) = λ·ω_k``, CPU and port (or link and master) capacities.
+Weights:
+
+* ``mwma-nbt``: ``ω_k`` = tasks left at the master;
+* ``mwma-ms``: ``ω_k`` = their dedicated time, ``Π_unsent·MS*/Π``.
+
+Between events the master follows the rates in the 1-D load-balancing order: next send is
+``argmin (sent since the solve + 1)/ρ_u^(k)`` (ties: application, then worker), back to back.
+Workers compute FIFO.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from lpsched.bags.simulator import BasePolicy, StarSimulator
+from lpsched.bags.throughput_model import weighted_throughput_lp
+from lpsched.errors import LpschedError
+from lpsched.solvers import solve
+
+
+class MWMA(BasePolicy):
+    """``mwma-nbt`` or ``mwma-ms``."""
+
+    def __init__(self, weights: str) -> None:
+        if weights not in ("nbt", "ms"):
+            raise LpschedError(f"unknown MWMA weights {weights!r}")
+        self.weights = weights
+        self.name = f"mwma-{weights}"
+        self.rates: np.ndarray | None = None
+        self.sent: np.ndarray | None = None
+        self.solve_seconds: list[float] = []
+        self._stale = True
+
+    def on_release(self, sim: StarSimulator, k: int) -> None:
+        self._stale = True
+
+    def _solve(self, sim: StarSimulator) -> None:
+        t0 = time.perf_counter()
+        active = sim.released & (sim.unsent > 0)
+        omega = np.where(active, sim.unsent, 0).astype(float)
+        if self.weights == "ms":
+            omega = omega * sim.ms / sim.tasks
+        sol = solve(weighted_throughput_lp(sim.inst, omega))
+        sol.require_optimal(f"{self.name} steady-state LP")
+        self.rates = np.where(active[:, None], np.clip(sol.values["rho"], 0.0, None), 0.0)
+        self.sent = np.zeros_like(self.rates)
+        self.solve_seconds.append(time.perf_counter() - t0)
+        self._stale = False
+
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        active = sim.released & (sim.unsent > 0)
+        if not active.any():
+            return None
+        if self._stale or self.rates is None or not (self.rates[active] > 1e-12).any():
+            self._solve(sim)
+        assert self.rates is not None and self.sent is not None
+        usable = (self.rates > 1e-12) & active[:, None] & sim.free_links()[None, :]
+        if not usable.any():
+            return None
+        cand = np.argwhere(usable)
+        due = (self.sent[usable] + 1) / self.rates[usable]
+        k, u = cand[np.lexsort((cand[:, 1], cand[:, 0], due))[0]]
+        self.sent[k, u] += 1
+        if sim.unsent[k] == 1:  # this send empties k: re-solve at the next decision
+            self._stale = True
+        return int(k), int(u)
+
+    def stats(self) -> dict[str, Any]:
+        return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds}

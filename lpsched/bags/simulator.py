@@ -1,0 +1,320 @@
+"""Master-worker simulator with atomic computation (seed 003 §2.1, §4): one-port (OP-AC)
+or bounded multiport (BMP-AC).
+
+One-port: the master sends one task at a time (a task of ``A_k`` to ``P_u`` occupies the port
+for ``δ_k/b_u``). Bounded multiport: each link carries one message at a time, at ``b_u``
+while the active links fit the master's ``BW``, all scaled by ``BW/Σ_active b_u`` otherwise
+(rates change whenever a transfer starts or ends). Each worker keeps the tasks it received
+in a queue and computes them one at a time without preemption (``w_k/s_u`` each), never
+idling while a task waits; computation overlaps communication. A :class:`StarPolicy` makes
+every decision: which task to send to which worker whenever a send can start (the port is
+free; in multiport, some link is free: see :meth:`StarSimulator.free_links`), and in which
+order a worker computes (FIFO: reception order; EDF: the policy's deadline, ties by
+reception order).
+
+Event order at one instant (fixed, documented in docs/decisions.md): computations ending,
+then sends ending, then releases, then policy wake-ups, and only then one dispatch decision,
+so a policy always sees everything that happened at ``now``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from lpsched.bags.instance import Instance
+from lpsched.bags.schedule import Schedule
+from lpsched.bags.steady_state import dedicated_throughputs
+from lpsched.core.engine import Engine, Event
+from lpsched.errors import LpschedError
+
+COMPUTE_DONE, SEND_DONE, RELEASE, WAKE, DISPATCH = range(5)
+
+
+class StarPolicy(Protocol):
+    """What a master-worker policy implements (all hooks may be no-ops)."""
+
+    name: str
+    worker_order: str  # "fifo" or "edf"
+
+    def start(self, sim: StarSimulator) -> None: ...
+    def on_release(self, sim: StarSimulator, k: int) -> None: ...
+    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None: ...
+    def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None: ...
+    def on_wake(self, sim: StarSimulator) -> None: ...
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None: ...
+    def deadline(self, sim: StarSimulator, k: int) -> float: ...
+
+
+class BasePolicy:
+    """No-op hooks and FIFO workers; subclasses override what they need."""
+
+    name = "base"
+    worker_order = "fifo"
+
+    def start(self, sim: StarSimulator) -> None:
+        pass
+
+    def on_release(self, sim: StarSimulator, k: int) -> None:
+        pass
+
+    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        pass
+
+    def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        pass
+
+    def on_wake(self, sim: StarSimulator) -> None:
+        pass
+
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        raise NotImplementedError
+
+    def deadline(self, sim: StarSimulator, k: int) -> float:
+        return 0.0
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass
+class SimResult:
+    """A finished run: the schedule, the policy, events processed and wall time."""
+
+    policy: str
+    schedule: Schedule
+    events: int
+    seconds: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class StarSimulator:
+    """Simulate ``policy`` on ``inst`` (one-port). Read-only state for policies:
+    ``now``, ``released``, ``unsent[k]``, ``sent[k, u]`` (dispatched), ``in_flight[u]``,
+    ``queued[u]``, ``busy[u]``, ``ready[u]`` (when ``u`` would finish everything assigned
+    to it if it computed in FIFO order), ``done[k]``, ``comm``/``comp`` times, ``ms``/``rho``
+    (``MS*``, ``ρ*`` of the platform's port model), :meth:`free_links`."""
+
+    def __init__(self, inst: Instance, policy: StarPolicy) -> None:
+        self.inst = inst
+        self.one_port = inst.platform.port == "one-port"
+        self.policy = policy
+        self.engine = Engine()
+        n, p = inst.n, inst.p
+        self.n, self.p = n, p
+        self.comm = np.asarray(inst.comm_time, float)
+        self.comp = np.asarray(inst.comp_time, float)
+        self.tasks = inst.tasks.astype(int)
+        self.rho = dedicated_throughputs(inst)
+        self.ms = self.tasks / self.rho
+        self.released = np.zeros(n, bool)
+        self.unsent = self.tasks.copy()
+        self.sent = np.zeros((n, p), int)
+        self.in_flight = np.zeros(p, int)
+        self.in_flight_app = np.zeros((n, p), int)
+        self.queued_app = np.zeros((n, p), int)
+        self.busy = np.zeros(p, bool)
+        self.computing: list[int] = [-1] * p  # task id on each worker, -1 if idle
+        self.ready = np.zeros(p)
+        self.done = np.zeros(n, int)
+        self.port_busy = False  # one-port: a send is in progress
+        # multiport: per link, the task in transit, bytes left, time of the last rate change
+        self._transit: dict[int, list[Any]] = {}
+        self._all_free = np.ones(self.p, bool)
+        self._none_free = np.zeros(self.p, bool)
+        self._all_free.setflags(write=False)
+        self._none_free.setflags(write=False)
+        self._queues: list[list[tuple[float, int, int]]] = [[] for _ in range(p)]
+        total = int(self.tasks.sum())
+        self.rec_app = np.full(total, -1)
+        self.rec_worker = np.full(total, -1)
+        self.rec = np.full((4, total), np.nan)  # send_start, send_end, start, end
+        self._next_task = 0
+        self._dispatch_event: Event | None = None
+
+    # -- public helpers for policies ------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self.engine.now
+
+    def free_links(self) -> np.ndarray:
+        """Workers a send could start to now (one-port: all or none). Read-only."""
+        if self.one_port:
+            return self._none_free if self.port_busy else self._all_free
+        free = np.ones(self.p, bool)
+        free[list(self._transit)] = False
+        return free
+
+    def queued(self, u: int) -> int:
+        return len(self._queues[u])
+
+    def idle_worker(self, u: int) -> bool:
+        """Nothing computing, queued or on its way to ``u``."""
+        return not self.busy[u] and not self._queues[u] and self.in_flight[u] == 0
+
+    def wake_at(self, when: float) -> Event:
+        """Call ``policy.on_wake`` (then a dispatch) at ``when``."""
+        return self.engine.at(max(when, self.now), self._on_wake, WAKE)
+
+    def request_dispatch(self) -> None:
+        if self._dispatch_event is None or self._dispatch_event.cancelled:
+            self._dispatch_event = self.engine.at(self.now, self._dispatch, DISPATCH)
+
+    # -- events ---------------------------------------------------------------------------
+    def _release(self, k: int) -> None:
+        self.released[k] = True
+        self.policy.on_release(self, k)
+        self.request_dispatch()
+
+    def _on_wake(self) -> None:
+        self.policy.on_wake(self)
+        self.request_dispatch()
+
+    def _dispatch(self) -> None:
+        self._dispatch_event = None
+        while (not self.port_busy) if self.one_port else len(self._transit) < self.p:
+            choice = self.policy.next_send(self)
+            if choice is None:
+                return
+            self._start_send(int(choice[0]), int(choice[1]))
+
+    def _start_send(self, k: int, u: int) -> None:
+        if not (0 <= u < self.p and self.released[k] and self.unsent[k] > 0
+                and self.free_links()[u]):
+            raise LpschedError(f"policy {self.policy.name} chose an impossible send "
+                               f"(application {k}, worker {u}) at t={self.now}")
+        i = self._next_task
+        self._next_task += 1
+        now = self.now
+        dur = self.comm[k, u]
+        self.rec_app[i], self.rec_worker[i] = k, u
+        self.rec[0, i], self.rec[1, i] = now, now + dur
+        self.unsent[k] -= 1
+        self.sent[k, u] += 1
+        self.in_flight[u] += 1
+        self.in_flight_app[k, u] += 1
+        self.ready[u] = max(now + dur, self.ready[u]) + self.comp[k, u]
+        if self.one_port:
+            self.port_busy = True
+            self.engine.at(now + dur, lambda: self._send_done(i), SEND_DONE)
+            return
+        self._progress()
+        self._transit[u] = [i, float(self.inst.size[k]), None]
+        self._reschedule()
+
+    def _rates(self) -> dict[int, float]:
+        bw = self.inst.platform.bandwidths
+        total = sum(float(bw[u]) for u in self._transit)
+        scale = min(1.0, self.inst.platform.master_bandwidth / total) if total > 0 else 1.0
+        return {u: float(bw[u]) * scale for u in self._transit}
+
+    def _progress(self) -> None:
+        """Account the bytes sent since the last rate change (multiport)."""
+        for u, rate in self._rates().items():
+            entry = self._transit[u]
+            if entry[2] is not None:
+                entry[1] = max(entry[1] - rate * (self.now - entry[2][1]), 0.0)
+
+    def _reschedule(self) -> None:
+        """New rates for every transfer in transit, and their completion events."""
+        for u, rate in self._rates().items():
+            entry = self._transit[u]
+            if entry[2] is not None:
+                self.engine.cancel(entry[2][0])
+            i = entry[0]
+            event = self.engine.at(self.now + entry[1] / rate,
+                                   lambda i=i: self._send_done(i), SEND_DONE)
+            entry[2] = (event, self.now)
+
+    def _send_done(self, i: int) -> None:
+        k, u = int(self.rec_app[i]), int(self.rec_worker[i])
+        self.rec[1, i] = self.now
+        if self.one_port:
+            self.port_busy = False
+        else:
+            self._progress()
+            del self._transit[u]
+            self._reschedule()
+        self.in_flight[u] -= 1
+        self.in_flight_app[k, u] -= 1
+        self.queued_app[k, u] += 1
+        key = self.policy.deadline(self, k) if self.policy.worker_order == "edf" else 0.0
+        heapq.heappush(self._queues[u], (key, i, k))
+        self.policy.on_send_done(self, k, u)
+        if not self.busy[u]:
+            self._compute_next(u)
+        self.request_dispatch()
+
+    def _compute_next(self, u: int) -> None:
+        _, i, k = heapq.heappop(self._queues[u])
+        self.queued_app[k, u] -= 1
+        self.busy[u] = True
+        self.computing[u] = i
+        now = self.now
+        self.rec[2, i] = now
+        self.rec[3, i] = now + self.comp[k, u]
+        self.engine.at(now + self.comp[k, u], lambda: self._compute_done(u), COMPUTE_DONE)
+
+    def _compute_done(self, u: int) -> None:
+        i = self.computing[u]
+        k = int(self.rec_app[i])
+        self.busy[u] = False
+        self.computing[u] = -1
+        self.done[k] += 1
+        if self._queues[u]:
+            self._compute_next(u)
+        self.policy.on_compute_done(self, k, u)
+        self.request_dispatch()
+
+    # -- running --------------------------------------------------------------------------
+    def run(self) -> SimResult:
+        t0 = _time.perf_counter()
+        order = np.lexsort((np.arange(self.n), self.inst.release))
+        for k in order:
+            self.engine.at(float(self.inst.release[k]), lambda k=int(k): self._release(k),
+                           RELEASE)
+        self.policy.start(self)
+        self.engine.run()
+        if (self.done != self.tasks).any():
+            k = int(np.argmax(self.done != self.tasks))
+            raise LpschedError(f"policy {self.policy.name} stopped with application {k} "
+                               f"unfinished ({self.done[k]}/{self.tasks[k]} tasks computed)")
+        sched = Schedule(self.rec_app, self.rec_worker, self.rec[0], self.rec[1], self.rec[2],
+                         self.rec[3], meta={"policy": self.policy.name})
+        stats = self.policy.stats() if hasattr(self.policy, "stats") else {}
+        return SimResult(self.policy.name, sched, self.engine.processed,
+                         _time.perf_counter() - t0, stats)
+
+
+def simulate(inst: Instance, policy: StarPolicy) -> SimResult:
+    """Run ``policy`` on ``inst`` to completion (deterministic)."""
+    return StarSimulator(inst, policy).run()
+
+
+
+
+def rekey_queues(sim: StarSimulator) -> None:
+    """Recompute every queued task's key with the policy's current deadlines (EDF policies
+    call this when their deadlines move, e.g. after a re-solve)."""
+    if sim.policy.worker_order != "edf":
+        return
+    for u, queue in enumerate(sim._queues):
+        sim._queues[u] = [(sim.policy.deadline(sim, k), i, k) for _, i, k in queue]
+        heapq.heapify(sim._queues[u])
+
+
+def buffered_state(sim: StarSimulator) -> np.ndarray:
+    """``B̂[k, u]``: tasks of ``k`` on ``u`` not yet computed — queued, on their way (an
+    in-flight send counts as received) and the unfinished fraction of the one computing
+    (spec §4.1, decision A11)."""
+    out = (sim.queued_app + sim.in_flight_app).astype(float)
+    for u, i in enumerate(sim.computing):
+        if i >= 0:
+            k = int(sim.rec_app[i])
+            left = (sim.rec[3, i] - sim.now) / sim.comp[k, u]
+            out[k, u] += min(max(left, 0.0), 1.0)
+    return out

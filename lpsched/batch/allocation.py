@@ -1,0 +1,184 @@
+"""Processor allocation for rigid jobs (seed 000 ch. 4–5, names of ch. 5 §5.6 [L3403–L3557]).
+
+Processors are numbered in line, clusters of ``cluster_size`` consecutive ids. Each rule
+gets the boolean mask of free processors and the job size, and returns the chosen ids, or
+``None`` when a *forced* rule cannot place the job now (it then waits for the next change of
+the platform's state):
+
+* ``basic`` — the ``size`` lowest free ids (Alg. 2);
+* ``becont`` — maximal contiguous free blocks by decreasing length, taken until ``size``
+  processors are gathered; never delays;
+* ``cont`` — only the largest contiguous block (ties: lowest ids); delays if it is too small;
+* ``becont-ff`` / ``cont-ff`` — seed 000 ch. 4 Alg. 3 and its forced variant: the first
+  (lowest-id) contiguous free run long enough, its first ids; otherwise ``basic`` /
+  delay (A5.6: ch. 4 and ch. 5 give the same names to these two different rules);
+* ``beloc`` — clusters by decreasing number of free processors, taken until ``size``
+  processors are gathered (Alg. 4); never delays;
+* ``loc`` — only the ``⌈size/ℓ⌉`` clusters with the most free processors (decision: the
+  minimal number of clusters, which equals the ch. 5 "largest cluster only" rule for jobs
+  that fit in a cluster); delays if they are not enough.
+
+On a tree topology (:mod:`lpsched.batch.topology`; the free mask then covers every leaf,
+uninstalled ones never free):
+
+* ``beplat`` — Algorithm 5 of seed 000 [L3520–L3550]: levels bottom-up, in each level the
+  first node (id order) whose subtree has ``size`` free processors; inside it, its clusters
+  by decreasing free count (ties lower index); the root always succeeds, so it never delays;
+* ``plat`` — the same restricted to level ``L_min(size)`` (A5.8); delays otherwise;
+* ``contiguous`` — seed 001 §4.2: the first level-``L_min`` block (id order) with ``size``
+  free processors, its lowest free ids; delays otherwise;
+* ``quasi-contiguous`` — seed 001 §4.3: ``contiguous`` if possible, else, with
+  ``M = ⌈qct·size/100⌉``, the level-``L_min`` block ``c`` (inside a level-``L_min+1`` block
+  with ``size`` free) keeping the most free processors ``f`` with ``size − f <= M`` (ties
+  lower index), all of ``c`` then the rest from its siblings by decreasing free count;
+  delays otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lpsched.batch.topology import Topology
+from lpsched.errors import InvalidInstanceError
+
+ALLOCATORS = ("basic", "becont", "cont", "becont-ff", "cont-ff", "beloc", "loc", "beplat",
+              "plat", "contiguous", "quasi-contiguous")
+NEEDS_CLUSTERS = ("beloc", "loc")
+NEEDS_TOPOLOGY = ("beplat", "plat", "contiguous", "quasi-contiguous")
+
+
+def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the maximal runs of free processors."""
+    edges = np.diff(np.concatenate([[0], free.astype(np.int8), [0]]))
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1)
+    return starts, ends - starts
+
+
+BLOCK = 1024  # processors per bucket of the free counts a simulator may keep
+
+
+def block_counts(free: np.ndarray) -> np.ndarray:
+    """Free processors in each bucket of ``BLOCK`` consecutive ids."""
+    return np.bincount(np.flatnonzero(free) // BLOCK, minlength=-(-free.size // BLOCK))
+
+
+def lowest_free(free: np.ndarray, size: int, counts: np.ndarray) -> np.ndarray:
+    """The ``size`` lowest free ids, reading only the buckets that have free processors
+    (``counts`` from :func:`block_counts`, kept up to date by the caller)."""
+    last = int(np.searchsorted(np.cumsum(counts), size))  # the bucket completing ``size``
+    buckets = np.flatnonzero(counts[: last + 1])
+    if buckets.size > 4:  # many buckets: one scan of their span is cheaper than a loop
+        lo = int(buckets[0]) * BLOCK
+        return lo + np.flatnonzero(free[lo:(last + 1) * BLOCK])[:size]
+    out = [b * BLOCK + np.flatnonzero(free[b * BLOCK:(b + 1) * BLOCK]) for b in buckets]
+    return np.concatenate(out)[:size] if out else np.zeros(0, np.int64)
+
+
+def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = None,
+             topology: Topology | None = None, qct: int = 20,
+             counts: np.ndarray | None = None) -> np.ndarray | None:
+    """Processor ids for a job of ``size`` under ``rule`` (module doc). ``counts``
+    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets."""
+    if rule not in ALLOCATORS:
+        raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
+    if (int(counts.sum()) if counts is not None else int(free.sum())) < size:
+        return None
+    if rule in NEEDS_TOPOLOGY:
+        if topology is None:
+            raise InvalidInstanceError("topology", None, f"{rule!r} needs a tree topology")
+        return _tree_rule(rule, free, size, topology, qct)
+    if rule == "basic":
+        return lowest_free(free, size, counts) if counts is not None else \
+            np.flatnonzero(free)[:size]
+    if rule in ("becont-ff", "cont-ff"):
+        starts, lengths = free_blocks(free)
+        fit = np.flatnonzero(lengths >= size)
+        if fit.size:
+            return np.arange(starts[fit[0]], starts[fit[0]] + size)
+        return None if rule == "cont-ff" else np.flatnonzero(free)[:size]
+    if rule in ("becont", "cont"):
+        starts, lengths = free_blocks(free)
+        order = np.lexsort((starts, -lengths))
+        if rule == "cont":
+            best = order[0]
+            if lengths[best] < size:
+                return None
+            return np.arange(starts[best], starts[best] + size)
+        order = order[: int(np.searchsorted(np.cumsum(lengths[order]), size)) + 1]
+        ids = np.concatenate([np.arange(starts[b], starts[b] + lengths[b]) for b in order])
+        return ids[:size]
+    if cluster_size is None or cluster_size < 1:
+        raise InvalidInstanceError("cluster_size", cluster_size, f"{rule!r} needs clusters")
+    clusters = math.ceil(free.size / cluster_size)
+    padded = np.zeros(clusters * cluster_size, bool)
+    padded[: free.size] = free
+    if rule == "loc":
+        per_cluster = padded.reshape(clusters, cluster_size).sum(axis=1)
+        order = np.lexsort((np.arange(clusters), -per_cluster))[: math.ceil(size / cluster_size)]
+        if per_cluster[order].sum() < size:
+            return None
+    return _take_by_clusters(padded, 0, padded.size, size, cluster_size)
+
+
+def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: int,
+                      ) -> np.ndarray:
+    """``size`` free ids of ``[lo, hi)``, clusters by decreasing free count (ties lower),
+    reading only the clusters needed."""
+    per_cluster = free[lo:hi].reshape(-1, cluster).sum(axis=1)
+    order = np.lexsort((np.arange(per_cluster.size), -per_cluster))
+    order = order[: int(np.searchsorted(np.cumsum(per_cluster[order]), size)) + 1]
+    ids = np.concatenate([lo + c * cluster + np.flatnonzero(
+        free[lo + c * cluster: lo + (c + 1) * cluster]) for c in order])
+    return ids[:size]
+
+
+def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
+               ) -> np.ndarray | None:
+    lmin = topo.min_level(size)
+    if rule in ("beplat", "plat"):
+        for lvl in range(lmin, topo.levels + 1) if rule == "beplat" else (lmin,):
+            counts = topo.block_counts(free, lvl)
+            ok = np.flatnonzero(counts >= size)
+            if ok.size:
+                b, bs = int(ok[0]), topo.block_sizes[lvl - 1]
+                return _take_by_clusters(free, b * bs, (b + 1) * bs, size, topo.cluster_size)
+        return None
+    bs = topo.block_sizes[lmin - 1]
+    counts = topo.block_counts(free, lmin)
+    ok = np.flatnonzero(counts >= size)
+    if ok.size:  # contiguous: first block, lowest free ids
+        b = int(ok[0])
+        return b * bs + np.flatnonzero(free[b * bs:(b + 1) * bs])[:size]
+    if rule == "contiguous" or lmin == topo.levels:
+        return None
+    allowed = (qct * size + 99) // 100
+    if allowed == 0:
+        return None
+    parent_bs = topo.block_sizes[lmin]
+    per = parent_bs // bs
+    parent_ok = np.repeat(topo.block_counts(free, lmin + 1) >= size, per)
+    cand = np.flatnonzero(parent_ok & (size - counts <= allowed))
+    if not cand.size:
+        return None
+    c = int(cand[np.lexsort((cand, -counts[cand]))[0]])
+    keep = c * bs + np.flatnonzero(free[c * bs:(c + 1) * bs])
+    p = c // per
+    siblings = [s for s in range(p * per, (p + 1) * per) if s != c]
+    siblings.sort(key=lambda s: (-counts[s], s))
+    rest = np.concatenate([s * bs + np.flatnonzero(free[s * bs:(s + 1) * bs])
+                           for s in siblings])
+    return np.concatenate([keep, rest[: size - keep.size]])
+
+
+def is_contiguous(ids: np.ndarray) -> bool:
+    """Distinct ids (as every validated allocation) forming one run."""
+    return bool(ids.size == 0 or int(ids.max()) - int(ids.min()) == ids.size - 1)
+
+
+def is_local(ids: np.ndarray, cluster_size: int) -> bool:
+    """The job spans the fewest clusters it can (one if it fits in a cluster)."""
+    used = np.unique(np.asarray(ids) // cluster_size).size
+    return used <= math.ceil(len(ids) / cluster_size)

@@ -1,0 +1,244 @@
+"""Reproductions of the batch-cluster experiments (issue #5), run through the resumable
+runner (:func:`lpsched.core.runner.run_cells`):
+
+* ``contiguity`` — seed 000 ch. 4 §3.6 [L2872–L2923]: offline instances of 300 jobs drawn
+  at random from a trace (sizes ``<= m``), all submitted at 0, real run times as
+  estimates, conservative backfilling on ``m`` processors in clusters of ``ℓ``, ch. 4's
+  allocators basic / becont-ff / cont-ff (first fit, Alg. 3) / beloc / loc, and NFDH+LS
+  when every job fits a cluster;
+  compared by makespan deviation from basic and contiguous / local shares.
+* ``platform-level`` — seed 000 ch. 5 §5.7 [L3660–L3750]: instances = a random run of
+  7-day periods of the trace, conservative backfilling with wall times, the quadratic
+  penalty ``F = 2`` on a fat tree, the seven variants; every metric divided by the mean of
+  basic over the instances (A5.13).
+* ``topology-aware`` — seed 001 §8: FCFS and EASY x non-contiguous / contiguous /
+  quasi-contiguous(10–40) x speed-up grid on a 4-ary n-tree covering the machine; mean wait
+  relative to non-contiguous and the break-even speed-up.
+
+A cell is a JSON-able list; its result rows are committed to the store one by one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+from lpsched.batch.swf import Workload, read_swf, to_workload
+from lpsched.batch.topology import Topology, kary_ntree, parse_topology
+
+CONTIGUITY_ALLOCS = ("basic", "becont-ff", "cont-ff", "beloc", "loc")  # ch. 4's rules
+PLATFORM_ALLOCS = ("basic", "becont", "beloc", "beplat", "cont", "loc", "plat")
+WEEK = 7 * 24 * 3600.0
+
+
+@functools.lru_cache(maxsize=4)
+def load_trace(path: str) -> Workload:
+    """The whole trace under the default conventions (cached per worker process)."""
+    return to_workload(read_swf(path))
+
+
+def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
+    submit = work.submit[keep]
+    submit = np.zeros_like(submit) if offline else submit - (submit.min() if submit.size
+                                                              else 0.0)
+    return replace(work, job=work.job[keep], submit=submit, run=work.run[keep],
+                   size=work.size[keep], estimate=work.estimate[keep])
+
+
+# -- seed 000 ch. 4: contiguity and locality, offline ---------------------------------------
+
+def contiguity_cells(trace: str, instances: int, jobs: int = 300, processors: int = 512,
+                     cluster: int = 16, first_seed: int = 0) -> list[list[Any]]:
+    return [[trace, seed, jobs, processors, cluster, alloc]
+            for seed in range(first_seed, first_seed + instances)
+            for alloc in (*CONTIGUITY_ALLOCS, "nfdh-ls")]
+
+
+def contiguity_instance(trace: str, seed: int, jobs: int, processors: int) -> Workload:
+    """``jobs`` jobs of size ``<= processors`` drawn without replacement (seeded), all
+    submitted at 0, estimates = real run times (offline, decision 53)."""
+    work = load_trace(trace)
+    fit = np.flatnonzero(work.size <= processors)
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(fit, size=min(jobs, fit.size), replace=False))
+    sub = subset(work, keep, offline=True)
+    return replace(sub, estimate=sub.run.copy(), processors=processors)
+
+
+def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
+    trace, seed, jobs, m, ell, alloc = cell
+    work = contiguity_instance(trace, seed, jobs, m)
+    row: dict[str, Any] = {"seed": seed, "alloc": alloc, "jobs": work.jobs}
+    if alloc == "nfdh-ls":
+        from lpsched.approx.packing import nfdh_ls
+
+        if (work.size > ell).any() or m % ell:
+            return [{**row, "makespan": None}]
+        res = nfdh_ls(np.c_[work.run, work.size], m // ell, ell)
+        row["makespan"] = res.makespan
+        row["contiguous_jobs"] = row["local_jobs"] = 1.0
+        return [row]
+    sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell)
+    validate_batch(work, sched, m, cluster_size=ell, forced=alloc)
+    met = batch_metrics(work, sched, m, cluster_size=ell)
+    used = np.array([np.unique(p // ell).size for p in sched.procs])
+    least = np.ceil(work.size / ell)
+    row.update(makespan=met["makespan"], contiguous_jobs=met["contiguous_jobs"],
+               local_jobs=met["local_jobs"], locality_ratio=float(used.mean() / least.mean()))
+    return [row]
+
+
+def contiguity_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per allocator: mean and share-within-2 % of the makespan deviation from basic, mean
+    contiguous and local shares, mean locality ratio (seed 000 Figs. 4.7–4.12)."""
+    basic = {r["seed"]: r["makespan"] for r in rows if r["alloc"] == "basic"}
+    out: dict[str, dict[str, float]] = {}
+    for alloc in (*CONTIGUITY_ALLOCS, "nfdh-ls"):
+        mine = [r for r in rows if r["alloc"] == alloc and r["makespan"] is not None
+                and r["seed"] in basic]
+        if not mine:
+            continue
+        dev = np.array([r["makespan"] / basic[r["seed"]] - 1 for r in mine])
+        out[alloc] = {"instances": len(mine), "mean_deviation": float(dev.mean()),
+                      "within_2pct": float((np.abs(dev) < 0.02).mean()),
+                      "contiguous_jobs": float(np.mean([r["contiguous_jobs"] for r in mine])),
+                      "local_jobs": float(np.mean([r["local_jobs"] for r in mine]))}
+        if "locality_ratio" in mine[0]:
+            out[alloc]["locality_ratio"] = float(np.mean([r["locality_ratio"] for r in mine]))
+    return out
+
+
+# -- seed 000 ch. 5: platform level on fat trees, online with penalties ---------------------
+
+def default_fat_tree(processors: int, cluster: int = 16, arity: int = 4) -> str:
+    """Clusters of ``cluster`` processors, switches of ``arity`` children, as many levels as
+    needed to cover the machine (decision 51: the seed gives no shapes)."""
+    arities, leaves = [], cluster
+    while leaves < processors:
+        arities.append(arity)
+        leaves *= arity
+    return "fat-tree:" + ",".join(str(v) for v in (cluster, *arities))
+
+
+def platform_cells(trace: str, instances: int, periods: int = 1, topology: str | None = None,
+                   penalty: str = "quadratic", factor: float = 2.0,
+                   first_seed: int = 0) -> list[list[Any]]:
+    work = load_trace(trace)
+    topo = topology or default_fat_tree(int(work.processors or work.size.max()))
+    return [[trace, seed, periods, topo, penalty, factor, alloc]
+            for seed in range(first_seed, first_seed + instances) for alloc in PLATFORM_ALLOCS]
+
+
+def period_instance(trace: str, seed: int, periods: int) -> Workload:
+    """``periods`` consecutive 7-day periods starting at a period drawn uniformly (A5.11),
+    keeping the jobs submitted inside the window."""
+    work = load_trace(trace)
+    total = max(1, math.ceil((float(work.submit.max()) + 1) / WEEK))
+    first = int(np.random.default_rng(seed).integers(0, max(1, total - periods + 1)))
+    lo, hi = first * WEEK, (first + periods) * WEEK
+    return subset(work, np.flatnonzero((work.submit >= lo) & (work.submit < hi)))
+
+
+def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
+    trace, seed, periods, topo_spec, penalty, factor, alloc = cell
+    work = period_instance(trace, seed, periods)
+    topo: Topology = parse_topology(topo_spec, int(work.processors or 0) or None)
+    sched, stats = simulate_batch(work, "conservative", alloc=alloc, topology=topo,
+                                  penalty=(penalty, factor))
+    validate_batch(work, sched, topo.installed, topology=topo, forced=alloc)
+    met = batch_metrics(work, sched, topo.installed, topology=topo)
+    return [{"seed": seed, "alloc": alloc, "jobs": work.jobs,
+             "sum_flow": met["mean_flow"] * work.jobs,
+             "sum_stretch": met["mean_stretch"] * work.jobs, "seconds": stats["seconds"],
+             **{k: met[k] for k in ("contiguity_factor", "locality_factor",
+                                    "platform_level_factor", "success_rate")}}]
+
+
+PLATFORM_METRICS = ("sum_flow", "sum_stretch", "contiguity_factor", "locality_factor",
+                    "platform_level_factor", "success_rate")
+
+
+def platform_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Seed 000 [L3753–L3764]: each value over basic's mean across instances, averaged."""
+    out: dict[str, dict[str, float]] = {}
+    base = {m: np.mean([r[m] for r in rows if r["alloc"] == "basic"]) for m in PLATFORM_METRICS}
+    for alloc in PLATFORM_ALLOCS:
+        mine = [r for r in rows if r["alloc"] == alloc]
+        if mine:
+            out[alloc] = {m: float(np.mean([r[m] for r in mine]) / base[m]) if base[m] else
+                          float("nan") for m in PLATFORM_METRICS}
+            out[alloc]["instances"] = len(mine)
+    return out
+
+
+# -- seed 001: contiguous and quasi-contiguous on k-ary n-trees -------------------------------
+
+TOPO_ALLOCS = (("basic", 0), ("contiguous", 0), ("quasi-contiguous", 10),
+               ("quasi-contiguous", 20), ("quasi-contiguous", 30), ("quasi-contiguous", 40))
+
+
+def kary_for(processors: int, k: int = 4) -> Topology:
+    """The smallest k-ary n-tree with at least ``processors`` nodes (seed 001 §2.3)."""
+    n = 1
+    while k**n < processors:
+        n += 1
+    return kary_ntree(k, n, processors)
+
+
+def topology_cells(trace: str, speedups: list[float], limit: int = 0,
+                   k: int = 4) -> list[list[Any]]:
+    cells = []
+    for policy in ("fcfs", "easy"):
+        for alloc, qct in TOPO_ALLOCS:
+            for s in ([0.0] if alloc == "basic" else speedups):
+                cells.append([trace, limit, k, policy, alloc, qct, float(s)])
+    return cells
+
+
+def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
+    trace, limit, k, policy, alloc, qct, speedup = cell
+    work = load_trace(trace)
+    if limit:
+        work = subset(work, np.arange(min(limit, work.jobs)))
+    topo = kary_for(int(work.processors or work.size.max()), k)
+    sched, stats = simulate_batch(work, policy, alloc=alloc, topology=topo, qct=qct,
+                                  speedup=speedup)
+    validate_batch(work, sched, topo.installed, topology=topo, forced=alloc, qct=qct)
+    wait = sched.start - work.submit
+    total = sched.end - work.submit
+    quasi = [topo.level_of(p) > topo.min_level(p.size) for p in sched.procs]
+    return [{"policy": policy, "alloc": alloc, "qct": qct, "speedup": speedup,
+             "jobs": work.jobs, "mean_wait_min": float(wait.mean() / 60),
+             "mean_total_min": float(total.mean() / 60), "frac_spread": float(np.mean(quasi)),
+             "seconds": stats["seconds"]}]
+
+
+def topology_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per scheduler and allocator: wait relative to non-contiguous at ``s = 0`` (Fig. 3)
+    and the break-even speed-up: the smallest grid ``s`` whose mean total time is at most
+    non-contiguous's (seed 001 §7)."""
+    out = []
+    for policy in ("fcfs", "easy"):
+        base = [r for r in rows if r["policy"] == policy and r["alloc"] == "basic"]
+        if not base:
+            continue
+        b = base[0]
+        for alloc, qct in TOPO_ALLOCS[1:]:
+            mine = sorted((r for r in rows if r["policy"] == policy and r["alloc"] == alloc
+                           and r["qct"] == qct), key=lambda r: r["speedup"])
+            if not mine:
+                continue
+            zero = next((r for r in mine if r["speedup"] == 0), None)
+            even = next((r["speedup"] for r in mine
+                         if r["mean_total_min"] <= b["mean_total_min"]), None)
+            out.append({"policy": policy, "alloc": alloc if alloc == "contiguous"
+                        else f"quasi({qct})",
+                        "rel_wait_at_0": (zero["mean_wait_min"] / b["mean_wait_min"]
+                                          if zero and b["mean_wait_min"] else None),
+                        "break_even_speedup": even})
+    return out

@@ -1,1 +1,0 @@
-"""Discrete-event simulation: a small general core and the platform simulators on top."""

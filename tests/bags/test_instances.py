@@ -1,0 +1,150 @@
+import json
+import math
+
+import numpy as np
+import pytest
+
+from lpsched.bags import (
+    Application,
+    Instance,
+    StarPlatform,
+    instance_from_dict,
+    instance_to_dict,
+    load_instance,
+    random_bags,
+    save_instance,
+)
+from lpsched.errors import InvalidInstanceError, ParseError
+
+DOC = {"platform": {"speeds": [1.0, 0.5], "bandwidths": [10.0, 2.0], "master_bandwidth": None,
+                    "port": "one-port"},
+       "applications": [{"release": 0.0, "tasks": 100, "work": 3.1, "size": 40.0}]}
+
+
+def test_issue_format_loads_and_round_trips(tmp_path):
+    doc = json.loads(json.dumps(DOC))
+    doc["note"] = "kept"
+    doc["platform"]["site"] = "lyon"
+    doc["applications"][0]["name"] = "blast"
+    inst = instance_from_dict(doc)
+    assert inst.n == 1 and inst.p == 2
+    assert math.isinf(inst.platform.master_bandwidth)
+    assert inst.comp_time.tolist() == [[3.1, 6.2]]
+    assert inst.comm_time.tolist() == [[4.0, 20.0]]
+    path = tmp_path / "i.json"
+    save_instance(inst, path)
+    again = json.loads(path.read_text())
+    assert again == doc
+    assert instance_to_dict(load_instance(path)) == doc
+
+
+def test_unrelated_speeds_one_row_per_application():
+    doc = json.loads(json.dumps(DOC))
+    doc["applications"].append({"release": 1.0, "tasks": 3, "work": 1.0, "size": 1.0})
+    doc["platform"]["speeds"] = [[1.0, 2.0], [4.0, 8.0]]
+    inst = instance_from_dict(doc)
+    assert inst.platform.unrelated
+    assert inst.comp_time.tolist() == [[3.1, 1.55], [0.25, 0.125]]
+    sub = inst.subset([1])
+    assert sub.platform.speeds.tolist() == [[4.0, 8.0]]
+
+
+BAD = [
+    (("platform", "speeds"), [1.0, -1.0], "platform.speeds[1]"),
+    (("platform", "speeds"), [1.0, 0.0], "platform.speeds[1]"),
+    (("platform", "speeds"), [1.0, float("nan")], "platform.speeds[1]"),
+    (("platform", "speeds"), [1.0], "platform.speeds"),
+    (("platform", "speeds"), [[1.0, 1.0], [1.0, 1.0]], "platform.speeds"),
+    (("platform", "speeds"), "fast", "platform.speeds"),
+    (("platform", "bandwidths"), [10.0, 0.0], "platform.bandwidths[1]"),
+    (("platform", "bandwidths"), [[10.0, 2.0]], "platform.bandwidths"),
+    (("platform", "master_bandwidth"), -3.0, "platform.master_bandwidth"),
+    (("platform", "port"), "two-port", "platform.port"),
+    (("applications", 0, "tasks"), 0, "applications[0].tasks"),
+    (("applications", 0, "tasks"), 2.5, "applications[0].tasks"),
+    (("applications", 0, "work"), -1.0, "applications[0].work"),
+    (("applications", 0, "size"), float("inf"), "applications[0].size"),
+    (("applications", 0, "release"), -1.0, "applications[0].release"),
+    (("applications", 0, "release"), "soon", "applications[0].release"),
+    (("applications",), [], "applications"),
+    (("applications",), {"a": 1}, "applications"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field"), BAD)
+def test_bad_values_name_the_field(path, value, field):
+    doc = json.loads(json.dumps(DOC))
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(InvalidInstanceError) as err:
+        instance_from_dict(doc)
+    assert err.value.field == field
+    assert field in str(err.value)
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    (("platform",), "instance.platform"),
+    (("applications",), "instance.applications"),
+    (("platform", "speeds"), "platform.speeds"),
+    (("platform", "bandwidths"), "platform.bandwidths"),
+    (("applications", 0, "work"), "applications[0].work"),
+    (("applications", 0, "tasks"), "applications[0].tasks"),
+])
+def test_missing_keys_name_the_field(path, field):
+    doc = json.loads(json.dumps(DOC))
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    del target[path[-1]]
+    with pytest.raises(InvalidInstanceError) as err:
+        instance_from_dict(doc)
+    assert err.value.field == field
+
+
+def test_unreadable_and_malformed_files(tmp_path):
+    with pytest.raises(ParseError, match="cannot read"):
+        load_instance(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"platform":\n  {"speeds": [1,]}}')
+    with pytest.raises(ParseError) as err:
+        load_instance(bad)
+    assert err.value.line == 2
+
+
+def test_objects_validate_themselves():
+    with pytest.raises(InvalidInstanceError, match="tasks"):
+        Application(0.0, -3, 1.0, 1.0)
+    plat = StarPlatform([1.0], [1.0])
+    with pytest.raises(InvalidInstanceError, match="applications"):
+        Instance(plat, ())
+    assert plat.with_port("multiport").port == "multiport"
+
+
+def test_generator_is_deterministic_and_follows_table2():
+    a, b = random_bags(seed=11), random_bags(seed=11)
+    assert instance_to_dict(a) == instance_to_dict(b)
+    assert instance_to_dict(random_bags(seed=12)) != instance_to_dict(a)
+    assert (a.n, a.p) == (20, 10)
+    total_work = a.tasks * a.work
+    total_comm = a.tasks * a.size
+    assert (total_work >= 31e9 - 1).all() and (total_work <= 409e9 + 1).all()
+    assert (total_comm >= 400e6 - 1).all() and (total_comm <= 6e9 + 1).all()
+    assert (a.work >= 3.1e9 * (1 - 1e-9)).all() and (a.size >= 40e6 * (1 - 1e-9)).all()
+    assert (a.tasks >= 10).all()
+    assert (np.diff(a.release) >= 0).all()
+    slow = 1.25e6 / a.platform.bandwidths
+    assert np.allclose(slow, np.round(slow)) and slow.min() >= 1 and slow.max() <= 10
+
+
+def test_generator_profiles_and_overrides():
+    mpi = random_bags(profile="mpi", seed=0)
+    assert (mpi.n, mpi.p) == (12, 8)
+    assert (mpi.tasks <= 20).all()
+    small = random_bags(3, 2, seed=0, arrivals="interarrival", port="multiport")
+    assert (small.n, small.p, small.platform.port) == (3, 2, "multiport")
+    with pytest.raises(InvalidInstanceError, match="profile"):
+        random_bags(profile="grid5000")
+    with pytest.raises(InvalidInstanceError, match="apps"):
+        random_bags(0, 3)

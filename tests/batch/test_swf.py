@@ -1,0 +1,101 @@
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lpsched.batch.swf import FIELDS, read_swf, to_workload, write_swf
+from lpsched.errors import InvalidInstanceError, ParseError, SwfParseError
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+TRACE = """; Version: 2.2
+; MaxProcs: 8
+; MaxNodes: 4
+;
+    1   10  5  100   4   -1 -1   4   200 -1 1 1 1 -1 -1 1 -1 -1
+    2    0  0   50  -1   -1 -1   2    -1 -1 1 1 1 -1 -1 1 -1 -1
+    3    0  0   -1   2   -1 -1   2   100 -1 0 1 1 -1 -1 1 -1 -1
+    4    5  0   30   3   -1 -1  -1    60 -1 1 1 1 -1 -1 1 -1 -1
+    5    7  0   30  16   -1 -1  16    60 -1 1 1 1 -1 -1 1 -1 -1
+    6    8  0   20  -1   -1 -1  -1    60 -1 1 1 1 -1 -1 1 -1 -1
+"""
+
+
+@pytest.fixture
+def trace_file(tmp_path):
+    path = tmp_path / "t.swf"
+    path.write_text(TRACE)
+    return path
+
+
+def test_read_all_fields_and_header(trace_file):
+    tr = read_swf(trace_file)
+    assert tr.jobs == 6 and set(tr.columns) == set(FIELDS)
+    assert tr.max_procs == 8 and tr.header["MaxNodes"] == "4"
+    assert tr.columns["requested_time"].tolist() == [200, -1, 100, 60, 60, 60]
+
+
+def test_workload_conventions_and_report(trace_file):
+    w = to_workload(read_swf(trace_file))
+    # job 3 has no run time, job 6 no processors, job 5 is wider than MaxProcs = 8
+    assert w.job.tolist() == [2, 4, 1]  # by submit time, then file order
+    assert w.submit.tolist() == [0.0, 5.0, 10.0]
+    assert w.size.tolist() == [2, 3, 4]  # job 4: requested unknown -> allocated (3)
+    assert w.estimate.tolist() == [50.0, 60.0, 200.0]  # job 2: estimate unknown -> run
+    assert sum(w.dropped.values()) == 3 and w.fallbacks == {"size": 1, "estimate": 1}
+    alloc = to_workload(read_swf(trace_file), size="allocated", estimate="runtime")
+    assert alloc.size.tolist() == [2, 3, 4] and alloc.estimate.tolist() == [50.0, 30.0, 100.0]
+    with pytest.raises(InvalidInstanceError, match="size"):
+        to_workload(read_swf(trace_file), size="nodes")
+
+
+def test_round_trip_plain_and_gzip(trace_file, tmp_path):
+    tr = read_swf(trace_file)
+    for name in ("copy.swf", "copy.swf.gz"):
+        write_swf(tr, tmp_path / name)
+        again = read_swf(tmp_path / name)
+        assert again.header == tr.header
+        for f in FIELDS:
+            assert np.array_equal(again.columns[f], tr.columns[f])
+    with gzip.open(tmp_path / "copy.swf.gz", "rt") as fh:
+        assert fh.readline().startswith("; Version")
+
+
+def test_malformed_lines(tmp_path):
+    bad = tmp_path / "bad.swf"
+    bad.write_text("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1\n"
+                   "2 0 0 ten 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1\n3 0 0\n")
+    with pytest.raises(SwfParseError) as err:
+        read_swf(bad)
+    assert err.value.line == 3 and "bad.swf:3" in str(err.value)
+    with pytest.warns(UserWarning, match="line skipped"):
+        tr = read_swf(bad, lenient=True)
+    assert tr.jobs == 1 and tr.skipped == 2
+    with pytest.raises(ParseError, match="cannot read"):
+        read_swf(tmp_path / "missing.swf")
+
+
+@pytest.mark.skipif(not DATA.exists(), reason="shared/data traces not available")
+def test_real_traces():
+    hpc = read_swf(DATA / "hpc2n-excerpt.swf")
+    assert hpc.jobs == 3170 and hpc.max_procs == 240
+    w = to_workload(hpc)
+    assert w.jobs + sum(w.dropped.values()) == hpc.jobs
+    assert (np.diff(w.submit) >= 0).all() and (w.size <= 240).all() and (w.size >= 1).all()
+    nasa = read_swf(DATA / "NASA-iPSC-1993-3.1-cln.swf.gz")
+    assert nasa.jobs == 18239 and nasa.max_procs == 128
+
+
+def test_swf_info_cli(trace_file, tmp_path, capsys):
+    import json
+
+    from lpsched.cli import main
+
+    assert main(["swf-info", str(trace_file), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["jobs"] == 3 and data["max_procs"] == 8 and sum(data["dropped"].values()) == 3
+    bad = tmp_path / "bad.swf"
+    bad.write_text("1 2 3\n")
+    assert main(["swf-info", str(bad)]) == 2
+    assert "bad.swf:1" in capsys.readouterr().err

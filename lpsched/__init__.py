@@ -8,8 +8,6 @@ The most used entry points are re-exported here::
     lpsched.throughput(inst.platform, inst.applications[0])
 """
 
-__version__ = "0.1.0"
-
 from lpsched.bags import (
     Application,
     Instance,
@@ -27,6 +25,7 @@ from lpsched.bags.maxstretch import (
     online_max_stretch,
 )
 from lpsched.bags.steady_state import dedicated_makespans, dedicated_throughputs, throughput
+from lpsched.core.versions import __version__
 from lpsched.errors import (
     InfeasibleError,
     InvalidInstanceError,

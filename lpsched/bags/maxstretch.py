@@ -36,7 +36,7 @@ from lpsched.bags.stretch_model import StretchModel, StretchProblem
 from lpsched.core import tolerances
 from lpsched.errors import LpschedError, SolverError
 from lpsched.models.program import LinearProgram
-from lpsched.solvers.highs import HighsModel
+from lpsched.solvers.highs import HighsModel, write_model
 from lpsched.solvers.solution import Solution
 
 METHODS = ("intervals", "intervals-lp", "bisection")
@@ -228,7 +228,7 @@ class MaxStretchResult:
 
     def export_lp(self, path: str) -> None:
         """Write :meth:`interval_lp` as an LP or MPS file (by extension)."""
-        self.interval_lp().write(path)
+        write_model(self.interval_lp(), path)
 
     def to_dict(self, plan: bool = True) -> dict[str, Any]:
         """JSON-ready summary (``plan=False`` leaves out the per-interval arrays)."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 import platform
 from importlib import metadata
 
-__all__ = ["DEPENDENCIES", "versions", "versions_report"]
+__all__ = ["DEPENDENCIES", "__version__", "versions", "versions_report"]
+
+__version__ = "0.1.0"  # the one place; pyproject.toml's version must match (tested)
 
 DEPENDENCIES = ("numpy", "scipy", "highspy", "networkx", "pulp", "dask", "matplotlib")
 
@@ -20,8 +22,6 @@ def versions() -> dict[str, str]:
     >>> sorted(versions())[:3]
     ['dask', 'highspy', 'lpsched']
     """
-    from lpsched import __version__
-
     found = {"lpsched": __version__,
              "python": f"{platform.python_version()} ({platform.python_implementation()}, "
                        f"{platform.system()} {platform.machine()})"}

@@ -278,12 +278,6 @@ class LinearProgram:
             "columns": float(np.max(col, initial=0.0)),
         }
 
-    def write(self, path: str) -> None:
-        """Write the model as an LP (``.lp``) or MPS (``.mps``) file, through HiGHS."""
-        from lpsched.solvers.highs import write_model
-
-        write_model(self, path)
-
     def __repr__(self) -> str:
         return (f"LinearProgram({self.name!r}, {self.sense}, cols={self.num_cols}, "
                 f"rows={self.num_rows}, nnz={self.num_nonzeros})")

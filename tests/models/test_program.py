@@ -3,7 +3,7 @@ import pytest
 
 from lpsched.errors import LpschedError, SolverError
 from lpsched.models.program import LinearProgram
-from lpsched.solvers import HighsModel, Status, solve
+from lpsched.solvers import HighsModel, Status, solve, write_model
 from lpsched.solvers.pulp import to_pulp
 
 
@@ -72,8 +72,8 @@ def test_warm_start_after_bound_change_keeps_model_in_sync():
 
 def test_write_lp_and_mps(tmp_path):
     lp = toy()
-    lp.write(str(tmp_path / "m.lp"))
-    lp.write(str(tmp_path / "m.mps"))
+    write_model(lp, str(tmp_path / "m.lp"))
+    write_model(lp, str(tmp_path / "m.mps"))
     text = (tmp_path / "m.lp").read_text()
     assert "x_0_1" in text and "rows_0" in text
     import highspy

@@ -1,0 +1,418 @@
+"""Subcommands of seed 003 (bags of tasks on a star platform): generate, solve, throughput,
+check, simulate, schedule, plot, policies, demo and ``reproduce cbs3m``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lpsched.cli.common import dump_json
+from lpsched.errors import InvalidInstanceError, ParseError
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from lpsched.bags import random_bags, save_instance
+
+    inst = random_bags(args.apps, args.workers, profile=args.profile, seed=args.seed,
+                       arrivals=args.arrivals, port=args.port,
+                       base_bandwidth=args.base_bandwidth)
+    if args.output == "-":
+        from lpsched.bags import instance_to_dict
+
+        print(dump_json(instance_to_dict(inst)))
+    else:
+        save_instance(inst, args.output)
+        print(f"wrote {args.output}: {inst.n} applications, {inst.p} workers, "
+              f"{inst.platform.port}, seed {args.seed}", file=sys.stderr)
+    return 0
+
+
+def _summary(inst: Any, res: Any) -> str:
+    from lpsched.bags.instance import Instance
+
+    assert isinstance(inst, Instance)
+    lines = [
+        f"optimal max-stretch: {res.stretch:.9g}   ({res.status}, method {res.method}, "
+        f"{inst.platform.port})",
+        f"LP solves: {res.lp_solves} (+{res.pricing_solves} pricing)   critical values in "
+        f"range: {res.critical_values}   workers in the LPs: {res.workers_used}/{inst.p}",
+        f"final LP: {res.lp_size['columns']} columns, {res.lp_size['rows']} rows, "
+        f"{res.lp_size['nonzeros']} nonzeros",
+        f"time: {res.seconds:.3f} s total, {res.highs_seconds:.3f} s in HiGHS, "
+        f"{res.build_seconds:.3f} s building models, {res.iterations} simplex iterations",
+        "",
+        f"{'app':>4} {'release':>10} {'tasks':>6} {'rho*':>10} {'MS*':>10} {'deadline':>11}",
+    ]
+    for row, k in enumerate(res.plan.apps):
+        lines.append(f"{k:>4} {inst.release[k]:>10.2f} {int(inst.tasks[k]):>6} "
+                     f"{res.throughputs[row]:>10.4g} {res.dedicated_makespans[row]:>10.2f} "
+                     f"{res.deadlines[row]:>11.2f}")
+    return "\n".join(lines)
+
+
+def _load(path: str, port: str | None) -> Any:
+    from lpsched.bags import load_instance
+
+    inst = load_instance(path)
+    return inst.with_port(port) if port else inst
+
+
+def _memory(arg: str | None, p: int) -> np.ndarray | None:
+    if arg is None:
+        return None
+    try:
+        values = [float(v) for v in arg.split(",")]
+    except ValueError:
+        raise InvalidInstanceError("--memory", arg, "comma-separated numbers (bytes)") from None
+    return np.full(p, values[0]) if len(values) == 1 else np.asarray(values)
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from lpsched.bags.maxstretch import max_stretch
+
+    inst = _load(args.instance, args.port)
+    res = max_stretch(inst, method=args.method, tol=args.tol,
+                      memory=_memory(args.memory, inst.p), time_limit=args.time_limit)
+    if args.export_lp:
+        res.export_lp(args.export_lp)
+    if args.json:
+        print(dump_json(res.to_dict(plan=args.plan)))
+    else:
+        print(_summary(inst, res))
+        if args.export_lp:
+            print(f"\nwrote the stretch-interval LP to {args.export_lp}")
+    return 0
+
+
+def _cmd_throughput(args: argparse.Namespace) -> int:
+    from lpsched.bags.steady_state import dedicated_throughputs
+
+    inst = _load(args.instance, args.port)
+    rho = dedicated_throughputs(inst)
+    ms = inst.tasks / rho
+    if args.json:
+        print(dump_json({"port": inst.platform.port, "throughputs": rho,
+                     "dedicated_makespans": ms}))
+    else:
+        print(f"{'app':>4} {'rho* (tasks/s)':>15} {'MS* (s)':>12}   [{inst.platform.port}]")
+        for k in range(inst.n):
+            print(f"{k:>4} {rho[k]:>15.6g} {ms[k]:>12.6g}")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from lpsched.bags.check import check_plan
+    from lpsched.bags.maxstretch import StretchPlan
+
+    inst = _load(args.instance, None)
+    try:
+        data = json.loads(Path(args.result).read_text(encoding="utf-8"))
+        raw = data.get("plan", data)
+        plan = StretchPlan(
+            stretch=float(raw["stretch"]), epochs=np.asarray(raw["epochs"], float),
+            deadlines=np.asarray(raw["deadlines"], float), start=np.asarray(raw["start"], float),
+            remaining=np.asarray(raw["remaining"], float),
+            buffered=np.asarray(raw["buffered"], float), comm=np.asarray(raw["comm"], float),
+            comp=np.asarray(raw["comp"], float), buffers=np.asarray(raw["buffers"], float),
+            apps=np.asarray(raw["apps"], int), port=str(raw["port"]), t_new=raw.get("t_new"))
+    except OSError as exc:
+        raise ParseError(args.result, f"cannot read file: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(args.result, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ParseError(args.result,
+                         f"not a plan (run 'lpsched solve --json --plan'): {exc}") from None
+    report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
+    if args.json:
+        print(dump_json({"ok": report.ok, "violations": report.violations, "worst": report.worst}))
+    else:
+        print("plan OK" if report.ok else "\n".join(report.violations))
+    return 0 if report.ok else 1
+
+
+def _run_policy(inst: Any, name: str, lp_bound: float) -> dict[str, Any]:
+    from lpsched.bags.policies import get_policy
+    from lpsched.bags.schedule import metrics, validate
+    from lpsched.bags.simulator import simulate
+    from lpsched.errors import InvalidScheduleError
+
+    res = simulate(inst, get_policy(name))
+    try:
+        validate(inst, res.schedule)
+        valid, why = True, None
+    except InvalidScheduleError as exc:
+        valid, why = False, str(exc)
+    m = metrics(inst, res.schedule)
+    row: dict[str, Any] = {"policy": name, "valid": valid, **m.to_dict(),
+                           "lp_bound": lp_bound, "relative_max_stretch": m.max_stretch / lp_bound,
+                           "seconds": res.seconds, "events": res.events}
+    row.pop("stretch")
+    if why:
+        row["invalid_because"] = why
+    if res.stats:
+        row["solves"] = res.stats.get("solves")
+    return row
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from lpsched.bags.maxstretch import max_stretch
+    from lpsched.bags.policies import policy_names
+
+    inst = _load(args.instance, None)
+    names = policy_names() if args.policy == "all" else args.policy.split(",")
+    lp_bound = max_stretch(inst).stretch
+    rows = [_run_policy(inst, name, lp_bound) for name in names]
+    if args.json:
+        print(dump_json(rows[0] if len(rows) == 1 else rows))
+    else:
+        print(f"{'policy':<20} {'valid':>5} {'max-str/LP':>10} {'max-stretch':>11} "
+              f"{'sum-stretch':>11} {'makespan':>10} {'max-flow':>10} {'sum-flow':>11} "
+              f"{'s':>6}")
+        for r in rows:
+            print(f"{r['policy']:<20} {'yes' if r['valid'] else 'NO':>5} "
+                  f"{r['relative_max_stretch']:>10.4f} {r['max_stretch']:>11.4f} "
+                  f"{r['sum_stretch']:>11.3f} {r['makespan']:>10.1f} {r['max_flow']:>10.1f} "
+                  f"{r['sum_flow']:>11.1f} {r['seconds']:>6.2f}")
+        print(f"\nLP lower bound on the max-stretch (K1): {lp_bound:.6f}")
+    return 0 if all(r["valid"] for r in rows) else 1
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from lpsched.bags import reproduce as exp
+    from lpsched.core import ResultStore, run_cells
+
+    out = Path(args.out)
+    store = ResultStore(out / "cbs3m.sqlite")
+    base = None if args.base_bandwidth is None else args.base_bandwidth
+    todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base)
+    t0 = time.perf_counter()
+    ran = run_cells(exp.EXPERIMENT, todo, exp.cell, store, executor=args.executor,
+                    group=exp.by_instance,
+                    jobs=args.jobs, progress=not args.quiet)
+    wall = time.perf_counter() - t0
+    keys = {ResultStore.key(list(c)) for c in todo}
+    tail = [] if base is None else [float(base)]
+    rows = [r for r in store.rows(exp.EXPERIMENT)
+            if ResultStore.key([r["seed"], r["policy"], args.profile, *tail]) in keys]
+    tab = exp.tables(rows)
+    exp.write_csv(tab, rows, out)
+    print(exp.format_tables(tab))
+    print(f"{ran} cells computed now, {len(todo) - ran} found in {out / 'cbs3m.sqlite'}; "
+          f"{wall:.1f} s; CSV files in {out}")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lpsched.bags import plotting
+
+    if args.kind == "gantt":
+        from lpsched.bags.policies import get_policy
+        from lpsched.bags.simulator import simulate
+
+        inst = _load(args.instance, None)
+        res = simulate(inst, get_policy(args.policy))
+        ax = plotting.gantt(inst, res.schedule, title=f"{args.policy} on {args.instance}")
+    else:
+        from lpsched.bags import reproduce as exp
+        from lpsched.bags.policies import policy_names
+        from lpsched.core import ResultStore
+
+        path = Path(args.results) / "cbs3m.sqlite"
+        if not path.exists():
+            raise ParseError(str(path), "no result store here (run 'lpsched reproduce cbs3m')")
+        rows = ResultStore(path).rows(exp.EXPERIMENT)
+        ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names()
+                                                   if any(r["policy"] == p for r in rows)])
+    ax.figure.tight_layout()
+    ax.figure.savefig(args.output, dpi=120)
+    plt.close(ax.figure)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _cmd_schedule(args: argparse.Namespace) -> int:
+    from lpsched.bags.maxstretch import max_stretch
+    from lpsched.bags.reconstruct import reconstruct_bmp, reconstruct_op_ac
+    from lpsched.bags.schedule import metrics, validate
+    from lpsched.errors import InvalidScheduleError
+
+    port = "one-port" if args.model == "op-ac" else "multiport"
+    inst = _load(args.instance, port)
+    res = max_stretch(inst)
+    computation = "fluid" if args.model == "bmp-fc" else "atomic"
+    if args.model == "op-ac":
+        rec = reconstruct_op_ac(inst, res.plan)
+    else:
+        rec = reconstruct_bmp(inst, res.plan, computation)
+    try:
+        validate(inst, rec.schedule, computation=computation)
+        valid, why = True, None
+    except InvalidScheduleError as exc:
+        valid, why = False, str(exc)
+    m = metrics(inst, rec.schedule)
+    out: dict[str, Any] = {
+        "model": args.model, "valid": valid, "lp_stretch": res.stretch, **m.to_dict(),
+        "deadlines": rec.deadlines, "lateness": rec.lateness, "lateness_bound": rec.bound,
+        "within_bound": bool((rec.lateness <= rec.bound * (1 + 1e-9) + 1e-9).all()),
+        "tasks": rec.schedule.size}
+    if why:
+        out["invalid_because"] = why
+    if args.schedule:
+        out["schedule"] = rec.schedule.to_dict()
+    if args.json:
+        print(dump_json(out))
+    else:
+        theorem = {"op-ac": "(K1) optimum, Theorem 6", "bmp-ac": "(K) optimum, Theorem 4",
+                   "bmp-fc": "(K) optimum, Theorem 3"}[args.model]
+        print(f"{args.model.upper()} schedule from the {theorem}: {rec.schedule.size} tasks, "
+              f"{'valid' if valid else 'INVALID: ' + str(why)}")
+        print(f"max-stretch {m.max_stretch:.6f} (LP optimum {res.stretch:.6f}, ratio "
+              f"{m.max_stretch / res.stretch:.4f}); worst lateness "
+              f"{float(rec.lateness.max()):.1f} s, the theorem's bound "
+              f"{float(rec.bound.max()):.1f} s")
+    return 0 if valid and out["within_bound"] else 1
+
+
+def _cmd_policies(args: argparse.Namespace) -> int:
+    from lpsched.bags.policies import REGISTRY
+
+    if args.json:
+        print(dump_json(list(REGISTRY)))
+    else:
+        width = max(len(n) for n in REGISTRY)
+        for entry in REGISTRY.values():
+            print(f"{entry.name:<{width}}  {entry.description}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from lpsched.bags import random_bags
+    from lpsched.bags.check import check_plan
+    from lpsched.bags.maxstretch import max_stretch
+
+    inst = random_bags(profile="simgrid", seed=args.seed)
+    print(f"CBS3M-style instance (seed 003 Table 2): {inst.n} applications, {inst.p} workers, "
+          f"one-port, seed {args.seed}\n")
+    res = max_stretch(inst, method="intervals")
+    print(_summary(inst, res))
+    report = check_plan(inst, res.plan)
+    print(f"\nindependent check of the plan against (K1): {'OK' if report.ok else 'FAILED'}")
+    return 0 if report.ok else 1
+
+
+def add_model_commands(sub: Any) -> None:
+    """generate, solve, throughput, check, simulate."""
+    gen = sub.add_parser("generate", help="generate a random instance")
+    gen_sub = gen.add_subparsers(dest="kind", required=True)
+    bags = gen_sub.add_parser("bags", help="concurrent bags-of-tasks (seed 003 Tables 1-2)")
+    bags.add_argument("--apps", type=int, default=None, help="applications (profile default)")
+    bags.add_argument("--workers", type=int, default=None, help="workers (profile default)")
+    bags.add_argument("--profile", choices=("mpi", "simgrid"), default="simgrid")
+    bags.add_argument("--seed", type=int, default=0)
+    bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
+    bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
+    bags.add_argument("--base-bandwidth", type=float, default=1.25e6,
+                      help="link bandwidth before slowdowns, bytes/s (1.25e6 = 10 Mbit/s)")
+    bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
+    bags.set_defaults(func=_cmd_generate)
+
+    solve = sub.add_parser("solve", help="optimal max-stretch of an instance (seed 003 §3)")
+    solve.add_argument("instance")
+    solve.add_argument("--method", choices=("intervals", "bisection"), default="intervals")
+    solve.add_argument("--tol", type=float, default=1e-6, help="bisection tolerance on S")
+    solve.add_argument("--port", choices=("one-port", "multiport"), default=None,
+                       help="override the instance's communication model")
+    solve.add_argument("--memory", default=None,
+                       help="buffer memory per worker in bytes (one value or one per worker)")
+    solve.add_argument("--time-limit", type=float, default=120.0, help="seconds per LP")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    solve.add_argument("--plan", action="store_true", help="with --json: include the plan")
+    solve.add_argument("--export-lp", metavar="FILE",
+                       help="write the stretch-interval LP at the optimum (.lp or .mps)")
+    solve.set_defaults(func=_cmd_solve)
+
+    thr = sub.add_parser("throughput", help="steady-state rho* and MS* of each application")
+    thr.add_argument("instance")
+    thr.add_argument("--port", choices=("one-port", "multiport"), default=None)
+    thr.add_argument("--json", action="store_true")
+    thr.set_defaults(func=_cmd_throughput)
+
+    chk = sub.add_parser("check", help="verify a plan from 'solve --json --plan' against (K)/(K1)")
+    chk.add_argument("instance")
+    chk.add_argument("result")
+    chk.add_argument("--memory", default=None)
+    chk.add_argument("--json", action="store_true")
+    chk.set_defaults(func=_cmd_check)
+
+    sim = sub.add_parser("simulate", help="run policies in the master-worker simulator "
+                         "(one-port or bounded multiport) and validate their schedules")
+    sim.add_argument("instance")
+    sim.add_argument("--policy", default="cbs3m-edf-online",
+                     help="a policy name, several separated by commas, or 'all'")
+    sim.add_argument("--json", action="store_true")
+    sim.add_argument("--table", action="store_true", help="a table (the default output)")
+    sim.set_defaults(func=_cmd_simulate)
+
+
+
+def add_reproduce(rep_sub: Any) -> None:
+    """``reproduce cbs3m`` (seed 003 Tables 4-8)."""
+    cb = rep_sub.add_parser("cbs3m", help="seed 003 Tables 4-8 (SimGrid experiments)")
+    cb.add_argument("--instances", type=int, default=1000)
+    cb.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    cb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
+    cb.add_argument("--first-seed", type=int, default=0)
+    cb.add_argument("--base-bandwidth", type=float, default=None,
+                    help="generator's link bandwidth before slowdowns (default 1.25e6 B/s)")
+    cb.add_argument("--out", default="results")
+    cb.add_argument("--quiet", action="store_true", help="no progress bar")
+    cb.set_defaults(func=_cmd_reproduce)
+
+
+def add_output_commands(sub: Any) -> None:
+    """plot, schedule."""
+    plot = sub.add_parser("plot", help="draw a Gantt chart or the stretch distribution")
+    plot_sub = plot.add_subparsers(dest="kind", required=True)
+    pg = plot_sub.add_parser("gantt", help="Gantt chart of one policy's schedule")
+    pg.add_argument("instance")
+    pg.add_argument("--policy", default="cbs3m-edf-online")
+    pg.add_argument("-o", "--output", default="gantt.png")
+    pg.set_defaults(func=_cmd_plot)
+    pb = plot_sub.add_parser("box", help="max-stretch / LP per policy, from a reproduction")
+    pb.add_argument("results", help="the --out folder of 'lpsched reproduce cbs3m'")
+    pb.add_argument("-o", "--output", default="stretch_box.png")
+    pb.set_defaults(func=_cmd_plot)
+
+    sch = sub.add_parser("schedule", help="a concrete schedule from the LP optimum "
+                         "(seed 003 Theorems 3, 4, 6)")
+    sch.add_argument("instance")
+    sch.add_argument("--model", choices=("op-ac", "bmp-ac", "bmp-fc"), default="op-ac",
+                     help="op-ac: one-port atomic (Thm 6); bmp-ac / bmp-fc: bounded multiport, "
+                          "atomic (Thm 4) or fluid (Thm 3) computation")
+    sch.add_argument("--json", action="store_true")
+    sch.add_argument("--schedule", action="store_true", help="with --json: every task")
+    sch.set_defaults(func=_cmd_schedule)
+
+
+
+def add_info_commands(sub: Any) -> None:
+    """policies, demo."""
+    pol = sub.add_parser("policies", help="the registered policy names")
+    pol.add_argument("--json", action="store_true")
+    pol.set_defaults(func=_cmd_policies)
+
+    demo = sub.add_parser("demo", help="generate a CBS3M-style instance and solve it")
+    demo.add_argument("--seed", type=int, default=7)
+    demo.set_defaults(func=_cmd_demo)

@@ -1,0 +1,242 @@
+"""Subcommands of the batch-cluster family (seeds 000 ch. 4-5, 001): ``swf-info``, ``batch``
+and ``reproduce contiguity | platform-level | topology-aware``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lpsched.batch.allocation import ALLOCATORS
+from lpsched.cli.common import dump_json
+from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
+
+
+def _default_trace(name: str) -> str:
+    """``name`` in ``$LPSCHED_DATA`` or ``../shared/data`` (relative to the working
+    directory); a clear error otherwise."""
+    import os
+
+    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
+        if folder and (Path(folder) / name).exists():
+            return str(Path(folder) / name)
+    raise ParseError(name, "trace not found in $LPSCHED_DATA or ../shared/data: give --trace")
+
+
+def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
+    import csv
+
+    from lpsched.batch import reproduce as exp
+    from lpsched.core import ResultStore, run_cells
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    name = args.experiment
+    if name == "contiguity":
+        trace = args.trace or _default_trace("CEA-Curie-2011-2.1-cln.swf.gz")
+        cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
+                                     args.processors, args.cluster_size, args.first_seed)
+        fn, summarise = exp.contiguity_cell, exp.contiguity_summary
+    elif name == "platform-level":
+        trace = args.trace or _default_trace("hpc2n-excerpt.swf")
+        cells = exp.platform_cells(trace, args.instances, args.periods, args.topology,
+                                   first_seed=args.first_seed)
+        fn, summarise = exp.platform_cell, exp.platform_summary
+    else:
+        trace = args.trace or _default_trace("LLNL-Atlas-2006-2.1-cln.swf")
+        speedups = [float(v) for v in args.speedups.split(",")]
+        cells = exp.topology_cells(trace, speedups, args.limit)
+        fn, summarise = exp.topology_cell, exp.topology_summary
+    store = ResultStore(out / f"{name}.sqlite")
+    t0 = time.perf_counter()
+    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
+                    progress=not args.quiet)
+    wall = time.perf_counter() - t0
+    rows = store.rows_of(name, cells)
+    if rows:
+        with open(out / f"{name}.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
+            w.writeheader()
+            w.writerows(rows)
+    summary = summarise(rows)
+    print(dump_json({"experiment": name, "trace": trace, "summary": summary}))
+    print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"
+          f" {wall:.1f} s; rows in {out / (name + '.csv')}", file=sys.stderr)
+    return 0
+
+
+def _cmd_swf_info(args: argparse.Namespace) -> int:
+    from lpsched.batch.swf import read_swf, to_workload
+
+    trace = read_swf(args.trace, lenient=args.lenient)
+    work = to_workload(trace, size=args.size, estimate=args.estimate)
+    out = {"trace": args.trace, "lines": trace.jobs, "skipped_lines": trace.skipped,
+           "max_procs": trace.max_procs, **work.report()}
+    if args.json:
+        print(dump_json(out))
+    else:
+        print(f"{args.trace}: {trace.jobs} jobs read ({trace.skipped} lines skipped), "
+              f"machine {trace.max_procs} processors")
+        print(f"kept {work.jobs} jobs; dropped: {work.dropped or 'none'}; "
+              f"fallbacks: {work.fallbacks}")
+    return 0
+
+
+def _ranges(ids: Any) -> str:
+    """Processor ids as a compact range list, e.g. ``0-3,8``."""
+    ids = sorted(int(i) for i in ids)
+    parts, i = [], 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        parts.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    import csv
+    from dataclasses import replace
+
+    from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+    from lpsched.batch.swf import read_swf, to_workload
+
+    if args.out == "-" and args.json:
+        raise LpschedError("--out - and --json both write to stdout: give --out a file name")
+    work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
+                       estimate=args.estimate)
+    if args.limit:
+        keep = slice(0, args.limit)
+        work = replace(work, job=work.job[keep], submit=work.submit[keep],
+                       run=work.run[keep], size=work.size[keep],
+                       estimate=work.estimate[keep])
+    if args.offline:  # seed 000 ch. 4: every job known at time 0, in trace order
+        work = replace(work, submit=np.zeros_like(work.submit))
+    topo = None
+    if args.topology:
+        from lpsched.batch.topology import parse_topology
+
+        topo = parse_topology(args.topology, int(work.processors or 0) or None)
+    penalty = None
+    if args.penalty:
+        kind, _, factor = args.penalty.partition(":")
+        try:
+            penalty = (kind, float(factor or 2))
+        except ValueError:
+            raise InvalidInstanceError("penalty", args.penalty, "expected linear:F or "
+                                       "quadratic:F") from None
+    sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
+                                  alloc=args.alloc, cluster_size=args.cluster_size,
+                                  topology=topo, qct=args.qct, penalty=penalty,
+                                  speedup=args.speedup,
+                                  compression=args.compression)
+    m = int(topo.installed if topo else work.processors or 0)
+    cluster = topo.cluster_size if topo else args.cluster_size
+    validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
+                   qct=args.qct)
+    out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
+           "compression": args.compression if args.policy == "conservative" else None,
+           "topology": topo.describe() if topo else None,
+           "jobs": work.jobs, "dropped": work.dropped, "processors": m,
+           **batch_metrics(work, sched, m, cluster_size=cluster, topology=topo),
+           "seconds": stats["seconds"],
+           "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
+           "valid": True}
+    if args.out:
+        with contextlib.ExitStack() as stack:
+            fh = sys.stdout if args.out == "-" else stack.enter_context(
+                open(args.out, "w", newline=""))
+            w = csv.writer(fh)
+            w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
+            for j in range(work.jobs):
+                w.writerow([int(work.job[j]), work.submit[j], sched.start[j], sched.end[j],
+                            int(work.size[j]), _ranges(sched.procs[j])])
+    if args.json:
+        print(dump_json(out))
+    else:  # with the CSV on stdout, the summary goes to stderr
+        print(f"{args.policy} on {args.trace}: {work.jobs} jobs on {m} processors, "
+              f"makespan {out['makespan']:.0f} s, mean wait {out['mean_wait']:.0f} s, "
+              f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
+              f"{out['utilisation']:.3f} ({out['jobs_per_second']:.0f} jobs/s)",
+              file=sys.stderr if args.out == "-" else sys.stdout)
+    return 0
+
+
+def add_reproduce(rep_sub: Any) -> None:
+    """``reproduce contiguity | platform-level | topology-aware``."""
+    for name, help_ in (("contiguity", "seed 000 ch. 4: contiguity and locality, offline"),
+                        ("platform-level", "seed 000 ch. 5: platform level on fat trees"),
+                        ("topology-aware", "seed 001: (quasi-)contiguous on k-ary n-trees")):
+        rb = rep_sub.add_parser(name, help=help_)
+        rb.add_argument("--trace", help="SWF trace (default: the seed's, from "
+                        "$LPSCHED_DATA or ../shared/data)")
+        rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30)
+        rb.add_argument("--jobs", type=int, default=1, help="local worker processes")
+        rb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+        rb.add_argument("--first-seed", type=int, default=0)
+        rb.add_argument("--out", default="results")
+        rb.add_argument("--quiet", action="store_true", help="no progress bar")
+        if name == "contiguity":
+            rb.add_argument("--jobs-per-instance", type=int, default=300)
+            rb.add_argument("--processors", type=int, default=512)
+            rb.add_argument("--cluster-size", type=int, default=16)
+        if name == "platform-level":
+            rb.add_argument("--periods", type=int, default=1, help="7-day periods each")
+            rb.add_argument("--topology", help="default: clusters of 16, arity 4")
+        if name == "topology-aware":
+            rb.add_argument("--speedups", default="0,5,10,15,20,25,30,35,40,45,50")
+            rb.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+        rb.set_defaults(func=_cmd_reproduce_batch)
+
+
+
+def add_commands(sub: Any) -> None:
+    """swf-info, batch."""
+    swf = sub.add_parser("swf-info", help="read an SWF trace and report the jobs kept and "
+                         "dropped under the chosen conventions")
+    swf.add_argument("trace", help=".swf or .swf.gz")
+    swf.add_argument("--size", choices=("requested", "allocated"), default="requested")
+    swf.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
+    swf.add_argument("--lenient", action="store_true", help="skip malformed lines (warn)")
+    swf.add_argument("--json", action="store_true")
+    swf.set_defaults(func=_cmd_swf_info)
+
+    bat = sub.add_parser("batch", help="simulate a batch cluster on an SWF trace "
+                         "(FCFS, EASY or conservative backfilling)")
+    bat.add_argument("trace", help=".swf or .swf.gz")
+    bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy")
+    bat.add_argument("--alloc", choices=ALLOCATORS, default="basic",
+                     help="processor allocation (seed 000 ch. 5 and seed 001 names)")
+    bat.add_argument("--cluster-size", type=int, default=None,
+                     help="processors per cluster (for beloc/loc and the locality metric)")
+    bat.add_argument("--topology", help="fat-tree:CLUSTER,ARITY,... or kary-ntree:K,N "
+                     "(needed by beplat, plat, contiguous, quasi-contiguous, --penalty)")
+    bat.add_argument("--qct", type=int, default=20,
+                     help="quasi-contiguity threshold, percent of the job size (seed 001)")
+    bat.add_argument("--penalty", help="placement penalty linear:F or quadratic:F "
+                     "(seed 000 Eq. 5.1/5.2; jobs past their estimate fail)")
+    bat.add_argument("--compression", choices=("none", "reassign", "rebuild"),
+                     default="reassign", help="conservative, when jobs end early: start "
+                     "queued jobs now if they fit without moving any other reservation "
+                     "(reassign, seed 000 §5.5), keep every reservation (none), or re-plan "
+                     "all at every event (rebuild)")
+    bat.add_argument("--reassign", dest="compression", action="store_const",
+                     const="reassign", help="the same as --compression reassign (default)")
+    bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
+                     "parallel jobs under contiguous/quasi-contiguous (seed 001)")
+    bat.add_argument("--size", choices=("requested", "allocated"), default="requested")
+    bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
+    bat.add_argument("--kill-at-estimate", action="store_true")
+    bat.add_argument("--lenient", action="store_true")
+    bat.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+    bat.add_argument("--offline", action="store_true",
+                     help="submit every job at time 0 (seed 000 ch. 4 experiments)")
+    bat.add_argument("--out", help="CSV of the schedule")
+    bat.add_argument("--json", action="store_true")
+    bat.set_defaults(func=_cmd_batch)

@@ -44,6 +44,28 @@ class PlanCheck:
             raise InvalidPlanError("plan violates " + "; ".join(self.violations))
 
 
+@dataclass(frozen=True)
+class _Arrays:
+    """A plan's arrays as floats, with the recomputed deadlines and the scales of the checks."""
+
+    comm: np.ndarray  # (n, p, J) tasks sent
+    comp: np.ndarray  # (n, p, J) tasks computed
+    buffers: np.ndarray  # (n, p, E) buffers at the epochs
+    epochs: np.ndarray  # (E,)
+    start: np.ndarray  # (n,) window starts
+    deadlines: np.ndarray  # (n,) from the stretch, eq. (2)
+    initial: np.ndarray  # (n, p) buffers at the window starts (B̂)
+    remaining: np.ndarray  # (n,) tasks at the master at the window starts
+    tasks: np.ndarray  # (n,) scale of the per-application checks
+    scale_t: float  # largest MS*: scale of the time checks
+    tol: float
+
+    @property
+    def ttol(self) -> float:
+        """The tolerance in seconds."""
+        return self.tol * self.scale_t
+
+
 def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_CHECK,
                memory: np.ndarray | None = None) -> PlanCheck:
     """Verify ``plan`` against the constraints of (K1) (one-port) or (K) (multiport).
@@ -59,67 +81,24 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
     """
     out = PlanCheck()
     apps = np.asarray(plan.apps, int)
-    n, p = apps.size, inst.p
     comm, comp, buffers = (np.asarray(a, float) for a in (plan.comm, plan.comp, plan.buffers))
     t = np.asarray(plan.epochs, float)
-    e = t.size
-    for name, arr, shape in (("comm", comm, (n, p, e - 1)), ("comp", comp, (n, p, e - 1)),
-                             ("buffers", buffers, (n, p, e))):
-        if arr.shape != shape:
-            out.ok = False
-            out.violations.append(f"{name} has shape {arr.shape}, expected {shape}")
+    _check_shapes(out, comm, comp, buffers, apps.size, inst.p, t.size)
     if not out.ok:
         return out
     ms = dedicated_makespans(inst)[apps]
-    release = inst.release[apps]
     scale_t = float(ms.max())
-    ttol = tol * scale_t
     length = np.diff(t)
     out.add("epochs sorted", -length / scale_t - tol, "interval")
-    deadlines = release + plan.stretch * ms
+    deadlines = inst.release[apps] + plan.stretch * ms
     out.add("deadlines (2)", np.abs(deadlines - plan.deadlines) / scale_t - tol, "app")
-    start = np.asarray(plan.start, float)
     initial = np.asarray(plan.buffered, float)
     remaining = np.asarray(plan.remaining, float)
-    tasks = np.maximum(1.0, remaining + initial.sum(axis=1))
-
-    inside = (t[None, :-1] >= start[:, None] - ttol) & (t[None, 1:] <= deadlines[:, None] + ttol)
-    outside = ~inside[:, None, :]
-    out.add("window (no activity outside [r_k, d_k])",
-            np.where(outside, np.maximum(comm, comp), 0.0) / tasks[:, None, None] - tol,
-            "(app, worker, interval)")
-    out.add("non-negative amounts (11)",
-            -np.minimum(comm, comp) / tasks[:, None, None] - tol, "(app, worker, interval)")
-    out.add("all tasks sent (3)", np.abs(comm.sum(axis=(1, 2)) - remaining) / tasks - tol, "app")
-
-    # Buffers recomputed from the amounts: B(t_e) = B̂ + Σ_{j<e} (sent - computed), counted from
-    # each window's first epoch; (4) non-negative, (5) initial state, (6) empty at d_k.
-    first = np.argmax(t[None, :] >= start[:, None] - ttol, axis=1)
-    flow = np.concatenate([np.zeros((n, p, 1)), np.cumsum(comm - comp, axis=2)], axis=2)
-    recomputed = initial[:, :, None] + flow
-    active = np.arange(e)[None, :] >= first[:, None]
-    out.add("non-negative buffers (4)", np.where(active[:, None, :], -recomputed, 0.0)
-            / tasks[:, None, None] - tol, "(app, worker, epoch)")
-    out.add("buffer conservation (7)", np.where(active[:, None, :],
-            np.abs(recomputed - buffers), 0.0) / tasks[:, None, None] - tol,
-            "(app, worker, epoch)")
-    out.add("initial buffers (5)", np.abs(buffers[np.arange(n), :, first] - initial)
-            / tasks[:, None] - tol, "(app, worker)")
-    out.add("empty buffers at the deadline (6)", np.abs(recomputed[:, :, -1])
-            / tasks[:, None] - tol, "(app, worker)")
-
-    comp_time = np.asarray(inst.comp_time)[apps]
-    comm_time = np.asarray(inst.comm_time)[apps]
-    cap = length + ttol
-    cpu = np.einsum("kuj,ku->uj", comp, comp_time)
-    out.add("CPU capacity (8)", (cpu - cap[None, :]) / scale_t - tol, "(worker, interval)")
-    link = np.einsum("kuj,ku->uj", comm, comm_time)
-    out.add("link capacity (9)", (link - cap[None, :]) / scale_t - tol, "(worker, interval)")
-    if plan.port == "one-port":
-        out.add("one-port master (10-b)", (link.sum(axis=0) - cap) / scale_t - tol, "interval")
-    elif np.isfinite(inst.platform.master_bandwidth):
-        volume = np.einsum("kuj,k->j", comm, inst.size[apps]) / inst.platform.master_bandwidth
-        out.add("master bandwidth (10)", (volume - cap) / scale_t - tol, "interval")
+    a = _Arrays(comm, comp, buffers, t, np.asarray(plan.start, float), deadlines, initial,
+                remaining, np.maximum(1.0, remaining + initial.sum(axis=1)), scale_t, tol)
+    _check_amounts(out, a)
+    active, recomputed = _check_buffers(out, a)
+    _check_capacities(out, a, inst, apps, plan.port, length)
     if memory is not None:
         mem = np.asarray(memory, float)
         used = np.einsum("kue,k->ue", np.where(active[:, None, :], recomputed, 0.0),
@@ -127,3 +106,67 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
         out.add("buffer memory (§3.1.3)", (used - mem[:, None]) / mem[:, None] - tol,
                 "(worker, epoch)")
     return out
+
+
+def _check_shapes(out: PlanCheck, comm: np.ndarray, comp: np.ndarray, buffers: np.ndarray,
+                  n: int, p: int, e: int) -> None:
+    """Amounts ``(n, p, E-1)`` and buffers ``(n, p, E)`` for ``E`` epochs."""
+    for name, arr, shape in (("comm", comm, (n, p, e - 1)), ("comp", comp, (n, p, e - 1)),
+                             ("buffers", buffers, (n, p, e))):
+        if arr.shape != shape:
+            out.ok = False
+            out.violations.append(f"{name} has shape {arr.shape}, expected {shape}")
+
+
+def _check_amounts(out: PlanCheck, a: _Arrays) -> None:
+    """No activity outside ``[start_k, d_k]``, (11) non-negative amounts, (3) all tasks sent."""
+    t, tol, ttol, tasks = a.epochs, a.tol, a.ttol, a.tasks
+    inside = ((t[None, :-1] >= a.start[:, None] - ttol)
+              & (t[None, 1:] <= a.deadlines[:, None] + ttol))
+    outside = ~inside[:, None, :]
+    out.add("window (no activity outside [r_k, d_k])",
+            np.where(outside, np.maximum(a.comm, a.comp), 0.0) / tasks[:, None, None] - tol,
+            "(app, worker, interval)")
+    out.add("non-negative amounts (11)",
+            -np.minimum(a.comm, a.comp) / tasks[:, None, None] - tol, "(app, worker, interval)")
+    out.add("all tasks sent (3)", np.abs(a.comm.sum(axis=(1, 2)) - a.remaining) / tasks - tol,
+            "app")
+
+
+def _check_buffers(out: PlanCheck, a: _Arrays) -> tuple[np.ndarray, np.ndarray]:
+    """Buffers recomputed from the amounts: ``B(t_e) = B̂ + Σ_{j<e} (sent - computed)``,
+    counted from each window's first epoch; (4) non-negative, (7) equal to the plan's,
+    (5) initial state, (6) empty at ``d_k``. Returns the (app, epoch) mask of the windows
+    and the recomputed buffers ``(n, p, E)``."""
+    n, p = a.comm.shape[:2]  # (len(apps), inst.p): checked by _check_shapes
+    tol, tasks = a.tol, a.tasks
+    first = np.argmax(a.epochs[None, :] >= a.start[:, None] - a.ttol, axis=1)
+    flow = np.concatenate([np.zeros((n, p, 1)), np.cumsum(a.comm - a.comp, axis=2)], axis=2)
+    recomputed = a.initial[:, :, None] + flow
+    active = np.arange(a.epochs.size)[None, :] >= first[:, None]
+    out.add("non-negative buffers (4)", np.where(active[:, None, :], -recomputed, 0.0)
+            / tasks[:, None, None] - tol, "(app, worker, epoch)")
+    out.add("buffer conservation (7)", np.where(active[:, None, :],
+            np.abs(recomputed - a.buffers), 0.0) / tasks[:, None, None] - tol,
+            "(app, worker, epoch)")
+    out.add("initial buffers (5)", np.abs(a.buffers[np.arange(n), :, first] - a.initial)
+            / tasks[:, None] - tol, "(app, worker)")
+    out.add("empty buffers at the deadline (6)", np.abs(recomputed[:, :, -1])
+            / tasks[:, None] - tol, "(app, worker)")
+    return active, recomputed
+
+
+def _check_capacities(out: PlanCheck, a: _Arrays, inst: Instance, apps: np.ndarray,
+                      port: str, length: np.ndarray) -> None:
+    """(8) CPUs, (9) links, and the master: (10-b) one-port or (10) bounded multiport."""
+    tol, scale_t = a.tol, a.scale_t
+    cap = length + a.ttol
+    cpu = np.einsum("kuj,ku->uj", a.comp, np.asarray(inst.comp_time)[apps])
+    out.add("CPU capacity (8)", (cpu - cap[None, :]) / scale_t - tol, "(worker, interval)")
+    link = np.einsum("kuj,ku->uj", a.comm, np.asarray(inst.comm_time)[apps])
+    out.add("link capacity (9)", (link - cap[None, :]) / scale_t - tol, "(worker, interval)")
+    if port == "one-port":
+        out.add("one-port master (10-b)", (link.sum(axis=0) - cap) / scale_t - tol, "interval")
+    elif np.isfinite(inst.platform.master_bandwidth):
+        volume = np.einsum("kuj,k->j", a.comm, inst.size[apps]) / inst.platform.master_bandwidth
+        out.add("master bandwidth (10)", (volume - cap) / scale_t - tol, "interval")

@@ -222,27 +222,55 @@ class StretchModel:
         return int(self.cell_app.size)
 
     def _build(self) -> None:
-        pr, lp = self.problem, self.lp
-        n, p, cells = pr.n, pr.p, self.n_cells
-        app = self.cell_app
+        """Add the columns, one block per constraint family of (K)/(K1), then the objective.
+
+        Seed 003 §3.3.4 (constraints (3)-(11), (10-b)) in the amounts of the interval LP
+        (12)-(20), §3.1.3 for memory. The blocks are added in this order (their names and
+        order are the model's layout): ``tasks``, ``conservation``, ``cpu``, ``link``
+        (multiport), ``port`` (one-port) or ``master`` (finite ``BW``), ``memory`` (if
+        bounded), ``delivered``. Vectorized: O(C·p) time and memory for ``C`` active cells.
+        """
+        pr = self.problem
+        self._add_columns()
+        self._add_tasks()
+        self._add_conservation()
+        da, db = self._capacity_intervals()
+        # (8)/(17): CPU of each worker in each interval.
+        self.cpu_rows = self._add_per_worker("cpu", self.comp, pr.comp[self.cell_app] / pr.scale,
+                                             da, db)
+        self._add_master(da, db)
+        self._add_memory()
+        self._add_objective()
+
+    def _add_columns(self) -> None:
+        """Columns ``send``, ``comp``, ``buffer`` (one per cell and worker) and ``stretch``.
+
+        ``buffer`` is the buffer at the end of the cell's interval, fixed to 0 on a window's
+        last cell ((6)/(15)); ``stretch`` is fixed to 1 until a mode sets its bounds.
+        """
+        lp, cells, p = self.lp, self.n_cells, self.problem.p
         ones = np.ones((cells, p))
         self.send = lp.add_variables("send", (cells, p))
         self.comp = lp.add_variables("comp", (cells, p))
         self.buffer = lp.add_variables("buffer", (cells, p), upper=np.where(
             self.last_cell[:, None], 0.0, INF) * ones)
         self.stretch = lp.add_variables("stretch", (1,), lower=1.0, upper=1.0)
-        s_col = int(self.stretch[0])
-        worker = np.broadcast_to(np.arange(p), (cells, p))
 
-        # (3)/(12)/(3'): tasks sent per application (relaxed to <= in deliver mode).
-        self.tasks_rows = lp.add_constraints(
-            "tasks", np.broadcast_to(app[:, None], (cells, p)), self.send, 1.0,
-            upper=pr.remaining, num_rows=n)
-        # (7)/(16): B_end(c) - B_end(c-1) - send(c) + comp(c) = B̂ on a window's first cell.
+    def _add_tasks(self) -> None:
+        """(3)/(12)/(3'): tasks sent per application (relaxed to ``<=`` in deliver mode)."""
+        pr, cells = self.problem, self.n_cells
+        self.tasks_rows = self.lp.add_constraints(
+            "tasks", np.broadcast_to(self.cell_app[:, None], (cells, pr.p)), self.send, 1.0,
+            upper=pr.remaining, num_rows=pr.n)
+
+    def _add_conservation(self) -> None:
+        """(7)/(16): ``B_end(c) - B_end(c-1) - send(c) + comp(c) = B̂`` on a window's first
+        cell (where ``B_end(c-1)`` is absent), ``= 0`` elsewhere."""
+        pr, cells, p, app = self.problem, self.n_cells, self.problem.p, self.cell_app
         rows = np.arange(cells * p).reshape(cells, p)
         prev = ~self.first_cell
         rhs = np.where(self.first_cell[:, None], pr.buffered[app], 0.0)
-        lp.add_constraints(
+        self.lp.add_constraints(
             "conservation",
             np.concatenate([rows.ravel(), rows[prev].ravel(), rows.ravel(), rows.ravel()]),
             np.concatenate([self.buffer.ravel(), (self.buffer[np.flatnonzero(prev) - 1]).ravel(),
@@ -251,54 +279,76 @@ class StretchModel:
                             -np.ones(cells * p), np.ones(cells * p)]),
             lower=rhs.ravel(), upper=rhs.ravel(), num_rows=cells * p)
 
-        # Capacity rows only on intervals where some application is active.
+    def _capacity_intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Number the intervals where some application is active (only they get capacity
+        rows), set :attr:`cell_capacity_row` and return their ``(dα_j, dβ_j)``."""
         active = np.unique(self.cell_interval)
         row_of = np.full(self.n_intervals, -1)
         row_of[active] = np.arange(active.size)
-        iv_row = row_of[self.cell_interval]
-        self.cell_capacity_row = iv_row  # local row of each cell's interval in cpu/port blocks
-        m = active.size
-        da, db = self.d_alpha[active], self.d_beta[active]
-        scale = pr.scale
+        self.cell_capacity_row = row_of[self.cell_interval]  # local row in cpu/port blocks
+        return self.d_alpha[active], self.d_beta[active]
 
-        def per_worker(name: str, cols: np.ndarray, coef: np.ndarray) -> np.ndarray:
-            r = iv_row[:, None] * p + worker
-            srow = (np.arange(m)[:, None] * p + np.arange(p)).ravel()
-            return lp.add_constraints(
-                name, np.concatenate([r.ravel(), srow]),
-                np.concatenate([cols.ravel(), np.full(srow.size, s_col)]),
-                np.concatenate([coef.ravel(), -np.repeat(da, p)]),
-                upper=np.repeat(db, p), num_rows=m * p)
+    def _add_per_worker(self, name: str, cols: np.ndarray, coef: np.ndarray,
+                        da: np.ndarray, db: np.ndarray) -> np.ndarray:
+        """Rows ``Σ_cells coef·x - dα_j·S <= dβ_j``, one per (active interval ``j``, worker):
+        the capacity (8)/(17) of a CPU or (9)/(18) of a link, in normalised time."""
+        p, m = self.problem.p, da.size
+        r = self.cell_capacity_row[:, None] * p + np.arange(p)
+        srow = (np.arange(m)[:, None] * p + np.arange(p)).ravel()
+        return self.lp.add_constraints(
+            name, np.concatenate([r.ravel(), srow]),
+            np.concatenate([cols.ravel(), np.full(srow.size, int(self.stretch[0]))]),
+            np.concatenate([coef.ravel(), -np.repeat(da, p)]),
+            upper=np.repeat(db, p), num_rows=m * p)
 
-        # (8)/(17): CPU of each worker in each interval.
-        self.cpu_rows = per_worker("cpu", self.comp, pr.comp[app] / scale)
+    def _add_master(self, da: np.ndarray, db: np.ndarray) -> None:
+        """The master's side of each active interval, by port model.
+
+        One-port: (10-b)/(19-b), the time the master spends sending, one message at a time
+        (the link rows (9) are implied and omitted). Bounded multiport: (9)/(18) for each
+        link and (10)/(19), the master's outgoing bandwidth, if ``BW`` is finite. Sets
+        :attr:`port_rows` and :attr:`port_coef` (``None`` without a master row).
+        """
+        pr, app, scale = self.problem, self.cell_app, self.problem.scale
         self.port_rows: np.ndarray | None = None
         self.port_coef: np.ndarray | None = None  # (cells, p): coefficient of send in its row
         if pr.port == "one-port":
-            # (10-b)/(19-b): the time the master spends sending, one message at a time.
             master = ("port", pr.comm[app] / scale)
         else:
-            # (9)/(18): each link; (10)/(19): the master's outgoing bandwidth, if bounded.
-            self.link_rows = per_worker("link", self.send, pr.comm[app] / scale)
+            self.link_rows = self._add_per_worker("link", self.send, pr.comm[app] / scale,
+                                                  da, db)
             bw = pr.master_bandwidth
             master = (("master", np.broadcast_to((pr.size[app] / bw / scale)[:, None],
-                                                 (cells, p))) if np.isfinite(bw) else None)
-        if master is not None:
-            name, self.port_coef = master
-            self.port_rows = lp.add_constraints(
-                name, np.concatenate([np.repeat(iv_row, p), np.arange(m)]),
-                np.concatenate([self.send.ravel(), np.full(m, s_col)]),
-                np.concatenate([self.port_coef.ravel(), -da]), upper=db, num_rows=m)
-        if pr.memory is not None:
-            # §3.1.3: Σ_k δ_k·B_u^(k)(t_j) <= M_u at every epoch inside some window.
-            inner = ~self.last_cell
-            ep = self.cell_interval[inner] + 1
-            uniq, ep_row = np.unique(ep, return_inverse=True)
-            lp.add_constraints(
-                "memory", (ep_row[:, None] * p + np.arange(p)).ravel(),
-                self.buffer[inner].ravel(),
-                np.broadcast_to(pr.size[app[inner]][:, None], (int(inner.sum()), p)).ravel(),
-                upper=np.tile(pr.memory, uniq.size), num_rows=uniq.size * p)
+                                                 (self.n_cells, pr.p)))
+                      if np.isfinite(bw) else None)
+        if master is None:
+            return
+        name, self.port_coef = master
+        m = da.size
+        self.port_rows = self.lp.add_constraints(
+            name, np.concatenate([np.repeat(self.cell_capacity_row, pr.p), np.arange(m)]),
+            np.concatenate([self.send.ravel(), np.full(m, int(self.stretch[0]))]),
+            np.concatenate([self.port_coef.ravel(), -da]), upper=db, num_rows=m)
+
+    def _add_memory(self) -> None:
+        """§3.1.3: ``Σ_k δ_k·B_u^(k)(t_j) <= M_u`` at every epoch inside some window (no
+        rows without a memory bound)."""
+        pr, p, app = self.problem, self.problem.p, self.cell_app
+        if pr.memory is None:
+            return
+        inner = ~self.last_cell
+        ep = self.cell_interval[inner] + 1
+        uniq, ep_row = np.unique(ep, return_inverse=True)
+        self.lp.add_constraints(
+            "memory", (ep_row[:, None] * p + np.arange(p)).ravel(),
+            self.buffer[inner].ravel(),
+            np.broadcast_to(pr.size[app[inner]][:, None], (int(inner.sum()), p)).ravel(),
+            upper=np.tile(pr.memory, uniq.size), num_rows=uniq.size * p)
+
+    def _add_objective(self) -> None:
+        """The deliver-mode objective (tasks sent, minus leftover buffers) and the same sum
+        as the ``delivered`` row."""
+        pr, lp, app = self.problem, self.lp, self.cell_app
         # Leftover buffers at a window's end are allowed (and penalised) in deliver mode only
         # where tasks were already buffered (online states), so that mode stays feasible.
         self.leftover = self.buffer[self.last_cell][

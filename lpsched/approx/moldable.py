@@ -249,34 +249,66 @@ def list_schedule(times: np.ndarray, allot: np.ndarray,
     return MoldableSchedule(start, start + dur, allot.copy(), tuple(procs))
 
 
-def _shelves(times: np.ndarray, step: MrtStep) -> MoldableSchedule | None:
-    """The ``3d/2`` construction of an accepted guess (module doc); ``None`` if the
-    transformation rules cannot make shelf S2 fit."""
-    n, m = times.shape
-    d, top_len = step.d, 1.5 * step.d
-    allot = step.allotment.copy()
-    shelf = step.shelf.copy()
-    dur = times[np.arange(n), allot - 1]
-    stacked: dict[int, int] = {}  # rule (iii): job -> the job it runs after in S0
-    g32 = canonical(times, top_len)
+_Free = tuple[int, str, tuple[int, ...]]  # (top processors it costs, rule, jobs)
 
+
+def _frees(times: np.ndarray, allot: np.ndarray, shelf: np.ndarray, s0: np.ndarray,
+           d: float) -> list[_Free]:
+    """Rules (ii)/(iii): the ways to free one bottom processor each, cheapest top cost
+    first (a pair of short one-processor S1 jobs costs 1, a short S1 job on ``g``
+    processors that still fits ``3d/2`` on ``g − 1`` costs ``g − 1``)."""
+    top_len = 1.5 * d
+    frees: list[_Free] = []
+    s1 = np.flatnonzero((shelf == 1) & ~s0)
+    short = s1[times[s1, allot[s1] - 1] <= 0.75 * d * (1 + _TOL)]
+    singles = [int(j) for j in short if allot[j] == 1]
+    for a, b in zip(singles[::2], singles[1::2], strict=False):
+        frees.append((1, "iii", (a, b)))
+    for j in short:
+        if allot[j] >= 2 and times[j, allot[j] - 2] <= top_len * (1 + _TOL):
+            frees.append((int(allot[j]) - 1, "ii", (int(j),)))
+    frees.sort(key=lambda f: f[0])
+    return frees
+
+
+def _apply_frees(frees: list[_Free], allot: np.ndarray, s0: np.ndarray,
+                 stacked: dict[int, int]) -> tuple[int, int]:
+    """Move the S1 jobs of ``frees`` to S0 (rule ii: one processor fewer; rule iii: the
+    second job stacked after the first); returns the changes of ``p0`` and ``p1``."""
+    d0 = d1 = 0
+    for _c, rule, jobs in frees:
+        if rule == "ii":
+            (j,) = jobs
+            allot[j] -= 1
+            d1 -= allot[j] + 1
+            d0 += allot[j]
+            s0[j] = True
+        else:
+            a, b = jobs
+            stacked[b] = a
+            d1 -= 2
+            d0 += 1
+            s0[a] = s0[b] = True
+    return d0, d1
+
+
+def _transform(times: np.ndarray, d: float, shelf: np.ndarray, allot: np.ndarray,
+               ) -> tuple[np.ndarray, dict[int, int]] | None:
+    """MRT's rules while S0 and S2 overflow the machine: each round moves the S2 job with
+    the largest net saving to S0 on ``γ(3d/2)`` processors (rule i), first freeing the
+    processors it lacks under S1 with rules (ii)/(iii). Updates ``allot`` in place and
+    returns the S0 mask and the rule (iii) pairs (job -> the job it runs after in S0);
+    ``None`` if no move saves processors."""
+    n, m = times.shape
+    stacked: dict[int, int] = {}
+    g32 = canonical(times, 1.5 * d)
     p0, p1, p2 = 0, int(allot[shelf == 1].sum()), int(allot[shelf == 2].sum())
     s0 = np.zeros(n, dtype=bool)
     while p0 + p2 > m:
         q = m - p0 - p1
         s2 = np.flatnonzero((shelf == 2) & ~s0)
         gain = allot[s2] - g32[s2]
-        # frees of one bottom processor each, cheapest top cost first
-        frees: list[tuple[int, str, tuple[int, ...]]] = []
-        s1 = np.flatnonzero((shelf == 1) & ~s0)
-        short = s1[times[s1, allot[s1] - 1] <= 0.75 * d * (1 + _TOL)]
-        singles = [int(j) for j in short if allot[j] == 1]
-        for a, b in zip(singles[::2], singles[1::2], strict=False):
-            frees.append((1, "iii", (a, b)))
-        for j in short:
-            if allot[j] >= 2 and times[j, allot[j] - 2] <= top_len * (1 + _TOL):
-                frees.append((int(allot[j]) - 1, "ii", (int(j),)))
-        frees.sort(key=lambda f: f[0])
+        frees = _frees(times, allot, shelf, s0, d)
         cost = np.concatenate([[0], np.cumsum([f[0] for f in frees])])
         need = np.maximum(g32[s2] - q, 0)
         ok = need < cost.size
@@ -284,25 +316,25 @@ def _shelves(times: np.ndarray, step: MrtStep) -> MoldableSchedule | None:
         if s2.size == 0 or net.max() <= 0:
             return None
         i = int(np.argmax(net))
-        for _c, rule, jobs in frees[: int(need[i])]:
-            if rule == "ii":
-                (j,) = jobs
-                allot[j] -= 1
-                p1 -= allot[j] + 1
-                p0 += allot[j]
-                s0[j] = True
-            else:
-                a, b = jobs
-                stacked[b] = a
-                p1 -= 2
-                p0 += 1
-                s0[a] = s0[b] = True
+        d0, d1 = _apply_frees(frees[: int(need[i])], allot, s0, stacked)
+        p0 += d0
+        p1 += d1
         j = int(s2[i])
         p2 -= int(allot[j])
         allot[j] = g32[j]
         p0 += int(allot[j])
         s0[j] = True
-    dur = times[np.arange(n), allot - 1]
+    return s0, stacked
+
+
+def _place_shelves(dur: np.ndarray, allot: np.ndarray, shelf: np.ndarray, s0: np.ndarray,
+                   stacked: dict[int, int], top_len: float, m: int,
+                   ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray] | None:
+    """Place S0 (then the stacked rule (iii) jobs) and S1 from processor 0 up, starting at
+    0, and S2 from processor ``m − 1`` down, ending at ``top_len``; returns the starts, the
+    processors, and per processor the end of its bottom part and the start of its top
+    part. ``None`` if S2 reaches down into S0."""
+    n = dur.size
     start = np.zeros(n)
     procs: list[np.ndarray] = [np.zeros(0, int)] * n
     front = np.zeros(m)  # end of the bottom part of each processor
@@ -336,17 +368,45 @@ def _shelves(times: np.ndarray, step: MrtStep) -> MoldableSchedule | None:
         start[j] = top_len - dur[j]
         back[ids] = start[j]
         top -= allot[j]
-    heap = [(-(back[i] - front[i]), i) for i in range(m)]
+    return start, procs, front, back
+
+
+def _fill_small(dur: np.ndarray, shelf: np.ndarray, start: np.ndarray,
+                procs: list[np.ndarray], front: np.ndarray, back: np.ndarray) -> bool:
+    """Put the small jobs, longest first, each at the bottom end of the processor with the
+    largest gap (updates ``start``, ``procs``, ``front``); ``False`` if a job does not fit."""
+    heap = [(-(back[i] - front[i]), i) for i in range(front.size)]
     heapq.heapify(heap)
     small = np.flatnonzero(shelf == 0)
     for j in small[np.argsort(-dur[small], kind="stable")]:
         gap, i = heapq.heappop(heap)
         if -gap < dur[j] * (1 - 1e-9):
-            return None
+            return False
         procs[j] = np.array([i])
         start[j] = front[i]
         front[i] += dur[j]
         heapq.heappush(heap, (-(back[i] - front[i]), i))
+    return True
+
+
+def _shelves(times: np.ndarray, step: MrtStep) -> MoldableSchedule | None:
+    """The ``3d/2`` construction of an accepted guess (module doc); ``None`` if the
+    transformation rules cannot make shelf S2 fit."""
+    n, m = times.shape
+    allot = step.allotment.copy()
+    shelf = step.shelf.copy()
+    dur = times[np.arange(n), allot - 1]
+    moved = _transform(times, step.d, shelf, allot)
+    if moved is None:
+        return None
+    s0, stacked = moved
+    dur = times[np.arange(n), allot - 1]  # rules (i)/(ii) changed some allotments
+    placed = _place_shelves(dur, allot, shelf, s0, stacked, 1.5 * step.d, m)
+    if placed is None:
+        return None
+    start, procs, front, back = placed
+    if not _fill_small(dur, shelf, start, procs, front, back):
+        return None
     return _left_shift(times, allot, start, procs)
 
 

@@ -67,44 +67,70 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
     """Run ``trials`` random instances per generator (see module doc)."""
     rng = np.random.default_rng(seed)
     rep = RatioReport()
+    _identical_machines(rep, rng, trials, small, time_limit)
+    _hybrid(rep, rng, trials, small, time_limit)
+    _packing(rep, rng, trials, time_limit)
+    _moldable(rep, rng, trials, time_limit)
+    return rep
 
-    def fail(what: str) -> None:
-        rep.violations.append(what)
 
-    def identical(name: str, algo: Callable[[np.ndarray, int], Any], opt_ratio: Callable[
-            [int], float], times: np.ndarray, m: int, opt: float | None) -> None:
-        r = algo(times, m)
-        if not r.holds():
-            fail(f"{name}: makespan {r.makespan} > {r.guarantee}·LB {r.lower_bound}")
-        if opt is None and times.size <= small and m <= 3:
-            e = exact.makespan_identical(times, m, time_limit)
-            opt = e.makespan if e.optimal else None
-        if opt is not None:
-            bound = opt_ratio(m)
-            rep.record(name, r.makespan / opt, bound)
-            if r.makespan > bound * opt * (1 + 1e-9):
-                fail(f"{name}: makespan {r.makespan} > {bound:.4f}·OPT {opt} (m={m}, "
-                     f"times={times.tolist()})")
-        else:
-            rep.record(name, r.ratio, r.guarantee)
+def _identical(rep: RatioReport, name: str, algo: Callable[[np.ndarray, int], Any],
+               opt_ratio: Callable[[int], float], times: np.ndarray, m: int,
+               opt: float | None, small: int, time_limit: float) -> None:
+    """One identical-machines trial: the certified bound, then the theorem ratio against
+    ``opt`` (or the MIP optimum on small sizes), else the ratio to the lower bound."""
+    r = algo(times, m)
+    if not r.holds():
+        rep.violations.append(f"{name}: makespan {r.makespan} > {r.guarantee}·LB "
+                              f"{r.lower_bound}")
+    if opt is None and times.size <= small and m <= 3:
+        e = exact.makespan_identical(times, m, time_limit)
+        opt = e.makespan if e.optimal else None
+    if opt is not None:
+        bound = opt_ratio(m)
+        rep.record(name, r.makespan / opt, bound)
+        if r.makespan > bound * opt * (1 + 1e-9):
+            rep.violations.append(f"{name}: makespan {r.makespan} > {bound:.4f}·OPT {opt} "
+                                  f"(m={m}, times={times.tolist()})")
+    else:
+        rep.record(name, r.ratio, r.guarantee)
+
+
+def _identical_machines(rep: RatioReport, rng: np.random.Generator, trials: int, small: int,
+                        time_limit: float) -> None:
+    """List scheduling (2 − 1/m) and LPT (4/3 − 1/(3m)) on small and large uniform
+    instances, and on Graham's and the LPT tight families for m = 2..8."""
+    def ls_ratio(m: int) -> float:
+        return 2 - 1 / m
+
+    def lpt_ratio(m: int) -> float:
+        return 4 / 3 - 1 / (3 * m)
 
     for _ in range(trials):
         m = int(rng.integers(1, 4))
         n = int(rng.integers(1, small + 1))
         times = np.round(rng.uniform(0.5, 10, n), 2)
-        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, times, m, None)
-        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), times, m, None)
+        _identical(rep, "list-scheduling", list_scheduling, ls_ratio, times, m, None, small,
+                   time_limit)
+        _identical(rep, "lpt", lpt, lpt_ratio, times, m, None, small, time_limit)
         big = rng.uniform(1, 100, int(rng.integers(50, 400)))
-        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, big,
-                  int(rng.integers(2, 33)), None)
-        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), big, int(rng.integers(2, 33)),
-                  None)
+        _identical(rep, "list-scheduling", list_scheduling, ls_ratio, big,
+                   int(rng.integers(2, 33)), None, small, time_limit)
+        _identical(rep, "lpt", lpt, lpt_ratio, big, int(rng.integers(2, 33)), None, small,
+                   time_limit)
     for m in range(2, 9):
         t, opt = graham_tight(m)
-        identical("list-scheduling", list_scheduling, lambda m: 2 - 1 / m, t, m, opt)
+        _identical(rep, "list-scheduling", list_scheduling, ls_ratio, t, m, opt, small,
+                   time_limit)
         t, opt = lpt_tight(m)
-        identical("lpt", lpt, lambda m: 4 / 3 - 1 / (3 * m), t, m, opt)
+        _identical(rep, "lpt", lpt, lpt_ratio, t, m, opt, small, time_limit)
 
+
+def _hybrid(rep: RatioReport, rng: np.random.Generator, trials: int, small: int,
+            time_limit: float) -> None:
+    """CPU+GPU dual approximations (2 and 3/2 variants) against their certified bound and
+    the MIP optimum, and the dual step accepting λ = OPT."""
+    fail = rep.violations.append
     for trial in range(trials):
         m, k = int(rng.integers(1, 3)), int(rng.integers(1, 3))
         n = int(rng.integers(1, small + 1))
@@ -132,6 +158,12 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
                 fail(f"hybrid-3/2: makespan {r32.makespan} > {r32.guarantee}·OPT {e.makespan}")
             if hybrid_step_32(p, q, m, k, e.makespan * (1 + 1e-12)) is None:
                 fail(f"hybrid-3/2: the DP rejected λ = OPT = {e.makespan}")
+
+
+def _packing(rep: RatioReport, rng: np.random.Generator, trials: int,
+             time_limit: float) -> None:
+    """NFDH+LS (3) on random rigid jobs, against the exact contiguous-and-local optimum on
+    small sizes, plus its tight three-job instance."""
     for trial in range(trials):
         k, ell = int(rng.integers(1, 9)), int(rng.integers(1, 17))
         n = int(rng.integers(1, 200))
@@ -140,7 +172,8 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
         r = nfdh_ls(np.c_[p, size], k, ell)
         validate_rigid(p, size, r.schedule, k * ell, ell, local=True)
         if not r.holds():
-            fail(f"nfdh-ls: makespan {r.makespan} > 3·max(A/m, pmax) = 3·{r.lower_bound}")
+            rep.violations.append(f"nfdh-ls: makespan {r.makespan} > 3·max(A/m, pmax) = "
+                                  f"3·{r.lower_bound}")
         if trial % 8 == 0:  # against the exact contiguous-and-local optimum, small sizes
             few = np.c_[p[:4], np.minimum(size[:4], ell)]
             kk = min(k, 2)
@@ -149,13 +182,12 @@ def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
             if e.optimal:
                 rep.record("nfdh-ls", small_r.makespan / e.makespan, 3.0)
                 if small_r.makespan > 3 * e.makespan * (1 + 1e-9):
-                    fail(f"nfdh-ls: makespan {small_r.makespan} > 3·OPT {e.makespan}")
+                    rep.violations.append(f"nfdh-ls: makespan {small_r.makespan} > "
+                                          f"3·OPT {e.makespan}")
         else:
             rep.record("nfdh-ls", r.ratio, 3.0)
     tight = nfdh_ls(np.array([[1.0, 2], [1.0, 2], [1.0, 2]]), 2, 3)
     rep.record("nfdh-ls", tight.ratio, 3.0)
-    _moldable(rep, rng, trials, time_limit)
-    return rep
 
 
 def moldable_table(rng: np.random.Generator, n: int, m: int, kind: int) -> np.ndarray:

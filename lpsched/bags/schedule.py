@@ -166,9 +166,16 @@ def validate(inst: Instance, sched: Schedule, port: str | None = None,
 def _links_and_master(inst: Instance, sched: Schedule, size: np.ndarray) -> None:
     """Links and master together (a tree of capacities): the transfers fit iff a flow over
     the elementary intervals between window ends carries every byte — one LP, always
-    feasible, maximising the bytes carried."""
+    feasible, maximising the bytes carried.
+
+    Bytes are counted in units of the largest transfer, so that HiGHS' absolute tolerances
+    mean the same on every instance (in bytes, presolve could end with an "unknown" status
+    on intervals of 1e-12 s); if HiGHS still cannot answer, the LP is solved again without
+    presolve.
+    """
     from lpsched.models.program import LinearProgram
-    from lpsched.solvers import solve
+    from lpsched.solvers.highs import HighsModel
+    from lpsched.solvers.solution import Status
 
     ends = np.unique(np.concatenate([sched.send_start, sched.send_end]))
     lo = np.searchsorted(ends, sched.send_start)
@@ -177,20 +184,24 @@ def _links_and_master(inst: Instance, sched: Schedule, size: np.ndarray) -> None
     task = np.repeat(np.arange(sched.size), count)
     first = np.repeat(np.cumsum(count) - count, count)
     piece = lo[task] + np.arange(task.size) - first
+    unit = float(size.max()) if size.size and size.max() > 0 else 1.0
     lp = LinearProgram("multiport_check", sense="max")
     x = lp.add_variables("bytes", task.size)
-    lp.add_constraints("task", task, x, 1.0, upper=size, num_rows=sched.size)
+    lp.add_constraints("task", task, x, 1.0, upper=size / unit, num_rows=sched.size)
     link_row = sched.worker[task] * (ends.size - 1) + piece
-    caps = (inst.platform.bandwidths[:, None] * np.diff(ends)[None, :]).ravel()
+    caps = (inst.platform.bandwidths[:, None] * np.diff(ends)[None, :]).ravel() / unit
     lp.add_constraints("link", link_row, x, 1.0, upper=caps, num_rows=caps.size)
     lp.add_constraints("master", piece, x, 1.0,
-                       upper=inst.platform.master_bandwidth * np.diff(ends),
+                       upper=inst.platform.master_bandwidth * np.diff(ends) / unit,
                        num_rows=ends.size - 1)
     lp.set_objective(x, 1.0)
-    sol = solve(lp).require_optimal("multiport schedule check")
-    missing = size.sum() - sol.objective
+    sol = HighsModel(lp).solve()
+    if sol.status is not Status.OPTIMAL:
+        sol = HighsModel(lp, presolve="off").solve()
+    sol.require_optimal("multiport schedule check")
+    missing = (size.sum() / unit - sol.objective) * unit
     if missing > 1e-9 * max(1.0, size.sum()):
-        carried = np.bincount(task, weights=sol.values["bytes"], minlength=sched.size)
+        carried = np.bincount(task, weights=sol.values["bytes"], minlength=sched.size) * unit
         i = int(np.argmax(size - carried))
         raise InvalidScheduleError("master", f"task {i}: links and master together cannot "
                                    f"carry the transfers ({missing:.6g} bytes short)", i)

@@ -129,3 +129,19 @@ def test_fluid_computation_window_test():
     with pytest.raises(InvalidScheduleError) as err:
         validate(multi, crowded, computation="fluid")
     assert err.value.rule == "worker"
+
+
+@pytest.mark.parametrize("frac", [0.05, 0.5, 1.05, 2.0])
+def test_multiport_check_accepts_simulated_schedules_with_a_bounded_master(frac):
+    """Issue 10: the independent multiport check once rejected (HiGHS "unknown" status on
+    intervals of 1e-12 s, in bytes) schedules the simulator produced on a bounded master;
+    every policy's schedule must now pass it (seed 1, 5x5 simgrid: mwma-nbt failed)."""
+    from lpsched.bags import instance_from_dict, instance_to_dict, random_bags
+    from lpsched.bags.policies import get_policy, policy_names
+    from lpsched.bags.simulator import simulate
+
+    d = instance_to_dict(random_bags(5, 5, seed=1, port="multiport", profile="simgrid"))
+    d["platform"]["master_bandwidth"] = frac * sum(d["platform"]["bandwidths"])
+    inst = instance_from_dict(d)
+    for name in policy_names():
+        validate(inst, simulate(inst, get_policy(name)).schedule)

@@ -39,6 +39,15 @@ class ParseError(LpschedError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class StoreError(ParseError):
+    """A result store cannot be used: not an lpsched store (corrupt, truncated, another
+    schema), unreadable, or in use by another run. ``path`` names the ``.sqlite`` file; the
+    message says what to do. A bad-input error (the CLI exits with status 2)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(path, message)
+
+
 class InfeasibleError(LpschedError):
     """The requested schedule or bound does not exist (e.g. a state with no finite stretch)."""
 

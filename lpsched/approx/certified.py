@@ -65,22 +65,136 @@ class Certified:
         return out
 
 
-def check_times(name: str, times: Any) -> np.ndarray:
-    """Processing times as a 1-D float array, finite and >= 0 (InvalidInstanceError)."""
+#: Processing times are 0 (where allowed) or in ``[TIME_MIN, TIME_MAX]``: every sum, work
+#: product, bisection and dynamic-programming grid of this family then stays far inside the
+#: float range (a time outside it is refused with its field: change the time unit).
+TIME_MIN, TIME_MAX = 1e-100, 1e100
+#: Most machines (CPUs, GPUs, processors, clusters, cluster size) a count may give: list
+#: schedules and dynamic programs keep per-machine state.
+MAX_MACHINES = 1_000_000
+
+_NUMBER_TYPES = (int, float, np.integer, np.floating)
+
+
+def _reason(value: float, positive: bool) -> str | None:
+    """Why a float is not an acceptable time (``None``: it is)."""
+    sign = "> 0" if positive else ">= 0"
+    if not np.isfinite(value) or value < 0 or (positive and value == 0):
+        return f"must be a finite number {sign}"
+    if value > TIME_MAX:
+        return f"must be at most {TIME_MAX:g} (use a larger time unit)"
+    if 0 < value < TIME_MIN:
+        return (f"must be {'' if positive else '0 or '}at least {TIME_MIN:g} (use a smaller "
+                "time unit)")
+    return None
+
+
+def _kind(value: Any) -> str:
+    """What a non-number is, in the words of JSON."""
+    if isinstance(value, (bool, np.bool_)):
+        return "a boolean"
+    if value is None:
+        return "null"
+    for types, name in ((str, "a string"), ((list, tuple, np.ndarray), "a list"),
+                        (dict, "an object")):
+        if isinstance(value, types):
+            return name
+    return f"a {type(value).__name__}"
+
+
+def check_time(field: str, value: Any, positive: bool = False) -> float:
+    """One processing time: a real number (not a boolean, string or list), finite,
+    ``> 0`` (``positive``) or ``>= 0``, within :data:`TIME_MIN`/:data:`TIME_MAX`."""
+    sign = "> 0" if positive else ">= 0"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, _NUMBER_TYPES):
+        raise InvalidInstanceError(field, value, f"must be a finite number {sign}, not "
+                                   f"{_kind(value)}")
     try:
-        arr = np.asarray(times, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidInstanceError(name, times, "must be numbers") from None
+        number = float(value)
+    except OverflowError:
+        raise InvalidInstanceError(field, value, f"outside the float range: must be a "
+                                   f"finite number {sign}") from None
+    why = _reason(number, positive)
+    if why:
+        raise InvalidInstanceError(field, number, why)
+    return number
+
+
+def _plain_floats(values: list[Any]) -> np.ndarray | None:
+    """``values`` as floats when every entry is a plain int or float that fits (fast path)."""
+    if not all(type(v) is float or type(v) is int for v in values):
+        return None
+    try:
+        return np.array(values, dtype=float)
+    except OverflowError:
+        return None
+
+
+def check_times(name: str, times: Any, positive: bool = False) -> np.ndarray:
+    """Processing times as a 1-D float array; each entry checked by :func:`check_time`,
+    the first bad one named ``name[i]`` (InvalidInstanceError)."""
+    if isinstance(times, np.ndarray) and times.dtype.kind in "iuf":
+        arr = times.astype(float)
+    elif isinstance(times, (list, tuple, np.ndarray)):
+        seq = times.tolist() if isinstance(times, np.ndarray) else list(times)
+        fast = _plain_floats(seq)
+        if fast is None:
+            return np.array([check_time(f"{name}[{i}]", v, positive) for i, v in
+                             enumerate(seq)], dtype=float)
+        arr = fast
+    else:
+        raise InvalidInstanceError(name, times, "must be a 1-D list of times")
     if arr.ndim != 1:
         raise InvalidInstanceError(name, arr.shape, "must be a 1-D list of times")
-    bad = ~np.isfinite(arr) | (arr < 0)
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr > TIME_MAX) | ((arr < TIME_MIN) & (
+        (arr > 0) | positive))
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidInstanceError(f"{name}[{i}]", float(arr[i]), "must be finite and >= 0")
+        raise InvalidInstanceError(f"{name}[{i}]", float(arr[i]), _reason(arr[i], positive)
+                                   or "")
     return arr
 
 
-def check_count(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidInstanceError(name, value, f"must be a whole number >= {minimum}")
+def check_time_table(name: str, rows: Any, width: int) -> np.ndarray:
+    """A table of positive times, one row per job and ``width`` columns, as an
+    ``(n, width)`` float array; a ragged row is named ``name[j]``, a bad entry
+    ``name[j][p]`` (InvalidInstanceError). An empty list is a table of 0 rows."""
+    if isinstance(rows, np.ndarray) and rows.dtype.kind in "iuf":
+        if rows.size == 0 and rows.ndim == 1:
+            rows = rows.reshape(0, width)
+        if rows.ndim != 2:
+            raise InvalidInstanceError(name, rows.shape, "must be a 2-D table T[job][p-1]")
+        if rows.shape[1] != width:
+            raise InvalidInstanceError(name, rows.shape, f"needs one column per processor "
+                                       f"(p = 1..{width}), got {rows.shape[1]}")
+        table = rows.astype(float)
+    elif isinstance(rows, (list, tuple, np.ndarray)):
+        seq = rows.tolist() if isinstance(rows, np.ndarray) else list(rows)
+        for j, row in enumerate(seq):
+            if not isinstance(row, (list, tuple, np.ndarray)):
+                raise InvalidInstanceError(f"{name}[{j}]", row, "must be a list of times, "
+                                           "one per processor count p = 1, 2, ...")
+            if len(row) != width:
+                raise InvalidInstanceError(f"{name}[{j}]", row, f"needs one column per "
+                                           f"processor (p = 1..{width}), got {len(row)}")
+        table = np.zeros((len(seq), width))
+        for j, row in enumerate(seq):
+            table[j] = check_times(f"{name}[{j}]", row, positive=True)
+        return table
+    else:
+        raise InvalidInstanceError(name, rows, "must be a 2-D table T[job][p-1]")
+    bad = ~np.isfinite(table) | (table <= 0) | (table > TIME_MAX) | (table < TIME_MIN)
+    if bad.any():
+        j, p = np.argwhere(bad)[0]
+        raise InvalidInstanceError(f"{name}[{j}][{p}]", float(table[j, p]),
+                                   _reason(table[j, p], True) or "")
+    return table
+
+
+def check_count(name: str, value: Any, minimum: int = 1, maximum: int = MAX_MACHINES) -> int:
+    """A whole number (not a boolean) in ``[minimum, maximum]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not minimum <= value <= maximum:
+        raise InvalidInstanceError(name, value, f"must be a whole number between {minimum} "
+                                   f"and {maximum}")
     return int(value)

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 
 from lpsched.approx.certified import Certified, MachineSchedule, check_count, check_times
 from lpsched.approx.listsched import schedule_in_order
-from lpsched.errors import InvalidInstanceError, LpschedError
+from lpsched.errors import InvalidInstanceError, LpschedError, SolverError
 
 
 def _inputs(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int,
@@ -95,11 +95,12 @@ def hybrid_step_32(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int, lam: fl
     """
     p, q, m, k = _inputs(cpu, gpu, cpus, gpus)
     n = p.size
+    cap = _dp_capacity(n, m, k, eps)
     if ((p > lam) & (q > lam)).any():
         return None
     delta = eps * lam / max(n, 1)
-    cap = int(np.floor((k * lam + eps * lam) / delta + 1e-9))
-    units = np.ceil(q / delta - 1e-9).astype(int)
+    # a GPU area beyond the grid cannot be chosen: clip it before the integer cast
+    units = np.ceil(np.minimum(q / delta, cap + 1.0) - 1e-9).astype(int)
     long_cpu, long_gpu = p > lam / 2, q > lam / 2
     inf = np.inf
     dp = np.full((m + 1, k + 1, cap + 1), inf)
@@ -134,6 +135,26 @@ def hybrid_step_32(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int, lam: fl
             ka -= int(long_gpu[j])
             a -= int(units[j])
     return alloc
+
+
+#: Largest table of the (3/2 + ε) dynamic program (``n·(m+1)·(k+1)·(cap+1)`` cells, one byte
+#: each for the choices, plus the values): beyond it the DP would exhaust the memory.
+DP_CELLS = 200_000_000
+
+
+def _dp_capacity(n: int, m: int, k: int, eps: float) -> int:
+    """``cap``, the DP's number of GPU-area units, ``floor((kλ + ελ)/δ)`` with
+    ``δ = ελ/n`` (independent of λ); SolverError when the table would exceed
+    :data:`DP_CELLS`."""
+    if not (isinstance(eps, (int, float)) and 0 < eps <= 1):
+        raise InvalidInstanceError("dp_eps", eps, "must be in (0, 1]")
+    cap = int(np.floor((k + eps) * max(n, 1) / eps + 1e-9))
+    cells = n * (m + 1) * (k + 1) * (cap + 1)
+    if cells > DP_CELLS:
+        raise SolverError(f"hybrid 3/2: the dynamic program would need {cells:.3g} cells for "
+                          f"{n} tasks on {m} CPUs and {k} GPUs with dp_eps {eps:g} (limit "
+                          f"{DP_CELLS:.0e}): use the 2-approximation (variant '2')")
+    return cap
 
 
 def _schedule_32(p: np.ndarray, q: np.ndarray, m: int, k: int, on_cpu: np.ndarray,
@@ -185,9 +206,8 @@ def hybrid_schedule(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus:
         return _hybrid_32(p, q, m, k, eps, dp_eps)
     if not (eps > 0 and math.isfinite(eps)):
         raise InvalidInstanceError("eps", eps, "must be > 0")
-    if p.size == 0:
-        empty = MachineSchedule(np.zeros(0, int), np.zeros(0), np.zeros(0))
-        return Certified("hybrid-2", empty, 0.0, 0.0, 2.0)
+    if p.size == 0 or hybrid_lower_bound(p, q, m, k) == 0:
+        return _instant("hybrid-2", p, q, m, k, 2.0)
     lo = hybrid_lower_bound(p, q, m, k)
     hi = float(np.maximum(p, q).sum())  # everything fits: accepted
     steps = 0
@@ -215,13 +235,23 @@ def hybrid_schedule(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus:
                             "cpu_tasks": int(on_cpu.sum())})
 
 
+def _instant(name: str, p: np.ndarray, q: np.ndarray, m: int, k: int,
+             guarantee: float) -> Certified:
+    """No tasks, or every task takes no time on one side (lower bound 0): each on that
+    side, makespan 0, optimal."""
+    on_cpu = p == 0
+    sched = hybrid_allocation_schedule(p, q, m, k, on_cpu, np.flatnonzero(~on_cpu))
+    return Certified(name, sched, sched.makespan, 0.0, guarantee,
+                     extra={"cpu_tasks": int(on_cpu.sum())})
+
+
 def _hybrid_32(p: np.ndarray, q: np.ndarray, m: int, k: int, eps: float,
                dp_eps: float) -> Certified:
     if not (0 < dp_eps <= 1):
         raise InvalidInstanceError("dp_eps", dp_eps, "must be in (0, 1]")
-    if p.size == 0:
-        empty = MachineSchedule(np.zeros(0, int), np.zeros(0), np.zeros(0))
-        return Certified("hybrid-3/2", empty, 0.0, 0.0, 1.5 + dp_eps)
+    _dp_capacity(p.size, m, k, dp_eps)  # refuse a DP too large before searching
+    if p.size == 0 or hybrid_lower_bound(p, q, m, k) == 0:
+        return _instant("hybrid-3/2", p, q, m, k, 1.5 + dp_eps)
     lo = hybrid_lower_bound(p, q, m, k)
     hi = float(np.maximum(p, q).sum())
     # the DP's precision is relative: searching closer than dp_eps/10 buys nothing

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lpsched.approx.certified import Certified, check_count
+from lpsched.approx.certified import Certified, check_count, check_time_table
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 
 _TOL = 1e-12
@@ -100,27 +100,13 @@ def check_table(times: ArrayLike, processors: int, repair: bool = False,
     work is monotonic.
 
     ``times[j][p−1]`` is job ``j`` on ``p`` processors; the table must have one column per
-    processor, positive finite entries, and be monotonic (time non-increasing, work
-    non-decreasing up to 1e-9 relative). With ``repair=True`` (seed 004 DECIDE-10) a
-    non-increasing time is enforced as ``T̂[j, p] = min_{q<=p} T[j, q]`` and a non-monotonic
-    work only warns (the 3/2 guarantee is then lost and reported as ``inf``)."""
+    processor, numbers (not booleans or strings) in ``[TIME_MIN, TIME_MAX]``
+    (:func:`~lpsched.approx.certified.check_time_table`), and be monotonic (time
+    non-increasing, work non-decreasing up to 1e-9 relative). With ``repair=True`` (seed 004
+    DECIDE-10) a non-increasing time is enforced as ``T̂[j, p] = min_{q<=p} T[j, q]`` and a
+    non-monotonic work only warns (the 3/2 guarantee is then lost and reported as ``inf``)."""
     m = check_count("processors", processors)
-    try:
-        arr = np.asarray(times, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidInstanceError("times", "...", "must be a table of numbers") from None
-    if arr.ndim == 1 and arr.size == 0:
-        arr = arr.reshape(0, m)
-    if arr.ndim != 2:
-        raise InvalidInstanceError("times", arr.shape, "must be a 2-D table T[job][p-1]")
-    if arr.shape[1] != m:
-        raise InvalidInstanceError("times", arr.shape, f"needs one column per processor "
-                                   f"(p = 1..{m}), got {arr.shape[1]}")
-    bad = ~np.isfinite(arr) | (arr <= 0)
-    if bad.any():
-        j, p = np.argwhere(bad)[0]
-        raise InvalidInstanceError(f"times[{j}][{p}]", float(arr[j, p]),
-                                   "must be finite and > 0")
+    arr = check_time_table("times", times, m)
     tol = 1e-9
     rising = arr[:, 1:] > arr[:, :-1] * (1 + tol)
     if rising.any():

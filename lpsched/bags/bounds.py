@@ -19,9 +19,14 @@ shrink the range the exact searches explore (they never change their answers).
 
 from __future__ import annotations
 
+import math
+import time
+
 import numpy as np
 
 from lpsched.bags.stretch_model import StretchProblem
+from lpsched.errors import SolverError
+from lpsched.solvers.solution import Status
 
 
 def window_feasible(start: np.ndarray, deadline: np.ndarray, demand: np.ndarray) -> bool:
@@ -37,21 +42,62 @@ def window_feasible(start: np.ndarray, deadline: np.ndarray, demand: np.ndarray)
     return bool((load <= room + slack).all())
 
 
+#: Iteration caps of the two loops of :func:`single_machine_stretch`: doubling from 1 reaches
+#: the largest float in 1024 steps, and bisection exhausts a float interval in about 2100.
+MAX_DOUBLINGS = 1100
+MAX_BISECTIONS = 2200
+TIME_OUT = ("single-resource bound: the time limit ran out (status time_limit); allow "
+            "more time (--time-limit or time_limit=)")
+
+
+def _out_of_time(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() > deadline
+
+
 def single_machine_stretch(problem: StretchProblem, demand: np.ndarray,
-                           low: float = 1.0, high: float | None = None) -> float:
-    """Least stretch (to 1e-12 relative) at which ``demand`` fits one machine."""
+                           low: float = 1.0, high: float | None = None,
+                           deadline: float | None = None) -> float:
+    """Least stretch (to 1e-12 relative) at which ``demand`` fits one machine.
+
+    Both loops are bounded: doubling the upper end stops at the float range
+    (:data:`MAX_DOUBLINGS`), bisection at :data:`MAX_BISECTIONS` steps or when the midpoint
+    is no longer between the ends; ``deadline`` (a :func:`time.monotonic` value) is the
+    wall-clock budget. Raises :class:`SolverError` when no stretch fits, when the demand is
+    not finite, or when the budget runs out.
+    """
     start = np.asarray(problem.start, float)
     has = demand > 0
     if not has.any():
         return low
+    if not np.isfinite(demand[has]).all():
+        raise SolverError("single-resource bound: a demand is not finite (numbers too large "
+                          "for floats); rescale the instance's units")
     hi = high if high is not None else max(low, 2.0)
-    while not window_feasible(start[has], problem.deadlines(hi)[has], demand[has]):
+    for _ in range(MAX_DOUBLINGS):
+        if window_feasible(start[has], problem.deadlines(hi)[has], demand[has]):
+            break
+        if not math.isfinite(hi) or _out_of_time(deadline):
+            break
         hi *= 2.0
+    else:
+        hi = math.inf
+    if not (math.isfinite(hi)
+            and window_feasible(start[has], problem.deadlines(hi)[has], demand[has])):
+        if _out_of_time(deadline):
+            raise SolverError(TIME_OUT, status=Status.TIME_LIMIT)
+        raise SolverError("single-resource bound: no finite stretch fits (the numbers "
+                          "are too far apart for floats); rescale the instance")
     lo = low
     if window_feasible(start[has], problem.deadlines(lo)[has], demand[has]):
         return lo
-    while hi - lo > 1e-12 * hi:
+    for _ in range(MAX_BISECTIONS):
+        if not hi - lo > 1e-12 * hi:
+            break
         mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:  # float resolution reached
+            break
+        if _out_of_time(deadline):
+            raise SolverError(TIME_OUT, status=Status.TIME_LIMIT)
         if window_feasible(start[has], problem.deadlines(mid)[has], demand[has]):
             hi = mid
         else:
@@ -80,7 +126,9 @@ def resource_demands(problem: StretchProblem) -> dict[str, np.ndarray]:
     return out
 
 
-def relaxation_lower_bound(problem: StretchProblem, low: float = 1.0) -> float:
-    """The largest single-resource lower bound on the optimal stretch (at least ``low``)."""
-    return max([low] + [single_machine_stretch(problem, d, low)
+def relaxation_lower_bound(problem: StretchProblem, low: float = 1.0,
+                           deadline: float | None = None) -> float:
+    """The largest single-resource lower bound on the optimal stretch (at least ``low``);
+    ``deadline`` is the wall-clock budget (:func:`single_machine_stretch`)."""
+    return max([low] + [single_machine_stretch(problem, d, low, deadline=deadline)
                         for d in resource_demands(problem).values()])

@@ -14,14 +14,24 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.bags.platform import StarPlatform
+from lpsched.bags.platform import StarPlatform, huge_integer, shown
 from lpsched.errors import InvalidInstanceError
+
+#: Task counts above 2**53 are not whole numbers a float can count exactly.
+MAX_TASKS = 2**53
 
 
 def _number(name: str, value: Any, *, positive: bool, integer: bool = False) -> float:
+    """``value`` as a float: a real number (not a boolean or a string), inside the float
+    range, finite, ``> 0`` (``positive``) or ``>= 0``, and with ``integer`` a whole number
+    of tasks at most :data:`MAX_TASKS`. Raises :class:`InvalidInstanceError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise InvalidInstanceError(name, value, "must be a number")
-    v = float(value)
+        raise InvalidInstanceError(name, shown(value), "must be a number")
+    try:
+        v = float(value)
+    except OverflowError:  # a JSON integer with hundreds of digits
+        raise InvalidInstanceError(name, huge_integer(value),
+                                   "outside the float range (about ±1.8e308)") from None
     if not math.isfinite(v):
         raise InvalidInstanceError(name, value, "must be finite")
     if positive and v <= 0:
@@ -30,6 +40,9 @@ def _number(name: str, value: Any, *, positive: bool, integer: bool = False) -> 
         raise InvalidInstanceError(name, value, "must be >= 0")
     if integer and v != round(v):
         raise InvalidInstanceError(name, value, "must be a whole number of tasks")
+    if integer and v > MAX_TASKS:
+        raise InvalidInstanceError(name, value, f"more than 2**53 = {MAX_TASKS} tasks cannot "
+                                   "be counted exactly")
     return v
 
 
@@ -38,7 +51,10 @@ class Application:
     """One bag of ``tasks`` identical tasks released at ``release``.
 
     ``work`` is the flop count of one task, ``size`` the bytes of one task's input.
-    ``extra`` keeps unknown JSON keys.
+    ``extra`` keeps unknown JSON keys. Validated (:class:`InvalidInstanceError` naming the
+    field): every field a real number (not a boolean or a string) inside the float range
+    and finite; ``release >= 0``; ``tasks`` a whole number in ``[1, 2**53]``; ``work`` and
+    ``size`` > 0.
     """
 
     release: float
@@ -62,6 +78,10 @@ class Application:
         object.__setattr__(self, "extra", dict(self.extra))
 
 
+def _speed_field(unrelated: bool, k: int, u: int) -> str:
+    return f"platform.speeds[{k}][{u}]" if unrelated else f"platform.speeds[{u}]"
+
+
 @dataclass(frozen=True, eq=False)
 class Instance:
     """A star platform and the applications submitted to it.
@@ -69,6 +89,11 @@ class Instance:
     The per-application arrays (``release``, ``tasks``, ``work``, ``size``) and the
     per-(application, worker) times ``comp_time[k, u] = w^(k)/s_u^(k)`` and
     ``comm_time[k, u] = δ^(k)/b_u`` are computed once and read-only.
+
+    Validated on construction (:class:`InvalidInstanceError` naming the field): at least one
+    application, unrelated speeds with one row per application, and times per task whose
+    ratios stay floats (:meth:`_check_times`: e.g. ``work = 1e-308`` is rejected, its rate
+    would overflow).
     """
 
     platform: StarPlatform
@@ -87,6 +112,51 @@ class Instance:
         object.__setattr__(self, "applications", apps)
         object.__setattr__(self, "extra", dict(self.extra))
         self.platform.speed_matrix(len(apps))  # shape check for unrelated speeds
+        self._check_times()
+
+    def _check_times(self) -> None:
+        """The per-task times and the ratios the steady state divides by stay floats.
+
+        ``w/s`` and ``δ/b`` (seconds per task) must be finite with a finite inverse
+        (``1e-308`` flop on a 1e9 flop/s worker is 1e-317 s: its rate overflows), their
+        ratio ``(δ/b)/(w/s)`` too (the one-port knapsack divides by it), and
+        ``Π·min_u max(w/s_u, δ/b_u)``, a bound of the dedicated makespan ``MS*``. The error
+        names the field that is furthest from 1 in order of magnitude (the likely typo).
+        """
+        plat, n = self.platform, len(self.applications)
+        speeds = np.asarray(plat.speed_matrix(n), float)
+        work = np.array([a.work for a in self.applications])
+        size = np.array([a.size for a in self.applications])
+        tasks = np.array([a.tasks for a in self.applications], float)
+        with np.errstate(all="ignore"):
+            comp = work[:, None] / speeds
+            comm = size[:, None] / plat.bandwidths[None, :]
+            checks = (
+                ("work / speed", comp, np.isfinite(comp) & np.isfinite(1.0 / comp)),
+                ("size / bandwidth", comm, np.isfinite(comm) & np.isfinite(1.0 / comm)),
+                ("(size / bandwidth) / (work / speed)", comm / comp,
+                 np.isfinite(comm / comp) & np.isfinite(comp / comm)),
+            )
+            makespan = tasks * np.maximum(comp, comm).min(axis=1)
+        for what, value, ok in checks:
+            if not ok.all():
+                k, u = (int(i) for i in np.argwhere(~ok)[0])
+                fields = [(f"applications[{k}].work", work[k]),
+                          (f"applications[{k}].size", size[k]),
+                          (_speed_field(plat.unrelated, k, u), speeds[k, u]),
+                          (f"platform.bandwidths[{u}]", plat.bandwidths[u])]
+                if what != "(size / bandwidth) / (work / speed)":
+                    fields = fields[0::2] if what.startswith("work") else fields[1::2]
+                name, v = max(fields, key=lambda f: abs(math.log10(f[1])))
+                raise InvalidInstanceError(
+                    name, float(v), f"{what} = {float(value[k, u]):.3g} on worker {u} for "
+                    f"application {k} is outside what a float can compute with (it or its "
+                    "inverse overflows); rescale the units")
+        if not np.isfinite(makespan).all():
+            k = int(np.argmin(np.isfinite(makespan)))
+            raise InvalidInstanceError(
+                f"applications[{k}].tasks", int(tasks[k]), "the time to run all its tasks "
+                "on the best worker overflows the float range; rescale the units")
 
     @property
     def n(self) -> int:

@@ -8,18 +8,25 @@
 
 ``speeds`` may be a list of lists (one row per application); ``master_bandwidth: null`` means
 unbounded. Unknown keys at every level are kept and written back.
+
+Reading validates in two layers, each error naming the field: :func:`parse_json` (UTF-8
+text, JSON syntax, nesting depth, and numbers: ``NaN``/``Infinity`` literals and numbers
+outside the float range are rejected with their path, e.g. ``platform.speeds[1]``), then
+:func:`instance_from_dict` (keys, types, signs and ranges, see
+:class:`~lpsched.bags.platform.StarPlatform` and :class:`~lpsched.bags.instance.Instance`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from lpsched.bags.instance import Application, Instance
-from lpsched.bags.platform import StarPlatform
+from lpsched.bags.platform import StarPlatform, shown
 from lpsched.errors import InvalidInstanceError, ParseError
 
 _PLATFORM_KEYS = ("speeds", "bandwidths", "master_bandwidth", "port")
@@ -28,7 +35,7 @@ _APP_KEYS = ("release", "tasks", "work", "size")
 
 def _require(obj: Any, where: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
     if not isinstance(obj, Mapping):
-        raise InvalidInstanceError(where, obj, "must be a JSON object")
+        raise InvalidInstanceError(where, shown(obj), "must be a JSON object")
     for key in keys:
         if key not in obj and key not in optional:
             raise InvalidInstanceError(f"{where}.{key}", None, "missing required key")
@@ -51,7 +58,7 @@ def instance_from_dict(data: Any) -> Instance:
     )
     apps_raw = data["applications"]
     if not isinstance(apps_raw, list):
-        raise InvalidInstanceError("applications", apps_raw, "must be a JSON list")
+        raise InvalidInstanceError("applications", shown(apps_raw), "must be a JSON list")
     apps = []
     for k, raw in enumerate(apps_raw):
         where = f"applications[{k}]"
@@ -85,24 +92,113 @@ def instance_to_dict(inst: Instance) -> dict[str, Any]:
     return {"platform": platform, "applications": apps, **inst.extra}
 
 
-def load_instance(path: str | Path) -> Instance:
-    """Read an instance from a JSON file.
+_FLOAT_MAX = sys.float_info.max
 
-    Raises :class:`ParseError` (with file and line) when the file is not valid JSON and
-    :class:`InvalidInstanceError` when the document is not a valid instance.
+
+class _NotFinite:
+    """Stands, while a document is parsed, for a number token that is not a finite float."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+
+def _locate(data: Any, target: object) -> str:
+    """The path (``platform.speeds[1]``) of ``target`` inside ``data`` (iterative walk)."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        obj, path = stack.pop()
+        if obj is target:
+            return path or "the document"
+        if isinstance(obj, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in obj.items())
+        elif isinstance(obj, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(obj))
+    return "the document"
+
+
+def parse_json(raw: str | bytes, path: str) -> Any:
+    """Parse the JSON document ``raw`` read from ``path``, hardened against hostile files.
+
+    Validated: UTF-8 text (a byte-order mark is allowed), JSON syntax, nesting depth
+    (Python's recursion limit), and every number: ``NaN``, ``Infinity`` and ``-Infinity``
+    (not JSON, although Python writes them) and numbers outside the float range (``1e400``,
+    an integer of 400 digits) are rejected with the path of the first one. Raises
+    :class:`ParseError` (file, and line when known) naming what is wrong.
+
+    >>> parse_json('{"a": [1, 2.5]}', "x.json")
+    {'a': [1, 2.5]}
+    """
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise ParseError(path, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                             f"{exc.start})", line) from None
+    bad: list[_NotFinite] = []
+
+    def mark(token: str) -> _NotFinite:
+        bad.append(_NotFinite(token))
+        return bad[-1]
+
+    def number(token: str) -> float | _NotFinite:
+        v = float(token)
+        return v if math.isfinite(v) else mark(token)
+
+    def integer(token: str) -> int | _NotFinite:
+        try:
+            v = int(token)
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            return mark(token)
+        return v if abs(v) <= _FLOAT_MAX else mark(token)
+
+    try:
+        data = json.loads(raw, parse_constant=mark, parse_float=number, parse_int=integer)
+    except json.JSONDecodeError as exc:
+        raise ParseError(path, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    except RecursionError:
+        raise ParseError(path, "invalid JSON: nested too deeply (arrays or objects inside "
+                         f"each other more than about {sys.getrecursionlimit()} levels)") from None
+    if bad:
+        token = bad[0].token
+        token = token if len(token) <= 24 else f"{token[:10]}...({len(token)} characters)"
+        raise ParseError(path, f"{_locate(data, bad[0])} = {token}: not a finite number "
+                         "(JSON has no NaN or Infinity, and numbers must lie within "
+                         "about ±1.8e308)")
+    return data
+
+
+def read_json_file(path: str | Path) -> Any:
+    """Read and parse the JSON file ``path`` with :func:`parse_json`.
+
+    Raises :class:`ParseError` when the file cannot be read or is not valid JSON.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as exc:
         raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(str(p), f"invalid JSON: {exc.msg}", line=exc.lineno) from None
-    return instance_from_dict(data)
+    return parse_json(raw, str(p))
+
+
+def load_instance(path: str | Path) -> Instance:
+    """Read an instance from a JSON file.
+
+    Raises :class:`ParseError` (with file and line) when the file is not valid JSON
+    (:func:`parse_json`: encoding, syntax, nesting, non-finite numbers, each with its
+    field) and :class:`InvalidInstanceError` when the document is not a valid instance.
+    """
+    return instance_from_dict(read_json_file(path))
+
+
+def instance_to_json(inst: Instance) -> str:
+    """The text :func:`save_instance` writes: indent 1, keys in the documented order, an
+    unbounded master bandwidth as ``null`` (strict JSON: no ``NaN`` or ``Infinity``)."""
+    return json.dumps(instance_to_dict(inst), indent=1, allow_nan=False) + "\n"
 
 
 def save_instance(inst: Instance, path: str | Path) -> None:
-    """Write ``inst`` as JSON to ``path`` (indent 1, keys in the documented order)."""
-    Path(path).write_text(json.dumps(instance_to_dict(inst), indent=1) + "\n", encoding="utf-8")
+    """Write ``inst`` as JSON to ``path`` (:func:`instance_to_json`)."""
+    Path(path).write_text(instance_to_json(inst), encoding="utf-8")

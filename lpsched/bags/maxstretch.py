@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -34,17 +34,33 @@ from lpsched.bags.instance import Instance
 from lpsched.bags.steady_state import rates_multiport, rates_oneport
 from lpsched.bags.stretch_model import StretchModel, StretchProblem
 from lpsched.core import tolerances
-from lpsched.errors import LpschedError, SolverError
+from lpsched.errors import InvalidInstanceError, LpschedError, SolverError
 from lpsched.models.program import LinearProgram
 from lpsched.solvers.highs import HighsModel, write_model
-from lpsched.solvers.solution import Solution
+from lpsched.solvers.solution import Solution, Status
 
 METHODS = ("intervals", "intervals-lp", "bisection")
+#: Iteration cap of Algorithm 1 (halving exhausts any float interval in about 2100 steps).
+MAX_BISECTIONS = 2200
 #: HiGHS ``simplex_strategy`` values.
 DUAL, PRIMAL = 1, 4
 #: HiGHS options of every max-stretch LP: presolve only costs time on these models
 #: (measured in benchmarks/RESULTS.md) and is skipped anyway on warm starts.
 SEARCH_OPTIONS: dict[str, Any] = {"presolve": "off"}
+
+
+def check_time_limit(time_limit: float | None) -> None:
+    """``time_limit`` is ``None`` (no limit) or a finite number of seconds ``> 0``.
+
+    Raises :class:`LpschedError` otherwise: 0, negative values and NaN are mistakes, never
+    "no limit" (HiGHS would read them so).
+    """
+    if time_limit is None:
+        return
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number))
+            or not (time_limit > 0 and math.isfinite(time_limit))):
+        raise LpschedError(f"time_limit must be a finite number of seconds > 0 (or None for "
+                           f"no limit), got {time_limit!r}")
 
 
 # -- critical values and bounds ---------------------------------------------------------------
@@ -251,6 +267,126 @@ class MaxStretchResult:
         return out
 
 
+# -- conditioning -----------------------------------------------------------------------------
+#: HiGHS ignores matrix entries of magnitude up to 1e-9 (with a warning that fails the model
+#: load) and rejects entries from 1e15 on. The max-stretch LPs divide times by the largest
+#: ``MS*`` (:mod:`lpsched.bags.stretch_model`), so these bounds are on *relative* times.
+#: Below ``UNITS_BELOW`` the amounts are counted per application instead of per task.
+UNITS_BELOW = 1e-7
+#: Smallest relative time kept after that: smaller ones are raised to it (conservative).
+COEF_FLOOR = 2e-9
+#: Largest relative time accepted (HiGHS rejects 1e15; scaling needs room).
+COEF_CEILING = 1e13
+#: Dedicated makespans closer than this (relative to the largest) are made equal, so that
+#: no two epoch slopes differ by a value HiGHS would drop; deadlines move by that much.
+SLOPE_MERGE = 2e-9
+#: Dedicated makespans below this fraction of the largest cannot share one LP with it.
+SLOPE_RANGE = 4e-9
+
+
+@dataclass(frozen=True)
+class Conditioned:
+    """A problem as the LPs see it: ``problem`` (``MS*`` closer than :data:`SLOPE_MERGE`
+    merged; with ``units``, amounts counted in units of ``units[k]`` tasks) and the
+    ``original`` it came from. ``units`` is ``None`` when amounts are in tasks."""
+
+    problem: StretchProblem
+    original: StretchProblem
+    units: np.ndarray | None
+
+
+def _merge_slopes(ms: np.ndarray) -> np.ndarray:
+    """``ms`` with values closer than :data:`SLOPE_MERGE`·max set to the largest of their
+    chain (sorted, vectorised)."""
+    order = np.argsort(ms, kind="stable")
+    s = ms[order]
+    start = np.concatenate([[True], np.diff(s) > SLOPE_MERGE * s[-1]])
+    group = np.cumsum(start) - 1
+    top = np.maximum.reduceat(s, np.flatnonzero(start))
+    out = np.empty_like(ms)
+    out[order] = top[group]
+    return out
+
+
+def _drop_useless_workers(pr: StretchProblem, top: float) -> StretchProblem:
+    """``pr`` without the workers on which one task of every application outlasts the
+    horizon :data:`COEF_CEILING` times (they could carry at most ~1e-13 of a task, far
+    below the LPs' tolerance: leaving them out keeps every answer achievable). Raises
+    :class:`SolverError` when such a pair remains on a worker that must stay (it is fast
+    for another application, or holds buffered tasks)."""
+    slow = (np.maximum(pr.comp, pr.comm) / top) > COEF_CEILING
+    if not slow.any():
+        return pr
+    drop = slow.all(axis=0) & (pr.buffered.sum(axis=0) == 0)
+    keep = np.flatnonzero(~drop)
+    if keep.size and not slow[:, keep].any():
+        return pr.restrict(keep)
+    k, u = np.argwhere(slow[:, keep] if keep.size else slow)[0]
+    u = int(pr.worker_ids[keep[u] if keep.size else u])
+    raise SolverError(
+        f"worker {u} is too slow for application {int(pr.apps[k])} (one task there outlasts "
+        f"the longest dedicated makespan more than {COEF_CEILING:.0e} times) but cannot be "
+        "left out; remove it from the platform")
+
+
+def condition(problem: StretchProblem) -> Conditioned:
+    """Make ``problem`` safe to pose to HiGHS, or say clearly why it cannot be.
+
+    Validated and adjusted, cheaply (O(n·p), vectorised):
+
+    * ``MS*`` finite and positive (else :class:`InvalidInstanceError` on the application);
+    * ``MS*`` at most 1/:data:`SLOPE_RANGE` apart (else :class:`SolverError`: one LP cannot
+      hold both time scales), and values closer than :data:`SLOPE_MERGE` merged;
+    * per-task times over the largest ``MS*`` (the LP's coefficients): when some are below
+      :data:`UNITS_BELOW` (e.g. an application of 10^9 tasks beside ones of 10), amounts are
+      counted per application (``units[k]`` = its tasks), which brings each coefficient to
+      the share of the horizon one whole application takes; what is still below
+      :data:`COEF_FLOOR` is raised to it (a resource made slower by less than the LP's
+      tolerance: the stretch found stays achievable). Workers so slow that one task
+      outlasts the horizon :data:`COEF_CEILING` times are left out
+      (:func:`_drop_useless_workers`).
+    """
+    pr = problem
+    ms = np.asarray(pr.ms, float)
+    bad = ~(np.isfinite(ms) & (ms > 0))
+    if bad.any():
+        k = int(pr.apps[np.argmax(bad)]) if pr.apps.size else int(np.argmax(bad))
+        raise InvalidInstanceError(f"applications[{k}].tasks", float(pr.remaining[
+            np.argmax(bad)]), "its dedicated makespan MS* = tasks / rho* is not a finite "
+            "positive number; rescale the instance's units")
+    top = float(ms.max())
+    if ms.min() < SLOPE_RANGE * top:
+        i, j = int(np.argmin(ms)), int(np.argmax(ms))
+        raise SolverError(
+            f"the dedicated makespans are too far apart for one LP: application "
+            f"{int(pr.apps[i])} has MS* = {ms[i]:.3g} s, application {int(pr.apps[j])} "
+            f"{ms[j]:.3g} s (ratio {ms[j] / ms[i]:.2g} > {1 / SLOPE_RANGE:.2g}); solve them "
+            "separately or rescale their task counts")
+    merged = _merge_slopes(ms)
+    if not np.array_equal(merged, ms):
+        pr = replace(pr, ms=merged)
+    pr = _drop_useless_workers(pr, top)
+    times = np.concatenate([pr.comp, pr.comm], axis=1) / top
+    master = (pr.size / pr.master_bandwidth / top
+              if pr.port == "multiport" and np.isfinite(pr.master_bandwidth) else None)
+    low = min(float(times.min()), float(master.min()) if master is not None else np.inf)
+    if low >= UNITS_BELOW:
+        return Conditioned(pr, problem, None)
+    units = pr.remaining + pr.buffered.sum(axis=1)
+    units = np.where(units > 0, units, 1.0)
+    floor = COEF_FLOOR * top / units[:, None]
+    if master is not None and (units * master < COEF_FLOOR).any():
+        raise SolverError(
+            f"platform.master_bandwidth = {pr.master_bandwidth:.3g} B/s is so large that it "
+            "never limits the master (its LP coefficients vanish); use null (unbounded)")
+    scaled = replace(
+        pr, remaining=pr.remaining / units, buffered=pr.buffered / units[:, None],
+        comp=np.maximum(pr.comp, floor) * units[:, None],
+        comm=np.maximum(pr.comm, floor) * units[:, None],
+        size=pr.size * units, rho_star=pr.rho_star / units)
+    return Conditioned(scaled, problem, units)
+
+
 # -- the search engine ------------------------------------------------------------------------
 class StretchSearch:
     """LP solves over the stretch axis of one problem, with one live model per interval.
@@ -273,19 +409,31 @@ class StretchSearch:
     S-derivative, summed over the blocks, is a valid Newton slope); otherwise the workers
     with a positive price join and the LP is solved again. The models stay n·p·C-sized on
     platforms where a few fast links carry everything.
+
+    The LPs see :func:`condition`'s version of ``problem`` (``self.problem``; amounts per
+    application when per-task times are tiny, ``self.units``), and :meth:`plan` converts
+    back to tasks. ``time_limit`` (seconds, ``None``: none) is the wall-clock budget of the
+    whole search, from construction: each LP gets what is left, and the search stops with
+    :class:`SolverError` (status ``time_limit``) when it runs out.
     """
 
     def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
                  relaxation_bound: bool = True, warm_start: bool = True,
                  worker_generation: bool = True, **highs_options: Any) -> None:
+        check_time_limit(time_limit)
+        self.time_limit = time_limit
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        conditioned = condition(problem)
+        self.original = conditioned.original
+        self.units = conditioned.units
+        problem = conditioned.problem
         self.problem = problem
         self.warm_start = warm_start
-        self.time_limit = time_limit
         self.highs_options = {**SEARCH_OPTIONS, **highs_options}
         self.low = online_lower_bound(problem)
         trivial = self.low
         if relaxation_bound:
-            self.low = relaxation_lower_bound(problem, self.low)
+            self.low = relaxation_lower_bound(problem, self.low, self.deadline)
         #: True when the relaxation raised the lower bound above the trivial one.
         self.bound_is_informative = self.low > trivial * (1 + 1e-9)
         self.high = max(sequential_stretch(problem), self.low)
@@ -357,8 +505,21 @@ class StretchSearch:
         self.models[key] = (model, highs)
         return model, highs
 
+    def time_left(self, what: str) -> float | None:
+        """Seconds left of the search's budget (``None``: unlimited); raises
+        :class:`SolverError` when it has run out, before ``what`` starts."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise SolverError(
+                f"{what}: the time limit of {self.time_limit:g} s ran out (status time_limit) "
+                f"after {self.lp_solves} LPs; allow more time (--time-limit or time_limit=)",
+                status=Status.TIME_LIMIT)
+        return left
+
     def _run(self, highs: HighsModel, what: str) -> Solution:
-        sol = highs.solve(self.time_limit)
+        sol = highs.solve(self.time_left(what))
         self.highs_seconds += sol.solve_seconds
         self.iterations += sol.iterations
         sol.require_optimal(what)
@@ -414,7 +575,7 @@ class StretchSearch:
         """
         i = self.key_of(stretch) if i is None else i
         total = float(self.problem.remaining.sum())
-        while True:
+        for _ in range(self.problem.p + 1):  # each round adds a worker, or ends
             workers = self.workers
             model, sol = self._deliver(stretch, i, workers)
             deficit = total - float(sol.objective)
@@ -433,6 +594,8 @@ class StretchSearch:
             join = [v for v, (p, _) in prices.items() if p > floor] or [
                 max(prices, key=lambda v: prices[v][0])]
             self.workers = tuple(sorted(set(workers) | set(join)))
+        else:  # pragma: no cover - the worker set grows every round
+            raise SolverError(f"worker generation at S={stretch:.9g} did not settle")
         self.probes.append(Probe("feasibility", stretch, stretch, bool(ok), deficit,
                                  sol.solve_seconds, sol.iterations))
         result = Check(stretch, bool(ok), deficit, slope, i, sol.x, (i, workers))
@@ -468,21 +631,26 @@ class StretchSearch:
         pr = self.problem
         arrays = model.plan_arrays(x)
         cols = np.asarray(model.problem.worker_ids)
-        if cols.size != pr.p:
+        p = self.original.p
+        if cols.size != p:
             for name, arr in arrays.items():
-                full = np.zeros((arr.shape[0], pr.p, arr.shape[2]))
+                full = np.zeros((arr.shape[0], p, arr.shape[2]))
                 full[:, cols, :] = arr
                 arrays[name] = full
+        if self.units is not None:  # amounts per application -> tasks
+            arrays = {name: arr * self.units[:, None, None] for name, arr in arrays.items()}
         times = pr.epoch_times(stretch)[model.order]
         times = np.maximum.accumulate(times)  # exact ties may differ by an ulp
+        orig = self.original
         return StretchPlan(
             stretch=stretch, epochs=times, deadlines=pr.deadlines(stretch),
-            start=np.asarray(pr.start, float), remaining=pr.remaining.copy(),
-            buffered=pr.buffered.copy(), apps=pr.apps.copy(), port=pr.port,
+            start=np.asarray(pr.start, float), remaining=orig.remaining.copy(),
+            buffered=orig.buffered.copy(), apps=pr.apps.copy(), port=pr.port,
             t_new=pr.t_new, **arrays)
 
     def interval_lp_at(self, stretch: float) -> LinearProgram:
-        """A fresh copy of the min-stretch LP of the interval containing ``stretch``."""
+        """A fresh copy of the min-stretch LP of the interval containing ``stretch`` (of the
+        conditioned problem: with :attr:`units`, amounts count whole applications)."""
         i = self.interval_of(stretch)
         lo, hi = self._interval(i)
         model = StretchModel(self.problem, self.order_of(i))
@@ -593,13 +761,19 @@ def _search_intervals(search: StretchSearch,
 
 def _search_bisection(search: StretchSearch,
                       tol: float) -> tuple[float, float, Hashable, np.ndarray]:
-    """Algorithm 1: bisection on S between ``S_lo`` and the feasible ``S_up`` (Theorem 2)."""
+    """Algorithm 1: bisection on S between ``S_lo`` and the feasible ``S_up`` (Theorem 2).
+
+    Stops at ``tol``, at the float resolution of ``S`` (a ``tol`` below one ulp) or after
+    :data:`MAX_BISECTIONS` steps, whichever comes first.
+    """
     s_inf, s_sup = search.low, search.high
     ok, _ = search.feasible(s_inf)
     if ok:
         s_sup = s_inf
-    while s_sup - s_inf > tol:
+    for _ in range(MAX_BISECTIONS):
         s = 0.5 * (s_inf + s_sup)
+        if not (s_sup - s_inf > tol and s_inf < s < s_sup):  # done, or float resolution
+            break
         ok, _ = search.feasible(s)
         if ok:
             s_sup = s
@@ -660,8 +834,15 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     bound; ``warm_start=False`` solves every LP from scratch; ``worker_generation`` poses
     the feasibility LPs on the useful workers only, proving the rest useless by pricing
     (:class:`StretchSearch`; exact either way). Every LP is checked: a
-    non-optimal status or a violated constraint raises :class:`SolverError` (``time_limit``
-    seconds per LP).
+    non-optimal status or a violated constraint raises :class:`SolverError`.
+
+    ``time_limit`` (seconds, finite and > 0, or ``None``) is the wall-clock budget of the
+    whole search, every LP and loop included; when it runs out, :class:`SolverError` with
+    status ``time_limit``. Every loop is also capped (bisection: :data:`MAX_BISECTIONS`
+    steps or the float resolution of ``S``; Newton: 200 steps). The instance is first
+    conditioned for HiGHS (:func:`condition`): an application of 10^9 tasks beside small
+    ones is solved in units of whole applications; time scales one LP cannot hold raise
+    :class:`SolverError` with what to do.
 
     >>> from lpsched.bags import random_bags
     >>> res = max_stretch(random_bags(4, 3, seed=2))

@@ -6,6 +6,8 @@ Units: speeds in flop/s, bandwidths in bytes/s.
 from __future__ import annotations
 
 import math
+import reprlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,28 +18,93 @@ from lpsched.errors import InvalidInstanceError
 
 Port = Literal["one-port", "multiport"]
 PORTS: tuple[str, ...] = ("one-port", "multiport")
+_FLOAT_MAX = sys.float_info.max
+
+
+def shown(value: Any) -> Any:
+    """``value`` for an error message: scalars as they are, containers as a short repr that
+    never recurses deeply (a pathologically nested list cannot overflow the stack)."""
+    if isinstance(value, (list, tuple, dict, np.ndarray)):
+        return Verbatim(reprlib.repr(value))
+    return value
+
+
+class Verbatim(str):
+    """Text shown as it is (no quotes) where an error message shows a value."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def huge_integer(value: int) -> Verbatim:
+    """An integer too large for a float, shown by its first digits and its length."""
+    text = str(value)
+    return Verbatim(f"{text[:6]}...({len(text)} digits)")
+
+
+def _is_real(x: Any) -> bool:
+    """A JSON number or a numpy real: not a boolean, a string, ``None`` or a container."""
+    return type(x) in (int, float) or isinstance(x, (np.integer, np.floating))
+
+
+def _entry(name: str, index: tuple[int, ...]) -> str:
+    return f"{name}[{']['.join(map(str, index))}]"
+
+
+def _as_float_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as a float array, every entry checked to be a real number first."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+        return np.array(value, dtype=float)
+    try:
+        raw = np.array(value, dtype=object)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInstanceError(name, shown(value),
+                                   f"not an array of numbers ({exc})") from None
+    if raw.ndim == 0:
+        raise InvalidInstanceError(name, shown(value), "must be a list of numbers")
+    flat = raw.ravel()
+    real = np.fromiter((_is_real(x) for x in flat), bool, flat.size)
+    if not real.all():
+        idx = np.unravel_index(int(np.argmin(real)), raw.shape)
+        x = raw[idx]
+        if isinstance(x, (list, tuple)):
+            raise InvalidInstanceError(name, shown(value),
+                                       "rows of different lengths (ragged list)")
+        what = ("a boolean" if isinstance(x, (bool, np.bool_)) else "null" if x is None
+                else "a string" if isinstance(x, str) else "an object" if isinstance(x, dict)
+                else f"a {type(x).__name__}")
+        raise InvalidInstanceError(_entry(name, tuple(int(i) for i in idx)), shown(x),
+                                   f"must be a number, not {what}")
+    try:
+        return raw.astype(float)
+    except OverflowError:  # a JSON integer beyond the float range
+        big = np.fromiter((abs(x) > _FLOAT_MAX for x in flat), bool, flat.size)
+        idx = np.unravel_index(int(np.argmax(big)), raw.shape)
+        raise InvalidInstanceError(_entry(name, tuple(int(i) for i in idx)),
+                                   huge_integer(raw[idx]),
+                                   "outside the float range (about ±1.8e308)") from None
 
 
 def positive_array(name: str, value: Any, ndim: tuple[int, ...]) -> np.ndarray:
     """Return ``value`` as a float array of one of the ranks ``ndim``, all entries finite > 0.
 
-    Raises :class:`InvalidInstanceError` naming ``name`` otherwise.
+    Validated: every entry is a real number (booleans, strings, ``null`` and nested lists
+    of different lengths are rejected, as in scalar fields), lies inside the float range,
+    is finite and positive; the array has one of the ranks ``ndim`` and is not empty.
+    Raises :class:`InvalidInstanceError` naming ``name`` (with the entry's index)
+    otherwise.
     """
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInstanceError(name, value, f"not an array of numbers ({exc})") from None
+    arr = _as_float_array(name, value)
     if arr.ndim not in ndim:
         want = " or ".join(f"{d}-D" for d in ndim)
-        raise InvalidInstanceError(name, value, f"expected a {want} array, got shape {arr.shape}")
+        raise InvalidInstanceError(name, shown(value),
+                                   f"expected a {want} array, got shape {arr.shape}")
     if arr.size == 0:
-        raise InvalidInstanceError(name, value, "must not be empty")
+        raise InvalidInstanceError(name, shown(value), "must not be empty")
     bad = ~np.isfinite(arr) | (arr <= 0)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInstanceError(
-            f"{name}[{']['.join(map(str, idx))}]", float(arr[idx]), "must be finite and > 0"
-        )
+        raise InvalidInstanceError(_entry(name, idx), float(arr[idx]), "must be finite and > 0")
     arr.setflags(write=False)
     return arr
 
@@ -61,6 +128,15 @@ class StarPlatform:
         ``"multiport"`` (bounded multiport, constraint (10)).
     extra:
         Unknown JSON keys, kept so a load/save round trip loses nothing.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Naming the field (and the entry, e.g. ``platform.speeds[1]``): ``speeds`` and
+        ``bandwidths`` must hold real numbers only (no booleans, strings or ``null``, rows
+        of one length), finite, > 0 and inside the float range, one per worker;
+        ``master_bandwidth`` a number > 0 or ``None``/``inf``; ``port`` one of
+        :data:`PORTS`.
     """
 
     speeds: np.ndarray
@@ -80,12 +156,17 @@ class StarPlatform:
             )
         bw = self.master_bandwidth
         bw = math.inf if bw is None else bw
-        if isinstance(bw, bool) or not isinstance(bw, (int, float, np.floating, np.integer)):
-            raise InvalidInstanceError("platform.master_bandwidth", bw, "must be a number or null")
+        if not _is_real(bw):
+            raise InvalidInstanceError("platform.master_bandwidth", shown(bw),
+                                       "must be a number or null")
+        if isinstance(bw, int) and abs(bw) > _FLOAT_MAX:
+            raise InvalidInstanceError("platform.master_bandwidth", huge_integer(bw),
+                                       "outside the float range (about ±1.8e308)")
         if math.isnan(bw) or bw <= 0:
             raise InvalidInstanceError("platform.master_bandwidth", bw, "must be > 0 (or null)")
-        if self.port not in PORTS:
-            raise InvalidInstanceError("platform.port", self.port, f"must be one of {PORTS}")
+        if not isinstance(self.port, str) or self.port not in PORTS:
+            raise InvalidInstanceError("platform.port", shown(self.port),
+                                       f"must be one of {PORTS}")
         object.__setattr__(self, "speeds", speeds)
         object.__setattr__(self, "bandwidths", bws)
         object.__setattr__(self, "master_bandwidth", float(bw))

@@ -6,15 +6,25 @@ Normalisation (decision A29): max-stretch by the LP optimum; sum-stretch, makesp
 and sum-flow by the best of the policies run on the same instance. Statistics per policy:
 min, mean, sample standard deviation, max and the percentage of instances where it is the
 best (ties credited to every tied policy, relative tolerance 1e-9; decision A31).
+
+Per-policy outcomes: a policy that cannot finish an instance (it stops with an application
+unfinished, a solver gives up, its schedule is invalid) is a result, not a crash. Its row
+carries ``status`` (``"ok"``, ``"failed"``, ``"time_limit"`` or ``"invalid"``) and
+``reason`` (the error's one line), its metrics are ``None``, and the other policies' rows
+of the same instance still count. The tables use the finished runs only: normalisation by
+the best of the policies that finished, statistics per policy over the instances it
+finished (``n``), and ``failed`` counts the others (never credited as best).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -24,6 +34,8 @@ from lpsched.bags.maxstretch import max_stretch
 from lpsched.bags.policies import get_policy, policy_names
 from lpsched.bags.schedule import metrics, validate
 from lpsched.bags.simulator import simulate
+from lpsched.errors import InvalidScheduleError, LpschedError, SolverError
+from lpsched.solvers.solution import Status
 
 EXPERIMENT = "cbs3m"
 METRICS = ("max_stretch", "sum_stretch", "makespan", "max_flow", "sum_flow")
@@ -71,19 +83,40 @@ def _instance_and_bound(seed: int, profile: str,
     return inst, max_stretch(inst).stretch
 
 
+def outcome(exc: LpschedError) -> str:
+    """The ``status`` of a policy run that raised ``exc`` (see the module doc)."""
+    if isinstance(exc, InvalidScheduleError):
+        return "invalid"
+    if isinstance(exc, SolverError) and exc.status in (Status.TIME_LIMIT, "time_limit"):
+        return "time_limit"
+    return "failed"
+
+
 def cell(key: tuple) -> list[dict[str, Any]]:
     """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``;
-    an optional ``key[3]`` overrides the generator's base bandwidth, bytes/s)."""
+    an optional ``key[3]`` overrides the generator's base bandwidth, bytes/s).
+
+    One row, with ``status`` and ``reason``: a policy that cannot finish, or whose schedule
+    is invalid, is reported in its row (metrics ``None``) instead of failing the cell.
+    """
     seed, policy, profile = key[:3]
     base = float(key[3]) if len(key) > 3 else BASE_BANDWIDTH
-    inst, bound = _instance_and_bound(int(seed), profile, base)
+    row: dict[str, Any] = {"seed": int(seed), "policy": policy, "status": "ok",
+                           "reason": None, "lp_bound": None}
     t0 = time.perf_counter()
-    res = simulate(inst, get_policy(policy))
-    seconds = time.perf_counter() - t0
-    validate(inst, res.schedule)
+    try:
+        inst, bound = _instance_and_bound(int(seed), profile, base)
+        row["lp_bound"] = bound
+        t0 = time.perf_counter()
+        res = simulate(inst, get_policy(policy))
+        seconds = time.perf_counter() - t0
+        validate(inst, res.schedule)
+    except LpschedError as exc:
+        row.update(status=outcome(exc), reason=str(exc), seconds=time.perf_counter() - t0,
+                   events=None, **dict.fromkeys(METRICS))
+        return [row]
     m = metrics(inst, res.schedule)
-    row: dict[str, Any] = {"seed": int(seed), "policy": policy, "lp_bound": bound,
-                           "seconds": seconds, "events": res.events, **m.to_dict()}
+    row.update(seconds=seconds, events=res.events, **m.to_dict())
     row.pop("stretch")
     if "solve_seconds" in res.stats:
         row["solves"] = res.stats["solves"]
@@ -100,28 +133,62 @@ def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
             for name in names]
 
 
+def _finished(row: dict[str, Any], metric: str) -> float:
+    """The row's value of ``metric``, NaN when the run did not finish (or older rows that
+    have no ``status`` key: finished)."""
+    value = row.get(metric)
+    if row.get("status", "ok") != "ok" or value is None:
+        return float("nan")
+    return float(value)
+
+
 def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str, dict]]:
-    """``{metric: {policy: {"min", "avg", "sd", "max", "best", "n"}}}`` (module doc)."""
+    """``{metric: {policy: {"min", "avg", "sd", "max", "best", "n", "failed"}}}`` (module
+    doc). Instances count when every policy has a row; ``n`` is the number of them the
+    policy finished, ``failed`` the others; statistics over finished runs only (NaN when
+    none), ``best`` in percent of all counted instances."""
     policies = sorted({r["policy"] for r in rows}, key=policy_names().index)
     seeds = sorted({r["seed"] for r in rows})
     index = {(r["seed"], r["policy"]): r for r in rows}
     complete = [s for s in seeds if all((s, p) in index for p in policies)]
     out: dict[str, dict[str, dict]] = {}
     for metric in METRICS:
-        values = np.array([[index[(s, p)][metric] for p in policies] for s in complete])
+        values = np.array([[_finished(index[(s, p)], metric) for p in policies]
+                           for s in complete], float).reshape(len(complete), len(policies))
+        done = np.isfinite(values)
+        least = np.where(done, values, np.inf).min(axis=1)
         if metric == "max_stretch":
-            ref = np.array([index[(s, policies[0])]["lp_bound"] for s in complete])
+            ref = np.array([next((float(index[(s, p)]["lp_bound"]) for p in policies
+                                  if index[(s, p)].get("lp_bound") is not None), np.nan)
+                            for s in complete])
         else:
-            ref = values.min(axis=1)
-        rel = values / ref[:, None]
-        best = values <= values.min(axis=1, keepdims=True) * (1 + tol)
-        out[metric] = {
-            p: {"min": float(rel[:, j].min()), "avg": float(rel[:, j].mean()),
-                "sd": float(rel[:, j].std(ddof=1)) if len(complete) > 1 else 0.0,
-                "max": float(rel[:, j].max()), "best": float(100 * best[:, j].mean()),
-                "n": len(complete)}
-            for j, p in enumerate(policies)}
+            ref = np.where(np.isfinite(least), least, np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel = values / ref[:, None]
+            best = done & (values <= least[:, None] * (1 + tol))
+        out[metric] = {p: _stats(rel[:, j], best[:, j], len(complete))
+                       for j, p in enumerate(policies)}
     return out
+
+
+def _stats(rel: np.ndarray, best: np.ndarray, count: int) -> dict[str, float | int]:
+    ok = rel[np.isfinite(rel)]
+    nan = float("nan")
+    return {"min": float(ok.min()) if ok.size else nan,
+            "avg": float(ok.mean()) if ok.size else nan,
+            "sd": float(ok.std(ddof=1)) if ok.size > 1 else (0.0 if ok.size else nan),
+            "max": float(ok.max()) if ok.size else nan,
+            "best": float(100 * best.mean()) if count else nan,
+            "n": int(ok.size), "failed": int(count - ok.size)}
+
+
+def _num(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec``, or a dash of the same width when it is NaN (a
+    policy that finished no instance, or no seed average)."""
+    if value != value:
+        width = int("".join(ch for ch in spec.split(".")[0] if ch.isdigit()) or 0)
+        return f"{'-':>{width}}"
+    return format(value, spec)
 
 
 def format_tables(tab: dict[str, dict[str, dict]]) -> str:
@@ -131,35 +198,49 @@ def format_tables(tab: dict[str, dict[str, dict]]) -> str:
               "makespan": "makespan / best", "max_flow": "max-flow / best",
               "sum_flow": "sum-flow / best"}
     for metric, per in tab.items():
-        n = next(iter(per.values()))["n"]
+        n = max(s["n"] + s.get("failed", 0) for s in per.values())
+        failures = any(s.get("failed", 0) for s in per.values())
         lines.append(f"Table {TABLE_OF[metric]} — {titles[metric]} ({n} instances)")
         lines.append(f"{'Algorithm':<20} {'min':>7} {'avg':>7} {'(± sd)':>8} {'max':>7} "
-                     f"{'best %':>7}   {'seed avg':>8} {'diff':>7}")
+                     f"{'best %':>7}   {'seed avg':>8} {'diff':>7}"
+                     + (f" {'failed':>6}" if failures else ""))
         for p, s in per.items():
             seed = SEED_AVERAGES[metric].get(p, float("nan"))
-            lines.append(f"{p:<20} {s['min']:>7.3f} {s['avg']:>7.3f} {s['sd']:>8.3f} "
-                         f"{s['max']:>7.3f} {s['best']:>7.1f}   {seed:>8.3f} "
-                         f"{s['avg'] - seed:>+7.3f}")
+            lines.append(f"{p:<20} {_num(s['min'], '>7.3f')} {_num(s['avg'], '>7.3f')} "
+                         f"{_num(s['sd'], '>8.3f')} {_num(s['max'], '>7.3f')} "
+                         f"{_num(s['best'], '>7.1f')}   {_num(seed, '>8.3f')} "
+                         f"{_num(s['avg'] - seed, '>+7.3f')}"
+                         + (f" {s.get('failed', 0):>6}" if failures else ""))
         lines.append("")
     return "\n".join(lines)
 
 
-def write_csv(tab: dict[str, dict[str, dict]], rows: list[dict[str, Any]], out: Path) -> None:
+def _open_csv(path: Path) -> contextlib.AbstractContextManager[IO]:
+    return open(path, "w", newline="")
+
+
+def write_csv(tab: dict[str, dict[str, dict]], rows: list[dict[str, Any]], out: Path,
+              opener: Callable[[Path], contextlib.AbstractContextManager[IO]] = _open_csv,
+              ) -> None:
+    """Tables 4-8 (``table<N>_<metric>.csv``) and every row (``cbs3m_rows.csv``, with each
+    run's ``status`` and ``reason``) into the folder ``out``. ``opener(path)`` opens a file
+    for writing (text, ``newline=""``); the CLI passes an atomic writer."""
     out.mkdir(parents=True, exist_ok=True)
     for metric, per in tab.items():
-        with open(out / f"table{TABLE_OF[metric]}_{metric}.csv", "w", newline="") as fh:
+        with opener(out / f"table{TABLE_OF[metric]}_{metric}.csv") as fh:
             w = csv.writer(fh)
             w.writerow(["policy", "min", "avg", "sd", "max", "best_percent", "instances",
-                        "seed_avg"])
+                        "seed_avg", "failed"])
             for p, s in per.items():
                 w.writerow([p, s["min"], s["avg"], s["sd"], s["max"], s["best"], s["n"],
-                            SEED_AVERAGES[metric].get(p, "")])
-    keys = ["seed", "policy", "lp_bound", *METRICS, "seconds", "events", "solves"]
-    with open(out / "cbs3m_rows.csv", "w", newline="") as fh:
+                            SEED_AVERAGES[metric].get(p, ""), s.get("failed", 0)])
+    keys = ["seed", "policy", "status", "lp_bound", *METRICS, "seconds", "events", "solves",
+            "reason"]
+    with opener(out / "cbs3m_rows.csv") as fh:
         w = csv.writer(fh)
         w.writerow(keys)
         for r in rows:
-            w.writerow([r.get(k, "") for k in keys])
+            w.writerow([r.get(k, "ok" if k == "status" else "") for k in keys])
 
 
 def by_instance(key: tuple) -> tuple:

@@ -20,6 +20,7 @@ so a policy always sees everything that happened at ``now``.
 from __future__ import annotations
 
 import heapq
+import math
 import time as _time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -30,9 +31,34 @@ from lpsched.bags.instance import Instance
 from lpsched.bags.schedule import Schedule
 from lpsched.bags.steady_state import dedicated_throughputs
 from lpsched.core.engine import Engine, Event
-from lpsched.errors import LpschedError
+from lpsched.errors import LpschedError, SolverError
 
 COMPUTE_DONE, SEND_DONE, RELEASE, WAKE, DISPATCH = range(5)
+#: The simulator records every task (six numbers each, about 48 bytes): above this many
+#: tasks in all it refuses to start rather than exhaust the memory or run for hours.
+MAX_TASKS = 10**7
+#: Iteration cap of the event loop: events per task (a send, its end, a computation, its
+#: end, a few wake-ups and dispatches) plus a fixed allowance for releases and re-solves.
+EVENTS_PER_TASK = 64
+#: The wall-clock budget is checked every this many events.
+CLOCK_EVERY = 1024
+
+
+def check_size(inst: Instance, what: str = "the simulator") -> int:
+    """The total number of tasks of ``inst``, if ``what`` (which keeps one record per task:
+    the simulator, a schedule) can hold them.
+
+    Raises :class:`LpschedError` (bad input for that command, exit 2) above
+    :data:`MAX_TASKS` tasks in all.
+    """
+    total = float(np.sum(inst.tasks))
+    if total > MAX_TASKS:
+        k = int(np.argmax(inst.tasks))
+        raise LpschedError(
+            f"the instance has {total:.4g} tasks in all (application {k}: "
+            f"{int(inst.tasks[k])}); {what} records every task and stops at "
+            f"{MAX_TASKS:.0e}: use a smaller instance ('solve' still bounds this one)")
+    return int(total)
 
 
 class StarPolicy(Protocol):
@@ -99,7 +125,15 @@ class StarSimulator:
     to it if it computed in FIFO order), ``done[k]``, ``comm``/``comp`` times, ``ms``/``rho``
     (``MS*``, ``ρ*`` of the platform's port model), :meth:`free_links`."""
 
-    def __init__(self, inst: Instance, policy: StarPolicy) -> None:
+    def __init__(self, inst: Instance, policy: StarPolicy,
+                 time_limit: float | None = None) -> None:
+        total = check_size(inst)
+        if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+            raise LpschedError(f"time_limit must be a finite number of seconds > 0 (or None), "
+                               f"got {time_limit!r}")
+        self.time_limit = time_limit
+        self.deadline = None if time_limit is None else _time.monotonic() + time_limit
+        self.max_events = EVENTS_PER_TASK * total + 1000 * (inst.n + 100)
         self.inst = inst
         self.one_port = inst.platform.port == "one-port"
         self.policy = policy
@@ -129,7 +163,6 @@ class StarSimulator:
         self._all_free.setflags(write=False)
         self._none_free.setflags(write=False)
         self._queues: list[list[tuple[float, int, int]]] = [[] for _ in range(p)]
-        total = int(self.tasks.sum())
         self.rec_app = np.full(total, -1)
         self.rec_worker = np.full(total, -1)
         self.rec = np.full((4, total), np.nan)  # send_start, send_end, start, end
@@ -140,6 +173,18 @@ class StarSimulator:
     @property
     def now(self) -> float:
         return self.engine.now
+
+    def time_left(self) -> float | None:
+        """Seconds left of the run's wall-clock budget (``None``: unlimited); policies give
+        it to their solvers. Raises :class:`SolverError` when it has run out."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - _time.monotonic()
+        if left <= 0:
+            raise SolverError(f"policy {self.policy.name}: the time limit of "
+                              f"{self.time_limit:g} s ran out at t={self.now:.6g} "
+                              "(status time_limit); allow more time with --time-limit")
+        return left
 
     def free_links(self) -> np.ndarray:
         """Workers a send could start to now (one-port: all or none). Read-only."""
@@ -271,14 +316,29 @@ class StarSimulator:
         self.request_dispatch()
 
     # -- running --------------------------------------------------------------------------
+    def _loop(self) -> None:
+        """The event loop, with an iteration cap and the wall-clock budget."""
+        step, events = self.engine.step, 0
+        while step():
+            events += 1
+            if events % CLOCK_EVERY == 0:
+                self.time_left()
+                if events > self.max_events:
+                    raise SolverError(
+                        f"policy {self.policy.name} made no progress: more than "
+                        f"{self.max_events} events at t={self.now:.6g} "
+                        f"({int(self.done.sum())}/{int(self.tasks.sum())} tasks computed)")
+
     def run(self) -> SimResult:
+        """Run to the end. Raises :class:`LpschedError` when the policy stops with work
+        left, :class:`SolverError` when the time budget or the event cap runs out."""
         t0 = _time.perf_counter()
         order = np.lexsort((np.arange(self.n), self.inst.release))
         for k in order:
             self.engine.at(float(self.inst.release[k]), lambda k=int(k): self._release(k),
                            RELEASE)
         self.policy.start(self)
-        self.engine.run()
+        self._loop()
         if (self.done != self.tasks).any():
             k = int(np.argmax(self.done != self.tasks))
             raise LpschedError(f"policy {self.policy.name} stopped with application {k} "
@@ -290,9 +350,13 @@ class StarSimulator:
                          _time.perf_counter() - t0, stats)
 
 
-def simulate(inst: Instance, policy: StarPolicy) -> SimResult:
-    """Run ``policy`` on ``inst`` to completion (deterministic)."""
-    return StarSimulator(inst, policy).run()
+def simulate(inst: Instance, policy: StarPolicy, time_limit: float | None = None) -> SimResult:
+    """Run ``policy`` on ``inst`` to completion (deterministic).
+
+    ``time_limit`` (seconds) bounds the run's wall-clock time, the policy's own solves
+    included; at most :data:`MAX_TASKS` tasks (:func:`check_size`).
+    """
+    return StarSimulator(inst, policy, time_limit).run()
 
 
 

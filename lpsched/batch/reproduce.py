@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
-from lpsched.batch.swf import Workload, read_swf, to_workload
+from lpsched.batch.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
+from lpsched.errors import InvalidInstanceError
 
 CONTIGUITY_ALLOCS = ("basic", "becont-ff", "cont-ff", "beloc", "loc")  # ch. 4's rules
 PLATFORM_ALLOCS = ("basic", "becont", "beloc", "beplat", "cont", "loc", "plat")
@@ -38,8 +39,10 @@ WEEK = 7 * 24 * 3600.0
 
 @functools.lru_cache(maxsize=4)
 def load_trace(path: str) -> Workload:
-    """The whole trace under the default conventions (cached per worker process)."""
-    return to_workload(read_swf(path))
+    """The whole trace under the default conventions (cached per worker process); a
+    :class:`~lpsched.errors.ParseError` when the trace is malformed or keeps no job (the
+    CLI calls it before any cell runs)."""
+    return to_workload(read_swf(path)).require_jobs()
 
 
 def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
@@ -54,6 +57,11 @@ def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
 
 def contiguity_cells(trace: str, instances: int, jobs: int = 300, processors: int = 512,
                      cluster: int = 16, first_seed: int = 0) -> list[list[Any]]:
+    """The cells (reads the trace once: it must have a job of at most ``processors``)."""
+    check_processors(processors)
+    if not (load_trace(trace).size <= processors).any():
+        raise InvalidInstanceError("processors", processors, f"no job of {trace} fits on "
+                                   "so few processors")
     return [[trace, seed, jobs, processors, cluster, alloc]
             for seed in range(first_seed, first_seed + instances)
             for alloc in (*CONTIGUITY_ALLOCS, "nfdh-ls")]
@@ -130,6 +138,7 @@ def platform_cells(trace: str, instances: int, periods: int = 1, topology: str |
                    first_seed: int = 0) -> list[list[Any]]:
     work = load_trace(trace)
     topo = topology or default_fat_tree(int(work.processors or work.size.max()))
+    parse_topology(topo, int(work.processors or 0) or None)  # a bad tree fails before any cell
     return [[trace, seed, periods, topo, penalty, factor, alloc]
             for seed in range(first_seed, first_seed + instances) for alloc in PLATFORM_ALLOCS]
 
@@ -192,6 +201,9 @@ def kary_for(processors: int, k: int = 4) -> Topology:
 
 def topology_cells(trace: str, speedups: list[float], limit: int = 0,
                    k: int = 4) -> list[list[Any]]:
+    """The cells (reads the trace once, so a bad trace or tree fails before any cell)."""
+    work = load_trace(trace)
+    kary_for(int(work.processors or work.size.max()), k)
     cells = []
     for policy in ("fcfs", "easy"):
         for alloc, qct in TOPO_ALLOCS:

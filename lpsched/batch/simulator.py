@@ -43,6 +43,7 @@ import bisect
 import math
 import time as _time
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -169,6 +170,19 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
     the tree for ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent),
     the clusters for ``beloc``/``loc`` and the levels for ``penalty``."""
+    cluster_size = _check_options(policy, alloc, cluster_size, topology, qct, penalty,
+                                  speedup, compression)
+    topology, m = _machine(work, processors, topology)
+    sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
+                    speedup, compression)
+    return sim.simulate()
+
+
+def _check_options(policy: str, alloc: str, cluster_size: int | None,
+                   topology: Topology | None, qct: int, penalty: tuple[str, float] | None,
+                   speedup: float, compression: str) -> int | None:
+    """The option checks of :func:`simulate_batch`, in its order; returns the cluster size
+    (the topology's when one is given)."""
     if alloc not in ALLOCATORS:
         raise InvalidInstanceError("alloc", alloc, f"must be one of {ALLOCATORS}")
     if topology is not None:
@@ -194,7 +208,14 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     if compression != "reassign" and policy != "conservative":
         raise InvalidInstanceError("compression", compression, "reassignment and rebuilding "
                                    "apply to conservative backfilling only")
-    fixed = policy == "conservative" and compression != "rebuild"
+    return cluster_size
+
+
+def _machine(work: Workload, processors: int | None, topology: Topology | None,
+             ) -> tuple[Topology | None, int]:
+    """The machine size (``processors``, else the workload's; a topology's installed leaves,
+    cut to that size), and the topology with its leaves past the machine uninstalled; every
+    job must fit."""
     m = processors or work.processors
     if topology is not None:
         if m and m < topology.installed:  # the leaves past the machine are uninstalled
@@ -204,97 +225,172 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         raise InvalidInstanceError("processors", m, "unknown: give the machine size")
     if (work.size > m).any():
         raise InvalidInstanceError("size", int(work.size.max()), f"wider than {m} processors")
-    n = work.jobs
-    run = np.minimum(work.run, work.estimate) if kill else work.run.copy()
-    if speedup and alloc in ("contiguous", "quasi-contiguous"):
-        run = np.where(work.size >= 2, run * (1 - speedup / 100), run)
-    est = np.maximum(work.estimate, 0.0)
-    sizes_l, est_l = work.size.tolist(), est.tolist()  # Python scalars for the hot loops
-    failed = np.zeros(n, bool)
-    eng = Engine()
-    free = topology.free_mask() if topology is not None else np.ones(m, bool)
-    nfree = [int(free.sum())]  # kept in step with ``free``
-    counts = block_counts(free)  # free processors per bucket, kept in step too
-    queue: list[int] = []
-    running: dict[int, float] = {}  # job -> estimated end
-    releases: list[tuple[float, int]] = []  # (estimated end, job), sorted: EASY's shadow
-    version = [0]  # changes whenever the running set does
-    start = np.full(n, np.nan)
-    end = np.full(n, np.nan)
-    procs: list[np.ndarray] = [np.zeros(0, int)] * n
-    pending = {"pass": False}
-    first_resv = np.full(n, np.nan)  # conservative: at submission; EASY: first as head
-    plan: list[Profile] = []  # the persistent profile of fixed reservations (made lazily)
-    slot: dict[int, tuple[float, float]] = {}  # fixed mode: each job's interval in the plan
-    early_end = [False]  # a job ended before its estimate since the last pass
+    return topology, m
 
-    def request() -> None:
-        if not pending["pass"]:
-            pending["pass"] = True
-            eng.at(eng.now, scheduling_pass, PASS)
 
-    def begin(j: int) -> bool:
-        ids = allocate(alloc, free, sizes_l[j], cluster_size, topology, qct, counts)
+class _BatchSim:
+    """One run of :func:`simulate_batch`. State: the clock (an :class:`Engine`), the queue,
+    the free processors (mask ``free``, count ``nfree`` and per-bucket ``counts``, kept in
+    step), the running jobs (``running``: job -> estimated end; ``releases``: sorted
+    ``(estimated end, job)``, EASY's shadow; ``version`` changes whenever they do) and, for
+    conservative backfilling, the reservations. Each method is one phase of a pass; the
+    loops bind the attributes they read to locals, and ``__slots__`` keeps attribute reads
+    fast (more attributes than an instance dict shares keys for)."""
+
+    __slots__ = ("alloc", "cluster_size", "compression", "counts", "early_end", "end", "eng", "est",
+                 "est_l", "failed", "first_resv", "fixed", "free", "nfree", "pass_action",
+                 "penalty", "pending", "plan", "policy", "procs", "qct", "queue", "releases",
+                 "run_time", "running", "shadow_memo", "sizes_l", "slot", "start", "topology",
+                 "version", "work")
+
+    def __init__(self, work: Workload, policy: str, m: int, kill: bool, alloc: str,
+                 cluster_size: int | None, topology: Topology | None, qct: int,
+                 penalty: tuple[str, float] | None, speedup: float, compression: str,
+                 ) -> None:
+        n = work.jobs
+        run = np.minimum(work.run, work.estimate) if kill else work.run.copy()
+        if speedup and alloc in ("contiguous", "quasi-contiguous"):
+            run = np.where(work.size >= 2, run * (1 - speedup / 100), run)
+        est = np.maximum(work.estimate, 0.0)
+        self.work, self.policy, self.compression = work, policy, compression
+        self.fixed = policy == "conservative" and compression != "rebuild"
+        self.alloc, self.cluster_size, self.topology, self.qct = alloc, cluster_size, topology, qct
+        self.penalty = penalty
+        self.run_time, self.est = run, est
+        self.sizes_l, self.est_l = work.size.tolist(), est.tolist()  # Python scalars: hot loops
+        self.failed = np.zeros(n, bool)
+        self.eng = Engine()
+        self.free = topology.free_mask() if topology is not None else np.ones(m, bool)
+        self.nfree = int(self.free.sum())  # kept in step with ``free``
+        self.counts = block_counts(self.free)  # free processors per bucket, kept in step too
+        self.queue: list[int] = []
+        self.running: dict[int, float] = {}  # job -> estimated end
+        self.releases: list[tuple[float, int]] = []  # (estimated end, job), sorted: the shadow
+        self.version = 0  # changes whenever the running set does
+        self.start = np.full(n, np.nan)
+        self.end = np.full(n, np.nan)
+        self.procs: list[np.ndarray] = [np.zeros(0, int)] * n
+        self.pending = False  # a scheduling pass is due at ``now``
+        self.first_resv = np.full(n, np.nan)  # conservative: at submission; EASY: first as head
+        self.plan: Profile | None = None  # the persistent profile of fixed reservations (lazy)
+        self.slot: dict[int, tuple[float, float]] = {}  # fixed mode: each job's plan interval
+        self.early_end = False  # a job ended before its estimate since the last pass
+        self.shadow_memo: dict[tuple[int, int, int], tuple[float, int]] = {}
+        self.pass_action = self.scheduling_pass  # bound once: one object for every pass
+
+    def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
+        """Submit every job (submission order, ties by index), run the clock to the end."""
+        work, eng, submit = self.work, self.eng, self.submit
+        order = np.lexsort((np.arange(work.jobs), work.submit))
+        for j in order:
+            eng.at(float(work.submit[j]), partial(submit, int(j)), SUBMIT)
+        t0 = _time.perf_counter()
+        eng.run()
+        seconds = _time.perf_counter() - t0
+        return BatchSchedule(self.start, self.end, self.procs, self.failed), {
+            "events": eng.processed, "seconds": seconds, "first_reservation": self.first_resv}
+
+    def request(self) -> None:
+        """One scheduling pass at ``now``, after this instant's other events."""
+        if not self.pending:
+            self.pending = True
+            self.eng.at(self.eng.now, self.pass_action, PASS)
+
+    def wake_at(self, t: float) -> None:
+        """A pass at ``t`` (a reservation falls due)."""
+        self.eng.at(t, self.request, PASS)
+
+    def submit(self, j: int) -> None:
+        """``j`` is submitted: it joins the queue and a pass is due."""
+        self.queue.append(j)
+        self.request()
+
+    def begin(self, j: int) -> bool:
+        """Start ``j`` now if the allocation rule places it: take its processors, fix its run
+        time (placement penalty: killed at its estimate if longer), schedule its end."""
+        counts = self.counts
+        ids = allocate(self.alloc, self.free, self.sizes_l[j], self.cluster_size,
+                       self.topology, self.qct, counts)
         if ids is None:
             return False
-        free[ids] = False
-        nfree[0] -= ids.size
+        self.free[ids] = False
+        self.nfree -= ids.size
         counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
-        procs[j] = ids.astype(np.int32)
-        start[j] = eng.now
-        length = run[j]
-        if penalty is not None:
-            assert topology is not None
-            r = topology.level_of(ids) - topology.min_level(sizes_l[j])
-            length *= (1 + r * penalty[1]) if penalty[0] == "linear" else penalty[1] ** r
-            if length > est[j]:
-                length, failed[j] = est[j], True
-        end[j] = eng.now + length
-        running[j] = eng.now + est_l[j]
-        bisect.insort(releases, (running[j], j))
-        version[0] += 1
-        eng.at(end[j], lambda j=j: finish(j), END)
+        self.procs[j] = ids.astype(np.int32)
+        now = self.eng.now
+        self.start[j] = now
+        length = self.run_time[j]
+        if self.penalty is not None:
+            length = self.penalised(j, ids, length)
+        end = self.end
+        end[j] = now + length
+        self.running[j] = released = now + self.est_l[j]
+        bisect.insort(self.releases, (released, j))
+        self.version += 1
+        self.eng.at(end[j], partial(self.finish, j), END)
         return True
 
-    def finish(j: int) -> None:
-        if fixed:
-            _rs, re = slot.pop(j)
-            if eng.now < re:  # ended early: its estimated rest is free again
-                plan[0].add(eng.now, re, sizes_l[j])
-                early_end[0] = True
-        free[procs[j]] = True
-        nfree[0] += procs[j].size
-        counts[:] += np.bincount(procs[j] // BLOCK, minlength=counts.size)
-        del releases[bisect.bisect_left(releases, (running[j], j))]
-        version[0] += 1
-        del running[j]
-        request()
+    def penalised(self, j: int, ids: np.ndarray, length: float) -> float:
+        """``j``'s run time on ``ids`` under the placement penalty (module doc), or its
+        estimate, with ``j`` marked failed, when that is longer."""
+        topology, (kind, factor) = self.topology, self.penalty
+        assert topology is not None
+        r = topology.level_of(ids) - topology.min_level(self.sizes_l[j])
+        length *= (1 + r * factor) if kind == "linear" else factor ** r
+        if length > self.est[j]:
+            length, self.failed[j] = self.est[j], True
+        return length
 
-    def submit(j: int) -> None:
-        queue.append(j)
-        request()
+    def finish(self, j: int) -> None:
+        """``j`` ends: its processors are free again (in fixed mode, so is the rest of its
+        slot if it ended early), and a pass is due."""
+        if self.fixed:
+            now = self.eng.now
+            _rs, re = self.slot.pop(j)
+            if now < re:  # ended early: its estimated rest is free again
+                self.plan.add(now, re, self.sizes_l[j])  # type: ignore[union-attr]
+                self.early_end = True
+        ids = self.procs[j]
+        self.free[ids] = True
+        self.nfree += ids.size
+        counts = self.counts
+        counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)
+        releases = self.releases
+        del releases[bisect.bisect_left(releases, (self.running.pop(j), j))]
+        self.version += 1
+        self.request()
 
-    def profile() -> Profile:
-        jobs = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
-        ends = np.fromiter(running.values(), dtype=float, count=len(running))
-        return Profile.from_releases(eng.now, nfree[0], ends, work.size[jobs])
+    def scheduling_pass(self) -> None:
+        """The FCFS part of every policy (a forced allocation may refuse the head), then
+        EASY's backfilling or the conservative re-plan (or the fixed-reservation pass)."""
+        self.pending = False
+        if self.fixed:
+            self.fixed_pass()
+            return
+        queue = self.queue
+        while queue and self.sizes_l[queue[0]] <= self.nfree and self.begin(queue[0]):
+            queue.pop(0)
+        if not queue or self.policy == "fcfs":
+            return
+        if self.policy == "easy":
+            self.easy_backfill(self.eng.now)
+            return
+        self.rebuild_pass(self.eng.now)
 
-    def wake_at(t: float) -> None:
-        eng.at(t, request, PASS)
-
-    def fixed_pass() -> None:
+    def fixed_pass(self) -> None:
         """Conservative backfilling with reservations kept from submission (module doc), on
         a persistent profile ``plan``: running jobs hold their slot until their estimated
         end, queued jobs their reservation; only starts, early ends and re-plans edit it.
         A job overrunning its estimate is not extended in the plan: jobs due on its
         processors fail to start and are re-planned from now until they fit."""
-        now = eng.now
-        if not plan:
-            plan.append(Profile(now, nfree[0]))
-        prof = plan[0]
+        now = self.eng.now
+        prof = self.plan
+        if prof is None:
+            prof = self.plan = Profile(now, self.nfree)
         prof.trim(now)
-        reassign = compression == "reassign" and early_end[0]  # seed 000 §5.5: on early ends
-        early_end[0] = False
+        reassign = self.compression == "reassign" and self.early_end  # seed 000 §5.5
+        self.early_end = False
+        queue, sizes_l, est_l, slot = self.queue, self.sizes_l, self.est_l, self.slot
         started: list[int] = []
         for j in queue:
             size, length = sizes_l[j], max(est_l[j], 1e-12)
@@ -302,16 +398,16 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                 t = prof.earliest(size, length)
                 slot[j] = (t, t + length)
                 prof.add(t, t + length, -size)
-                first_resv[j] = t
+                self.first_resv[j] = t
                 if t > now:
-                    wake_at(t)
+                    self.wake_at(t)
             rs, re = slot[j]
             due = rs <= now
-            if not due and (not reassign or size > nfree[0]):
+            if not due and (not reassign or size > self.nfree):
                 continue
             prof.add(rs, re, size)  # let go of its own slot, then try now
-            if (due or prof.earliest(size, length) <= now) and size <= nfree[0] \
-                    and begin(j):
+            if (due or prof.earliest(size, length) <= now) and size <= self.nfree \
+                    and self.begin(j):
                 prof.add(now, now + length, -size)
                 slot[j] = (now, now + length)
                 started.append(j)
@@ -320,31 +416,89 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                 slot[j] = (t, t + length)
                 prof.add(t, t + length, -size)
                 if t > now:
-                    wake_at(t)
+                    self.wake_at(t)
             else:
                 prof.add(rs, re, -size)
         for j in started:
             queue.remove(j)
 
-    shadow_memo: dict[tuple[int, int, int], tuple[float, int]] = {}
+    def rebuild_pass(self, now: float) -> None:
+        """Conservative backfilling re-planning every reservation in queue order, on the
+        profile of the running jobs' estimated ends; the jobs whose slot is now start."""
+        prof = self.profile()
+        queue, sizes_l, est_l, first_resv = self.queue, self.sizes_l, self.est_l, self.first_resv
+        started: list[int] = []
+        for j in queue:
+            size, length = sizes_l[j], est_l[j]
+            t = prof.earliest(size, length)
+            if t <= now and size <= self.nfree and self.begin(j):
+                prof.reserve(now, max(length, 1e-12), size)
+                started.append(j)
+            else:
+                prof.reserve(t, max(length, 1e-12), size)
+                if np.isnan(first_resv[j]):
+                    first_resv[j] = t
+        for j in started:
+            queue.remove(j)
 
-    def shadow(size: int, now: float) -> tuple[float, int]:
+    def profile(self) -> Profile:
+        """Free processors from now on by the running jobs' estimated ends."""
+        running = self.running
+        jobs = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
+        ends = np.fromiter(running.values(), dtype=float, count=len(running))
+        return Profile.from_releases(self.eng.now, self.nfree, ends, self.work.size[jobs])
+
+    def easy_backfill(self, now: float) -> None:
+        """EASY after the FCFS part: the head's reservation at the shadow time ``t_h``, then
+        any job that fits now and either ends by ``t_h`` or uses only the ``extra``
+        processors the head leaves free at ``t_h`` — an O(1) test per job, equal to checking
+        the whole (never decreasing) profile; a numpy pre-filter skips the jobs that cannot
+        start (the free counts only fall during the pass)."""
+        queue, sizes_l = self.queue, self.sizes_l
+        head = queue[0]
+        size_h = sizes_l[head]
+        t_h, free_then = self.shadow(size_h, now)
+        first_resv = self.first_resv
+        if np.isnan(first_resv[head]):
+            first_resv[head] = t_h
+        extra = free_then - size_h
+        slack = 1e-9 * max(1.0, abs(t_h))
+        rest = np.array(queue[1:], dtype=np.int64)
+        sizes, ends = self.work.size[rest], now + self.est[rest]
+        maybe = rest[(sizes <= self.nfree) & ((ends <= t_h + slack) | (sizes <= extra))]
+        started: list[int] = []
+        for j in maybe.tolist():
+            size = sizes_l[j]
+            if size > self.nfree:
+                continue
+            ends_first = now + self.est_l[j] <= t_h + slack
+            if (ends_first or size <= extra) and self.begin(j):
+                started.append(j)
+                if not ends_first:
+                    extra -= size
+        for j in started:
+            queue.remove(j)
+
+    def shadow(self, size: int, now: float) -> tuple[float, int]:
         """Earliest time ``size`` processors are free by the estimates, and how many are
         free then. Only releases change the free count, so it never decreases: the first
         time enough are free holds for any length (what :meth:`Profile.earliest` gives).
         Remembered until the running set changes, unless an estimate has run out (its
         release then moves with ``now``) or the remembered time has passed (it was ``now``
         of an earlier pass)."""
-        key = (version[0], size, nfree[0])
-        if key in shadow_memo and shadow_memo[key][0] >= now and (
-                not releases or releases[0][0] >= now):
-            return shadow_memo[key]
-        shadow_memo.clear()
-        shadow_memo[key] = found = _shadow(size, now)
+        memo = self.shadow_memo
+        key = (self.version, size, self.nfree)
+        if key in memo and memo[key][0] >= now and (
+                not self.releases or self.releases[0][0] >= now):
+            return memo[key]
+        memo.clear()
+        memo[key] = found = self._shadow(size, now)
         return found
 
-    def _shadow(size: int, now: float) -> tuple[float, int]:
-        have, t, i = nfree[0], now, 0
+    def _shadow(self, size: int, now: float) -> tuple[float, int]:
+        """:meth:`shadow` without the memo: one walk of the sorted releases."""
+        releases, sizes_l = self.releases, self.sizes_l
+        have, t, i = self.nfree, now, 0
         while True:
             if i < len(releases) and max(releases[i][0], now) <= t:
                 have += sizes_l[releases[i][1]]
@@ -353,73 +507,6 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                 return t, have
             else:  # size <= machine, so the releases always suffice
                 t = max(releases[i][0], now)
-
-    def easy_backfill(now: float) -> None:
-        """EASY after the FCFS part: the head's reservation at the shadow time ``t_h``, then
-        any job that fits now and either ends by ``t_h`` or uses only the ``extra``
-        processors the head leaves free at ``t_h`` — an O(1) test per job, equal to checking
-        the whole (never decreasing) profile; a numpy pre-filter skips the jobs that cannot
-        start (the free counts only fall during the pass)."""
-        head = queue[0]
-        size_h = sizes_l[head]
-        t_h, free_then = shadow(size_h, now)
-        if np.isnan(first_resv[head]):
-            first_resv[head] = t_h
-        extra = free_then - size_h
-        slack = 1e-9 * max(1.0, abs(t_h))
-        rest = np.array(queue[1:], dtype=np.int64)
-        sizes, ends = work.size[rest], now + est[rest]
-        maybe = rest[(sizes <= nfree[0]) & ((ends <= t_h + slack) | (sizes <= extra))]
-        started: list[int] = []
-        for j in maybe.tolist():
-            size = sizes_l[j]
-            if size > nfree[0]:
-                continue
-            ends_first = now + est_l[j] <= t_h + slack
-            if (ends_first or size <= extra) and begin(j):
-                started.append(j)
-                if not ends_first:
-                    extra -= size
-        for j in started:
-            queue.remove(j)
-
-    def scheduling_pass() -> None:
-        pending["pass"] = False
-        if fixed:
-            fixed_pass()
-            return
-        # FCFS part of every policy (a forced allocation may refuse the head)
-        while queue and work.size[queue[0]] <= nfree[0] and begin(queue[0]):
-            queue.pop(0)
-        if not queue or policy == "fcfs":
-            return
-        now = eng.now
-        if policy == "easy":
-            easy_backfill(now)
-            return
-        prof = profile()
-        started: list[int] = []
-        for j in queue:
-            size, length = sizes_l[j], est_l[j]
-            t = prof.earliest(size, length)
-            if t <= now and size <= nfree[0] and begin(j):
-                prof.reserve(now, max(length, 1e-12), size)
-                started.append(j)
-            else:  # conservative, re-planning every reservation
-                prof.reserve(t, max(length, 1e-12), size)
-                if np.isnan(first_resv[j]):
-                    first_resv[j] = t
-        for j in started:
-            queue.remove(j)
-
-    order = np.lexsort((np.arange(n), work.submit))
-    for j in order:
-        eng.at(float(work.submit[j]), lambda j=int(j): submit(j), SUBMIT)
-    t0 = _time.perf_counter()
-    eng.run()
-    seconds = _time.perf_counter() - t0
-    return BatchSchedule(start, end, procs, failed), {
-        "events": eng.processed, "seconds": seconds, "first_reservation": first_resv}
 
 
 def validate_batch(work: Workload, sched: BatchSchedule, processors: int,

@@ -1,17 +1,52 @@
-"""Standard Workload Format (SWF) traces of the Parallel Workloads Archive (issue #5).
+"""Standard Workload Format (SWF) traces of the Parallel Workloads Archive (issues #5, #10).
 
 One job per line, 18 whitespace-separated fields, ``-1`` for unknown; header lines start
 with ``;`` and ``Key: value`` ones (``MaxProcs``, ``MaxNodes``, ...) describe the machine.
-:func:`read_swf` keeps every field of every job (``.swf`` or ``.swf.gz``); a malformed line
-raises :class:`~lpsched.errors.SwfParseError` with file and line, or is skipped with a
-warning when ``lenient=True``. :func:`to_workload` applies the documented conventions and
-reports what it dropped and why; :func:`write_swf` writes a trace back.
+:func:`read_swf` keeps every field of every job (``.swf`` or ``.swf.gz``) after checking
+the file as below; :func:`to_workload` applies the documented conventions and reports what
+it dropped and why; :func:`write_swf` writes a trace back.
+
+**What a trace must be** (docs/decisions.md, "SWF input policy"). Each rule broken raises
+:class:`~lpsched.errors.ParseError` naming the file — for a line,
+:class:`~lpsched.errors.SwfParseError` (``file:line``) naming the field:
+
+* the file: UTF-8 text (a byte-order mark is ignored), gzip-compressed exactly when its name
+  ends in ``.gz``; a truncated or corrupt gzip stream, a name that disagrees with the content
+  and an empty file are errors. Comment lines (``;``) may hold any bytes (kept with U+FFFD);
+* the header: ``MaxProcs`` and ``MaxNodes``, when present, are whole numbers from 1 to
+  :data:`MAX_PROCESSORS` (10^7, the largest machine simulated: the simulator keeps arrays
+  per processor), or ``-1`` (unknown); ``nan``, ``1e18``, ``0.5``, ``0``, ``abc`` are errors
+  pointing at the header line;
+* a job line: 18 fields, each a finite ASCII number of magnitude at most 2^53
+  (:data:`FIELD_LIMIT`, so whole numbers stay exact); the job number (field 1) a whole
+  number ``>= 0`` that no other line repeats; the processor counts (fields 5 and 8) whole
+  numbers.
+
+**Policy for ids and processor counts.** By default a job line breaking a rule is an error
+with its line number: a fractional processor count (``0.5``) is never run on 0 processors,
+a job number ``2.5`` or ``1e30`` is never truncated or wrapped, a repeated job number
+names the line of its first use. With ``lenient=True`` (the CLI's ``--lenient``) nothing is
+changed silently either: a job line breaking a rule is skipped and recorded
+(:attr:`SwfTrace.skipped_lines`, reasons counted in :attr:`SwfTrace.skip_reasons`; a
+repeated job number keeps its first line and skips the later ones), and it stays in the
+accounting — :func:`to_workload` counts it among ``dropped``, so jobs + dropped = the job
+lines read (:attr:`SwfTrace.records`); a fractional processor count is the one value
+repaired: rounded *up* (a job gets at least what it asked, ``0.5`` -> 1) and counted per
+field in :attr:`SwfTrace.rounded`. Header errors stay errors under ``lenient``: they define
+the machine.
+
+Speed: the file is decoded once, well-formed job lines are parsed by :func:`numpy.loadtxt`
+in one call and every rule is checked on whole columns; only a file with a malformed line
+is re-read line by line, to name it.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
+import math
 import warnings
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,97 +59,313 @@ from lpsched.errors import InvalidInstanceError, ParseError, SwfParseError
 FIELDS = ("job", "submit", "wait", "run", "allocated", "cpu_time", "memory",
           "requested_procs", "requested_time", "requested_memory", "status", "user", "group",
           "executable", "queue", "partition", "preceding_job", "think_time")
+#: the largest machine (processors) a trace may declare or ``to_workload`` accept
+MAX_PROCESSORS = 10**7
+#: the largest magnitude of any field (2^53: whole numbers exact in a float)
+FIELD_LIMIT = 2.0**53
+MACHINE_KEYS = ("MaxProcs", "MaxNodes")
+PROCESSOR_FIELDS = ("allocated", "requested_procs")
+SKIPPED = "malformed line skipped (--lenient)"
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
 class SwfTrace:
     """All 18 fields (``columns[name]``, float arrays, ``-1`` = unknown), the ``Key: value``
-    header entries, the raw comment lines, the source path and the lines skipped."""
+    header entries (``header_lines``: the line of each), the raw comment lines and the
+    source path; ``lines`` holds each job's line number. Lenient reading (module doc) fills
+    ``skipped_lines`` (sorted), ``skip_reasons`` (count per reason) and ``rounded``
+    (fractional processor counts rounded up, per field); ``skipped`` counts the lines
+    skipped."""
 
     columns: dict[str, np.ndarray]
     header: dict[str, str]
     comments: list[str]
     path: str = ""
     skipped: int = 0
+    skipped_lines: tuple[int, ...] = ()
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+    rounded: dict[str, int] = field(default_factory=dict)
+    header_lines: dict[str, int] = field(default_factory=dict)
+    lines: np.ndarray | None = None
 
     @property
     def jobs(self) -> int:
         return int(self.columns["job"].size)
 
+    @property
+    def records(self) -> int:
+        """Job lines read: the jobs kept plus the lines skipped."""
+        return self.jobs + self.skipped
+
     def header_int(self, *keys: str) -> int | None:
+        """The first of ``keys`` whose header value starts with a positive whole number
+        (``-1``, unknown, and anything else are passed over)."""
         for key in keys:
-            value = self.header.get(key)
-            if value is not None:
-                try:
-                    return int(float(value.split()[0]))
-                except (ValueError, IndexError):
-                    continue
+            value = _header_number(self.header.get(key, ""))
+            if value is not None and value >= 1 and value == math.floor(value):
+                return int(value)
         return None
 
     @property
     def max_procs(self) -> int | None:
         """``MaxProcs`` (or ``MaxNodes``) from the header."""
-        return self.header_int("MaxProcs", "MaxNodes")
-
-
-def _open(path: Path) -> Any:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+        return self.header_int(*MACHINE_KEYS)
 
 
 def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
-    """Parse an SWF file (see module doc)."""
+    """Parse and check an SWF file (see module doc)."""
     p = Path(path)
+    header, header_lines, comments, data, numbers = _split(_read_text(p), str(p))
+    _check_header(header, header_lines, str(p))
+    values, lines, skipped = _parse_rows(data, numbers, str(p), lenient)
+    values, lines, more, rounded = _check_values(values, lines, str(p), lenient)
+    skipped = sorted(skipped + more)
+    columns = {name: values[:, i].copy() for i, name in enumerate(FIELDS)}
+    return SwfTrace(columns, header, comments, str(p), len(skipped),
+                    tuple(line for line, _ in skipped),
+                    dict(Counter(reason for _, reason in skipped)), rounded, header_lines,
+                    lines)
+
+
+def _read_text(p: Path) -> str:
+    """The file's text: gzip-decompressed when named ``.gz``, decoded as UTF-8 with the
+    bytes that are not kept as surrogates (``_parse_line`` names them)."""
     try:
-        fh = _open(p)
+        raw = p.read_bytes()
     except OSError as exc:
         raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
+    if not raw:
+        raise ParseError(str(p), "empty file: an SWF trace has one job per line")
+    named, packed = p.suffix.lower() == ".gz", raw[:2] == _GZIP_MAGIC
+    if named and not packed:
+        raise ParseError(str(p), "not gzip-compressed although named .gz: compress it or "
+                         "remove .gz from its name")
+    if packed and not named:
+        raise ParseError(str(p), "gzip-compressed but not named .gz: add .gz to its name")
+    if packed:
+        try:
+            raw = gzip.decompress(raw)
+        except EOFError:
+            raise ParseError(str(p), "truncated gzip data: the compressed stream ends "
+                             "early (an incomplete copy?)") from None
+        except (OSError, zlib.error) as exc:
+            raise ParseError(str(p), f"corrupt gzip data ({exc})") from None
+        if not raw:
+            raise ParseError(str(p), "empty file (once decompressed): an SWF trace has one "
+                             "job per line")
+    return raw.decode("utf-8-sig", errors="surrogateescape")
+
+
+def _split(text: str, path: str) -> tuple[dict[str, str], dict[str, int], list[str],
+                                          list[str], list[int]]:
+    """Header entries (and their lines), comment lines, job lines and their numbers."""
     header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
     comments: list[str] = []
+    data: list[str] = []
+    numbers: list[int] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        text_ = line.strip()
+        if not text_:
+            continue
+        if text_[0] != ";":
+            data.append(text_)
+            numbers.append(number)
+            continue
+        if not text_.isascii():  # bytes that are not UTF-8 become U+FFFD in comments
+            text_ = text_.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        comments.append(text_)
+        key, colon, value = text_[1:].strip().partition(":")
+        key = key.strip()
+        if colon and key and " " not in key and key not in header:
+            header[key], header_lines[key] = value.strip(), number
+    if not data and not comments:
+        raise ParseError(path, "empty file: an SWF trace has one job per line")
+    return header, header_lines, comments, data, numbers
+
+
+def _header_number(value: str) -> float | None:
+    """The number that starts a header value (``None``: not a number)."""
+    parts = value.split()
+    if not parts or not parts[0].isascii() or "_" in parts[0]:
+        return None
+    try:
+        return float(parts[0])
+    except ValueError:
+        return None
+
+
+def _check_header(header: dict[str, str], lines: dict[str, int], path: str) -> None:
+    """``MaxProcs`` / ``MaxNodes``: ``-1`` or a whole number in ``[1, MAX_PROCESSORS]``."""
+    for key in MACHINE_KEYS:
+        if key not in header:
+            continue
+        value = _header_number(header[key])
+        problem = None
+        if value is None:
+            problem = "not a number"
+        elif not math.isfinite(value):
+            problem = "not a finite number"
+        elif value == -1:
+            continue  # unknown
+        elif value != math.floor(value):
+            problem = "not a whole number of processors"
+        elif value < 1:
+            problem = "a machine has at least 1 processor (-1: unknown)"
+        elif value > MAX_PROCESSORS:
+            problem = (f"more than {MAX_PROCESSORS:,} processors, the largest machine "
+                       "lpsched simulates")
+        if problem:
+            raise SwfParseError(path, f"header {key} = {header[key]!r}: {problem}",
+                                line=lines[key])
+
+
+def _parse_rows(data: list[str], numbers: list[int], path: str, lenient: bool,
+                ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, str]]]:
+    """The job lines as an ``(n, 18)`` array with their line numbers, and the lines skipped
+    (lenient) as ``(line, reason)``: one ``loadtxt`` call when every line is well formed,
+    else line by line."""
+    if not data:
+        return np.zeros((0, len(FIELDS))), np.zeros(0, np.int64), []
+    joined = "\n".join(data)
+    if joined.isascii() and "_" not in joined:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                values = np.loadtxt(io.StringIO(joined), dtype=float, comments=None,
+                                    ndmin=2)
+        except ValueError:
+            pass
+        else:
+            if values.shape == (len(data), len(FIELDS)):
+                return values, np.array(numbers, np.int64), []
     rows: list[list[float]] = []
-    skipped = 0
-    with fh:
-        for number, line in enumerate(fh, start=1):
-            text = line.strip()
-            if not text:
-                continue
-            if text.startswith(";"):
-                comments.append(text)
-                body = text[1:].strip()
-                if ":" in body:
-                    key, _, value = body.partition(":")
-                    if key.strip() and " " not in key.strip():
-                        header.setdefault(key.strip(), value.strip())
-                continue
-            parts = text.split()
-            problem = None
-            if len(parts) != len(FIELDS):
-                problem = f"expected {len(FIELDS)} fields, found {len(parts)}"
-            else:
-                try:
-                    values = [float(x) for x in parts]
-                except ValueError:
-                    problem = "a field is not a number"
-                else:
-                    if not all(np.isfinite(values)):
-                        problem = "a field is not finite"
-            if problem is not None:
-                if not lenient:
-                    raise SwfParseError(str(p), problem, line=number)
-                warnings.warn(f"{p}:{number}: {problem}; line skipped", stacklevel=2)
-                skipped += 1
-                continue
-            rows.append(values)
-    data = np.array(rows, dtype=float).reshape(-1, len(FIELDS))
-    columns = {name: data[:, i].copy() for i, name in enumerate(FIELDS)}
-    return SwfTrace(columns, header, comments, str(p), skipped)
+    kept: list[int] = []
+    skipped: list[tuple[int, str]] = []
+    for text, number in zip(data, numbers, strict=True):
+        values_, problem, reason = _parse_line(text)
+        if values_ is None:
+            if not lenient:
+                raise SwfParseError(path, problem, line=number)
+            skipped.append((number, reason))
+            continue
+        rows.append(values_)
+        kept.append(number)
+    return (np.array(rows, dtype=float).reshape(-1, len(FIELDS)),
+            np.array(kept, np.int64), skipped)
+
+
+def _parse_line(text: str) -> tuple[list[float] | None, str, str]:
+    """A job line's 18 values, or ``None`` with the problem (naming the field) and the
+    reason counted when the line is skipped."""
+    if not text.isascii():
+        bad = next((i for i, ch in enumerate(text) if "\udc80" <= ch <= "\udcff"), None)
+        if bad is not None:
+            before = text[:bad]
+            i = len(before.split()) + (not before or before[-1].isspace())
+            where = f"field {i} ({FIELDS[i - 1]})" if i <= len(FIELDS) else "the line"
+            return None, (f"{where}: not UTF-8 text (byte 0x{ord(text[bad]) - 0xDC00:02x} "
+                          f"at column {bad + 1})"), "not UTF-8 text"
+    parts = text.split()
+    if len(parts) != len(FIELDS):
+        return None, f"expected {len(FIELDS)} fields, found {len(parts)}", \
+            "wrong number of fields"
+    values = []
+    for i, token in enumerate(parts):
+        try:
+            if not token.isascii() or "_" in token:
+                raise ValueError(token)
+            values.append(float(token))
+        except ValueError:
+            return None, f"field {i + 1} ({FIELDS[i]}) = {token!r}: not a number", \
+                "a field is not a number"
+    return values, "", ""
+
+
+def _check_values(values: np.ndarray, lines: np.ndarray, path: str, lenient: bool,
+                  ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, str]], dict[str, int]]:
+    """The rules on whole columns (module doc). Default: the first line breaking one is an
+    error. Lenient: those lines are skipped (returned as ``(line, reason)``) and fractional
+    processor counts rounded up (counted per field)."""
+    finite = np.isfinite(values)
+    checks = _value_checks(values, finite)
+    ids = values[:, 0]
+    valid_id = ~(checks[0][0] | checks[1][0] | checks[2][0])
+    repeated = np.zeros(ids.size, bool)
+    first_of = np.zeros(ids.size, np.int64)
+    if valid_id.any():
+        rows = np.flatnonzero(valid_id)
+        _, first, inverse = np.unique(ids[rows], return_index=True, return_inverse=True)
+        first_of[rows] = rows[first[inverse.reshape(-1)]]
+        repeated[rows] = first_of[rows] != rows
+    checks.append((repeated, lambda i: f"field 1 (job) = {_show(ids[i])}: job number "
+                   f"repeated (first at line {lines[first_of[i]]})", "repeated job number"))
+    if not lenient:
+        bad = np.zeros(ids.size, bool)
+        for mask, _, _ in checks:
+            bad |= mask
+        if bad.any():
+            i = int(np.argmax(bad))
+            message = next(say(i) for mask, say, _ in checks if mask[i])
+            raise SwfParseError(path, message, line=int(lines[i]))
+        return values, lines, [], {}
+    skip = np.zeros(ids.size, bool)
+    skipped: list[tuple[int, str]] = []
+    for mask, _, reason in checks[:3] + checks[4:]:
+        new = mask & ~skip
+        skipped += [(int(line), reason) for line in lines[new]]
+        skip |= new
+    keep = ~skip
+    values, lines = values[keep], lines[keep]
+    rounded: dict[str, int] = {}
+    for name in PROCESSOR_FIELDS:
+        col = values[:, FIELDS.index(name)]
+        frac = col != np.floor(col)
+        if frac.any():
+            rounded[name] = int(frac.sum())
+            col[frac] = np.ceil(col[frac])
+    return values, lines, skipped, rounded
+
+
+def _show(value: float) -> str:
+    """A field's value as written: ``2``, ``2.5``, ``1e+30``, ``nan``."""
+    v = float(value)
+    return str(int(v)) if math.isfinite(v) and v == int(v) and abs(v) < 1e16 else repr(v)
+
+
+def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[np.ndarray, Any, str]]:
+    """``(rows breaking the rule, message for row i, reason)``, in the order reported: not
+    finite, out of range, job number, processor counts (the repeated ids come next)."""
+    big = finite & (np.abs(values) > FIELD_LIMIT)
+    ids = values[:, 0]
+    bad_id = finite[:, 0] & ~big[:, 0] & ((ids < 0) | (ids != np.floor(ids)))
+    cols = [FIELDS.index(name) for name in PROCESSOR_FIELDS]
+    counts = values[:, cols]
+    frac = finite[:, cols] & ~big[:, cols] & (counts != np.floor(counts))
+
+    def cell(mask: np.ndarray, i: int, columns: list[int] | None = None) -> str:
+        j = int(np.argmax(mask[i]))
+        col = columns[j] if columns is not None else j
+        return f"field {col + 1} ({FIELDS[col]}) = {_show(values[i, col])}"
+
+    return [
+        ((~finite).any(axis=1),
+         lambda i: f"{cell(~finite, i)}: not a finite number", "a field is not finite"),
+        (big.any(axis=1),
+         lambda i: f"{cell(big, i)}: out of range (magnitude above 2^53)",
+         "a field is out of range"),
+        (bad_id, lambda i: f"field 1 (job) = {_show(ids[i])}: a job number must be a whole "
+         "number >= 0", "job number not a whole number >= 0"),
+        (frac.any(axis=1), lambda i: f"{cell(frac, i, cols)}: a processor count must be a "
+         "whole number (--lenient rounds it up)", "fractional processor count"),
+    ]
 
 
 def write_swf(trace: SwfTrace, path: str | Path) -> None:
     """Write ``trace`` (comments first, then one line per job; integral values as integers)."""
     p = Path(path)
-    opener = gzip.open if p.suffix == ".gz" else open
+    opener = gzip.open if p.suffix.lower() == ".gz" else open
     data = np.column_stack([trace.columns[name] for name in FIELDS])
     with opener(p, "wt", encoding="utf-8") as fh:
         for line in trace.comments:
@@ -129,7 +380,11 @@ class Workload:
     """Rigid jobs ready for simulation: ``submit`` (s, shifted so the first is 0 unless
     ``shift=False``), ``run`` (actual run time, s), ``size`` (processors), ``estimate``
     (what backfilling believes, s), ``job`` (SWF job numbers); ``dropped`` counts removed
-    jobs per reason, ``fallbacks`` the jobs whose value came from a fallback field."""
+    jobs per reason, ``fallbacks`` the jobs whose value came from a fallback field. From a
+    trace also: ``records`` (job lines read: ``jobs + sum(dropped)`` until a caller cuts
+    the jobs), ``skipped_lines`` (lines skipped by lenient reading, which ``dropped``
+    counts too, ``skip_reasons`` their reasons) and ``rounded`` (processor counts rounded
+    up, per field)."""
 
     job: np.ndarray
     submit: np.ndarray
@@ -140,15 +395,38 @@ class Workload:
     dropped: dict[str, int] = field(default_factory=dict)
     fallbacks: dict[str, int] = field(default_factory=dict)
     source: str = ""
+    records: int | None = None
+    skipped_lines: tuple[int, ...] = ()
+    rounded: dict[str, int] = field(default_factory=dict)
+    skip_reasons: dict[str, int] = field(default_factory=dict)
 
     @property
     def jobs(self) -> int:
         return int(self.job.size)
 
-    def report(self) -> dict[str, Any]:
-        return {"jobs": self.jobs, "dropped": dict(self.dropped),
-                "fallbacks": dict(self.fallbacks), "processors": self.processors,
-                "source": self.source}
+    def report(self, first: int = 10) -> dict[str, Any]:
+        """The accounting: ``records = jobs + sum(dropped)``, the first ``first`` skipped
+        lines, the rounded counts and the fallbacks."""
+        records = self.records if self.records is not None else \
+            self.jobs + sum(self.dropped.values())
+        return {"records": records, "jobs": self.jobs, "dropped": dict(self.dropped),
+                "skipped_lines": {"count": len(self.skipped_lines),
+                                  "first": list(self.skipped_lines[:first]),
+                                  "reasons": dict(self.skip_reasons)},
+                "rounded": dict(self.rounded), "fallbacks": dict(self.fallbacks),
+                "processors": self.processors, "source": self.source}
+
+    def require_jobs(self) -> Workload:
+        """``self`` when it has a job; otherwise :class:`~lpsched.errors.ParseError` naming
+        the source and saying why each record was dropped."""
+        if self.jobs:
+            return self
+        reasons = "; ".join(f"{count} {why}" for why, count in sorted(
+            self.dropped.items(), key=lambda item: -item[1]))
+        records = self.records if self.records is not None else sum(self.dropped.values())
+        message = (f"no job kept: all {records} job lines were dropped ({reasons})"
+                   if records else "no job in the trace (only header and comment lines)")
+        raise ParseError(self.source or "workload", message)
 
 
 def random_window(work: Workload, length: float, seed: int) -> Workload:
@@ -173,14 +451,18 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
       ``"allocated"``: field 5, falling back to field 8;
     * ``estimate="requested"``: field 9, falling back to the run time when unknown;
       ``"runtime"``: the actual run time (a perfect estimate);
-    * dropped (and counted): jobs with no run time (field 4 < 0), with no processors, and
-      those wider than the machine (``processors``, default the header's ``MaxProcs``);
+    * dropped (and counted): the lines lenient reading skipped, jobs with no run time
+      (field 4 < 0), with no processors, and those wider than the machine (``processors``,
+      at most :data:`MAX_PROCESSORS`; default the header's ``MaxProcs``; with neither, the
+      jobs wider than :data:`MAX_PROCESSORS`), so ``jobs + sum(dropped) = trace.records``;
     * order: submission time, then file order; submission times shifted so the first is 0.
     """
     if size not in ("requested", "allocated"):
         raise InvalidInstanceError("size", size, "must be 'requested' or 'allocated'")
     if estimate not in ("requested", "runtime"):
         raise InvalidInstanceError("estimate", estimate, "must be 'requested' or 'runtime'")
+    if processors is not None:
+        check_processors(processors)
     c = trace.columns
     first, second = (("requested_procs", "allocated") if size == "requested"
                      else ("allocated", "requested_procs"))
@@ -196,27 +478,40 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
         est = run.copy()
         fallback_est = np.zeros(run.size, bool)
     machine = processors if processors is not None else trace.max_procs
-    reasons: Counter[str] = Counter()
+    reasons: Counter[str] = Counter({SKIPPED: trace.skipped})
     keep = np.ones(run.size, bool)
-    for reason, bad in (("no run time (field 4 < 0)", run < 0),
-                        ("no processors (fields 8 and 5 unknown)", procs <= 0),
-                        ("no submit time (field 2 < 0)", c["submit"] < 0)):
+    widest = machine if machine is not None else MAX_PROCESSORS
+    for reason, bad in (
+            ("no run time (field 4 < 0)", run < 0),
+            ("no processors (fields 8 and 5 unknown)", procs <= 0),
+            ("no submit time (field 2 < 0)", c["submit"] < 0),
+            (f"wider than the machine ({machine} processors)" if machine is not None else
+             f"wider than {MAX_PROCESSORS:,} processors, the largest machine simulated",
+             procs > widest)):
         new = bad & keep
         reasons[reason] += int(new.sum())
         keep &= ~bad
-    if machine is not None:
-        wide = keep & (procs > machine)
-        reasons[f"wider than the machine ({machine} processors)"] += int(wide.sum())
-        keep &= ~wide
     order = np.flatnonzero(keep)
     order = order[np.lexsort((order, c["submit"][order]))]
     submit = c["submit"][order]
     if shift and submit.size:
         submit = submit - submit[0]
     return Workload(
-        job=c["job"][order].astype(int), submit=submit, run=run[order],
-        size=procs[order].astype(int), estimate=np.maximum(est[order], run[order] * 0),
+        job=c["job"][order].astype(np.int64), submit=submit, run=run[order],
+        size=procs[order].astype(np.int64), estimate=np.maximum(est[order], run[order] * 0),
         processors=machine, dropped={k: v for k, v in reasons.items() if v},
         fallbacks={"size": int((fallback_size & keep).sum()),
                    "estimate": int((fallback_est & keep).sum())},
-        source=trace.path)
+        source=trace.path, records=trace.records, skipped_lines=trace.skipped_lines,
+        rounded=dict(trace.rounded), skip_reasons=dict(trace.skip_reasons))
+
+
+def check_processors(value: Any, what: str = "processors") -> int:
+    """A machine size: a whole number from 1 to :data:`MAX_PROCESSORS` (the simulator keeps
+    arrays per processor, so a larger claim would exhaust memory before any output)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidInstanceError(what, value, "must be a whole number >= 1")
+    if value > MAX_PROCESSORS:
+        raise InvalidInstanceError(what, value, f"more than {MAX_PROCESSORS:,} processors, "
+                                   "the largest machine lpsched simulates")
+    return int(value)

@@ -104,24 +104,39 @@ class Topology:
                 "arity": list(self.arity)}
 
 
+#: the most leaves a tree may have: the simulator keeps a mask over every leaf, and the
+#: smallest tree covering the largest machine (10^7 processors) may be a few times larger
+MAX_LEAVES = 2**27
+
+
 def fat_tree(cluster_size: int, arities: tuple[int, ...] | list[int],
              installed: int | None = None) -> Topology:
     """Clusters of ``cluster_size`` processors; ``arities[i]`` children per switch of level
-    ``i + 2``."""
-    sizes = [_positive("cluster size", cluster_size)]
+    ``i + 2``; at most :data:`MAX_LEAVES` leaves."""
+    sizes = [_leaves(_positive("cluster size", cluster_size), "fat-tree")]
     for a in arities:
-        sizes.append(sizes[-1] * _positive("arity", a))
+        sizes.append(_leaves(sizes[-1] * _positive("arity", a), "fat-tree"))
     return Topology("fat-tree", tuple(sizes), _installed(installed, sizes[-1]),
                     (cluster_size, *arities))
 
 
 def kary_ntree(k: int, n: int, installed: int | None = None) -> Topology:
-    """``k^n`` processors, level-``i`` blocks of ``k^i`` (seed 001 §2.1)."""
+    """``k^n`` processors, level-``i`` blocks of ``k^i`` (seed 001 §2.1); at most
+    :data:`MAX_LEAVES`."""
     k, n = _positive("k", k), _positive("n", n)
     if k < 2:
         raise InvalidInstanceError("k", k, "a k-ary n-tree needs k >= 2")
-    sizes = tuple(k**i for i in range(1, n + 1))
-    return Topology("kary-ntree", sizes, _installed(installed, sizes[-1]), (k, n))
+    sizes = [_leaves(k, "kary-ntree")]
+    while len(sizes) < n:  # stops at the first size past the bound, whatever n is
+        sizes.append(_leaves(sizes[-1] * k, "kary-ntree"))
+    return Topology("kary-ntree", tuple(sizes), _installed(installed, sizes[-1]), (k, n))
+
+
+def _leaves(count: int, kind: str) -> int:
+    if count > MAX_LEAVES:
+        raise InvalidInstanceError("topology", kind, f"more than {MAX_LEAVES:,} leaves "
+                                   "(2^27), the largest tree lpsched simulates")
+    return count
 
 
 def parse_topology(spec: str, installed: int | None = None) -> Topology:

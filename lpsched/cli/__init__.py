@@ -1,18 +1,51 @@
 """The ``lpsched`` command: one module per family's subcommands, assembled here.
 
-User mistakes (bad files, bad instances, bad options) print one line and exit with status 2;
-a solver that cannot answer exits with status 1. No tracebacks for either.
+Exit status and what reaches stderr (:func:`main`):
+
+* ``0`` success; ``1`` a solver that cannot answer, a violated guarantee or a failed check;
+  ``2`` bad input: a bad file, instance, option or result store
+  (:class:`~lpsched.errors.InvalidInstanceError`, :class:`~lpsched.errors.ParseError` and
+  its :class:`~lpsched.errors.StoreError`, a plain :class:`~lpsched.errors.LpschedError`),
+  and the Python errors that only bad input causes once inside a command: a
+  ``RecursionError`` (nesting too deep), ``UnicodeDecodeError`` (a file that is not UTF-8),
+  ``OverflowError`` (a number outside the float range), ``MemoryError`` (an input too
+  large) and ``OSError`` (a file that cannot be read or written).
+* ``3`` an internal error: any other exception is a bug of lpsched, not the user's
+  mistake. It prints ``lpsched: internal error: <type>: <message> (please report ...)``
+  rather than a traceback, so it is never mistaken for bad input (2) nor hidden; set
+  ``LPSCHED_DEBUG=1`` to get the full traceback instead.
+* ``130`` interrupted (Ctrl-C): ``lpsched: interrupted``.
+
+Every exception that ends a command prints exactly one line on stderr (``lpsched: error:
+...``, the internal-error line or ``lpsched: interrupted``), never a traceback; argparse's
+usage errors (exit 2) keep their usage line.
+
+Warnings (numpy ``RuntimeWarning`` such as overflow, scipy, anything issued through
+:mod:`warnings` while a command runs, also in ``reproduce``'s worker processes) are
+captured, never printed as they happen: after a command that exits with 0, at most one
+line sums them up on stderr, ``lpsched: note: 12 numerical warnings (first: overflow
+encountered in multiply)`` (also after ``--json``: stdout stays one JSON value); after
+any other exit status only the error line is printed.
+Running Python with explicit warning options (``-W ...`` or ``PYTHONWARNINGS``) turns the
+capture off, so those options keep their meaning.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from lpsched import __version__
 from lpsched.cli import approx, bags, batch
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
+
+#: exit status of an unexpected exception (a bug), distinct from bad input (2)
+INTERNAL_ERROR = 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,18 +95,90 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{exc.strerror}", file=sys.stderr)
                 return 2
         set_solver_log(target)
+    summary = _WarningSummary()
+    with summary.capture():
+        code = _run(args.func, args)
+    if code == 0 and summary.count and not sys.stderr.closed:
+        print(summary.line(), file=sys.stderr)
+    return code
+
+
+def _run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
+    """Run one command; every exception becomes one stderr line and an exit status."""
     try:
-        return int(args.func(args))
+        return int(func(args))
     except (InvalidInstanceError, ParseError) as exc:
-        print(f"lpsched: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"error: {exc}", 2)
     except LpschedError as exc:
-        user = type(exc) is LpschedError
-        print(f"lpsched: error: {exc}", file=sys.stderr)
-        return 2 if user else 1
+        return _fail(f"error: {exc}", 2 if type(exc) is LpschedError else 1)
     except BrokenPipeError:  # e.g. `lpsched ... | head`: stop quietly
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except (RecursionError, UnicodeDecodeError, OverflowError, MemoryError, OSError) as exc:
+        return _fail(f"error: {_bad_input(exc)}", 2)
+    except Exception as exc:  # a bug: one line, a distinct status, the traceback on demand
+        if os.environ.get("LPSCHED_DEBUG", "") not in ("", "0"):
+            raise
+        return _fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (please "
+                     "report it; LPSCHED_DEBUG=1 shows the traceback)", INTERNAL_ERROR)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"lpsched: {message}", file=sys.stderr)
+    return code
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _bad_input(exc: BaseException) -> str:
+    """The line for a Python error that bad input causes (module doc)."""
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"an input file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                f"offset {exc.start})" if exc.start < len(exc.object) else
+                "an input file is not UTF-8 text")
+    if isinstance(exc, OverflowError):
+        return f"a number is outside the float range ({_one_line(str(exc))})"
+    if isinstance(exc, MemoryError):
+        return "out of memory: the input is too large"
+    assert isinstance(exc, OSError)
+    what = exc.strerror or _one_line(str(exc)) or type(exc).__name__
+    return f"{exc.filename}: {what}" if exc.filename is not None else what
+
+
+class _WarningSummary:
+    """Counts the warnings issued while a command runs and keeps the first (module doc)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.numerical = True
+        self.first = ""
+
+    @contextlib.contextmanager
+    def capture(self) -> Iterator[None]:
+        with warnings.catch_warnings():
+            if not sys.warnoptions:
+                warnings.simplefilter("always")
+                warnings.showwarning = self.record
+            yield
+
+    def record(self, message: Any, category: type[Warning], filename: str, lineno: int,
+               file: Any = None, line: Any = None) -> None:
+        self.count += 1
+        self.numerical &= issubclass(category, RuntimeWarning)
+        if not self.first:
+            self.first = _one_line(str(message), 160) or category.__name__
+
+    def line(self) -> str:
+        kind = "numerical warning" if self.numerical else "warning"
+        plural = "" if self.count == 1 else "s"
+        return f"lpsched: note: {self.count} {kind}{plural} (first: {self.first})"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,5 +1,16 @@
 """Subcommands of the approximation algorithms (seeds 000 ch. 2/4, 004 §5): ``approx hybrid``,
-``approx moldable`` and ``check-ratios``."""
+``approx moldable`` and ``check-ratios``.
+
+Input files are checked before any algorithm runs: every time must be a JSON number (a
+boolean or a string is refused even where Python would convert it), finite, within
+``[TIME_MIN, TIME_MAX]`` of :mod:`lpsched.approx.certified` (``> 0`` for moldable tables,
+``>= 0`` for hybrid tasks), tables not ragged, lists not empty; the first bad entry is
+named (``cpu_times[3]``, ``tasks[2].gpu``, ``times[2][1]``). Options are checked the same
+way (``--cpus``, ``--gpus``, ``--processors`` in 1..1,000,000; ``--eps`` in (0, 1);
+``--trials`` in 1..100,000; ``--seed`` >= 0). Each failure is one line and exit 2.
+``--json`` output never holds NaN or Infinity: an unbounded value (e.g. the guarantee of
+K-shelf, none proven) is ``null``.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +18,59 @@ import argparse
 from typing import Any
 
 from lpsched.cli.common import dump_json, read_json
-from lpsched.errors import InvalidInstanceError
+from lpsched.errors import InvalidInstanceError, LpschedError
+
+#: --trials of check-ratios: each trial runs every generator (and small exact MIPs)
+MAX_TRIALS = 100_000
 
 
-def _read_hybrid_tasks(path: str) -> tuple[list[float], list[float]]:
-    """``{"cpu_times": [...], "gpu_times": [...]}`` or ``{"tasks": [{"cpu": .., "gpu": ..}]}``."""
+def _count_option(name: str, value: int, minimum: int, maximum: int) -> int:
+    """A whole-number option in ``[minimum, maximum]`` (one line and exit 2 otherwise)."""
+    if not minimum <= value <= maximum:
+        raise LpschedError(f"{name} {value}: must be a whole number between {minimum} and "
+                           f"{maximum}")
+    return value
+
+
+def _read_hybrid_tasks(path: str) -> tuple[Any, Any]:
+    """``{"cpu_times": [...], "gpu_times": [...]}`` or ``{"tasks": [{"cpu": .., "gpu": ..}]}``;
+    every time checked (a number, not a boolean or string, finite, within range), the
+    first bad one named with its index; at least one task."""
+    from lpsched.approx.certified import check_time, check_times
+
     data = read_json(path)
-    if isinstance(data, dict) and "tasks" in data and isinstance(data["tasks"], list):
-        try:
-            return [t["cpu"] for t in data["tasks"]], [t["gpu"] for t in data["tasks"]]
-        except (KeyError, TypeError):
-            raise InvalidInstanceError("tasks", "...", "each task needs 'cpu' and 'gpu'") \
-                from None
+    if isinstance(data, dict) and "tasks" in data:
+        tasks = data["tasks"]
+        if not isinstance(tasks, list) or not tasks:
+            raise InvalidInstanceError("tasks", tasks, "must be a non-empty list of "
+                                       "{'cpu': time, 'gpu': time}")
+        for i, t in enumerate(tasks):
+            if not isinstance(t, dict) or "cpu" not in t or "gpu" not in t:
+                raise InvalidInstanceError(f"tasks[{i}]", t, "each task needs 'cpu' and 'gpu'")
+        return ([check_time(f"tasks[{i}].cpu", t["cpu"]) for i, t in enumerate(tasks)],
+                [check_time(f"tasks[{i}].gpu", t["gpu"]) for i, t in enumerate(tasks)])
     if isinstance(data, dict) and "cpu_times" in data and "gpu_times" in data:
-        return data["cpu_times"], data["gpu_times"]
+        cpu = check_times("cpu_times", data["cpu_times"])
+        gpu = check_times("gpu_times", data["gpu_times"])
+        if cpu.size == 0:
+            raise InvalidInstanceError("cpu_times", data["cpu_times"], "must list at least "
+                                       "one task")
+        if gpu.size != cpu.size:
+            raise InvalidInstanceError("gpu_times", data["gpu_times"], f"needs one time per "
+                                       f"task ({cpu.size}), got {gpu.size}")
+        return cpu, gpu
     raise InvalidInstanceError("tasks", "...", "expected 'cpu_times' and 'gpu_times' lists or "
                                "a 'tasks' list of {'cpu', 'gpu'}")
 
 
 def _cmd_approx(args: argparse.Namespace) -> int:
+    from lpsched.approx.certified import MAX_MACHINES
     from lpsched.approx.dual import hybrid_schedule
 
+    cpus = _count_option("--cpus", args.cpus, 1, MAX_MACHINES)
+    gpus = _count_option("--gpus", args.gpus, 1, MAX_MACHINES)
     cpu, gpu = _read_hybrid_tasks(args.tasks)
-    res = hybrid_schedule(cpu, gpu, args.cpus, args.gpus, variant=args.variant)
+    res = hybrid_schedule(cpu, gpu, cpus, gpus, variant=args.variant)
     if args.json:
         print(dump_json(res.to_dict(schedule=args.schedule)))
     else:
@@ -39,33 +80,61 @@ def _cmd_approx(args: argparse.Namespace) -> int:
     return 0 if res.holds() else 1
 
 
-def _cmd_approx_moldable(args: argparse.Namespace) -> int:
-    from lpsched.approx.moldable import kshelf, mrt
+def _read_moldable(path: str, processors: int | None) -> tuple[list[Any], int]:
+    """The ``times`` table (at least one job) and the processor count: ``--processors``,
+    else the file's ``processors``, else the width of the first row. The table itself is
+    checked by :func:`lpsched.approx.moldable.check_table` (ragged rows, booleans, strings,
+    non-finite or out-of-range times, each named ``times[j]`` / ``times[j][p]``)."""
+    from lpsched.approx.certified import check_count
 
-    data = read_json(args.jobs)
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("times"), list):
         raise InvalidInstanceError("times", "...", "expected {'times': [[T(1), ..., T(m)], "
                                    "...]} with one row per job")
-    procs = args.processors or data.get("processors") or (
-        len(data["times"][0]) if data["times"] and isinstance(data["times"][0], list) else 0)
+    times = data["times"]
+    if not times:
+        raise InvalidInstanceError("times", times, "must list at least one job")
+    if processors is not None:
+        return times, processors
+    if "processors" in data:
+        return times, check_count("processors", data["processors"])
+    if not isinstance(times[0], list) or not times[0]:
+        raise InvalidInstanceError("times[0]", times[0], "must be a non-empty list of times "
+                                   "T(1), ..., T(m), one per processor count")
+    return times, len(times[0])
+
+
+def _cmd_approx_moldable(args: argparse.Namespace) -> int:
+    import math
+
+    from lpsched.approx.certified import MAX_MACHINES
+    from lpsched.approx.moldable import kshelf, mrt
+
+    if args.processors is not None:
+        _count_option("--processors", args.processors, 1, MAX_MACHINES)
+    if not (math.isfinite(args.eps) and 0 < args.eps < 1):
+        raise LpschedError(f"--eps {args.eps}: must be a number between 0 and 1 (exclusive)")
+    times, procs = _read_moldable(args.jobs, args.processors)
     if args.algorithm == "mrt":
-        res = mrt(data["times"], procs, eps=args.eps, repair=args.repair)
+        res = mrt(times, procs, eps=args.eps, repair=args.repair)
     else:
-        res = kshelf(data["times"], procs, eps=args.eps, repair=args.repair,
-                     compact=not args.nominal)
+        res = kshelf(times, procs, eps=args.eps, repair=args.repair, compact=not args.nominal)
     if args.json:
         print(dump_json(res.to_dict(schedule=args.schedule)))
     else:
         shown = "none proven" if res.guarantee == float("inf") else f"<= {res.guarantee}"
         print(f"{res.algorithm}: makespan {res.makespan:.6g}, lower bound "
               f"{res.lower_bound:.6g} (ratio {res.ratio:.4f}, guarantee {shown}), "
-              f"{len(data['times'])} jobs on {procs} processors")
+              f"{len(times)} jobs on {procs} processors")
     return 0 if res.holds() else 1
 
 
 def _cmd_check_ratios(args: argparse.Namespace) -> int:
     from lpsched.approx.ratios import check_ratios
 
+    _count_option("--trials", args.trials, 1, MAX_TRIALS)
+    if args.seed < 0:
+        raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
     rep = check_ratios(args.trials, args.seed)
     if args.json:
         print(dump_json(rep.to_dict()))
@@ -83,8 +152,8 @@ def add_commands(sub: Any) -> None:
     approx_sub = approx.add_subparsers(dest="problem", required=True)
     hyb = approx_sub.add_parser("hybrid", help="CPU+GPU dual approximation (seed 000 ch. 2)")
     hyb.add_argument("tasks", help="JSON: cpu_times and gpu_times lists")
-    hyb.add_argument("--cpus", type=int, required=True)
-    hyb.add_argument("--gpus", type=int, required=True)
+    hyb.add_argument("--cpus", type=int, required=True, help="CPUs (1 to 1,000,000)")
+    hyb.add_argument("--gpus", type=int, required=True, help="GPUs (1 to 1,000,000)")
     hyb.add_argument("--variant", choices=("2", "3/2"), default="2")
     hyb.add_argument("--json", action="store_true")
     hyb.add_argument("--schedule", action="store_true", help="with --json: every task")
@@ -92,10 +161,10 @@ def add_commands(sub: Any) -> None:
     mol = approx_sub.add_parser("moldable", help="monotonic moldable jobs: MRT 3/2 dual "
                                 "approximation or the K-shelf algorithm (seed 004)")
     mol.add_argument("jobs", help="JSON: {'times': [[T(1), ..., T(m)], ...]} (+ 'processors')")
-    mol.add_argument("--processors", type=int, default=0,
+    mol.add_argument("--processors", type=int, default=None,
                      help="default: the file's 'processors', else the table's width")
     mol.add_argument("--algorithm", choices=("mrt", "kshelf"), default="mrt")
-    mol.add_argument("--eps", type=float, default=1e-3, help="relative bisection width")
+    mol.add_argument("--eps", type=float, default=1e-3, help="relative bisection width, in (0, 1)")
     mol.add_argument("--repair", action="store_true", help="accept non-monotonic tables "
                      "(T := min over fewer processors; the guarantee is then lost)")
     mol.add_argument("--nominal", action="store_true",
@@ -106,7 +175,8 @@ def add_commands(sub: Any) -> None:
 
     cr = sub.add_parser("check-ratios", help="check every approximation guarantee on random "
                         "and tight instances (exit 1 on a violation)")
-    cr.add_argument("--trials", type=int, default=200)
-    cr.add_argument("--seed", type=int, default=0)
+    cr.add_argument("--trials", type=int, default=200, help="random instances per "
+                    f"generator (1 to {MAX_TRIALS:,})")
+    cr.add_argument("--seed", type=int, default=0, help="random seed (>= 0)")
     cr.add_argument("--json", action="store_true")
     cr.set_defaults(func=_cmd_check_ratios)

@@ -1,10 +1,25 @@
 """Subcommands of seed 003 (bags of tasks on a star platform): generate, solve, throughput,
-check, simulate, schedule, plot, policies, demo and ``reproduce cbs3m``."""
+check, simulate, schedule, plot, policies, demo and ``reproduce cbs3m``.
+
+Every option is validated before any work starts and every output path is checked first
+(:mod:`lpsched.cli.outputs`: not a folder, its folder exists, the right suffix) and written
+atomically; a bad one is one line and exit 2, with nothing computed. ``--time-limit``
+(solve, simulate, schedule) is a finite number of seconds > 0: the wall-clock budget of
+each max-stretch search (and, for simulate, of each policy's run).
+
+``simulate`` reports one row per policy with its ``status``: ``ok``; ``failed`` (the
+policy stopped with work left, or its solver gave up) or ``time_limit``, with the
+``reason``, and no metrics; ``invalid`` (the schedule breaks a rule of the platform). A
+policy that cannot finish is a result: the exit status is 0 unless a schedule is invalid
+(1), whatever the other policies did. Every exit status 1 (an invalid schedule, a plan
+that fails its check, a lateness above a theorem's bound) prints the report on stdout as
+usual and one ``lpsched: error: ...`` line on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -12,22 +27,53 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import dump_json
-from lpsched.errors import InvalidInstanceError, ParseError
+from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.outputs import atomic_output, atomic_path, check_output, check_output_folder
+from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
+
+#: File types ``plot -o`` can write (matplotlib picks the format from the suffix).
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+#: File types ``solve --export-lp`` can write (HiGHS picks the format from the suffix).
+MODEL_SUFFIXES = (".lp", ".mps")
+#: Largest ``--apps`` / ``--workers`` of ``generate`` (the instance is built in memory).
+MAX_GENERATED = 100_000
+
+
+def _positive(value: float | None, option: str, what: str = "a finite number > 0") -> None:
+    """``value`` (an option's) is finite and > 0; one error line naming ``option``."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        raise LpschedError(f"{option} {value:g}: must be {what}")
+
+
+def _failed(message: str) -> int:
+    """Exit status 1 (a violated guarantee or a failed check) with its one stderr line; the
+    command's report stays on stdout."""
+    print(f"lpsched: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _time_limit(args: argparse.Namespace) -> float:
+    _positive(args.time_limit, "--time-limit", "a finite number of seconds > 0")
+    return float(args.time_limit)
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    from lpsched.bags import random_bags, save_instance
+    from lpsched.bags import instance_to_dict, random_bags
+    from lpsched.bags.io import instance_to_json
 
+    _positive(args.base_bandwidth, "--base-bandwidth", "a finite number of bytes/s > 0")
+    for option, value in (("--apps", args.apps), ("--workers", args.workers)):
+        if value is not None and not 1 <= value <= MAX_GENERATED:
+            raise LpschedError(f"{option} {value}: must be between 1 and {MAX_GENERATED}")
+    target = None if args.output == "-" else check_output(args.output, "-o")
     inst = random_bags(args.apps, args.workers, profile=args.profile, seed=args.seed,
                        arrivals=args.arrivals, port=args.port,
                        base_bandwidth=args.base_bandwidth)
-    if args.output == "-":
-        from lpsched.bags import instance_to_dict
-
+    if target is None:
         print(dump_json(instance_to_dict(inst)))
     else:
-        save_instance(inst, args.output)
+        with atomic_output(target) as fh:
+            fh.write(instance_to_json(inst))
         print(f"wrote {args.output}: {inst.n} applications, {inst.p} workers, "
               f"{inst.platform.port}, seed {args.seed}", file=sys.stderr)
     return 0
@@ -70,17 +116,23 @@ def _memory(arg: str | None, p: int) -> np.ndarray | None:
         values = [float(v) for v in arg.split(",")]
     except ValueError:
         raise InvalidInstanceError("--memory", arg, "comma-separated numbers (bytes)") from None
+    if not all(v > 0 and math.isfinite(v) for v in values):
+        raise InvalidInstanceError("--memory", arg, "every value must be finite and > 0 (bytes)")
     return np.full(p, values[0]) if len(values) == 1 else np.asarray(values)
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from lpsched.bags.maxstretch import max_stretch
 
+    limit = _time_limit(args)
+    _positive(args.tol, "--tol")
+    export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES)
     inst = _load(args.instance, args.port)
     res = max_stretch(inst, method=args.method, tol=args.tol,
-                      memory=_memory(args.memory, inst.p), time_limit=args.time_limit)
-    if args.export_lp:
-        res.export_lp(args.export_lp)
+                      memory=_memory(args.memory, inst.p), time_limit=limit)
+    if export:
+        with atomic_path(export) as tmp:
+            res.export_lp(tmp)
     if args.json:
         print(dump_json(res.to_dict(plan=args.plan)))
     else:
@@ -111,8 +163,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from lpsched.bags.maxstretch import StretchPlan
 
     inst = _load(args.instance, None)
+    data = read_json(args.result)
     try:
-        data = json.loads(Path(args.result).read_text(encoding="utf-8"))
         raw = data.get("plan", data)
         plan = StretchPlan(
             stretch=float(raw["stretch"]), epochs=np.asarray(raw["epochs"], float),
@@ -121,11 +173,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             buffered=np.asarray(raw["buffered"], float), comm=np.asarray(raw["comm"], float),
             comp=np.asarray(raw["comp"], float), buffers=np.asarray(raw["buffers"], float),
             apps=np.asarray(raw["apps"], int), port=str(raw["port"]), t_new=raw.get("t_new"))
-    except OSError as exc:
-        raise ParseError(args.result, f"cannot read file: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ParseError(args.result, f"invalid JSON: {exc.msg}", exc.lineno) from None
-    except (KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ParseError(args.result,
                          f"not a plan (run 'lpsched solve --json --plan'): {exc}") from None
     report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
@@ -133,23 +181,42 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(dump_json({"ok": report.ok, "violations": report.violations, "worst": report.worst}))
     else:
         print("plan OK" if report.ok else "\n".join(report.violations))
-    return 0 if report.ok else 1
+    if report.ok:
+        return 0
+    return _failed(f"the plan violates {len(report.violations)} constraint(s); first: "
+                   f"{report.violations[0]}")
 
 
-def _run_policy(inst: Any, name: str, lp_bound: float) -> dict[str, Any]:
+#: The metrics of a simulate row (``None`` when the policy did not finish).
+_METRICS = ("max_stretch", "sum_stretch", "makespan", "max_flow", "sum_flow")
+
+
+def _run_policy(inst: Any, name: str, lp_bound: float,
+                time_limit: float | None = None) -> dict[str, Any]:
+    """One row of ``simulate``: the policy's metrics and ``status`` (module doc); a policy
+    that cannot finish gets its ``reason`` and no metrics, it does not stop the others."""
     from lpsched.bags.policies import get_policy
+    from lpsched.bags.reproduce import outcome
     from lpsched.bags.schedule import metrics, validate
     from lpsched.bags.simulator import simulate
     from lpsched.errors import InvalidScheduleError
 
-    res = simulate(inst, get_policy(name))
+    t0 = time.perf_counter()
+    try:
+        res = simulate(inst, get_policy(name), time_limit=time_limit)
+    except LpschedError as exc:
+        return {"policy": name, "status": outcome(exc), "reason": str(exc), "valid": None,
+                **dict.fromkeys(_METRICS), "lp_bound": lp_bound,
+                "relative_max_stretch": None, "seconds": time.perf_counter() - t0,
+                "events": None}
     try:
         validate(inst, res.schedule)
         valid, why = True, None
     except InvalidScheduleError as exc:
         valid, why = False, str(exc)
     m = metrics(inst, res.schedule)
-    row: dict[str, Any] = {"policy": name, "valid": valid, **m.to_dict(),
+    row: dict[str, Any] = {"policy": name, "status": "ok" if valid else "invalid",
+                           "reason": why, "valid": valid, **m.to_dict(),
                            "lp_bound": lp_bound, "relative_max_stretch": m.max_stretch / lp_bound,
                            "seconds": res.seconds, "events": res.events}
     row.pop("stretch")
@@ -160,34 +227,67 @@ def _run_policy(inst: Any, name: str, lp_bound: float) -> dict[str, Any]:
     return row
 
 
+def _policy_names(arg: str) -> list[str]:
+    """The names ``--policy`` asks for, all checked against the registry before any run."""
+    from lpsched.bags.policies import REGISTRY, policy_names
+
+    names = policy_names() if arg == "all" else [n.strip() for n in arg.split(",")]
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown or not names:
+        raise LpschedError(f"--policy {arg}: unknown policy {unknown[0] if unknown else ''!r}"
+                           f"; `lpsched policies` lists {len(REGISTRY)} names, or use 'all'")
+    return names
+
+
+def _policy_table(rows: list[dict[str, Any]], lp_bound: float) -> str:
+    lines = [f"{'policy':<20} {'status':>10} {'max-str/LP':>10} {'max-stretch':>11} "
+             f"{'sum-stretch':>11} {'makespan':>10} {'max-flow':>10} {'sum-flow':>11} "
+             f"{'s':>6}"]
+    for r in rows:
+        if r["max_stretch"] is None:
+            lines.append(f"{r['policy']:<20} {r['status'].upper():>10} {'-':>10} {'-':>11} "
+                         f"{'-':>11} {'-':>10} {'-':>10} {'-':>11} {r['seconds']:>6.2f}")
+            continue
+        status = "ok" if r["status"] == "ok" else r["status"].upper()
+        lines.append(f"{r['policy']:<20} {status:>10} "
+                     f"{r['relative_max_stretch']:>10.4f} {r['max_stretch']:>11.4f} "
+                     f"{r['sum_stretch']:>11.3f} {r['makespan']:>10.1f} {r['max_flow']:>10.1f} "
+                     f"{r['sum_flow']:>11.1f} {r['seconds']:>6.2f}")
+    lines.append(f"\nLP lower bound on the max-stretch (K1): {lp_bound:.6f}")
+    lines += [f"{r['policy']} {r['status']}: {r['reason']}" for r in rows
+              if r["status"] != "ok"]
+    return "\n".join(lines)
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from lpsched.bags.maxstretch import max_stretch
-    from lpsched.bags.policies import policy_names
+    from lpsched.bags.simulator import check_size
 
+    limit = _time_limit(args)
+    names = _policy_names(args.policy)
     inst = _load(args.instance, None)
-    names = policy_names() if args.policy == "all" else args.policy.split(",")
-    lp_bound = max_stretch(inst).stretch
-    rows = [_run_policy(inst, name, lp_bound) for name in names]
+    check_size(inst)
+    lp_bound = max_stretch(inst, time_limit=limit).stretch
+    rows = [_run_policy(inst, name, lp_bound, limit) for name in names]
     if args.json:
         print(dump_json(rows[0] if len(rows) == 1 else rows))
     else:
-        print(f"{'policy':<20} {'valid':>5} {'max-str/LP':>10} {'max-stretch':>11} "
-              f"{'sum-stretch':>11} {'makespan':>10} {'max-flow':>10} {'sum-flow':>11} "
-              f"{'s':>6}")
-        for r in rows:
-            print(f"{r['policy']:<20} {'yes' if r['valid'] else 'NO':>5} "
-                  f"{r['relative_max_stretch']:>10.4f} {r['max_stretch']:>11.4f} "
-                  f"{r['sum_stretch']:>11.3f} {r['makespan']:>10.1f} {r['max_flow']:>10.1f} "
-                  f"{r['sum_flow']:>11.1f} {r['seconds']:>6.2f}")
-        print(f"\nLP lower bound on the max-stretch (K1): {lp_bound:.6f}")
-    return 0 if all(r["valid"] for r in rows) else 1
+        print(_policy_table(rows, lp_bound))
+    invalid = [r for r in rows if r["status"] == "invalid"]
+    if invalid:
+        return _failed(f"{len(invalid)} invalid schedule(s); {invalid[0]['policy']}: "
+                       f"{invalid[0]['reason']}")
+    return 0
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from lpsched.bags import reproduce as exp
     from lpsched.core import ResultStore, run_cells
 
-    out = Path(args.out)
+    if args.instances < 1:
+        raise LpschedError(f"--instances {args.instances}: must be at least 1")
+    _positive(args.base_bandwidth, "--base-bandwidth", "a finite number of bytes/s > 0")
+    out = check_output_folder(args.out, "--out")
     store = ResultStore(out / "cbs3m.sqlite")
     base = None if args.base_bandwidth is None else args.base_bandwidth
     todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base)
@@ -201,7 +301,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     rows = [r for r in store.rows(exp.EXPERIMENT)
             if ResultStore.key([r["seed"], r["policy"], args.profile, *tail]) in keys]
     tab = exp.tables(rows)
-    exp.write_csv(tab, rows, out)
+    exp.write_csv(tab, rows, out, opener=lambda path: atomic_output(path, newline=""))
     print(exp.format_tables(tab))
     print(f"{ran} cells computed now, {len(todo) - ran} found in {out / 'cbs3m.sqlite'}; "
           f"{wall:.1f} s; CSV files in {out}")
@@ -216,6 +316,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
     from lpsched.bags import plotting
 
+    target = check_output(args.output, "-o", PLOT_SUFFIXES)
     if args.kind == "gantt":
         from lpsched.bags.policies import get_policy
         from lpsched.bags.simulator import simulate
@@ -235,7 +336,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names()
                                                    if any(r["policy"] == p for r in rows)])
     ax.figure.tight_layout()
-    ax.figure.savefig(args.output, dpi=120)
+    with atomic_path(target) as tmp:
+        ax.figure.savefig(tmp, dpi=120)
     plt.close(ax.figure)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
@@ -245,11 +347,14 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     from lpsched.bags.maxstretch import max_stretch
     from lpsched.bags.reconstruct import reconstruct_bmp, reconstruct_op_ac
     from lpsched.bags.schedule import metrics, validate
+    from lpsched.bags.simulator import check_size
     from lpsched.errors import InvalidScheduleError
 
+    limit = _time_limit(args)
     port = "one-port" if args.model == "op-ac" else "multiport"
     inst = _load(args.instance, port)
-    res = max_stretch(inst)
+    check_size(inst, "a schedule")
+    res = max_stretch(inst, time_limit=limit)
     computation = "fluid" if args.model == "bmp-fc" else "atomic"
     if args.model == "op-ac":
         rec = reconstruct_op_ac(inst, res.plan)
@@ -281,7 +386,12 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
               f"{m.max_stretch / res.stretch:.4f}); worst lateness "
               f"{float(rec.lateness.max()):.1f} s, the theorem's bound "
               f"{float(rec.bound.max()):.1f} s")
-    return 0 if valid and out["within_bound"] else 1
+    if not valid:
+        return _failed(f"the {args.model.upper()} schedule is invalid: {why}")
+    if not out["within_bound"]:
+        return _failed(f"the {args.model.upper()} schedule's lateness exceeds the theorem's "
+                       "bound")
+    return 0
 
 
 def _cmd_policies(args: argparse.Namespace) -> int:
@@ -308,7 +418,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(_summary(inst, res))
     report = check_plan(inst, res.plan)
     print(f"\nindependent check of the plan against (K1): {'OK' if report.ok else 'FAILED'}")
-    return 0 if report.ok else 1
+    return 0 if report.ok else _failed("the plan failed its independent check")
 
 
 def add_model_commands(sub: Any) -> None:
@@ -335,11 +445,13 @@ def add_model_commands(sub: Any) -> None:
                        help="override the instance's communication model")
     solve.add_argument("--memory", default=None,
                        help="buffer memory per worker in bytes (one value or one per worker)")
-    solve.add_argument("--time-limit", type=float, default=120.0, help="seconds per LP")
+    solve.add_argument("--time-limit", type=float, default=120.0,
+                       help="wall-clock budget of the search, seconds (> 0; default 120)")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--plan", action="store_true", help="with --json: include the plan")
     solve.add_argument("--export-lp", metavar="FILE",
-                       help="write the stretch-interval LP at the optimum (.lp or .mps)")
+                       help="write the stretch-interval LP at the optimum (.lp or .mps); "
+                            "checked before solving, written atomically")
     solve.set_defaults(func=_cmd_solve)
 
     thr = sub.add_parser("throughput", help="steady-state rho* and MS* of each application")
@@ -362,6 +474,9 @@ def add_model_commands(sub: Any) -> None:
                      help="a policy name, several separated by commas, or 'all'")
     sim.add_argument("--json", action="store_true")
     sim.add_argument("--table", action="store_true", help="a table (the default output)")
+    sim.add_argument("--time-limit", type=float, default=120.0,
+                     help="wall-clock budget, seconds (> 0): of the LP bound, and of each "
+                          "policy's run (a policy out of time gets status time_limit)")
     sim.set_defaults(func=_cmd_simulate)
 
 
@@ -376,7 +491,8 @@ def add_reproduce(rep_sub: Any) -> None:
     cb.add_argument("--first-seed", type=int, default=0)
     cb.add_argument("--base-bandwidth", type=float, default=None,
                     help="generator's link bandwidth before slowdowns (default 1.25e6 B/s)")
-    cb.add_argument("--out", default="results")
+    cb.add_argument("--out", default="results",
+                    help="folder of the result store and the CSV files (created if missing)")
     cb.add_argument("--quiet", action="store_true", help="no progress bar")
     cb.set_defaults(func=_cmd_reproduce)
 
@@ -388,11 +504,12 @@ def add_output_commands(sub: Any) -> None:
     pg = plot_sub.add_parser("gantt", help="Gantt chart of one policy's schedule")
     pg.add_argument("instance")
     pg.add_argument("--policy", default="cbs3m-edf-online")
-    pg.add_argument("-o", "--output", default="gantt.png")
+    pg.add_argument("-o", "--output", default="gantt.png", help="a .png, .pdf or .svg file")
     pg.set_defaults(func=_cmd_plot)
     pb = plot_sub.add_parser("box", help="max-stretch / LP per policy, from a reproduction")
     pb.add_argument("results", help="the --out folder of 'lpsched reproduce cbs3m'")
-    pb.add_argument("-o", "--output", default="stretch_box.png")
+    pb.add_argument("-o", "--output", default="stretch_box.png",
+                    help="a .png, .pdf or .svg file")
     pb.set_defaults(func=_cmd_plot)
 
     sch = sub.add_parser("schedule", help="a concrete schedule from the LP optimum "
@@ -403,6 +520,8 @@ def add_output_commands(sub: Any) -> None:
                           "atomic (Thm 4) or fluid (Thm 3) computation")
     sch.add_argument("--json", action="store_true")
     sch.add_argument("--schedule", action="store_true", help="with --json: every task")
+    sch.add_argument("--time-limit", type=float, default=120.0,
+                     help="wall-clock budget of the max-stretch search, seconds (> 0)")
     sch.set_defaults(func=_cmd_schedule)
 
 

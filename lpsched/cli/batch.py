@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import sys
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import numpy as np
 
 from lpsched.batch.allocation import ALLOCATORS
 from lpsched.cli.common import dump_json
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 
@@ -29,14 +31,17 @@ def _default_trace(name: str) -> str:
 
 
 def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
+    """Checks the options, the output folder and the trace before any cell runs; the CSV is
+    written atomically (an existing one is replaced)."""
     import csv
 
     from lpsched.batch import reproduce as exp
     from lpsched.core import ResultStore, run_cells
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     name = args.experiment
+    _check_reproduce_options(args)
+    out = check_output_folder(args.out, "--out")
+    csv_path = check_output(str(out / f"{name}.csv"), "--out")
     if name == "contiguity":
         trace = args.trace or _default_trace("CEA-Curie-2011-2.1-cln.swf.gz")
         cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
@@ -49,8 +54,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         fn, summarise = exp.platform_cell, exp.platform_summary
     else:
         trace = args.trace or _default_trace("LLNL-Atlas-2006-2.1-cln.swf")
-        speedups = [float(v) for v in args.speedups.split(",")]
-        cells = exp.topology_cells(trace, speedups, args.limit)
+        cells = exp.topology_cells(trace, _speedups(args.speedups), args.limit)
         fn, summarise = exp.topology_cell, exp.topology_summary
     store = ResultStore(out / f"{name}.sqlite")
     t0 = time.perf_counter()
@@ -59,32 +63,95 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - t0
     rows = store.rows_of(name, cells)
     if rows:
-        with open(out / f"{name}.csv", "w", newline="") as fh:
+        with atomic_output(csv_path, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
             w.writeheader()
             w.writerows(rows)
     summary = summarise(rows)
     print(dump_json({"experiment": name, "trace": trace, "summary": summary}))
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"
-          f" {wall:.1f} s; rows in {out / (name + '.csv')}", file=sys.stderr)
+          f" {wall:.1f} s; rows in {csv_path}", file=sys.stderr)
     return 0
+
+
+def _at_least(args: argparse.Namespace, option: str, least: int) -> None:
+    value = getattr(args, option.lstrip("-").replace("-", "_"), None)
+    if value is not None and value < least:
+        raise LpschedError(f"{option} {value}: must be a whole number >= {least}")
+
+
+def _check_reproduce_options(args: argparse.Namespace) -> None:
+    """The numeric options of ``reproduce contiguity | platform-level | topology-aware``."""
+    for option, least in (("--instances", 1), ("--jobs", 1), ("--first-seed", 0),
+                          ("--jobs-per-instance", 1), ("--cluster-size", 1),
+                          ("--periods", 1), ("--limit", 0)):
+        _at_least(args, option, least)
+    if getattr(args, "speedups", None) is not None:
+        _speedups(args.speedups)
+    if getattr(args, "processors", None) is not None:
+        _machine_option(args.processors, "--processors")
+        if args.cluster_size > args.processors:
+            raise LpschedError(f"--cluster-size {args.cluster_size}: larger than the machine "
+                               f"(--processors {args.processors})")
+
+
+def _speedups(text: str) -> list[float]:
+    """``--speedups 0,5,10``: percentages in ``[0, 100)``."""
+    values = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise LpschedError(f"--speedups {text}: {part.strip()!r} is not a number") \
+                from None
+        if not 0 <= value < 100:
+            raise LpschedError(f"--speedups {text}: {part.strip()} is not a percentage in "
+                               "[0, 100)")
+        values.append(value)
+    return values
+
+
+def _machine_option(value: int, option: str) -> int:
+    from lpsched.batch.swf import MAX_PROCESSORS
+
+    if not 1 <= value <= MAX_PROCESSORS:
+        raise LpschedError(f"{option} {value}: must be a whole number from 1 to "
+                           f"{MAX_PROCESSORS:,} (the largest machine lpsched simulates)")
+    return value
 
 
 def _cmd_swf_info(args: argparse.Namespace) -> int:
     from lpsched.batch.swf import read_swf, to_workload
 
+    if args.processors is not None:
+        _machine_option(args.processors, "--processors")
     trace = read_swf(args.trace, lenient=args.lenient)
-    work = to_workload(trace, size=args.size, estimate=args.estimate)
-    out = {"trace": args.trace, "lines": trace.jobs, "skipped_lines": trace.skipped,
-           "max_procs": trace.max_procs, **work.report()}
+    work = to_workload(trace, size=args.size, estimate=args.estimate,
+                       processors=args.processors)
+    out = {"trace": args.trace, "max_procs": trace.max_procs, **work.report()}
     if args.json:
         print(dump_json(out))
     else:
-        print(f"{args.trace}: {trace.jobs} jobs read ({trace.skipped} lines skipped), "
-              f"machine {trace.max_procs} processors")
-        print(f"kept {work.jobs} jobs; dropped: {work.dropped or 'none'}; "
-              f"fallbacks: {work.fallbacks}")
+        print(f"{args.trace}: {trace.records} job lines read, machine {work.processors} "
+              "processors")
+        print(f"kept {work.jobs} jobs; {_dropped_text(work)}; rounded: "
+              f"{work.rounded or 'none'}; fallbacks: {work.fallbacks}")
     return 0
+
+
+def _dropped_text(work: Any) -> str:
+    """``dropped 2: 1 malformed line skipped (--lenient), 1 no run time (...); skipped
+    lines 3`` (the first ten skipped lines)."""
+    if not work.dropped:
+        return "dropped: none"
+    text = f"dropped {sum(work.dropped.values())}: " + ", ".join(
+        f"{count} {why}" for why, count in work.dropped.items())
+    if work.skipped_lines:
+        shown = ", ".join(str(line) for line in work.skipped_lines[:10])
+        more = ", ..." if len(work.skipped_lines) > 10 else ""
+        why = ", ".join(f"{count} {reason}" for reason, count in work.skip_reasons.items())
+        text += f"; skipped lines {shown}{more} ({why})"
+    return text
 
 
 def _ranges(ids: Any) -> str:
@@ -101,36 +168,21 @@ def _ranges(ids: Any) -> str:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    import csv
-    from dataclasses import replace
-
+    """Options and ``--out`` are checked before the trace is read; the schedule CSV is
+    written atomically (an existing file is replaced) once the simulation is validated."""
     from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
-    from lpsched.batch.swf import read_swf, to_workload
 
     if args.out == "-" and args.json:
         raise LpschedError("--out - and --json both write to stdout: give --out a file name")
-    work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
-                       estimate=args.estimate)
-    if args.limit:
-        keep = slice(0, args.limit)
-        work = replace(work, job=work.job[keep], submit=work.submit[keep],
-                       run=work.run[keep], size=work.size[keep],
-                       estimate=work.estimate[keep])
-    if args.offline:  # seed 000 ch. 4: every job known at time 0, in trace order
-        work = replace(work, submit=np.zeros_like(work.submit))
-    topo = None
-    if args.topology:
-        from lpsched.batch.topology import parse_topology
-
-        topo = parse_topology(args.topology, int(work.processors or 0) or None)
-    penalty = None
-    if args.penalty:
-        kind, _, factor = args.penalty.partition(":")
-        try:
-            penalty = (kind, float(factor or 2))
-        except ValueError:
-            raise InvalidInstanceError("penalty", args.penalty, "expected linear:F or "
-                                       "quadratic:F") from None
+    if args.out and args.out != "-":
+        check_output(args.out, "--out")
+    _at_least(args, "--limit", 0)
+    _at_least(args, "--cluster-size", 1)
+    if args.processors is not None:
+        _machine_option(args.processors, "--processors")
+    penalty = _penalty(args.penalty)
+    work = _batch_workload(args)
+    topo = _batch_topology(args, work)
     sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
                                   alloc=args.alloc, cluster_size=args.cluster_size,
                                   topology=topo, qct=args.qct, penalty=penalty,
@@ -140,32 +192,103 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
                    qct=args.qct)
+    report = work.report()
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
            "compression": args.compression if args.policy == "conservative" else None,
            "topology": topo.describe() if topo else None,
-           "jobs": work.jobs, "dropped": work.dropped, "processors": m,
+           **{k: report[k] for k in ("records", "jobs", "dropped", "skipped_lines",
+                                     "rounded")},
+           "processors": m,
            **batch_metrics(work, sched, m, cluster_size=cluster, topology=topo),
            "seconds": stats["seconds"],
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
     if args.out:
-        with contextlib.ExitStack() as stack:
-            fh = sys.stdout if args.out == "-" else stack.enter_context(
-                open(args.out, "w", newline=""))
-            w = csv.writer(fh)
-            w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
-            for j in range(work.jobs):
-                w.writerow([int(work.job[j]), work.submit[j], sched.start[j], sched.end[j],
-                            int(work.size[j]), _ranges(sched.procs[j])])
+        _write_schedule(args.out, work, sched)
     if args.json:
         print(dump_json(out))
     else:  # with the CSV on stdout, the summary goes to stderr
+        stream = sys.stderr if args.out == "-" else sys.stdout
         print(f"{args.policy} on {args.trace}: {work.jobs} jobs on {m} processors, "
               f"makespan {out['makespan']:.0f} s, mean wait {out['mean_wait']:.0f} s, "
               f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
-              f"{out['utilisation']:.3f} ({out['jobs_per_second']:.0f} jobs/s)",
-              file=sys.stderr if args.out == "-" else sys.stdout)
+              f"{out['utilisation']:.3f} ({out['jobs_per_second'] or 0:.0f} jobs/s)",
+              file=stream)
+        print(f"{out['records']} job lines read; {_dropped_text(work)}"
+              + (f"; rounded up: {work.rounded}" if work.rounded else ""), file=stream)
     return 0
+
+
+def _penalty(spec: str | None) -> tuple[str, float] | None:
+    """``--penalty linear:F | quadratic:F`` with a finite ``F >= 0`` (default 2)."""
+    if not spec:
+        return None
+    kind, _, factor = spec.partition(":")
+    try:
+        value = float(factor or 2)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise InvalidInstanceError("penalty", spec, "expected linear:F or quadratic:F with "
+                                   "a finite F >= 0")
+    return kind, value
+
+
+def _batch_workload(args: argparse.Namespace) -> Any:
+    """The trace's jobs under the options, every record accounted for (``--limit`` cuts
+    count as dropped); an error when none is left."""
+    from dataclasses import replace
+
+    from lpsched.batch.swf import read_swf, to_workload
+
+    work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
+                       estimate=args.estimate, processors=args.processors).require_jobs()
+    if args.limit and args.limit < work.jobs:
+        keep = slice(0, args.limit)
+        work = replace(work, job=work.job[keep], submit=work.submit[keep],
+                       run=work.run[keep], size=work.size[keep],
+                       estimate=work.estimate[keep],
+                       dropped={**work.dropped, f"after the first {args.limit} (--limit)":
+                                work.jobs - args.limit})
+    if args.offline:  # seed 000 ch. 4: every job known at time 0, in trace order
+        work = replace(work, submit=np.zeros_like(work.submit))
+    return work
+
+
+def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
+    """The ``--topology`` tree over the machine, or ``None``; checks that the machine
+    size is known and that ``--cluster-size`` fits in it."""
+    if args.topology:
+        from lpsched.batch.swf import MAX_PROCESSORS
+        from lpsched.batch.topology import parse_topology
+
+        topo = parse_topology(args.topology, int(work.processors or 0) or None)
+        if topo.installed > MAX_PROCESSORS:  # no machine size: every leaf is installed
+            raise LpschedError(f"--topology {args.topology}: {topo.installed:,} leaves, more "
+                               f"than the largest machine ({MAX_PROCESSORS:,}): give the "
+                               "machine size with --processors")
+        return topo
+    if work.processors is None:
+        raise ParseError(args.trace, "the header gives no MaxProcs or MaxNodes: give the "
+                         "machine size with --processors")
+    if args.cluster_size is not None and args.cluster_size > work.processors:
+        raise LpschedError(f"--cluster-size {args.cluster_size}: larger than the machine "
+                           f"({work.processors} processors)")
+    return None
+
+
+def _write_schedule(path: str, work: Any, sched: Any) -> None:
+    """The schedule as CSV on stdout (``-``) or atomically into ``path``."""
+    import csv
+
+    with contextlib.ExitStack() as stack:
+        fh = sys.stdout if path == "-" else stack.enter_context(
+            atomic_output(path, "w", newline=""))
+        w = csv.writer(fh)
+        w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
+        for j in range(work.jobs):
+            w.writerow([int(work.job[j]), work.submit[j], sched.start[j], sched.end[j],
+                        int(work.size[j]), _ranges(sched.procs[j])])
 
 
 def add_reproduce(rep_sub: Any) -> None:
@@ -180,7 +303,8 @@ def add_reproduce(rep_sub: Any) -> None:
         rb.add_argument("--jobs", type=int, default=1, help="local worker processes")
         rb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
         rb.add_argument("--first-seed", type=int, default=0)
-        rb.add_argument("--out", default="results")
+        rb.add_argument("--out", default="results", help="folder of the store and the CSV "
+                        "(created if missing; the CSV is replaced atomically)")
         rb.add_argument("--quiet", action="store_true", help="no progress bar")
         if name == "contiguity":
             rb.add_argument("--jobs-per-instance", type=int, default=300)
@@ -203,7 +327,10 @@ def add_commands(sub: Any) -> None:
     swf.add_argument("trace", help=".swf or .swf.gz")
     swf.add_argument("--size", choices=("requested", "allocated"), default="requested")
     swf.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
-    swf.add_argument("--lenient", action="store_true", help="skip malformed lines (warn)")
+    swf.add_argument("--lenient", action="store_true", help="skip malformed job lines and "
+                     "round fractional processor counts up, both counted in the report")
+    swf.add_argument("--processors", type=int, help="machine size (default: the header's "
+                     "MaxProcs or MaxNodes)")
     swf.add_argument("--json", action="store_true")
     swf.set_defaults(func=_cmd_swf_info)
 
@@ -233,10 +360,14 @@ def add_commands(sub: Any) -> None:
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested")
     bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
     bat.add_argument("--kill-at-estimate", action="store_true")
-    bat.add_argument("--lenient", action="store_true")
+    bat.add_argument("--lenient", action="store_true", help="skip malformed job lines and "
+                     "round fractional processor counts up, both counted in the report")
+    bat.add_argument("--processors", type=int, help="machine size (default: the header's "
+                     "MaxProcs or MaxNodes)")
     bat.add_argument("--limit", type=int, default=0, help="only the first N jobs")
     bat.add_argument("--offline", action="store_true",
                      help="submit every job at time 0 (seed 000 ch. 4 experiments)")
-    bat.add_argument("--out", help="CSV of the schedule")
+    bat.add_argument("--out", help="CSV of the schedule ('-': stdout); checked before the "
+                     "simulation, replaced atomically if it exists")
     bat.add_argument("--json", action="store_true")
     bat.set_defaults(func=_cmd_batch)

@@ -4,38 +4,47 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from lpsched.errors import ParseError
+
+def _clean(o: Any) -> Any:
+    """``o`` with numpy values as Python ones and every non-finite float as ``None``."""
+    if isinstance(o, np.ndarray):
+        o = o.tolist()
+    elif isinstance(o, (np.floating, np.integer, np.bool_)):
+        o = o.item()
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    return o
 
 
 def dump_json(obj: Any) -> str:
+    """``obj`` as one line of strict JSON: numpy arrays and scalars become lists and
+    numbers, and every non-finite float (``nan``, ``inf``, inside arrays too) becomes
+    ``null``, because JSON has neither ``NaN`` nor ``Infinity``.
+
+    >>> dump_json({"x": np.array([1.0, np.inf, np.nan]), "n": np.int64(2)})
+    '{"x": [1.0, null, null], "n": 2}'
+    """
     def default(o: Any) -> Any:
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        if isinstance(o, (np.floating, np.integer)):
-            return o.item()
         raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
-    def clean(o: Any) -> Any:  # JSON has no inf/nan: write null
-        if isinstance(o, float) and not math.isfinite(o):
-            return None
-        if isinstance(o, dict):
-            return {k: clean(v) for k, v in o.items()}
-        if isinstance(o, (list, tuple)):
-            return [clean(v) for v in o]
-        return o
-
-    return json.dumps(clean(obj), default=default)
+    # allow_nan=False: a non-finite float that escaped _clean is an error, never "NaN"
+    return json.dumps(_clean(obj), default=default, allow_nan=False)
 
 
 def read_json(path: str) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ParseError(path, f"cannot read file: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ParseError(path, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    """Read the JSON file ``path``, hardened against hostile files (every family's readers
+    use it): a file that cannot be read, is not UTF-8, is not JSON, is nested too deeply,
+    or holds ``NaN``/``Infinity`` or a number outside the float range raises
+    :class:`~lpsched.errors.ParseError` naming the file and the offending field
+    (:func:`lpsched.bags.io.parse_json`)."""
+    from lpsched.bags.io import read_json_file
+
+    return read_json_file(path)

@@ -5,6 +5,17 @@
 returns futures (a ``concurrent.futures`` executor or a ``dask.distributed.Client``). Cells
 already in the store are skipped, so an interrupted run resumes where it stopped. The
 function must be picklable (a module-level function) and deterministic.
+
+The run holds the store's writer lock (:meth:`ResultStore.lock`) from before it reads which
+cells are done until its last commit: a second run on the same store fails at once with
+one :class:`~lpsched.errors.StoreError` line ("... is in use by another run (pid N)")
+instead of recomputing every remaining cell beside the first. The kernel releases the lock
+when the run ends, however it ends (``kill -9`` included).
+
+Warnings raised inside worker processes (numpy overflow, scipy, ...) are not printed by
+the workers: each batch records them and the parent re-issues each distinct warning once
+per batch, so they reach the caller's warning filters (the CLI's one-line summary) instead
+of flooding stderr.
 """
 
 from __future__ import annotations
@@ -12,6 +23,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -53,8 +65,29 @@ def _dask_client(address: str) -> Any:
     return Client(address)
 
 
-def _batch(fn: CellFn, cells: list[Any]) -> list[tuple[Any, list[dict[str, Any]]]]:
-    return [(cell, fn(cell)) for cell in cells]
+Caught = tuple[type[Warning], str, str, int]
+
+
+def _batch(fn: CellFn, cells: list[Any],
+           ) -> tuple[list[tuple[Any, list[dict[str, Any]]]], list[Caught]]:
+    """Run ``fn`` on each cell in a worker; the distinct warnings it raised come back
+    (category, message, file, line) instead of being printed by the worker."""
+    seen: dict[Caught, None] = {}
+
+    def keep(message: Any, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: Any = None) -> None:
+        seen.setdefault((category, str(message), filename, lineno), None)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = keep
+        out = [(cell, fn(cell)) for cell in cells]
+    return out, list(seen)
+
+
+def _reissue(caught: list[Caught]) -> None:
+    for category, message, filename, lineno in caught:
+        warnings.warn_explicit(message, category, filename, lineno)
 
 
 def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
@@ -66,17 +99,24 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
     e.g. every policy of one instance, so the instance and its LP bound are built once —
     while each cell is still committed on its own.
     """
+    with store.lock():
+        return _run_locked(experiment, cells, fn, store, executor, jobs, progress, group)
+
+
+def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
+                executor: Any, jobs: int, progress: bool,
+                group: Callable[[Any], Any] | None) -> int:
     done = store.done(experiment)
     todo = [c for c in cells if ResultStore.key(c) not in done]
     bar = Progress(len(todo), experiment, progress)
     if not todo:
         return 0
-    own: Any = None
     if executor == "local" and jobs <= 1:
         for cell in todo:
             store.add(experiment, cell, fn(cell))
             bar.step()
         return len(todo)
+    own: Any = None
     if executor == "local":
         own = pool = cf.ProcessPoolExecutor(max_workers=jobs)
     elif isinstance(executor, str) and executor.startswith("dask://"):
@@ -91,7 +131,9 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
     try:
         futures = [pool.submit(_batch, fn, batch) for batch in batches.values()]
         for fut in _as_completed(pool, futures):
-            for cell, rows in fut.result():
+            done_cells, caught = fut.result()
+            _reissue(caught)
+            for cell, rows in done_cells:
                 store.add(experiment, cell, rows)
                 bar.step()
     finally:

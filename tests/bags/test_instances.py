@@ -71,15 +71,20 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "field"), BAD)
-def test_bad_values_name_the_field(path, value, field):
+def _doc_with(path, value):
+    """A copy of DOC with the field at ``path`` set to ``value``."""
     doc = json.loads(json.dumps(DOC))
     target = doc
     for key in path[:-1]:
         target = target[key]
     target[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize(("path", "value", "field"), BAD)
+def test_bad_values_name_the_field(path, value, field):
     with pytest.raises(InvalidInstanceError) as err:
-        instance_from_dict(doc)
+        instance_from_dict(_doc_with(path, value))
     assert err.value.field == field
     assert field in str(err.value)
 
@@ -148,3 +153,79 @@ def test_generator_profiles_and_overrides():
         random_bags(profile="grid5000")
     with pytest.raises(InvalidInstanceError, match="apps"):
         random_bags(0, 3)
+
+
+# -- issue 10: hostile inputs -------------------------------------------------------------
+# Each case below was accepted, or crashed with a Python error, before issue 10's
+# validation layer; now it is an InvalidInstanceError naming the field (and the entry).
+BAD_LISTS = [
+    (("platform", "speeds"), [True, 1.0], "platform.speeds[0]", "boolean"),
+    (("platform", "speeds"), [1.0, "2"], "platform.speeds[1]", "string"),
+    (("platform", "bandwidths"), ["10", 2.0], "platform.bandwidths[0]", "string"),
+    (("platform", "bandwidths"), [10.0, False], "platform.bandwidths[1]", "boolean"),
+    (("platform", "bandwidths"), [10.0, None], "platform.bandwidths[1]", "null"),
+    (("platform", "speeds"), [[1.0, 2.0], [1.0]], "platform.speeds", "different lengths"),
+    (("platform", "speeds"), [1.0, 10**400], "platform.speeds[1]", "float range"),
+    (("applications", 0, "work"), 10**400, "applications[0].work", "float range"),
+    (("platform", "master_bandwidth"), 10**400, "platform.master_bandwidth", "float range"),
+    (("applications", 0, "tasks"), 1e300, "applications[0].tasks", "2**53"),
+    # ratios that overflow: the times per task (or their inverses) are not floats
+    (("applications", 0, "work"), 1e-308, "applications[0].work", "overflows"),
+    (("applications", 0, "size"), 1e-308, "applications[0].size", "overflows"),
+    (("platform", "bandwidths"), [1e-308, 2.0], "platform.bandwidths[0]", "overflows"),
+    (("platform", "speeds"), [1e-308, 0.5], "platform.speeds[0]", "overflows"),
+    (("applications", 0, "work"), 1e308, "applications[0].work", "overflows"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field", "why"), BAD_LISTS)
+def test_hostile_values_name_the_field(path, value, field, why):
+    with pytest.raises(InvalidInstanceError) as err:
+        instance_from_dict(_doc_with(path, value))
+    assert err.value.field == field
+    assert field in str(err.value) and why in str(err.value)
+    assert len(str(err.value)) < 400  # one readable line, whatever the value
+
+
+def test_numpy_arrays_are_still_accepted_as_they_are():
+    plat = StarPlatform(np.array([1, 2]), np.array([3.0, 4.0]))  # integer arrays are numbers
+    assert plat.speeds.dtype == float and plat.speeds.tolist() == [1.0, 2.0]
+    with pytest.raises(InvalidInstanceError, match=r"platform\.speeds\[0\].*boolean"):
+        StarPlatform(np.array([True, False]), [1.0, 1.0])
+
+
+FILES = [
+    # (file content, the field or message the ParseError names)
+    (b'{"platform": {"speeds": [1, 1e400]}}', "platform.speeds[1] = 1e400"),
+    (b'{"applications": [{"tasks": NaN}]}', "applications[0].tasks = NaN"),
+    (b'{"platform": {"master_bandwidth": Infinity}}', "platform.master_bandwidth = Infinity"),
+    (b'{"platform": {"master_bandwidth": -Infinity}}', "platform.master_bandwidth = -Infinity"),
+    (b'{"a": 1' + b"0" * 5000 + b"}", "a = 1000000000...(5001 characters)"),
+    (b'{"a": "caf\xe9"}', "not UTF-8 text (byte 0xe9"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("content", "named"), FILES)
+def test_hostile_files_are_parse_errors_naming_the_field(tmp_path, content, named):
+    path = tmp_path / "i.json"
+    path.write_bytes(content)
+    with pytest.raises(ParseError) as err:
+        load_instance(path)
+    assert named in str(err.value) and str(path) in str(err.value)
+
+
+def test_a_byte_order_mark_and_a_top_level_list(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(DOC).encode())
+    assert load_instance(path).n == 1
+    path.write_text("[1, 2]")
+    with pytest.raises(InvalidInstanceError, match="must be a JSON object"):
+        load_instance(path)
+
+
+def test_saved_files_are_strict_json(tmp_path):
+    path = tmp_path / "i.json"
+    save_instance(random_bags(3, 2, seed=1), path)
+    json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the file"))
+    assert load_instance(path).n == 3

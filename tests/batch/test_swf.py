@@ -69,9 +69,9 @@ def test_malformed_lines(tmp_path):
     with pytest.raises(SwfParseError) as err:
         read_swf(bad)
     assert err.value.line == 3 and "bad.swf:3" in str(err.value)
-    with pytest.warns(UserWarning, match="line skipped"):
-        tr = read_swf(bad, lenient=True)
-    assert tr.jobs == 1 and tr.skipped == 2
+    tr = read_swf(bad, lenient=True)  # recorded in the trace, not as a Python warning
+    assert tr.jobs == 1 and tr.skipped == 2 and tr.skipped_lines == (3, 4)
+    assert tr.records == 3
     with pytest.raises(ParseError, match="cannot read"):
         read_swf(tmp_path / "missing.swf")
 
@@ -99,3 +99,84 @@ def test_swf_info_cli(trace_file, tmp_path, capsys):
     bad.write_text("1 2 3\n")
     assert main(["swf-info", str(bad)]) == 2
     assert "bad.swf:1" in capsys.readouterr().err
+
+
+# -- issue 10: the checks of read_swf, the id / processor-count policy, the accounting ------
+
+GOOD = ("; MaxProcs: 8\n"
+        "1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 1 -1 -1\n"
+        "2 5 0 50 2 -1 -1 2 60 -1 1 1 1 -1 -1 1 -1 -1\n"
+        "3 6 0 30 8 -1 -1 8 60 -1 1 1 1 -1 -1 1 -1 -1\n")
+
+
+def test_ids_and_counts_policy(tmp_path):
+    """Default: the line is an error (file:line, field). Lenient: bad ids and repeats are
+    skipped and recorded, fractional counts rounded up and counted — never silent."""
+    path = tmp_path / "p.swf"
+    path.write_text(GOOD + "2.5 7 0 10 0.5 -1 -1 0.5 10 -1 1 1 1 -1 -1 1 -1 -1\n"
+                    "3 8 0 10 1 -1 -1 1.5 10 -1 1 1 1 -1 -1 1 -1 -1\n"
+                    "1e30 9 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1\n")
+    with pytest.raises(SwfParseError) as err:
+        read_swf(path)
+    assert err.value.line == 5 and "field 1 (job) = 2.5" in str(err.value)
+    tr = read_swf(path, lenient=True)
+    assert tr.columns["job"].tolist() == [1, 2, 3] and tr.skipped_lines == (5, 6, 7)
+    assert tr.skip_reasons == {"job number not a whole number >= 0": 1,
+                               "repeated job number": 1, "a field is out of range": 1}
+    path.write_text(GOOD + "4 7 0 10 0.5 -1 -1 0.5 10 -1 1 1 1 -1 -1 1 -1 -1\n")
+    with pytest.raises(SwfParseError, match=r"p.swf:5: field 5 \(allocated\) = 0.5"):
+        read_swf(path)
+    tr = read_swf(path, lenient=True)
+    assert tr.rounded == {"allocated": 1, "requested_procs": 1}
+    w = to_workload(tr)
+    assert w.size.tolist() == [4, 2, 8, 1] and w.rounded == tr.rounded
+    assert w.report()["rounded"] == {"allocated": 1, "requested_procs": 1}
+
+
+def test_lenient_lines_stay_in_the_accounting(tmp_path):
+    path = tmp_path / "a.swf"
+    path.write_text(GOOD + "1 2 3\n" + "5 0 0 -1 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1\n")
+    tr = read_swf(path, lenient=True)
+    w = to_workload(tr)
+    assert tr.records == 5 and w.jobs == 3
+    assert w.jobs + sum(w.dropped.values()) == w.records == tr.records
+    report = w.report()
+    assert report["skipped_lines"] == {"count": 1, "first": [5],
+                                       "reasons": {"wrong number of fields": 1}}
+
+
+def test_fast_and_line_by_line_parsing_agree(tmp_path):
+    """The one-call parse of a clean file and the line-by-line parse (taken as soon as a
+    line is malformed) read the same values."""
+    rng = np.random.default_rng(5)
+    rows = rng.integers(-1, 10**6, size=(200, len(FIELDS))).astype(float)
+    rows[:, 0] = np.arange(1, 201)
+    rows[:, 3] = np.round(rng.uniform(0, 1e5, 200), 3)
+    text = "\n".join(" ".join(repr(float(v)) if v != int(v) else str(int(v)) for v in r)
+                     for r in rows)
+    clean, dirty = tmp_path / "c.swf", tmp_path / "d.swf"
+    clean.write_text("; MaxProcs: 64\n" + text + "\n")
+    dirty.write_text("; MaxProcs: 64\n" + text + "\nnot a job line\n")
+    a, b = read_swf(clean), read_swf(dirty, lenient=True)
+    assert b.skipped_lines == (202,) and a.lines.tolist() == b.lines.tolist()
+    for name in FIELDS:
+        assert np.array_equal(a.columns[name], b.columns[name])
+        assert np.array_equal(a.columns[name], rows[:, FIELDS.index(name)])
+
+
+def test_machine_size_is_bounded(tmp_path):
+    from lpsched.batch.swf import MAX_PROCESSORS, check_processors
+
+    assert check_processors(MAX_PROCESSORS) == MAX_PROCESSORS
+    for bad in (0, -1, MAX_PROCESSORS + 1, 2.5, True, None):
+        with pytest.raises(InvalidInstanceError):
+            check_processors(bad)
+    path = tmp_path / "w.swf"
+    path.write_text("; Version: 2.2\n" + GOOD.split("\n", 1)[1]
+                    + "4 9 0 10 1 -1 -1 1e15 10 -1 1 1 1 -1 -1 1 -1 -1\n")
+    with pytest.raises(InvalidInstanceError, match="processors"):
+        to_workload(read_swf(path), processors=10**8)
+    w = to_workload(read_swf(path))  # no machine: the widest one simulated is the bound
+    assert w.jobs == 3 and w.dropped == {
+        "wider than 10,000,000 processors, the largest machine simulated": 1}
+    assert w.size.dtype == np.int64 and w.job.dtype == np.int64

@@ -319,3 +319,20 @@ def test_chapter_4_first_fit_contiguous_and_windows():
         random_window(w, 0.0, seed=0)
     sched, _ = simulate_batch(w, "conservative", alloc="cont-ff")
     validate_batch(w, sched, 16, forced="cont-ff")
+
+
+def test_tree_sizes_are_bounded():
+    """Issue 10: a tree past MAX_LEAVES is refused before any array is made, however large
+    its parameters (no k^n of a billion digits either)."""
+    import time
+
+    from lpsched.batch.topology import MAX_LEAVES, fat_tree, kary_ntree, parse_topology
+
+    assert kary_ntree(2, 27).leaves == MAX_LEAVES
+    t0 = time.perf_counter()
+    for make in (lambda: kary_ntree(2, 28), lambda: kary_ntree(10**9, 10**9),
+                 lambda: fat_tree(16, [4] * 12), lambda: fat_tree(MAX_LEAVES + 1, []),
+                 lambda: parse_topology("kary-ntree:4,1000000000")):
+        with pytest.raises(InvalidInstanceError, match="leaves"):
+            make()
+    assert time.perf_counter() - t0 < 1.0

@@ -35,6 +35,9 @@ from lpsched.bags.simulator import BasePolicy, StarSimulator, buffered_state, re
 #: What :meth:`PlanDispatcher.next_send` answers when the only quotas left are on links
 #: that are busy (bounded multiport): wait for the next transfer to end.
 LINKS_BUSY = float("-inf")
+#: Wall-clock budget of one max-stretch solve (seconds), lowered to what is left of the
+#: simulation's own budget when it has one.
+SOLVE_TIME_LIMIT = 120.0
 
 
 class PlanDispatcher:
@@ -142,12 +145,14 @@ class CBS3M(BasePolicy):
 
     def _solve(self, sim: StarSimulator) -> None:
         t0 = time.perf_counter()
+        left = sim.time_left()  # the run's budget bounds every solve
+        limit = SOLVE_TIME_LIMIT if left is None else min(SOLVE_TIME_LIMIT, left)
         if not self.online:
-            res = max_stretch(sim.inst)
+            res = max_stretch(sim.inst, time_limit=limit)
         else:
             rem = np.where(sim.released, sim.unsent, 0).astype(float)
             res = online_max_stretch(sim.inst, sim.now, rem, buffered_state(sim),
-                                     released=sim.released)
+                                     released=sim.released, time_limit=limit)
         self._adopt(sim, res, time.perf_counter() - t0)
 
     def start(self, sim: StarSimulator) -> None:

@@ -50,7 +50,7 @@ class MWMA(BasePolicy):
         omega = np.where(active, sim.unsent, 0).astype(float)
         if self.weights == "ms":
             omega = omega * sim.ms / sim.tasks
-        sol = solve(weighted_throughput_lp(sim.inst, omega))
+        sol = solve(weighted_throughput_lp(sim.inst, omega), time_limit=sim.time_left())
         sol.require_optimal(f"{self.name} steady-state LP")
         self.rates = np.where(active[:, None], np.clip(sol.values["rho"], 0.0, None), 0.0)
         self.sent = np.zeros_like(self.rates)

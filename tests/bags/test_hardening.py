@@ -1,0 +1,251 @@
+"""Issue 10 for seed 003: no hang, no solver internals, no lost results.
+
+Every test here failed before the fix (a hang shows as a timeout of the subprocess that
+runs the case, a memory blow-up as a MemoryError under an address-space limit).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from lpsched import check_plan, max_stretch
+from lpsched.bags import Application, Instance, StarPlatform, random_bags
+from lpsched.bags import reproduce as exp
+from lpsched.bags.policies import get_policy
+from lpsched.bags.simulator import simulate
+from lpsched.errors import InvalidInstanceError, LpschedError, SolverError
+from lpsched.solvers.solution import Status
+from tests.conftest import small_instance
+
+
+def bounded(code: str, timeout: float = 60.0, memory: int | None = None,
+            ) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter; a hang fails the test instead of stalling it.
+    ``memory`` (bytes) caps the child's address space."""
+    def limit() -> None:  # pragma: no cover - runs in the child
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    try:
+        return subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
+                              capture_output=True, text=True, timeout=timeout, check=False,
+                              preexec_fn=limit if memory else None)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running after {timeout:g} s (a hang)")
+
+
+def replaced(inst: Instance, k: int, **changes: float) -> Instance:
+    apps = list(inst.applications)
+    a = apps[k]
+    apps[k] = Application(changes.get("release", a.release), int(changes.get("tasks", a.tasks)),
+                          changes.get("work", a.work), changes.get("size", a.size))
+    return Instance(inst.platform, tuple(apps))
+
+
+def on_platform(inst: Instance, speeds=None, bandwidths=None, port=None) -> Instance:
+    plat = inst.platform
+    return Instance(StarPlatform(plat.speeds if speeds is None else speeds,
+                                 plat.bandwidths if bandwidths is None else bandwidths,
+                                 plat.master_bandwidth, port or plat.port), inst.applications)
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``time.monotonic`` advances one second per call: any budget runs out quickly."""
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+
+
+# -- search loops: iteration caps and a wall-clock budget --------------------------------------
+def test_bisection_below_the_float_resolution_ends():
+    """tol 1e-17 is below one ulp of any stretch >= 1: the bisection used to loop forever."""
+    proc = bounded("""
+        from lpsched import max_stretch
+        from tests.conftest import small_instance
+        inst = small_instance(1)  # the single-resource bound is not the optimum here
+        fine = max_stretch(inst, method="bisection", tol=1e-17)
+        exact = max_stretch(inst)
+        assert abs(fine.stretch - exact.stretch) <= 1e-7 * exact.stretch, (fine, exact)
+        print("ok", fine.lp_solves)
+    """)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stderr[-2000:]
+
+
+def test_the_single_resource_bound_never_loops_forever():
+    """A demand that never fits (not finite, or a window test that always says no) used to
+    double the upper end forever."""
+    proc = bounded("""
+        import numpy as np
+        from lpsched.bags import bounds
+        from lpsched.bags.stretch_model import StretchProblem
+        from lpsched.errors import SolverError
+        from tests.conftest import small_instance
+        problem = StretchProblem.offline(small_instance(1, n=3, p=2))
+        demand = np.array([1.0, np.inf, 2.0])
+        try:
+            bounds.single_machine_stretch(problem, demand)
+        except SolverError as exc:
+            print("capped:", exc)
+        bounds.window_feasible = lambda *a: False
+        try:
+            bounds.single_machine_stretch(problem, np.ones(3))
+        except SolverError as exc:
+            print("capped:", exc)
+    """)
+    assert proc.returncode == 0 and proc.stdout.count("capped:") == 2, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("bound", [True, False])
+def test_the_search_has_a_wall_clock_budget(fake_clock, bound):
+    """Each LP used to get the whole limit afresh, so many fast LPs never stopped."""
+    inst = random_bags(6, 3, seed=2)
+    with pytest.raises(SolverError, match=r"time limit.* ran out \(status time_limit\)") as err:
+        max_stretch(inst, method="bisection", tol=1e-9, time_limit=30, relaxation_bound=bound)
+    assert "--time-limit" in str(err.value)  # says what to do
+    if not bound:  # the LPs' own budget
+        assert err.value.status is Status.TIME_LIMIT and "30 s" in str(err.value)
+
+
+@pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf, True])
+def test_time_limit_must_be_positive_and_finite(limit):
+    """0, -1 and nan used to mean "no limit" (HiGHS reads them so)."""
+    with pytest.raises(LpschedError, match="time_limit"):
+        max_stretch(small_instance(2), time_limit=limit)
+
+
+# -- conditioning: valid instances the LP layer used to reject ---------------------------------
+@pytest.mark.parametrize("port", ["one-port", "multiport"])
+def test_a_billion_tasks_is_solved_and_checked(port):
+    """Used to fail with "HiGHS rejected the model ... kWarning": per-task times below 1e-9
+    of the horizon. Amounts now count whole applications; the plan is checked in tasks."""
+    inst = replaced(random_bags(5, 3, seed=3, port=port), 0, tasks=10**9)
+    res = max_stretch(inst)
+    report = check_plan(inst, res.plan)
+    assert report.ok, report.violations
+    assert res.plan.comm[0].sum() == pytest.approx(1e9, rel=1e-9)
+    assert res.search.units is not None
+    bis = max_stretch(inst, method="bisection", tol=1e-9)
+    assert bis.stretch == pytest.approx(res.stretch, rel=1e-6)
+
+
+def test_nearly_equal_makespans_are_solved():
+    """Two applications whose MS* differ by 1e-11 (relative) made an epoch slope difference
+    HiGHS drops, and the model was rejected."""
+    base = random_bags(5, 3, seed=3)
+    a = base.applications[2]
+    twin = Application(a.release + 1e-3, a.tasks, a.work, a.size)
+    near = Application(a.release + 1e-3, a.tasks, a.work, a.size * (1 + 1e-11))
+    apps = base.applications
+    exact = max_stretch(Instance(base.platform, (*apps[:3], twin, *apps[3:])))
+    inst = Instance(base.platform, (*apps[:3], near, *apps[3:]))
+    res = max_stretch(inst)
+    assert res.stretch == pytest.approx(exact.stretch, rel=1e-7)
+    assert check_plan(inst, res.plan).ok
+
+
+def test_makespans_too_far_apart_are_one_clear_error():
+    inst = replaced(random_bags(5, 3, seed=3), 0, work=1e200)
+    with pytest.raises(SolverError, match="too far apart") as err:
+        max_stretch(inst)
+    assert "HiGHS" not in str(err.value) and "kWarning" not in str(err.value)
+
+
+@pytest.mark.parametrize("generation", [True, False])
+def test_a_useless_slow_worker_is_left_out(generation):
+    """A worker 1e248 times too slow made coefficients HiGHS rejects (>= 1e15) as soon as
+    an LP held it (every LP without worker generation)."""
+    base = random_bags(5, 3, seed=3)
+    slow = on_platform(base, speeds=np.append(base.platform.speeds[:2], 1e-240))
+    without = Instance(StarPlatform(base.platform.speeds[:2], base.platform.bandwidths[:2]),
+                       base.applications)
+    res = max_stretch(slow, worker_generation=generation)
+    assert res.stretch == pytest.approx(max_stretch(without).stretch, rel=1e-9)
+    assert res.plan.comm.shape[1] == 3 and res.plan.comm[:, 2].sum() == 0
+    assert check_plan(slow, res.plan).ok
+
+
+@pytest.mark.parametrize("port", ["one-port", "multiport"])
+def test_a_very_fast_link_is_solved(port):
+    base = random_bags(5, 3, seed=3, port=port)
+    inst = on_platform(base, bandwidths=np.append(1e20, base.platform.bandwidths[1:]))
+    res = max_stretch(inst)
+    assert check_plan(inst, res.plan).ok
+
+
+def test_an_overflowing_makespan_is_rejected_at_load():
+    with pytest.raises(InvalidInstanceError, match=r"applications\[0\]\.tasks"):
+        replaced(random_bags(3, 2, seed=1), 0, tasks=2**53, work=1e305)
+
+
+# -- the simulator: a budget, an event cap, a size limit ---------------------------------------
+def test_a_simulation_has_a_wall_clock_budget(fake_clock):
+    inst = random_bags(seed=2)  # about 1,800 events: the clock is read every 1,024
+    with pytest.raises(SolverError, match=r"fifo-mct: the time limit of 1 s ran out"):
+        simulate(inst, get_policy("fifo-mct"), time_limit=1)
+    # a policy's own solves get what is left of the run's budget
+    with pytest.raises(SolverError, match=r"time limit.* ran out") as err:
+        simulate(inst, get_policy("cbs3m-edf-online"), time_limit=50)
+    assert exp.outcome(err.value) == "time_limit"
+    with pytest.raises(LpschedError, match="time_limit"):
+        simulate(inst, get_policy("fifo-mct"), time_limit=-1)
+
+
+def test_the_simulator_refuses_a_billion_tasks_at_once():
+    """It used to allocate six arrays of 10^9 entries (48 GB) before simulating."""
+    proc = bounded("""
+        from lpsched.bags import Application, Instance, random_bags
+        from lpsched.bags.policies import get_policy
+        from lpsched.bags.simulator import simulate
+        from lpsched.errors import LpschedError
+        base = random_bags(3, 2, seed=1)
+        a = base.applications[0]
+        inst = Instance(base.platform, (Application(a.release, 10**9, a.work, a.size),)
+                        + base.applications[1:])
+        try:
+            simulate(inst, get_policy("fifo-mct"))
+        except LpschedError as exc:
+            print("refused:", exc)
+    """, timeout=120, memory=4 * 2**30)
+    assert proc.returncode == 0 and "records every task" in proc.stdout, proc.stderr[-2000:]
+
+
+# -- reproductions: a policy that cannot finish is a row ---------------------------------------
+SLOW_LINKS = 1e-2  # base bandwidth (B/s) at which mwma-ms stops with work left
+
+
+def test_a_policy_that_cannot_finish_is_a_row():
+    row, = exp.cell((0, "mwma-ms", "mpi", SLOW_LINKS))
+    assert row["status"] == "failed" and "unfinished" in row["reason"]
+    assert all(row[m] is None for m in exp.METRICS)
+    ok, = exp.cell((0, "fifo-mct", "mpi", SLOW_LINKS))
+    assert ok["status"] == "ok" and ok["reason"] is None and ok["max_stretch"] > 1
+
+
+def test_tables_and_csv_report_failures(tmp_path):
+    names = ["fifo-mct", "mwma-ms", "cbs3m-edf-offline"]
+    rows = [r for c in exp.cells(2, "mpi", policies=names, base_bandwidth=SLOW_LINKS)
+            for r in exp.cell(c)]
+    tab = exp.tables(rows)
+    for metric in exp.METRICS:
+        assert tab[metric]["mwma-ms"]["failed"] == 2 and tab[metric]["mwma-ms"]["n"] == 0
+        assert math.isnan(tab[metric]["mwma-ms"]["avg"])
+        assert tab[metric]["mwma-ms"]["best"] == 0.0
+        assert tab[metric]["fifo-mct"]["n"] == 2 and tab[metric]["fifo-mct"]["failed"] == 0
+        assert sum(s["best"] for s in tab[metric].values()) >= 100.0
+    text = exp.format_tables(tab)
+    assert "failed" in text and "nan" not in text
+    exp.write_csv(tab, rows, tmp_path)
+    with open(tmp_path / "cbs3m_rows.csv", newline="") as fh:
+        got = list(csv.DictReader(fh))
+    assert [r["status"] for r in got].count("failed") == 2
+    assert all("unfinished" in r["reason"] for r in got if r["status"] == "failed")

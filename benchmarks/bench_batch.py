@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
-from lpsched.batch.swf import Workload, read_swf, to_workload
 from lpsched.batch.topology import parse_topology
+from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.core.versions import versions_report
 
 

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
-from lpsched.batch.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
+from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
 
 CONTIGUITY_ALLOCS = ("basic", "becont-ff", "cont-ff", "beloc", "loc")  # ch. 4's rules

@@ -58,9 +58,9 @@ from lpsched.batch.allocation import (
     is_contiguous,
     is_local,
 )
-from lpsched.batch.swf import Workload
 from lpsched.batch.topology import Topology
 from lpsched.core.engine import Engine
+from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 
 POLICIES = ("fcfs", "easy", "conservative")

@@ -112,7 +112,7 @@ def _speedups(text: str) -> list[float]:
 
 
 def _machine_option(value: int, option: str) -> int:
-    from lpsched.batch.swf import MAX_PROCESSORS
+    from lpsched.core.swf import MAX_PROCESSORS
 
     if not 1 <= value <= MAX_PROCESSORS:
         raise LpschedError(f"{option} {value}: must be a whole number from 1 to "
@@ -121,7 +121,7 @@ def _machine_option(value: int, option: str) -> int:
 
 
 def _cmd_swf_info(args: argparse.Namespace) -> int:
-    from lpsched.batch.swf import read_swf, to_workload
+    from lpsched.core.swf import read_swf, to_workload
 
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
@@ -239,7 +239,7 @@ def _batch_workload(args: argparse.Namespace) -> Any:
     count as dropped); an error when none is left."""
     from dataclasses import replace
 
-    from lpsched.batch.swf import read_swf, to_workload
+    from lpsched.core.swf import read_swf, to_workload
 
     work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
                        estimate=args.estimate, processors=args.processors).require_jobs()
@@ -259,8 +259,8 @@ def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
     """The ``--topology`` tree over the machine, or ``None``; checks that the machine
     size is known and that ``--cluster-size`` fits in it."""
     if args.topology:
-        from lpsched.batch.swf import MAX_PROCESSORS
         from lpsched.batch.topology import parse_topology
+        from lpsched.core.swf import MAX_PROCESSORS
 
         topo = parse_topology(args.topology, int(work.processors or 0) or None)
         if topo.installed > MAX_PROCESSORS:  # no machine size: every leaf is installed

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
-from lpsched.batch.swf import Workload, read_swf, to_workload
+from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"

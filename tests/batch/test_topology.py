@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from lpsched.batch.allocation import allocate
 from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
-from lpsched.batch.swf import Workload
 from lpsched.batch.topology import fat_tree, kary_ntree, parse_topology
 from lpsched.cli import main
+from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 from tests.batch.test_simulator import DATA
 
@@ -303,7 +303,7 @@ def test_topology_aware_reproduction_reduced(capsys, tmp_path):
 
 
 def test_chapter_4_first_fit_contiguous_and_windows():
-    from lpsched.batch.swf import random_window
+    from lpsched.core.swf import random_window
 
     free = np.array([0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1], bool)
     # Alg. 3: the first run long enough (ids 4-6), not the largest (8-11) as in ch. 5

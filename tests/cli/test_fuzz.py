@@ -563,7 +563,7 @@ def run_subprocess(argv: list[str], env: dict[str, str] | None = None) -> Outcom
 _FORKSERVER = r"""
 import json, os, signal, sys, time, traceback
 import lpsched.cli
-import lpsched.cli.batch, lpsched.batch.simulator, lpsched.batch.swf
+import lpsched.cli.batch, lpsched.batch.simulator, lpsched.core.swf
 
 def child(argv, out, err, env):
     code = 1

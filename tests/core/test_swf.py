@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lpsched.batch.swf import FIELDS, read_swf, to_workload, write_swf
+from lpsched.core.swf import FIELDS, read_swf, to_workload, write_swf
 from lpsched.errors import InvalidInstanceError, ParseError, SwfParseError
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -165,7 +165,7 @@ def test_fast_and_line_by_line_parsing_agree(tmp_path):
 
 
 def test_machine_size_is_bounded(tmp_path):
-    from lpsched.batch.swf import MAX_PROCESSORS, check_processors
+    from lpsched.core.swf import MAX_PROCESSORS, check_processors
 
     assert check_processors(MAX_PROCESSORS) == MAX_PROCESSORS
     for bad in (0, -1, MAX_PROCESSORS + 1, 2.5, True, None):

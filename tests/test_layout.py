@@ -25,6 +25,9 @@ ALLOWED: dict[str, set[str]] = {
 SEAMS: dict[tuple[str, str], str] = {
     ("lpsched.batch.reproduce", "lpsched.approx.packing"):
         "seed 000 ch. 4 compares backfilling with the NFDH+LS packing of ch. 4 §4.4",
+    ("lpsched.ptg.cafm", "lpsched.approx.moldable"):
+        "seed 004 §4 CAFM allocates each PTG's processors with the MRT dual approximation "
+        "and the K-shelf algorithm of seed 004 §5 (approx.moldable)",
 }
 TOP = {"lpsched", "lpsched.testing"}  # the public face and the pytest plugin: may import all
 # modules that only parse, call and format, or only describe: never print from elsewhere

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 
 from lpsched.bags import Application, Instance, StarPlatform
@@ -32,3 +33,21 @@ def small_instance(seed: int, n: int | None = None, p: int | None = None,
         for k in range(n)
     )
     return Instance(plat, apps)
+
+
+@pytest.fixture
+def stalled_mwma_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mwma-ms`` replaced by a policy that stops sending after its first task: a policy
+    that cannot finish, to test how one is reported (since decision 73 no registered policy
+    stops on a valid instance; links of 1e-2 B/s once made the real mwma-ms stop)."""
+    from dataclasses import replace
+
+    from lpsched.bags import policies
+    from lpsched.bags.policies.mwma import MWMA
+
+    class Stalled(MWMA):
+        def next_send(self, sim):  # type: ignore[no-untyped-def]
+            return None if sim.sent.sum() >= 1 else super().next_send(sim)
+
+    entry = replace(policies.REGISTRY["mwma-ms"], factory=lambda: Stalled("ms"))
+    monkeypatch.setitem(policies.REGISTRY, "mwma-ms", entry)

@@ -10,6 +10,7 @@ from this package, from another solver, or edited by hand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import StretchPlan
 from lpsched.bags.steady_state import dedicated_makespans
 from lpsched.core import tolerances
-from lpsched.errors import InvalidPlanError
+from lpsched.errors import InvalidPlanError, ParseError
 
 
 @dataclass
@@ -170,3 +171,74 @@ def _check_capacities(out: PlanCheck, a: _Arrays, inst: Instance, apps: np.ndarr
     elif np.isfinite(inst.platform.master_bandwidth):
         volume = np.einsum("kuj,k->j", a.comm, inst.size[apps]) / inst.platform.master_bandwidth
         out.add("master bandwidth (10)", (volume - cap) / scale_t - tol, "interval")
+
+
+#: The array fields of a plan file and their shapes, in terms of ``n`` (applications of
+#: the plan), ``p`` (workers) and ``E`` (epochs).
+_PLAN_ARRAYS = (("epochs", ("E",)), ("deadlines", ("n",)), ("start", ("n",)),
+                ("remaining", ("n",)), ("buffered", ("n", "p")),
+                ("comm", ("n", "p", "E-1")), ("comp", ("n", "p", "E-1")),
+                ("buffers", ("n", "p", "E")))
+
+
+def _plan_numbers(name: str, value: Any, path: str) -> np.ndarray:
+    """``value`` as a float array: nested lists of finite numbers only (no booleans, no
+    text, no ragged rows); a :class:`~lpsched.errors.ParseError` names the field."""
+    try:
+        arr = np.asarray(value, dtype=object)
+    except ValueError:
+        raise ParseError(path, f"plan field {name!r}: rows of unequal lengths") from None
+    flat = arr.reshape(-1)
+    bad = [x for x in flat if isinstance(x, bool) or not isinstance(x, (int, float))]
+    if bad:
+        raise ParseError(path, f"plan field {name!r}: {bad[0]!r} is not a number")
+    try:
+        out = np.asarray(value, dtype=float)
+    except OverflowError:
+        raise ParseError(path, f"plan field {name!r}: a number outside the float "
+                         "range") from None
+    if not np.isfinite(out).all():
+        raise ParseError(path, f"plan field {name!r}: every number must be finite")
+    return out
+
+
+def plan_from_dict(data: Any, inst: Instance, path: str) -> StretchPlan:
+    """Read a plan (the ``plan`` object of ``lpsched solve --json --plan``, or the object
+    itself) for the instance ``inst``, checking every field before :func:`check_plan`
+    reads it: numbers only (no booleans or text), finite, arrays of the shapes the plan's
+    ``apps``, the instance's workers and the plan's ``epochs`` imply, ``apps`` distinct
+    whole numbers indexing ``inst``'s applications, ``port`` one of the two models.
+
+    Raises :class:`~lpsched.errors.ParseError` naming ``path`` and the field.
+    """
+    raw = data.get("plan", data) if isinstance(data, dict) else data
+    if not isinstance(raw, dict):
+        raise ParseError(path, "not a plan (run 'lpsched solve --json --plan')")
+    fields = ["stretch", "apps", "port", *(name for name, _ in _PLAN_ARRAYS)]
+    missing = [f for f in fields if f not in raw]
+    if missing:
+        raise ParseError(path, f"not a plan (run 'lpsched solve --json --plan'): field "
+                         f"{missing[0]!r} missing")
+    apps = _plan_numbers("apps", raw["apps"], path)
+    whole = apps.ndim == 1 and (apps == np.floor(apps)).all()
+    if not whole or ((apps < 0) | (apps >= inst.n)).any() or np.unique(apps).size != apps.size:
+        raise ParseError(path, f"plan field 'apps': must be distinct whole numbers from 0 to "
+                         f"{inst.n - 1} (the instance's applications)")
+    arrays = {name: _plan_numbers(name, raw[name], path) for name, _ in _PLAN_ARRAYS}
+    dims = {"n": apps.size, "p": inst.p, "E": arrays["epochs"].size,
+            "E-1": arrays["epochs"].size - 1}
+    for name, shape in _PLAN_ARRAYS:
+        want = tuple(dims[d] for d in shape)
+        if arrays[name].shape != want:
+            raise ParseError(path, f"plan field {name!r}: shape {arrays[name].shape}, "
+                             f"expected {want} for this instance")
+    stretch = _plan_numbers("stretch", raw["stretch"], path)
+    if stretch.ndim:
+        raise ParseError(path, "plan field 'stretch': must be one number")
+    if raw["port"] not in ("one-port", "multiport"):
+        raise ParseError(path, "plan field 'port': must be 'one-port' or 'multiport'")
+    t_new = raw.get("t_new")
+    if t_new is not None and _plan_numbers("t_new", t_new, path).ndim:
+        raise ParseError(path, "plan field 't_new': must be one number or null")
+    return StretchPlan(stretch=float(stretch), **arrays, apps=apps.astype(int),
+                       port=raw["port"], t_new=None if t_new is None else float(t_new))

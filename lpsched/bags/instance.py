@@ -157,6 +157,31 @@ class Instance:
             raise InvalidInstanceError(
                 f"applications[{k}].tasks", int(tasks[k]), "the time to run all its tasks "
                 "on the best worker overflows the float range; rescale the units")
+        self._check_master(size, tasks)
+
+    def _check_master(self, size: np.ndarray, tasks: np.ndarray) -> None:
+        """A bounded master link (``BW``): ``δ/BW`` per task, its inverse and the time to
+        send every task of an application, ``Π·δ/BW``, stay floats (the multiport steady
+        state and the schedule checker divide by ``BW``). The error names
+        ``platform.master_bandwidth`` or the application's size, whichever is further from
+        1 in order of magnitude."""
+        bw = self.platform.master_bandwidth
+        if not math.isfinite(bw):
+            return
+        with np.errstate(all="ignore"):
+            per_task = size / bw
+            ok = np.isfinite(per_task) & np.isfinite(1.0 / per_task) & np.isfinite(
+                tasks * per_task)
+        if ok.all():
+            return
+        k = int(np.argmin(ok))
+        name, v = max([(f"applications[{k}].size", float(size[k])),
+                       ("platform.master_bandwidth", bw)], key=lambda f: abs(math.log10(f[1])))
+        raise InvalidInstanceError(
+            name, v, f"sending the {int(tasks[k])} tasks of application {k} through the master "
+            f"link takes {float(tasks[k] * per_task[k]):.3g} s (size / master_bandwidth = "
+            f"{float(per_task[k]):.3g} s per task): outside what a float can compute with; "
+            "rescale the units")
 
     @property
     def n(self) -> int:

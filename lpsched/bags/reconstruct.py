@@ -387,18 +387,25 @@ def _bmp_tails(inst: Instance, plan: StretchPlan, sent_cum: np.ndarray, whole: n
 def _bmp_shift_base(base: list[_Row], comm_pauses: list[tuple[float, float]],
                     comp_pauses: list[list[tuple[float, float]]]) -> np.ndarray:
     """The base rows moved by the pauses before them: sends by the communication pauses,
-    computations by their worker's computation pauses."""
+    computations by their worker's computation pauses. An item whose start moves has its
+    end moved too: "at a pause" is decided up to a tolerance relative to the pause's time
+    (``1e-9·at``), which can exceed a whole task's duration late in a long schedule (a
+    master link of 0.1 B/s puts deadlines near 5e10 s), and must never move a start
+    without its end."""
     rows = np.array(base, dtype=float).reshape(-1, 6)
     if rows.size:
         a, b, s, e = rows[:, 2].copy(), rows[:, 3].copy(), rows[:, 4].copy(), rows[:, 5].copy()
         for at, ln in comm_pauses:
-            rows[:, 2] += np.where(_after(a, at), ln, 0.0)
-            rows[:, 3] += np.where(b > at + 1e-9 * max(1.0, at), ln, 0.0)
+            moved = _after(a, at)
+            rows[:, 2] += np.where(moved, ln, 0.0)
+            rows[:, 3] += np.where(moved | (b > at + 1e-9 * max(1.0, at)), ln, 0.0)
         for u in range(len(comp_pauses)):
             mine = rows[:, 1] == u
             for at, ln in comp_pauses[u]:
-                rows[:, 4] += np.where(mine & _after(s, at), ln, 0.0)
-                rows[:, 5] += np.where(mine & (e > at + 1e-9 * max(1.0, at)), ln, 0.0)
+                moved = mine & _after(s, at)
+                rows[:, 4] += np.where(moved, ln, 0.0)
+                rows[:, 5] += np.where(moved | (mine & (e > at + 1e-9 * max(1.0, at))), ln,
+                                       0.0)
     return rows
 
 

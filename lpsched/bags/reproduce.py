@@ -39,6 +39,12 @@ from lpsched.solvers.solution import Status
 
 EXPERIMENT = "cbs3m"
 METRICS = ("max_stretch", "sum_stretch", "makespan", "max_flow", "sum_flow")
+#: The fields the tables, CSV files and plots read, checked when rows are read back from
+#: a store (:func:`lpsched.core.store.check_row`): a damaged store is one line, never a
+#: wrong table.
+ROW_SCHEMA: dict[str, str] = {"seed": "int>=0", "policy": "text", "status": "text",
+                              "reason": "text?", "lp_bound": "number>=0?",
+                              **dict.fromkeys(METRICS, "number>=0?")}
 TABLE_OF = {"max_stretch": 4, "sum_stretch": 5, "makespan": 6, "max_flow": 7, "sum_flow": 8}
 
 #: Averages printed in seed 003 Tables 4–8, by policy (for the side-by-side comparison).

@@ -22,6 +22,7 @@ of application ``app[i]`` is sent by the master to worker ``worker[i]`` during
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,8 +75,15 @@ class Schedule:
 
 
 def _scale(inst: Instance) -> float:
-    return TIME_TOL * max(1.0, float(np.abs(inst.release).max()),
-                          float((inst.tasks[:, None] * (inst.comp_time + inst.comm_time)).sum()))
+    """The absolute time tolerance: ``TIME_TOL`` times the largest time a schedule of
+    ``inst`` can reach without idling (releases, then every task's computation and
+    communication, and every transfer through a bounded master link), so that float
+    rounding of simulated times is never read as a broken rule."""
+    work = float((inst.tasks[:, None] * (inst.comp_time + inst.comm_time)).sum())
+    bw = inst.platform.master_bandwidth
+    if math.isfinite(bw):
+        work += float((inst.tasks * inst.size).sum() / bw)
+    return TIME_TOL * max(1.0, float(np.abs(inst.release).max()) + work)
 
 
 def _first(mask: np.ndarray) -> int | None:
@@ -135,7 +143,7 @@ def validate(inst: Instance, sched: Schedule, port: str | None = None,
         _fail("duration", span < comp - tol - TIME_TOL * comp, "computed faster than w/s_u")
     _fail("data", sched.start < sched.send_end - tol, "computed before its data arrived")
     if computation == "atomic":
-        order = np.lexsort((sched.start, w))
+        order = np.lexsort((sched.end, sched.start, w))  # ties: the shorter first
         same = w[order][1:] == w[order][:-1]
         overlap = sched.start[order][1:] < sched.end[order][:-1] - tol
         _fail("worker", same & overlap, "its worker is still computing another task",
@@ -146,7 +154,9 @@ def validate(inst: Instance, sched: Schedule, port: str | None = None,
             _window(mine, sched.start[mine], sched.end[mine], comp[mine], 1.0, tol, "worker",
                     f"worker {u} cannot share its CPU among these computations")
     if port == "one-port":
-        order = np.argsort(sched.send_start, kind="stable")
+        # ties broken by the end: a send of (nearly) zero length at the instant a long one
+        # starts is not "during" it (links of 1e30 B/s)
+        order = np.lexsort((sched.send_end, sched.send_start))
         _fail("one-port", sched.send_start[order][1:] < sched.send_end[order][:-1] - tol,
               "the master is still sending another message", order[1:])
         return

@@ -171,6 +171,18 @@ def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
 PLATFORM_METRICS = ("sum_flow", "sum_stretch", "contiguity_factor", "locality_factor",
                     "platform_level_factor", "success_rate")
 
+#: The fields each experiment's summary reads, checked when rows are read back from a store
+#: (:func:`lpsched.core.store.check_row`): a damaged store is one line, never a wrong table.
+ROW_SCHEMAS: dict[str, dict[str, str]] = {
+    "contiguity": {"seed": "int>=0", "alloc": "text", "jobs": "int>=0",
+                   "makespan": "number>=0?"},
+    "platform-level": {"seed": "int>=0", "alloc": "text", "jobs": "int>=0",
+                       **dict.fromkeys(PLATFORM_METRICS, "number>=0")},
+    "topology-aware": {"policy": "text", "alloc": "text", "qct": "int>=0",
+                       "speedup": "number>=0", "jobs": "int>=0", "mean_wait_min": "number>=0",
+                       "mean_total_min": "number>=0", "frac_spread": "number>=0"},
+}
+
 
 def platform_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Seed 000 [L3753–L3764]: each value over basic's mean across instances, averaged."""

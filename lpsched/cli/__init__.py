@@ -17,8 +17,9 @@ Exit status and what reaches stderr (:func:`main`):
 * ``130`` interrupted (Ctrl-C): ``lpsched: interrupted``.
 
 Every exception that ends a command prints exactly one line on stderr (``lpsched: error:
-...``, the internal-error line or ``lpsched: interrupted``), never a traceback; argparse's
-usage errors (exit 2) keep their usage line.
+...``, the internal-error line or ``lpsched: interrupted``), never a traceback; a usage
+error (an unknown option, a value of the wrong type) is one line too, ending with the
+``--help`` to read (exit 2).
 
 Warnings (numpy ``RuntimeWarning`` such as overflow, scipy, anything issued through
 :mod:`warnings` while a command runs, also in ``reproduce``'s worker processes) are
@@ -38,7 +39,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from lpsched import __version__
 from lpsched.cli import approx, bags, batch
@@ -48,9 +49,19 @@ from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 INTERNAL_ERROR = 3
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (exit 2), like every other error of the
+    command: ``lpsched solve: error: argument --time-limit: invalid float value: 'abc' (see
+    lpsched solve --help for usage)``. Subcommand parsers are made of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help "
+                  "for usage)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; each family adds its own subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="lpsched", description="Scheduling on parallel and distributed platforms with "
         "linear programming and approximation algorithms.")
     parser.add_argument("--version", action="version", version=f"lpsched {__version__}",

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.common import dump_json, read_json, seed
 from lpsched.cli.outputs import atomic_output, atomic_path, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -159,23 +159,10 @@ def _cmd_throughput(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from lpsched.bags.check import check_plan
-    from lpsched.bags.maxstretch import StretchPlan
+    from lpsched.bags.check import check_plan, plan_from_dict
 
     inst = _load(args.instance, None)
-    data = read_json(args.result)
-    try:
-        raw = data.get("plan", data)
-        plan = StretchPlan(
-            stretch=float(raw["stretch"]), epochs=np.asarray(raw["epochs"], float),
-            deadlines=np.asarray(raw["deadlines"], float), start=np.asarray(raw["start"], float),
-            remaining=np.asarray(raw["remaining"], float),
-            buffered=np.asarray(raw["buffered"], float), comm=np.asarray(raw["comm"], float),
-            comp=np.asarray(raw["comp"], float), buffers=np.asarray(raw["buffers"], float),
-            apps=np.asarray(raw["apps"], int), port=str(raw["port"]), t_new=raw.get("t_new"))
-    except (AttributeError, KeyError, TypeError, ValueError, OverflowError) as exc:
-        raise ParseError(args.result,
-                         f"not a plan (run 'lpsched solve --json --plan'): {exc}") from None
+    plan = plan_from_dict(read_json(args.result), inst, args.result)
     report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
     if args.json:
         print(dump_json({"ok": report.ok, "violations": report.violations, "worst": report.worst}))
@@ -298,7 +285,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - t0
     keys = {ResultStore.key(list(c)) for c in todo}
     tail = [] if base is None else [float(base)]
-    rows = [r for r in store.rows(exp.EXPERIMENT)
+    rows = [r for r in store.rows(exp.EXPERIMENT, exp.ROW_SCHEMA)
             if ResultStore.key([r["seed"], r["policy"], args.profile, *tail]) in keys]
     tab = exp.tables(rows)
     exp.write_csv(tab, rows, out, opener=lambda path: atomic_output(path, newline=""))
@@ -332,7 +319,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         path = Path(args.results) / "cbs3m.sqlite"
         if not path.exists():
             raise ParseError(str(path), "no result store here (run 'lpsched reproduce cbs3m')")
-        rows = ResultStore(path).rows(exp.EXPERIMENT)
+        rows = ResultStore(path).rows(exp.EXPERIMENT, exp.ROW_SCHEMA)
         ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names()
                                                    if any(r["policy"] == p for r in rows)])
     ax.figure.tight_layout()
@@ -384,8 +371,8 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
               f"{'valid' if valid else 'INVALID: ' + str(why)}")
         print(f"max-stretch {m.max_stretch:.6f} (LP optimum {res.stretch:.6f}, ratio "
               f"{m.max_stretch / res.stretch:.4f}); worst lateness "
-              f"{float(rec.lateness.max()):.1f} s, the theorem's bound "
-              f"{float(rec.bound.max()):.1f} s")
+              f"{float(rec.lateness.max()):.6g} s, the theorem's bound "
+              f"{float(rec.bound.max()):.6g} s")
     if not valid:
         return _failed(f"the {args.model.upper()} schedule is invalid: {why}")
     if not out["within_bound"]:
@@ -429,7 +416,7 @@ def add_model_commands(sub: Any) -> None:
     bags.add_argument("--apps", type=int, default=None, help="applications (profile default)")
     bags.add_argument("--workers", type=int, default=None, help="workers (profile default)")
     bags.add_argument("--profile", choices=("mpi", "simgrid"), default="simgrid")
-    bags.add_argument("--seed", type=int, default=0)
+    bags.add_argument("--seed", type=seed, default=0)
     bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
     bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
     bags.add_argument("--base-bandwidth", type=float, default=1.25e6,
@@ -488,7 +475,7 @@ def add_reproduce(rep_sub: Any) -> None:
     cb.add_argument("--jobs", type=int, default=1, help="local worker processes")
     cb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
     cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
-    cb.add_argument("--first-seed", type=int, default=0)
+    cb.add_argument("--first-seed", type=seed, default=0)
     cb.add_argument("--base-bandwidth", type=float, default=None,
                     help="generator's link bandwidth before slowdowns (default 1.25e6 B/s)")
     cb.add_argument("--out", default="results",
@@ -533,5 +520,5 @@ def add_info_commands(sub: Any) -> None:
     pol.set_defaults(func=_cmd_policies)
 
     demo = sub.add_parser("demo", help="generate a CBS3M-style instance and solve it")
-    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--seed", type=seed, default=7)
     demo.set_defaults(func=_cmd_demo)

@@ -61,7 +61,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
                     progress=not args.quiet)
     wall = time.perf_counter() - t0
-    rows = store.rows_of(name, cells)
+    rows = store.rows_of(name, cells, exp.ROW_SCHEMAS[name])
     if rows:
         with atomic_output(csv_path, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
@@ -315,7 +315,8 @@ def add_reproduce(rep_sub: Any) -> None:
             rb.add_argument("--topology", help="default: clusters of 16, arity 4")
         if name == "topology-aware":
             rb.add_argument("--speedups", default="0,5,10,15,20,25,30,35,40,45,50")
-            rb.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+            rb.add_argument("--limit", type=int, default=0,
+                            help="only the first N jobs (0, the default: every job)")
         rb.set_defaults(func=_cmd_reproduce_batch)
 
 
@@ -364,7 +365,8 @@ def add_commands(sub: Any) -> None:
                      "round fractional processor counts up, both counted in the report")
     bat.add_argument("--processors", type=int, help="machine size (default: the header's "
                      "MaxProcs or MaxNodes)")
-    bat.add_argument("--limit", type=int, default=0, help="only the first N jobs")
+    bat.add_argument("--limit", type=int, default=0,
+                     help="only the first N jobs (0, the default: every job)")
     bat.add_argument("--offline", action="store_true",
                      help="submit every job at time 0 (seed 000 ch. 4 experiments)")
     bat.add_argument("--out", help="CSV of the schedule ('-': stdout); checked before the "

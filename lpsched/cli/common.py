@@ -48,3 +48,22 @@ def read_json(path: str) -> Any:
     from lpsched.bags.io import read_json_file
 
     return read_json_file(path)
+
+
+def seed(text: str) -> int:
+    """``argparse`` type of every ``--seed`` / ``--first-seed`` option: a whole number
+    >= 0 (numpy's generators refuse negative seeds; a bad one is a usage error, exit 2).
+
+    >>> seed("7")
+    7
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: a seed must be >= 0")
+    return value
+

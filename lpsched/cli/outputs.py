@@ -5,7 +5,9 @@ Every command that writes a file (``-o``, ``--out``, ``--export-lp``, plots) cal
 fails with one line and exit 2 *before* a long simulation, and writes through
 :func:`atomic_output`: a temporary file in the target's folder, renamed over the target
 only once complete, so an interrupted run never leaves a half-written file. Existing
-files are overwritten (decision 63).
+files are overwritten (docs/decisions.md, "Output files") and keep their permissions; a
+symbolic link's target is replaced, the link kept; special files (``/dev/null``, FIFOs)
+are written in place.
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ __all__ = ["atomic_output", "atomic_path", "check_output", "check_output_folder"
 
 
 def check_output(path: str, what: str, suffixes: Sequence[str] = ()) -> Path:
-    """The file ``path`` can be written: not a folder, its folder exists and is writable,
-    and (when ``suffixes`` are given) its name ends with one of them.
+    """The file ``path`` can be written: not a folder, its folder exists and a file can be
+    created in it (probed by creating and removing a temporary file, so a read-only or
+    special file system fails here, before any work), and (when ``suffixes`` are given) its
+    name ends with one of them. A symbolic link is followed (the file it points to is
+    written, the link stays); an existing special file (``/dev/null``, a FIFO) must be
+    writable and is written in place.
 
     >>> check_output("x.lp", "--export-lp", (".lp", ".mps")).name
     'x.lp'
@@ -35,12 +41,47 @@ def check_output(path: str, what: str, suffixes: Sequence[str] = ()) -> Path:
                            f"{' or '.join(suffixes)}")
     if target.is_dir():
         raise LpschedError(f"{what} {path}: is a folder, give a file name")
-    folder = target.parent if str(target.parent) else Path(".")
+    real = _real(target)
+    if real.exists() and not real.is_file():
+        if not os.access(real, os.W_OK):
+            raise LpschedError(f"{what} {path}: permission denied")
+        return target
+    folder = real.parent
     if not folder.is_dir():
         raise LpschedError(f"{what} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    if real.exists() and not os.access(real, os.W_OK):
         raise LpschedError(f"{what} {path}: permission denied")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise LpschedError(f"{what} {path}: cannot create a file in {folder} "
+                           f"({exc.strerror or exc})") from None
     return target
+
+
+def _real(target: Path) -> Path:
+    """``target`` with symbolic links resolved (an output replaces the file a link points
+    to, never the link itself)."""
+    return Path(os.path.realpath(target))
+
+
+def _mode_for(real: Path) -> int:
+    """The permissions of the file to write: those of the file it replaces, else what
+    ``open()`` would give (``0o666`` less the umask) — never ``mkstemp``'s ``0o600``."""
+    with contextlib.suppress(OSError):
+        return real.stat().st_mode & 0o7777
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _temporary(real: Path, prefix: str, suffix: str) -> tuple[int, str]:
+    try:
+        return tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=real.parent)
+    except OSError as exc:
+        raise LpschedError(f"cannot write {real}: {exc.strerror or exc}") from None
 
 
 def check_output_folder(path: str, what: str) -> Path:
@@ -61,17 +102,24 @@ def check_output_folder(path: str, what: str) -> Path:
 @contextlib.contextmanager
 def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
                   ) -> Iterator[IO]:
-    """Open a temporary file beside ``path``; on success rename it over ``path``.
+    """Open a temporary file beside ``path``; on success rename it over ``path``, with the
+    permissions the replaced file had (or ``0o666`` less the umask for a new one).
 
-    On an exception the temporary file is removed and ``path`` is left as it was.
+    On an exception the temporary file is removed and ``path`` is left as it was. A
+    symbolic link is followed; a special file (``/dev/null``, a FIFO, a terminal) is
+    written in place, since it cannot be replaced by a rename.
     """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                               dir=target.parent if str(target.parent) else ".")
+    real = _real(Path(path))
+    if real.exists() and not real.is_file():
+        with open(real, mode, newline=newline) as fh:
+            yield fh
+        return
+    fd, tmp = _temporary(real, f".{real.name}.", ".tmp")
     try:
+        os.fchmod(fd, _mode_for(real))
         with os.fdopen(fd, mode, newline=newline) as fh:
             yield fh
-        os.replace(tmp, target)
+        os.replace(tmp, real)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -82,14 +130,19 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
 def atomic_path(path: str | Path) -> Iterator[str]:
     """A temporary path beside ``path`` for writers that take a file name (HiGHS,
     matplotlib); renamed over ``path`` when the block ends without an exception. The
-    temporary name keeps ``path``'s suffix, which such writers read the format from."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
-                               dir=target.parent if str(target.parent) else ".")
+    temporary name keeps ``path``'s suffix, which such writers read the format from.
+    Permissions, symbolic links and special files as in :func:`atomic_output`."""
+    real = _real(Path(path))
+    if real.exists() and not real.is_file():
+        yield str(real)
+        return
+    fd, tmp = _temporary(real, f".{real.stem}.", real.suffix)
+    mode = _mode_for(real)
     os.close(fd)
     try:
         yield tmp
-        os.replace(tmp, target)
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -208,22 +209,25 @@ class ResultStore:
                 "INSERT OR IGNORE INTO rows (experiment, cell, idx, data) VALUES (?, ?, ?, ?)",
                 data)
 
-    def rows(self, experiment: str) -> list[dict[str, Any]]:
-        """Every stored row of ``experiment``, in cell-key then row order."""
+    def rows(self, experiment: str, schema: RowSchema | None = None) -> list[dict[str, Any]]:
+        """Every stored row of ``experiment``, in cell-key then row order; each checked
+        against ``schema`` (:func:`check_row`) when one is given."""
         with self._guard():
             cur = self.db.execute("SELECT data FROM rows WHERE experiment = ? "
                                   "ORDER BY cell, idx", (experiment,))
-            return [self._decode(row[0]) for row in cur]
+            return [self._decode(row[0], schema) for row in cur]
 
-    def rows_of(self, experiment: str, cells: Iterable[Any]) -> list[dict[str, Any]]:
-        """The stored rows of the given ``cells`` only (a store may hold other runs)."""
+    def rows_of(self, experiment: str, cells: Iterable[Any],
+                schema: RowSchema | None = None) -> list[dict[str, Any]]:
+        """The stored rows of the given ``cells`` only (a store may hold other runs),
+        checked against ``schema`` when one is given."""
         keys = {self.key(c) for c in cells}
         with self._guard():
             cur = self.db.execute("SELECT cell, data FROM rows WHERE experiment = ? "
                                   "ORDER BY cell, idx", (experiment,))
-            return [self._decode(data) for cell, data in cur if cell in keys]
+            return [self._decode(data, schema) for cell, data in cur if cell in keys]
 
-    def _decode(self, data: Any) -> dict[str, Any]:
+    def _decode(self, data: Any, schema: RowSchema | None = None) -> dict[str, Any]:
         try:
             row = json.loads(data)
         except (TypeError, ValueError, RecursionError):
@@ -231,10 +235,57 @@ class ResultStore:
         if not isinstance(row, dict):
             raise StoreError(self.path, f"a stored row is not a JSON object "
                              f"({str(data)[:30]!r}...): the store is damaged; {_AFRESH}")
+        if schema is not None:
+            problem = check_row(row, schema)
+            if problem:
+                raise StoreError(self.path, f"a stored row is not a row this experiment "
+                                 f"writes ({problem}): the store is damaged or was written "
+                                 f"by another version; {_AFRESH}")
         return row
 
     def close(self) -> None:
         self.db.close()
+
+
+#: A row's expected fields: name -> kind. Kinds: ``"text"``, ``"int"``, ``"number"``
+#: (finite, not a boolean), optionally with a lower bound (``"number>=1"``, ``"int>=0"``)
+#: and a trailing ``"?"`` when ``null`` is allowed (``"number>=0?"``).
+RowSchema = Mapping[str, str]
+
+
+def check_row(row: Mapping[str, Any], schema: RowSchema) -> str | None:
+    """What is wrong with ``row`` against ``schema`` (the first field that is missing, of
+    the wrong type, not finite or below its bound), or ``None`` if nothing is.
+
+    Fields not in the schema are not checked: experiments add informative fields freely,
+    and the schema names those the tables and summaries read.
+
+    >>> check_row({"seed": 3, "max_stretch": -5.0}, {"seed": "int>=0", "max_stretch": "number>=1?"})
+    'max_stretch = -5.0: must be >= 1'
+    """
+    for name, kind in schema.items():
+        if name not in row:
+            return f"field {name!r} missing"
+        value = row[name]
+        nullable = kind.endswith("?")
+        base, _, low = kind.rstrip("?").partition(">=")
+        if value is None:
+            if nullable:
+                continue
+            return f"{name} = null: must be a {base}"
+        if base == "text":
+            if not isinstance(value, str):
+                return f"{name} = {value!r}: must be text"
+            continue
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (base == "int" and not isinstance(value, int)):
+            what = "a whole number" if base == "int" else "a number"
+            return f"{name} = {value!r}: must be {what}"
+        if not math.isfinite(value):
+            return f"{name} = {value!r}: must be finite"
+        if low and value < float(low):
+            return f"{name} = {value!r}: must be >= {low}"
+    return None
 
 
 def _read_pid(fd: int) -> int | None:

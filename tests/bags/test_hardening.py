@@ -220,10 +220,10 @@ def test_the_simulator_refuses_a_billion_tasks_at_once():
 
 
 # -- reproductions: a policy that cannot finish is a row ---------------------------------------
-SLOW_LINKS = 1e-2  # base bandwidth (B/s) at which mwma-ms stops with work left
+SLOW_LINKS = 1e-2  # base bandwidth (B/s): 1e6 times slower links than the seed's
 
 
-def test_a_policy_that_cannot_finish_is_a_row():
+def test_a_policy_that_cannot_finish_is_a_row(stalled_mwma_ms):
     row, = exp.cell((0, "mwma-ms", "mpi", SLOW_LINKS))
     assert row["status"] == "failed" and "unfinished" in row["reason"]
     assert all(row[m] is None for m in exp.METRICS)
@@ -231,7 +231,7 @@ def test_a_policy_that_cannot_finish_is_a_row():
     assert ok["status"] == "ok" and ok["reason"] is None and ok["max_stretch"] > 1
 
 
-def test_tables_and_csv_report_failures(tmp_path):
+def test_tables_and_csv_report_failures(tmp_path, stalled_mwma_ms):
     names = ["fifo-mct", "mwma-ms", "cbs3m-edf-offline"]
     rows = [r for c in exp.cells(2, "mpi", policies=names, base_bandwidth=SLOW_LINKS)
             for r in exp.cell(c)]

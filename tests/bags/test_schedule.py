@@ -145,3 +145,53 @@ def test_multiport_check_accepts_simulated_schedules_with_a_bounded_master(frac)
     inst = instance_from_dict(d)
     for name in policy_names():
         validate(inst, simulate(inst, get_policy(name)).schedule)
+
+
+@pytest.mark.parametrize("master", [1e-1, 1e-3])
+def test_tiny_master_link_schedules_pass_the_check(master):
+    """Issue 10 (review): with a master link of 0.1 or 0.001 B/s the schedules end near
+    1e10-1e13 s. The check's time tolerance once ignored the master link (17 policies'
+    simulated schedules "invalid"), and the BMP constructions moved a computation's start
+    past a pause but not its end (the "at the pause" tolerance, 1e-9·t, exceeded a task's
+    duration): both produced or rejected schedules wrongly. Seed 1, 3 applications on 2
+    workers, as `lpsched generate bags --apps 3 --workers 2 --seed 1`."""
+    from lpsched.bags import instance_from_dict, instance_to_dict, random_bags
+    from lpsched.bags.maxstretch import max_stretch
+    from lpsched.bags.policies import get_policy, policy_names
+    from lpsched.bags.reconstruct import reconstruct_bmp
+    from lpsched.bags.simulator import simulate
+    from lpsched.errors import LpschedError
+
+    d = instance_to_dict(random_bags(3, 2, seed=1))
+    d["platform"].update(port="multiport", master_bandwidth=master)
+    inst = instance_from_dict(d)
+    plan = max_stretch(inst).plan
+    validate(inst, reconstruct_bmp(inst, plan, "atomic").schedule)
+    validate(inst, reconstruct_bmp(inst, plan, "fluid").schedule, computation="fluid")
+    checked = 0
+    for name in policy_names():
+        try:
+            res = simulate(inst, get_policy(name))
+        except LpschedError:  # a policy that cannot finish is reported, not checked
+            continue
+        validate(inst, res.schedule)
+        checked += 1
+    assert checked >= len(policy_names()) - 1
+
+
+def test_a_send_of_zero_length_at_the_start_of_another_is_not_during_it():
+    """Fuzzing issue 10 (a link of 1e30 B/s, sends of 1e-22 s): the one-port check sorted
+    sends by start only, so a zero-length send at the instant a long one started could be
+    ordered after it and read as "the master is still sending" (an OP-AC schedule rejected).
+    A zero-length send strictly inside another one is still a violation."""
+    fast = Instance(StarPlatform([1.0, 0.5], [1e30, 1.0]), INST.applications)
+    # task 0 (app 0 -> P1) sends over [0, 2]; tasks 1 and 2 (to P0, 2e-30 s) at 0 and at 2
+    ok = Schedule(app=[0, 0, 1], worker=[1, 0, 0], send_start=[0.0, 0.0, 2.0],
+                  send_end=[2.0, 2e-30, 2.0], start=[2.0, 0.0, 2.0], end=[6.0, 2.0, 4.0])
+    validate(fast, ok)
+    inside = replace(ok, send_start=np.array([0.0, 1.0, 2.0]),
+                     send_end=np.array([2.0, 1.0 + 2e-30, 2.0]),
+                     start=np.array([2.0, 1.0, 3.0]), end=np.array([6.0, 3.0, 5.0]))
+    with pytest.raises(InvalidScheduleError) as err:
+        validate(fast, inside)
+    assert err.value.rule == "one-port"

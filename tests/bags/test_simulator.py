@@ -110,3 +110,19 @@ def test_single_application_alone_never_beats_ms_star():
         m = metrics(inst, simulate(inst, get_policy(name)).schedule)
         assert m.max_stretch >= 1 - 1e-9
     assert np.isfinite(m.makespan)
+
+
+@pytest.mark.parametrize("policy", ["mwma-nbt", "mwma-ms"])
+def test_mwma_finishes_on_links_of_a_millibyte_per_second(policy):
+    """Review of issue 10: with the generator's base bandwidth at 1e-3 B/s every
+    steady-state rate is below 1e-12 tasks/s; MWMA's absolute threshold (nbt) and weights of
+    1e13 s (ms, rates under HiGHS' tolerances) left it with nothing to send and the
+    application "unfinished" (15/16 and 0/16 tasks on seed 0)."""
+    from lpsched.bags import random_bags
+    from lpsched.bags.policies import get_policy
+    from lpsched.bags.schedule import validate
+    from lpsched.bags.simulator import simulate
+
+    inst = random_bags(profile="simgrid", seed=0, base_bandwidth=1e-3)
+    res = simulate(inst, get_policy(policy))
+    validate(inst, res.schedule)

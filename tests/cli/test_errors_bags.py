@@ -194,6 +194,22 @@ def test_throughput_json_never_prints_nan_or_infinity(tmp_path):
     assert len(good["throughputs"]) == 4
 
 
+def test_a_tiny_master_link_is_refused_naming_it(tmp_path):
+    """Review of issue 10: multiport with ``master_bandwidth: 1e-300`` printed
+    ``"dedicated_makespans": [null, ...]`` with exit 0 (``throughput``), and ``solve`` blamed
+    ``applications[0].tasks``. Every command now refuses it at load, naming the field."""
+    path = write(tmp_path / "m.json", doc(platform__port="multiport",
+                                          platform__master_bandwidth=1e-300))
+    for command in ("throughput", "solve"):
+        proc = lpsched(command, str(path), "--json")
+        one_error_line(proc.returncode, proc.stdout, proc.stderr, "platform.master_bandwidth",
+                       "master link")
+    ok = write(tmp_path / "ok.json", doc(platform__port="multiport",
+                                         platform__master_bandwidth=1e-3))
+    data = strict(lpsched("throughput", str(ok), "--json").stdout)
+    assert all(v is not None and math.isfinite(v) for v in data["dedicated_makespans"])
+
+
 # -- 4. 10^9 tasks -----------------------------------------------------------------------------
 def test_a_billion_tasks_gets_an_answer_not_solver_internals(capsys, tmp_path):
     """Used to end in "HiGHS rejected the model 'max_stretch' (HighsStatus.kWarning)"."""
@@ -216,9 +232,10 @@ def test_makespans_too_far_apart_are_one_clear_line(capsys, tmp_path):
 
 # -- 5. per-policy outcomes --------------------------------------------------------------------
 @pytest.fixture
-def starved(tmp_path: Path) -> Path:
-    """Bounded multiport with a master bandwidth of 0.1 B/s: mwma-ms stops with an
-    application unfinished, every other policy finishes."""
+def starved(tmp_path: Path, stalled_mwma_ms: None) -> Path:
+    """Bounded multiport with a master bandwidth of 0.1 B/s (every policy's schedule ends
+    near 1e10 s), and mwma-ms replaced by one that stops with an application unfinished
+    (the ``stalled_mwma_ms`` fixture); every other policy finishes."""
     return write(tmp_path / "starved.json", doc(platform__port="multiport",
                                                 platform__master_bandwidth=0.1))
 
@@ -326,9 +343,10 @@ def test_reproduce_out_is_checked_before_any_cell(capsys, tmp_path):
                         str(tmp_path / "r"), "--quiet"), "--instances")
 
 
-def test_reproduce_reports_a_policy_that_cannot_finish(capsys, tmp_path):
-    """With links of 0.01 B/s mwma-ms stops with work left: the reproduction used to crash;
-    now its rows say so and the tables count it, the other 17 policies still report."""
+def test_reproduce_reports_a_policy_that_cannot_finish(capsys, tmp_path, stalled_mwma_ms):
+    """A policy that stops with work left (links of 0.01 B/s once made mwma-ms do so; the
+    fixture stands in for it since that was fixed): the reproduction used to crash; now its
+    rows say so and the tables count it, the other 17 policies still report."""
     out = tmp_path / "r"
     code, text, err = run(capsys, "reproduce", "cbs3m", "--instances", "1", "--profile", "mpi",
                           "--base-bandwidth", "1e-2", "--out", str(out), "--quiet")
@@ -340,3 +358,37 @@ def test_reproduce_reports_a_policy_that_cannot_finish(capsys, tmp_path):
     assert len(rows) == 18 and rows["mwma-ms"]["status"] == "failed"
     assert "unfinished" in rows["mwma-ms"]["reason"]
     assert sum(r["status"] == "ok" for r in rows.values()) == 17
+
+
+# -- plan files for `check` ------------------------------------------------------------------
+def _plan_with(tmp_path: Path, inst: Path, change: Any) -> Path:
+    proc = lpsched("solve", str(inst), "--json", "--plan")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    change(data["plan"])
+    return write(tmp_path / "plan.json", data)
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    (lambda p: p.update(apps=[0.5, 1, 2, 3]), "plan field 'apps'"),
+    (lambda p: p.update(apps=[0, 1, 7, 3]), "plan field 'apps'"),
+    (lambda p: p.update(apps=[0, 0, 1, 2]), "plan field 'apps'"),
+    (lambda p: p["comm"][0][0].__setitem__(0, True), "plan field 'comm': True is not a number"),
+    (lambda p: p["comp"][0].pop(), "plan field 'comp'"),
+    (lambda p: p.update(stretch="2"), "plan field 'stretch'"),
+    (lambda p: p.update(port="star"), "plan field 'port'"),
+    (lambda p: p.pop("buffers"), "field 'buffers' missing"),
+    (lambda p: p["epochs"].__setitem__(1, None), "plan field 'epochs': None is not a number"),
+])
+def test_check_reads_plan_files_strictly(tmp_path, inst, change, named):
+    """Review of issue 10: `true` inside `comm` was read as 1, `apps: [0.5, 1, 2]` passed
+    as "plan OK" (0.5 truncated) and `apps: [0, 1, 7]` ended in an IndexError (exit 3)."""
+    plan = _plan_with(tmp_path, inst, change)
+    proc = lpsched("check", str(inst), str(plan))
+    one_error_line(proc.returncode, proc.stdout, proc.stderr, str(plan), named)
+
+
+def test_check_still_accepts_the_plans_solve_writes(tmp_path, inst):
+    plan = _plan_with(tmp_path, inst, lambda p: None)
+    proc = lpsched("check", str(inst), str(plan))
+    assert proc.returncode == 0 and proc.stdout.startswith("plan OK"), proc.stderr

@@ -299,3 +299,79 @@ def test_json_never_holds_nan_or_infinity(tmp_path, argv, data):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("\n") == 1
     strict_json(proc.stdout)
+
+
+# -- output files: permissions, links, special files, unwritable file systems ----------------
+def _generate(path: Path | str, seed: int = 1) -> subprocess.CompletedProcess[str]:
+    return lpsched("generate", "bags", "--apps", "2", "--workers", "2", "--seed", str(seed),
+                   "-o", str(path))
+
+
+def test_outputs_get_the_usual_permissions_and_keep_existing_ones(tmp_path):
+    """Review of issue 10: atomically written outputs were created ``-rw-------`` (mkstemp)
+    whatever the umask; a replaced file lost its mode."""
+    mask = os.umask(0o022)
+    try:
+        assert _generate(tmp_path / "new.json").returncode == 0
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
+        (tmp_path / "new.json").chmod(0o640)
+        assert _generate(tmp_path / "new.json", seed=2).returncode == 0
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(mask)
+
+
+def test_a_symbolic_link_is_followed_and_kept(tmp_path):
+    """The link used to be replaced by a regular file, its target left unchanged."""
+    (tmp_path / "link.json").symlink_to("real.json")
+    assert _generate(tmp_path / "link.json").returncode == 0
+    assert (tmp_path / "link.json").is_symlink()
+    assert json.loads((tmp_path / "real.json").read_text())["platform"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_a_special_file_is_written_in_place(tmp_path):
+    """An output that is a named pipe (or ``/dev/null``, a terminal) must be written
+    through, not replaced by a rename (as root, the old code replaced ``/dev/null`` by a
+    regular file). A FIFO stands in for the device so a failure harms nothing."""
+    import threading
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = _generate(fifo)
+    if proc.returncode != 0 or not fifo.exists() or not fifo.is_fifo():
+        with open(fifo if fifo.is_fifo() else os.devnull, "wb"):
+            pass  # release the reader
+    reader.join(10)
+    assert proc.returncode == 0, proc.stderr
+    assert fifo.is_fifo()
+    assert json.loads(got[0])["platform"]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc file system")
+def test_a_file_system_that_refuses_files_fails_before_any_work(tmp_path):
+    """``batch --out /proc/o.csv`` failed after the whole simulation, naming the hidden
+    temporary file; the probe now fails first and names the user's path."""
+    trace = tmp_path / "t.swf"
+    trace.write_text("; MaxProcs: 4\n" + " ".join(["1", "0", "0", "10", "2", "-1", "-1",
+                                                   "2", "20"] + ["-1"] * 9) + "\n")
+    err = one_error_line(lpsched("batch", str(trace), "--out", "/proc/o.csv"))
+    assert "--out /proc/o.csv: cannot create a file in /proc" in err and ".tmp" not in err
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["solve", "x.json", "--time-limit=abc"], "--time-limit"),
+    (["batch", "x.swf", "--processors", "2.5"], "--processors"),
+    (["generate", "bags", "--seed", "-1"], "a seed must be >= 0"),
+    (["demo", "--seed", "-1"], "a seed must be >= 0"),
+    (["reproduce", "cbs3m", "--first-seed", "-1", "--out", "unused"], "a seed must be >= 0"),
+    (["no-such-command"], "invalid choice"),
+])
+def test_usage_errors_are_one_line(argv, named):
+    """Review of issue 10: argparse printed 4-11 usage lines, and a negative seed reached
+    numpy (internal error, exit 3) in generate, demo and reproduce cbs3m."""
+    err = one_error_line(lpsched(*argv))
+    assert named in err and "--help" in err

@@ -10,7 +10,8 @@ it. Every run must end, within ``RUN_TIMEOUT`` seconds, in one of:
 * exit 0, stdout one JSON value with finite numbers only (no ``NaN``/``Infinity``), and on
   stderr nothing or the CLI's one ``lpsched: note: ...`` line summing up warnings;
 * exit 1 or 2, exactly one line on stderr starting with ``lpsched: error:``, no
-  ``Traceback``, and stdout empty or one finite JSON value.
+  ``Traceback``, and stdout empty or one finite JSON value; never an invalid schedule (a
+  schedule of an instance the loader accepted that fails the independent check).
 
 Anything else fails: another exit status (e.g. the CLI's ``internal error`` status 3; the
 report then shows the traceback of a second run with ``LPSCHED_DEBUG=1``), an exception
@@ -725,6 +726,10 @@ class WrongExitStatus(FuzzFailure):
     """An exit status other than 0, 1, 2 (e.g. the CLI's internal-error status)."""
 
 
+class InvalidSchedule(FuzzFailure):
+    """A schedule of an instance the loader accepted failed the independent check."""
+
+
 class BadStdout(FuzzFailure):
     """Stdout is not one JSON value with finite numbers only."""
 
@@ -762,6 +767,11 @@ def problems(o: Outcome) -> list[tuple[type[FuzzFailure], str]]:
             found.append((BadStderr, "exit 0 but stderr is more than one 'lpsched: note:' "
                                      f"line: {o.err.strip()[:300]!r}"))
     elif o.code in (1, 2):
+        if "invalid schedule" in o.err or "schedule is invalid" in o.err:
+            # an instance the loader accepted must get valid schedules: a rejected one means
+            # the producer or the independent check is wrong (the bounded-master bug class)
+            found.append((InvalidSchedule, f"exit {o.code}, a schedule of an accepted "
+                                           f"instance failed its check: {o.err.strip()[:300]!r}"))
         if not _one_line_starting(o.err, "lpsched: error:"):
             found.append((BadStderr, f"exit {o.code} but stderr is not one 'lpsched: error:' "
                                      f"line: {o.err.strip()[:300]!r}"))
@@ -880,6 +890,9 @@ PLAT = ("platform",)
 @example(case=InstanceCase("one-port", (("replace", (*APPS, 1, "work"), "1e308"),)))
 @example(case=InstanceCase("multiport", (("replace", (*PLAT, "master_bandwidth"), "1e6"),)))
 @example(case=InstanceCase("multiport", (("replace", (*PLAT, "master_bandwidth"), "1"),)))
+@example(case=InstanceCase("multiport", (("replace", (*PLAT, "master_bandwidth"), "1e-1"),)))
+@example(case=InstanceCase("multiport", (("replace", (*PLAT, "master_bandwidth"), "1e-3"),)))
+@example(case=InstanceCase("multiport", (("replace", (*PLAT, "master_bandwidth"), "1e-300"),)))
 @example(case=InstanceCase("one-port", (("delete", (*PLAT, "speeds")),)))
 @example(case=InstanceCase("one-port", (("add", (*APPS, 0), "bogus", "null"),)))
 @example(case=InstanceCase("one-port", (("wrap", (*PLAT, "speeds", 0)),)))

@@ -19,6 +19,7 @@ import pytest
 
 from lpsched.bags import reproduce as exp
 from lpsched.core import ResultStore, run_cells
+from lpsched.core.store import check_row
 from lpsched.errors import StoreError
 
 LPSCHED = str(Path(sys.executable).with_name("lpsched"))
@@ -197,3 +198,48 @@ def test_two_reproduce_runs_on_one_folder(tmp_path):
                              timeout=120, env=_env(), check=False)
     assert resumed.returncode == 0, resumed.stderr
     assert len(ResultStore(db).rows(exp.EXPERIMENT)) >= 18
+
+
+def test_check_row_names_the_first_bad_field():
+    schema = {"seed": "int>=0", "policy": "text", "max_stretch": "number>=0?"}
+    good = {"seed": 3, "policy": "fifo", "max_stretch": None, "extra": [1, 2]}
+    assert check_row(good, schema) is None
+    assert check_row({**good, "max_stretch": 2.5}, schema) is None
+    cases = {
+        "missing": ({"policy": "fifo", "max_stretch": 1.0}, "field 'seed' missing"),
+        "text": ({**good, "max_stretch": "abc"}, "max_stretch = 'abc': must be a number"),
+        "negative": ({**good, "max_stretch": -5.0}, "max_stretch = -5.0: must be >= 0"),
+        "bool": ({**good, "seed": True}, "seed = True: must be a whole number"),
+        "float id": ({**good, "seed": 2.5}, "seed = 2.5: must be a whole number"),
+        "null": ({**good, "policy": None}, "policy = null: must be a text"),
+        "not text": ({**good, "policy": 7}, "policy = 7: must be text"),
+    }
+    for name, (row, expected) in cases.items():
+        assert check_row(row, schema) == expected, name
+    assert check_row({"x": float("inf")}, {"x": "number"}) == "x = inf: must be finite"
+
+
+@pytest.mark.parametrize(("damage", "named"), [
+    ("json_remove(data, '$.seed')", "field 'seed' missing"),
+    ("json_set(data, '$.max_stretch', 'abc')", "max_stretch = 'abc'"),
+    ("json_set(data, '$.max_stretch', -5.0)", "max_stretch = -5.0: must be >= 0"),
+])
+def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
+    """Review of issue 10: a stored row with a field missing ended in "internal error:
+    KeyError" (exit 3), a text metric in a ValueError, a negative stretch in a silently
+    wrong Table 4. Rows are checked against the experiment's schema when read back."""
+    argv = [LPSCHED, "reproduce", "cbs3m", "--instances", "1", "--quiet", "--out",
+            str(tmp_path)]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(),
+                           check=False)
+    assert first.returncode == 0, first.stderr
+    con = sqlite3.connect(tmp_path / "cbs3m.sqlite")
+    with con:
+        con.execute(f"UPDATE rows SET data = {damage} WHERE rowid = (SELECT MIN(rowid) "
+                    "FROM rows)")
+    con.close()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(),
+                          check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
+    assert "not a row this experiment writes" in proc.stderr and named in proc.stderr

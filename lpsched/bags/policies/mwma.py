@@ -28,6 +28,15 @@ from lpsched.errors import LpschedError
 from lpsched.solvers import solve
 
 
+def _positive(rates: np.ndarray) -> np.ndarray:
+    """The rates the LP really gives, not its round-off: above ``1e-9`` times the largest
+    rate. Relative, since rates scale with the platform: with links of 1e-3 B/s every rate
+    is below 1e-12 tasks/s, and an absolute threshold there left the policy with nothing to
+    send (an application "unfinished")."""
+    top = float(rates.max()) if rates.size else 0.0
+    return rates > 1e-9 * top if top > 0 else np.zeros(rates.shape, bool)
+
+
 class MWMA(BasePolicy):
     """``mwma-nbt`` or ``mwma-ms``."""
 
@@ -50,6 +59,10 @@ class MWMA(BasePolicy):
         omega = np.where(active, sim.unsent, 0).astype(float)
         if self.weights == "ms":
             omega = omega * sim.ms / sim.tasks
+        # the rates do not depend on the weights' scale, the LP's numerics do (ms weights
+        # of 1e13 s left HiGHS with rates below its tolerances): bring the largest weight
+        # near 1 by a power of two, which changes no digit of the LP's data
+        omega *= 2.0 ** -np.round(np.log2(omega.max()))
         sol = solve(weighted_throughput_lp(sim.inst, omega), time_limit=sim.time_left())
         sol.require_optimal(f"{self.name} steady-state LP")
         self.rates = np.where(active[:, None], np.clip(sol.values["rho"], 0.0, None), 0.0)
@@ -61,10 +74,10 @@ class MWMA(BasePolicy):
         active = sim.released & (sim.unsent > 0)
         if not active.any():
             return None
-        if self._stale or self.rates is None or not (self.rates[active] > 1e-12).any():
+        if self._stale or self.rates is None or not _positive(self.rates)[active].any():
             self._solve(sim)
         assert self.rates is not None and self.sent is not None
-        usable = (self.rates > 1e-12) & active[:, None] & sim.free_links()[None, :]
+        usable = _positive(self.rates) & active[:, None] & sim.free_links()[None, :]
         if not usable.any():
             return None
         cand = np.argwhere(usable)

@@ -382,14 +382,25 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
 
 
 def _cmd_policies(args: argparse.Namespace) -> int:
+    """Every family's policies in text; ``--json`` the names of ``--family`` (default the
+    master-worker simulator's, as before the tasks family)."""
     from lpsched.bags.policies import REGISTRY
+    from lpsched.cli.tasks import policy_lines
 
+    sections = {"bags": [(e.name, e.description) for e in REGISTRY.values()],
+                "tasks": policy_lines()}
     if args.json:
-        print(dump_json(list(REGISTRY)))
-    else:
-        width = max(len(n) for n in REGISTRY)
-        for entry in REGISTRY.values():
-            print(f"{entry.name:<{width}}  {entry.description}")
+        print(dump_json([name for name, _ in sections[args.family or "bags"]]))
+        return 0
+    titles = {"bags": "master-worker simulator (lpsched simulate --policy NAME):",
+              "tasks": "online sequential tasks (lpsched online --policy NAME):"}
+    chosen = [args.family] if args.family else list(sections)
+    width = max(len(n) for f in chosen for n, _ in sections[f])
+    for i, family in enumerate(chosen):
+        if len(chosen) > 1:
+            print(("\n" if i else "") + titles[family])
+        for name, text in sections[family]:
+            print(f"{name:<{width}}  {text}")
     return 0
 
 
@@ -516,6 +527,8 @@ def add_output_commands(sub: Any) -> None:
 def add_info_commands(sub: Any) -> None:
     """policies, demo."""
     pol = sub.add_parser("policies", help="the registered policy names")
+    pol.add_argument("--family", choices=("bags", "tasks"), help="only this family's "
+                     "policies (--json: default bags)")
     pol.add_argument("--json", action="store_true")
     pol.set_defaults(func=_cmd_policies)
 

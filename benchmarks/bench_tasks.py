@@ -1,0 +1,114 @@
+"""Online task policies and their lower bounds on the real traces (issue 14): prints Markdown.
+
+    python benchmarks/bench_tasks.py [path/to/shared/data] [--repeats 3]
+
+1. Method-C instances of Table 3.1 (seed 0): build time, tasks, processors, Q.
+2. Every policy on a 70,000-task, 160-processor instance (the first 70,000 tasks of a
+   CEA-Curie window, ``p`` rescaled so the load per processor is kept): simulation time
+   (median of ``--repeats``, wall and CPU: the CPU time is what a busy machine does not
+   inflate), validation time and the peak of traced memory (tracemalloc).
+3. The lower bounds on 3,000-task instances (the first 3,000 tasks of a window of each
+   trace with that many): exact search and speed-m, time and number of feasibility tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+from lpsched.core.versions import versions_report
+from lpsched.tasks.bounds import lower_bounds, max_weighted_flow_bound
+from lpsched.tasks.instance import TRACES, TaskInstance, trace_workload, window_instance
+from lpsched.tasks.policies import ALL_POLICIES, get_policy
+from lpsched.tasks.schedule import validate_schedule
+from lpsched.tasks.simulator import simulate
+
+
+def instances(data: Path) -> dict[str, TaskInstance]:
+    print("## Method-C instances (seed 0, Table 3.1 windows)\n")
+    print("| trace | window | tasks | processors | Q | build s |")
+    print("|---|---|---:|---:|---:|---:|")
+    out = {}
+    for info in TRACES.values():
+        path = data / info.file
+        if not path.exists():
+            continue
+        t0 = time.perf_counter()
+        work, machine = trace_workload(str(path))
+        inst = window_instance(work, machine, f"random:{info.days:g}d", 0, "C", path.name)
+        out[info.short] = inst
+        print(f"| {info.short} | {info.days:g} d | {inst.n:,} | {inst.processors} | "
+              f"{inst.meta['Q']:.1f} | {time.perf_counter() - t0:.2f} |")
+    return out
+
+
+def big_instance(data: Path, n: int = 70_000, m: int = 160) -> TaskInstance:
+    info = TRACES["CEA-Curie-2011-2.1-cln"]
+    work, machine = trace_workload(str(data / info.file))
+    base = window_instance(work, machine, "random:120d", 1, "C", info.file)
+    assert base.n >= n, base.n
+    return TaskInstance(m, base.release[:n], base.p[:n] * m / base.processors)
+
+
+def policies(inst: TaskInstance, repeats: int) -> None:
+    print(f"\n## Every policy on {inst.n:,} tasks, {inst.processors} processors "
+          f"(m_d = 10, τ = 4, c = 0.8)\n")
+    print("| policy | simulate s (median) | CPU s (median) | validate s | peak traced MB | "
+          "events |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in ALL_POLICIES:
+        pol = get_policy(name, md=10, tau=4, c=0.8)
+        times, cpu = [], []
+        for _ in range(repeats):
+            c0 = time.process_time()
+            sched = simulate(inst, pol)
+            cpu.append(time.process_time() - c0)
+            times.append(sched.stats["seconds"])
+        tracemalloc.start()
+        simulate(inst, pol)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        t0 = time.perf_counter()
+        validate_schedule(inst, sched)
+        check = time.perf_counter() - t0
+        print(f"| {name} | {statistics.median(times):.2f} | {statistics.median(cpu):.2f} | "
+              f"{check:.2f} | {peak:.0f} | {sched.stats['events']:,} |")
+
+
+def bounds(insts: dict[str, TaskInstance], n: int = 3000) -> None:
+    print(f"\n## Lower bounds on the first {n:,} tasks of each window\n")
+    print("| trace | m | exact maxS | s | tests | speed-m maxS | s | exact maxF | s | "
+          "sumF bound s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, full in insts.items():
+        if full.n < n:
+            continue
+        inst = TaskInstance(full.processors, full.release[:n], full.p[:n])
+        ex = max_weighted_flow_bound(inst, "flow")
+        sp = max_weighted_flow_bound(inst, "speed-m")
+        fl = max_weighted_flow_bound(inst, "flow", weights=np.ones(1))
+        sf = lower_bounds(inst, exact_limit=0)["sum_flow"]
+        print(f"| {name} | {inst.processors} | {ex.value:.4f} | {ex.seconds:.2f} | "
+              f"{ex.tests} | {sp.value:.4f} | {sp.seconds:.2f} | {fl.value:.0f} | "
+              f"{fl.seconds:.2f} | {sf.seconds:.3f} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data", nargs="?", default="../shared/data")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    data = Path(args.data)
+    print("```\n" + versions_report() + "\n```\n")
+    insts = instances(data)
+    policies(big_instance(data), args.repeats)
+    bounds(insts)
+
+
+if __name__ == "__main__":
+    main()

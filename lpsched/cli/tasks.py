@@ -1,0 +1,364 @@
+"""Subcommands of the online-tasks family (seed 000 ch. 3): ``tasks`` (an instance from an
+SWF trace), ``online`` (policies against proven lower bounds) and ``reproduce
+redirection``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from lpsched.cli.common import dump_json, read_json, seed
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.errors import LpschedError, ParseError
+
+_COLUMNS = ("max_stretch", "sum_stretch", "l2_stretch", "max_flow", "sum_flow", "l2_flow")
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from lpsched.tasks.instance import TaskInstance, instance_from_trace, parse_window
+
+    if args.output:
+        check_output(args.output, "-o")
+    parse_window(args.window)
+    if args.processors is not None and args.processors < 1:
+        raise LpschedError(f"--processors {args.processors}: must be a whole number >= 1")
+    inst: TaskInstance = instance_from_trace(args.trace, args.window, args.seed, args.method,
+                                             args.processors, args.lenient)
+    import json
+
+    text = json.dumps(inst.to_dict(), allow_nan=False) + "\n"
+    if args.output:
+        with atomic_output(args.output, "w") as fh:
+            fh.write(text)
+    out = {"tasks": inst.n, "processors": inst.processors, "total_work": inst.total_work,
+           "horizon": float(inst.release.max()), **inst.meta, "output": args.output}
+    if args.json:
+        print(dump_json(out))
+    elif not args.output:
+        sys.stdout.write(text)
+    if args.output:
+        q = f", Q = {inst.meta['Q']:.2f}" if "Q" in inst.meta else ""
+        print(f"wrote {args.output}: {inst.n} tasks from {inst.meta.get('jobs')} jobs on "
+              f"{inst.processors} processors (method {args.method}{q}, window {args.window}, "
+              f"seed {args.seed})", file=sys.stderr)
+    return 0
+
+
+def _check_params(args: argparse.Namespace) -> None:
+    if args.md is not None and args.md < 1:
+        raise LpschedError(f"--md {args.md}: the dedicated pool needs m_d >= 1")
+    if args.tau is not None and not args.tau >= 1:
+        raise LpschedError(f"--tau {args.tau}: the threshold must be >= 1")
+    for key in ("b", "c"):
+        value = getattr(args, key)
+        if value is not None and not 0 <= value <= 1:
+            raise LpschedError(f"--{key} {value}: must be in [0, 1]")
+    if args.exact_limit < 0:
+        raise LpschedError(f"--exact-limit {args.exact_limit}: must be >= 0")
+
+
+def _policies(args: argparse.Namespace, inst: Any) -> list[Any]:
+    """The requested policies with their parameters: the options, else Table 3.2's values
+    for the instance's trace, else the defaults (``m_d`` at most ``m - 1``)."""
+    from lpsched.tasks.instance import trace_info
+    from lpsched.tasks.policies import (
+        ALL_POLICIES,
+        DEFAULTS,
+        REGISTRY,
+        get_policy,
+        table_params,
+    )
+
+    names = list(ALL_POLICIES) if args.policy == "all" else args.policy.split(",")
+    for name in names:
+        if name not in REGISTRY:
+            raise LpschedError(f"unknown policy {name!r}; `lpsched policies` lists them: "
+                               f"{', '.join(REGISTRY)}, or use 'all'")
+    info = trace_info(str(inst.meta.get("source", "")))
+    chosen = []
+    for name in names:
+        if REGISTRY[name].base.redirect and inst.processors < 2:
+            if args.policy == "all":
+                continue
+            raise LpschedError(f"policy {name}: a dedicated pool needs m >= 2 processors "
+                               f"(the instance has {inst.processors})")
+        params = {**table_params(name, info)}
+        params.setdefault("md", min(DEFAULTS["md"], inst.processors - 1))
+        for key in ("md", "tau", "b", "c"):
+            if getattr(args, key) is not None:
+                params[key] = getattr(args, key)
+        chosen.append(get_policy(name, seed=args.seed, **params).check(inst.processors))
+    return chosen
+
+
+def _bounds(args: argparse.Namespace, inst: Any) -> dict[str, Any]:
+    from lpsched.tasks.bounds import lower_bounds
+
+    if args.bounds == "none":
+        return {}
+    limit = -1 if args.bounds == "speed-m" else args.exact_limit
+    method = "lp" if args.bounds == "lp" else "flow"
+    return {k: v.to_dict() for k, v in lower_bounds(inst, limit, method).items()}
+
+
+def _row(res: Any, bounds: dict[str, Any]) -> dict[str, Any]:
+    row = res.to_dict()
+    row["lower_bounds"] = bounds
+    for key, b in bounds.items():
+        row[f"{key}_over_lb"] = row[key] / b["value"] if b["value"] > 0 else None
+    return row
+
+
+def _cmd_online(args: argparse.Namespace) -> int:
+    from lpsched.tasks.instance import TaskInstance
+    from lpsched.tasks.simulator import evaluate
+
+    if args.json and args.table:
+        raise LpschedError("--json and --table: choose one output")
+    _check_params(args)
+    if args.csv:
+        check_output(args.csv, "--csv")
+    inst = TaskInstance.from_dict(read_json(args.instance))
+    pols = _policies(args, inst)
+    t0 = time.perf_counter()
+    bounds = _bounds(args, inst)
+    bound_seconds = time.perf_counter() - t0
+    rows = [_row(evaluate(inst, pol), bounds) for pol in pols]
+    if args.csv:
+        _write_csv(args.csv, rows)
+    if args.json:
+        print(dump_json(rows[0] if len(rows) == 1 and args.policy != "all" else rows))
+    elif args.table or len(rows) > 1:
+        _print_table(inst, rows, bounds, bound_seconds)
+    else:
+        _print_one(inst, rows[0])
+    return 0
+
+
+def _write_csv(path: str, rows: list[dict[str, Any]]) -> None:
+    flat = [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows]
+    with atomic_output(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=sorted({k for r in flat for k in r}))
+        w.writeheader()
+        w.writerows(flat)
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value:.4g}"
+
+
+def _print_table(inst: Any, rows: list[dict[str, Any]], bounds: dict[str, Any],
+                 seconds: float) -> None:
+    head = ["policy", *_COLUMNS, "maxS/LB", "maxF/LB", "sumF/LB", "redirect", "seconds"]
+    lines = [head]
+    for r in rows:
+        lines.append([r["policy"], *(_fmt(r[c]) for c in _COLUMNS),
+                      _fmt(r.get("max_stretch_over_lb")), _fmt(r.get("max_flow_over_lb")),
+                      _fmt(r.get("sum_flow_over_lb")), str(r["redirections"]),
+                      f"{r['seconds']:.3f}"])
+    if bounds:
+        lines.append(["lower bound", _fmt(bounds["max_stretch"]["value"]), "-", "-",
+                      _fmt(bounds["max_flow"]["value"]), _fmt(bounds["sum_flow"]["value"]),
+                      "-", "", "", "", "", f"{seconds:.3f}"])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    for line in lines:
+        print("  ".join(cell.rjust(w) if i else cell.ljust(w)
+                        for i, (cell, w) in enumerate(zip(line, widths, strict=True))))
+    if bounds:
+        kinds = {k: b["bound"] for k, b in bounds.items()}
+        print(f"{inst.n} tasks on {inst.processors} processors; lower bounds: "
+              + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+
+
+def _print_one(inst: Any, r: dict[str, Any]) -> None:
+    params = ", ".join(f"{k} {r[k]}" for k in ("md", "tau", "b", "c") if k in r)
+    print(f"{r['policy']}{f' ({params})' if params else ''} on {inst.n} tasks, "
+          f"{inst.processors} processors: valid schedule, {r['seconds']:.3f} s")
+    for c in _COLUMNS:
+        lb = r["lower_bounds"].get(c)
+        extra = f"  (lower bound {_fmt(lb['value'])}, {lb['bound']})" if lb else ""
+        print(f"  {c:12s} {_fmt(r[c])}{extra}")
+    print(f"  redirections {r['redirections']}, interruptions {r['interruptions']}, "
+          f"preemptions {r['preemptions']}")
+
+
+# -- reproduce redirection ---------------------------------------------------------------------
+
+def _data_folder(args: argparse.Namespace) -> str:
+    import os
+
+    for folder in (args.data, os.environ.get("LPSCHED_DATA"), "../shared/data",
+                   "shared/data"):
+        if folder and Path(folder).is_dir():
+            return folder
+    raise ParseError(args.data or "../shared/data", "no trace folder: give --data DIR or "
+                     "set LPSCHED_DATA")
+
+
+def _trace_paths(args: argparse.Namespace, spec: str) -> list[str]:
+    from lpsched.tasks.instance import TRACES, trace_info
+    from lpsched.tasks.reproduce import default_traces
+
+    if spec == "all":
+        paths = default_traces(_data_folder(args))
+        if not paths:
+            raise ParseError(_data_folder(args), "none of the traces of Table 3.1 is there")
+        return paths
+    paths = []
+    for item in spec.split(","):
+        if Path(item).exists():
+            paths.append(item)
+            continue
+        info = trace_info(item)
+        if info is None:
+            raise LpschedError(f"--traces {item}: not a file nor a trace of Table 3.1 "
+                               f"({', '.join(t.short for t in TRACES.values())})")
+        path = Path(_data_folder(args)) / info.file
+        if not path.exists():
+            raise ParseError(str(path), "trace not found")
+        paths.append(str(path))
+    return paths
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from lpsched.core import ResultStore, run_cells
+    from lpsched.tasks import reproduce as exp
+
+    for option, least in (("instances", 1), ("jobs", 1), ("first_seed", 0)):
+        if getattr(args, option) < least:
+            raise LpschedError(f"--{option.replace('_', '-')} {getattr(args, option)}: must "
+                               f"be a whole number >= {least}")
+    out = check_output_folder(args.out, "--out")
+    if args.tune:
+        paths = _trace_paths(args, args.trace or "LLNL-Thunder")
+        name, cells = "redirection-tuning", []
+        for path in paths:
+            cells += exp.tuning_cells(path, args.instances, args.first_seed)
+        fn, keys = exp.tuning_cell, ("trace", "policy", "md", "tau", "c")
+    else:
+        paths = _trace_paths(args, args.traces)
+        name = "redirection"
+        cells = exp.comparison_cells(paths, args.instances, args.first_seed)
+        fn, keys = exp.run_cell, ("trace", "policy")
+    for path in paths:
+        exp.instance(path, args.first_seed)  # a bad trace fails before any cell runs
+    store = ResultStore(out / f"{name}.sqlite")
+    t0 = time.perf_counter()
+    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
+                    progress=not args.quiet, group=exp.group)
+    wall = time.perf_counter() - t0
+    rows = store.rows_of(name, cells)
+    summ = exp.summary(rows, keys)
+    _write_rows(out / f"{name}.csv", rows)
+    _write_rows(out / f"{name}-summary.csv", summ)
+    report: dict[str, Any] = {"experiment": name, "traces": [Path(p).name for p in paths],
+                              "cells": len(cells), "computed": ran, "seconds": wall}
+    if not args.tune:
+        report["findings"] = exp.findings(summ)
+    if not args.no_plots:
+        report["figures"] = _figures(out, name, summ, args.tune)
+    print(dump_json(report))
+    print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')}; "
+          f"{wall:.1f} s; rows in {out / (name + '.csv')}", file=sys.stderr)
+    return 0
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    with atomic_output(str(path), "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _figures(out: Path, name: str, summ: list[dict[str, Any]], tune: bool) -> list[str]:
+    try:
+        from lpsched.tasks import plotting
+    except ImportError:  # pragma: no cover - matplotlib is the plot extra
+        return []
+    files = []
+    try:
+        if tune:
+            for trace in sorted({r["trace"] for r in summ}):
+                rows = [r for r in summ if r["trace"] == trace]
+                for policy in ("spt-rd", "gspt-rd", "spt-rr", "gspt-rr"):
+                    path = out / f"tuning-{trace}-{policy}.png"
+                    plotting.tuning_figure(rows, policy, path)
+                    files.append(str(path))
+        else:
+            for trace in sorted({r["trace"] for r in summ}):
+                path = out / f"{name}-{trace}.png"
+                plotting.comparison_figure(summ, trace, path)
+                files.append(str(path))
+    except ImportError:  # pragma: no cover
+        return files
+    return files
+
+
+def add_reproduce(rep_sub: Any) -> None:
+    """``reproduce redirection``."""
+    rr = rep_sub.add_parser("redirection", help="seed 000 ch. 3: online tasks with "
+                            "redirection (Table 3.2 parameters, or --tune: the grids)")
+    rr.add_argument("--traces", default="all", help="'all' (Table 3.1's seven traces in "
+                    "--data), or comma-separated names (Curie, KTH-SP2, ...) or files")
+    rr.add_argument("--trace", help="with --tune: the trace (default LLNL-Thunder)")
+    rr.add_argument("--tune", action="store_true", help="the m_d x tau and m_d x c grids")
+    rr.add_argument("--data", help="trace folder (default $LPSCHED_DATA or ../shared/data)")
+    rr.add_argument("--instances", type=int, default=20)
+    rr.add_argument("--first-seed", type=seed, default=0)
+    rr.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    rr.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    rr.add_argument("--out", default="results", help="folder of the store, CSVs and figures")
+    rr.add_argument("--no-plots", action="store_true")
+    rr.add_argument("--quiet", action="store_true", help="no progress bar")
+    rr.set_defaults(func=_cmd_reproduce)
+
+
+def add_commands(sub: Any) -> None:
+    """tasks, online."""
+    t = sub.add_parser("tasks", help="seed 000 ch. 3: sequential tasks from an SWF trace "
+                       "(method C: p = q·e/Q on m/Q processors)")
+    t.add_argument("trace", help=".swf or .swf.gz")
+    t.add_argument("--window", default="random:15d", help="random:LENGTH (15d, 36h, 3600), "
+                   "first:LENGTH or all")
+    t.add_argument("--seed", type=seed, default=0)
+    t.add_argument("--method", choices=("A", "B", "C"), default="C")
+    t.add_argument("--processors", type=int, help="the trace's machine size (default: "
+                   "Table 3.1's figure for its traces, else the header's MaxProcs)")
+    t.add_argument("--lenient", action="store_true")
+    t.add_argument("-o", "--output", help="instance JSON file (replaced atomically; "
+                   "default: the instance on stdout)")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=_cmd_tasks)
+
+    o = sub.add_parser("online", help="seed 000 ch. 3: online policies on a task instance, "
+                       "validated, against proven lower bounds")
+    o.add_argument("instance", help='JSON {"processors": m, "tasks": [{"release", "p"}]}')
+    o.add_argument("--policy", default="all", help="a name of `lpsched policies --family "
+                   "tasks`, a comma-separated list, or 'all'")
+    o.add_argument("--md", type=int, help="dedicated processors (RD, RR)")
+    o.add_argument("--tau", type=float, help="redirection threshold (RD), >= 1")
+    o.add_argument("--b", type=float, help="potentially heavy: p >= b·pmax (RR)")
+    o.add_argument("--c", type=float, help="redirection probability (RR)")
+    o.add_argument("--seed", type=seed, default=0, help="seed of the RR draws")
+    o.add_argument("--bounds", choices=("exact", "lp", "speed-m", "none"), default="exact",
+                   help="exact: max-flow search up to --exact-limit tasks, speed-m above")
+    o.add_argument("--exact-limit", type=int, default=3000)
+    o.add_argument("--csv", help="rows as CSV")
+    o.add_argument("--json", action="store_true")
+    o.add_argument("--table", action="store_true")
+    o.set_defaults(func=_cmd_online)
+
+
+def policy_lines() -> list[tuple[str, str]]:
+    from lpsched.tasks.policies import REGISTRY
+
+    return [(e.name, e.description) for e in REGISTRY.values()]

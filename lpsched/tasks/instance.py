@@ -1,0 +1,313 @@
+"""Instances of seed 000 ch. 3: independent sequential tasks ``(r_j, p_j)`` on ``m``
+identical processors, and their construction from SWF traces (§3.5.1, methods A, B, C).
+
+JSON file (extra keys are kept and written back)::
+
+    {"processors": 12, "tasks": [{"release": 0.0, "p": 35.5}, ...]}
+
+Decisions (docs/decisions.md, "Online sequential tasks", 74-78):
+
+* A3.1 a window is ``[t, t + s]`` with ``t`` uniform (seeded) in ``[0, last submission −
+  s]`` (:func:`lpsched.core.swf.random_window`), so it never runs past the trace; sizes
+  ``s`` in days as in Table 3.1 (Curie's trace size 6089 is not used).
+* A3.2 method C: ``Q`` = mean requested processors of the window's jobs, ``p_j = q_j e_j /
+  Q`` kept as floats (no rounding), ``m/Q`` rounded to the nearest whole number (at least
+  1); releases shifted so the first is 0. ``m`` is ``--processors``, else Table 3.1's
+  figure for the chapter's seven traces, else the header's ``MaxProcs``.
+* Jobs with a run time of 0 stay (their stretch is bounded by ``B``).
+
+>>> inst = TaskInstance(2, [0.0, 1.0], [3.0, 1.0])
+>>> inst.n, inst.total_work
+(2, 4.0)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lpsched.core.swf import (
+    MAX_PROCESSORS,
+    Workload,
+    random_window,
+    read_swf,
+    to_workload,
+)
+from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
+
+#: bounded stretch constant B (seed 000 L1405-1411, A3.3: trace seconds)
+BOUND_B = 10.0
+#: the largest number of tasks a method-A instance may create (one per processor of a job)
+MAX_TASKS = 5_000_000
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class TraceInfo:
+    """One row of Tables 3.1 and 3.2: trace file, short name, machine size, window (days),
+    and the selected parameters ``(m_d, τ)`` of SPT-RD and GSPT-RD, ``(m_d, c)`` of SPT-RR
+    and GSPT-RR."""
+
+    name: str
+    short: str
+    file: str
+    cpus: int
+    days: float
+    params: dict[str, tuple[int, float]]
+
+
+def _info(name: str, short: str, file: str, cpus: int, days: float, sr: tuple, gr: tuple,
+          srr: tuple, grr: tuple) -> TraceInfo:
+    return TraceInfo(name, short, file, cpus, days,
+                     {"spt-rd": sr, "gspt-rd": gr, "spt-rr": srr, "gspt-rr": grr})
+
+
+#: Table 3.1 (trace CPUs, instance size in days) and Table 3.2 (selected parameters)
+TRACES: dict[str, TraceInfo] = {t.name: t for t in (
+    _info("CEA-Curie-2011-2.1-cln", "Curie", "CEA-Curie-2011-2.1-cln.swf.gz", 80640, 60,
+          (10, 10), (10, 4), (9, 0.8), (10, 0.8)),
+    _info("HPC2N-2002-2.1-cln", "HPC2N", "HPC2N-2002-2.1-cln.swf.gz", 240, 30,
+          (5, 2), (10, 1), (5, 1.0), (10, 1.0)),
+    _info("KTH-SP2-1996-2.1-cln", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz", 100, 15,
+          (8, 1), (7, 1), (2, 0.8), (3, 0.8)),
+    _info("LLNL-Thunder-2007-1.1-cln", "LLNL-Thunder", "LLNL-Thunder-2007-1.1-cln.swf.gz",
+          4096, 7, (7, 2), (10, 5), (8, 1.0), (9, 1.0)),
+    _info("METACENTRUM-2009-2", "Metacentrum", "METACENTRUM-2009-2.swf.gz", 806, 7,
+          (4, 5), (3, 4), (3, 0.4), (2, 0.2)),
+    _info("RICC-2010-2", "RICC", "RICC-2010-2.swf.gz", 8192, 7,
+          (10, 5), (10, 10), (5, 0.2), (5, 0.2)),
+    _info("SDSC-BLUE-2000-4.1-cln", "SDSC-Blue-4.1", "SDSC-BLUE-2000-4.1-cln.swf.gz", 1152,
+          30, (5, 2), (10, 1), (10, 1.0), (8, 0.8)),
+)}
+
+
+def trace_info(path_or_name: str) -> TraceInfo | None:
+    """The Table 3.1 row of a trace file or name (``None`` for other traces)."""
+    stem = Path(path_or_name).name
+    for suffix in (".gz", ".swf"):
+        stem = stem.removesuffix(suffix)
+    for info in TRACES.values():
+        if stem.lower() in (info.name.lower(), info.short.lower()):
+            return info
+    return None
+
+
+def _array(values: Any, what: str, n: int | None = None) -> np.ndarray:
+    try:
+        arr = np.array(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise InvalidInstanceError(what, values, "must be a list of numbers") from None
+    if n is not None and arr.size != n:
+        raise InvalidInstanceError(what, arr.size, f"expected {n} values")
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInstanceError(f"tasks[{i}].{what}", float(arr[i]),
+                                   "must be a finite number >= 0")
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, init=False)
+class TaskInstance:
+    """``n`` sequential tasks (``release``, ``p``: float arrays, seconds) on ``processors``
+    identical processors; ``meta`` keeps how it was built and any extra JSON keys.
+    Validated on construction (:class:`~lpsched.errors.InvalidInstanceError` names the
+    field)."""
+
+    processors: int
+    release: np.ndarray
+    p: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, processors: Any, release: Any, p: Any,
+                 meta: dict[str, Any] | None = None) -> None:
+        if (isinstance(processors, bool) or not isinstance(processors, (int, np.integer))
+                or not 1 <= processors <= MAX_PROCESSORS):
+            raise InvalidInstanceError("processors", processors,
+                                       f"must be a whole number from 1 to {MAX_PROCESSORS:,}")
+        rel = _array(release, "release")
+        if rel.size == 0:
+            raise InvalidInstanceError("tasks", [], "an instance has at least one task")
+        object.__setattr__(self, "processors", int(processors))
+        object.__setattr__(self, "release", rel)
+        object.__setattr__(self, "p", _array(p, "p", rel.size))
+        object.__setattr__(self, "meta", dict(meta or {}))
+
+    @property
+    def n(self) -> int:
+        return int(self.release.size)
+
+    @property
+    def total_work(self) -> float:
+        return float(self.p.sum())
+
+    def weights(self, bound: float = BOUND_B) -> np.ndarray:
+        """``max(p_j, B)``: the denominator of the bounded stretch."""
+        return np.maximum(self.p, bound)
+
+    def to_dict(self) -> dict[str, Any]:
+        tasks = [{"release": r, "p": q} for r, q in zip(self.release.tolist(),
+                                                        self.p.tolist(), strict=True)]
+        return {"processors": self.processors, "tasks": tasks, **self.meta}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> TaskInstance:
+        """From the parsed JSON document (module doc); errors name the field."""
+        if not isinstance(data, dict):
+            raise InvalidInstanceError("instance", type(data).__name__, "must be a JSON object")
+        for key in ("processors", "tasks"):
+            if key not in data:
+                raise InvalidInstanceError(key, None, "missing required key")
+        tasks = data["tasks"]
+        if not isinstance(tasks, list):
+            raise InvalidInstanceError("tasks", type(tasks).__name__, "must be a list")
+        for i, t in enumerate(tasks):
+            if not isinstance(t, dict) or "release" not in t or "p" not in t:
+                raise InvalidInstanceError(f"tasks[{i}]", t,
+                                           "must be an object with 'release' and 'p'")
+            for key in ("release", "p"):
+                if isinstance(t[key], bool) or not isinstance(t[key], (int, float)):
+                    raise InvalidInstanceError(f"tasks[{i}].{key}", t[key], "must be a number")
+        meta = {k: v for k, v in data.items() if k not in ("processors", "tasks")}
+        return cls(data["processors"], [t["release"] for t in tasks],
+                   [t["p"] for t in tasks], meta)
+
+
+def save_instance(inst: TaskInstance, path: str | Path) -> None:
+    """Write ``inst`` as JSON (strict: no NaN or Infinity)."""
+    Path(path).write_text(json.dumps(inst.to_dict(), allow_nan=False) + "\n")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_instance(path: str | Path) -> TaskInstance:
+    """Read a JSON instance; :class:`~lpsched.errors.ParseError` for a file that is not
+    JSON, :class:`~lpsched.errors.InvalidInstanceError` for a bad instance."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ParseError(str(p), "not UTF-8 text") from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ParseError(str(p), f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except (ValueError, RecursionError) as exc:
+        raise ParseError(str(p), str(exc) or "nested too deeply") from None
+    return TaskInstance.from_dict(data)
+
+
+# -- construction from traces (§3.5.1) -------------------------------------------------------
+
+def parse_window(text: str) -> tuple[str, float]:
+    """``random:15d`` / ``random:36h`` / ``random:3600`` (seconds) / ``random:30m`` or
+    ``all``: ``(kind, length in seconds)``.
+
+    >>> parse_window("random:15d")
+    ('random', 1296000.0)
+    """
+    if text == "all":
+        return "all", math.inf
+    match = re.fullmatch(r"(random|first):([0-9]*\.?[0-9]+)([smhd]?)", text.strip())
+    if not match:
+        raise LpschedError(f"--window {text}: expected random:LENGTH (e.g. random:15d, "
+                           "random:36h, random:3600) or all")
+    unit = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": DAY}[match.group(3)]
+    length = float(match.group(2)) * unit
+    if not length > 0:
+        raise LpschedError(f"--window {text}: the length must be > 0")
+    return match.group(1), length
+
+
+def machine_size(trace: Any, path: str, processors: int | None) -> int:
+    """``processors`` if given, else Table 3.1's figure for the chapter's traces, else the
+    header's ``MaxProcs`` (A3.2)."""
+    if processors is not None:
+        return int(processors)
+    info = trace_info(path)
+    if info is not None:
+        return info.cpus
+    if trace.max_procs is None:
+        raise ParseError(path, "the header gives no MaxProcs or MaxNodes: give the machine "
+                         "size with --processors")
+    return int(trace.max_procs)
+
+
+def from_workload(work: Workload, machine: int, method: str = "C",
+                  meta: dict[str, Any] | None = None) -> TaskInstance:
+    """Sequential tasks from rigid jobs (seed 000 §3.5.1; real run times only).
+
+    * ``"C"`` (the chapter's): ``Q`` = mean of ``q_j``; ``p_j = q_j e_j / Q`` on
+      ``round(m/Q)`` processors;
+    * ``"A"``: ``q_j`` tasks of length ``e_j`` each, on ``m`` processors;
+    * ``"B"``: one task of length ``q_j e_j`` per job, on ``m`` processors.
+    """
+    if work.jobs == 0:
+        raise InvalidInstanceError("window", 0, "no job in the window: choose another seed "
+                                   "or a longer window")
+    q = work.size.astype(float)
+    e = np.asarray(work.run, float)
+    info: dict[str, Any] = {"method": method, "jobs": work.jobs, "trace_processors": machine}
+    if method == "C":
+        big_q = float(q.mean())
+        m = max(1, math.floor(machine / big_q + 0.5))
+        rel, p = work.submit, q * e / big_q
+        info["Q"] = big_q
+    elif method == "B":
+        m, rel, p = machine, work.submit, q * e
+    elif method == "A":
+        count = int(q.sum())
+        if count > MAX_TASKS:
+            raise InvalidInstanceError("method", "A", f"{count:,} tasks (more than "
+                                       f"{MAX_TASKS:,}): use method C")
+        reps = q.astype(np.int64)
+        m, rel, p = machine, np.repeat(work.submit, reps), np.repeat(e, reps)
+    else:
+        raise InvalidInstanceError("method", method, "must be 'A', 'B' or 'C'")
+    return TaskInstance(m, rel, p, {**info, **(meta or {})})
+
+
+def trace_workload(path: str, processors: int | None = None,
+                   lenient: bool = False) -> tuple[Workload, int]:
+    """The trace's jobs (requested processors, real run times) and the machine size
+    (:func:`machine_size`)."""
+    trace = read_swf(path, lenient=lenient)
+    machine = machine_size(trace, path, processors)
+    work = to_workload(trace, size="requested", estimate="runtime",
+                       processors=machine).require_jobs()
+    return work, machine
+
+
+def window_instance(work: Workload, machine: int, window: str = "random:15d", seed: int = 0,
+                    method: str = "C", source: str = "") -> TaskInstance:
+    """One instance from a window of ``work`` (module doc)."""
+    kind, length = parse_window(window)
+    if kind == "random":
+        work = random_window(work, length, seed)
+    elif kind == "first":
+        keep = np.flatnonzero(work.submit <= length)
+        work = replace(work, job=work.job[keep], submit=work.submit[keep],
+                       run=work.run[keep], size=work.size[keep],
+                       estimate=work.estimate[keep])
+    meta = {"source": source, "window": window, "seed": seed}
+    return from_workload(work, machine, method, meta)
+
+
+def instance_from_trace(path: str, window: str = "random:15d", seed: int = 0,
+                        method: str = "C", processors: int | None = None,
+                        lenient: bool = False) -> TaskInstance:
+    """Read an SWF trace and build one instance from a window of it (module doc)."""
+    parse_window(window)
+    work, machine = trace_workload(path, processors, lenient)
+    return window_instance(work, machine, window, seed, method, Path(path).name)

@@ -1,0 +1,198 @@
+"""The schedule of a task simulation as execution pieces, its independent validation and
+the chapter's metrics (seed 000 §3.2).
+
+A piece is ``(task, processor, start, end, kind)`` with ``kind`` one of :data:`COMPLETE`
+(the piece that finishes the task), :data:`PREEMPTED` (SRPT/GSRPT: the task resumes later
+with its remaining time) or :data:`INTERRUPTED` (RD: the task restarts from zero on the
+dedicated pool). :func:`validate_schedule` rebuilds everything from the pieces and the
+instance; it shares no code with the simulator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched.errors import InvalidScheduleError
+from lpsched.tasks.instance import BOUND_B, TaskInstance
+
+COMPLETE, PREEMPTED, INTERRUPTED = 0, 1, 2
+#: relative time tolerance of the validator (times are sums of floats)
+TIME_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class TaskSchedule:
+    """Pieces (parallel arrays), the pools (main processors ``[0, main)``, dedicated
+    ``[main, processors)``) and what the policy allows (``preemptive``, ``migratory``,
+    ``restarts``). ``completion[j]`` is the end of task ``j``'s last piece."""
+
+    task: np.ndarray
+    proc: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+    completion: np.ndarray
+    processors: int
+    main: int
+    policy: str
+    preemptive: bool = False
+    migratory: bool = False
+    restarts: bool = False
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pieces(self) -> int:
+        return int(self.task.size)
+
+
+def _fail(rule: str, message: str, task: int | None = None) -> None:
+    raise InvalidScheduleError(rule, message, task)
+
+
+def _tol(inst: TaskInstance, sched: TaskSchedule) -> float:
+    scale = max(1.0, float(sched.end.max(initial=0.0)), float(inst.p.max()))
+    return TIME_TOL * scale
+
+
+def validate_schedule(inst: TaskInstance, sched: TaskSchedule) -> None:
+    """Raise :class:`~lpsched.errors.InvalidScheduleError` at the first violation of:
+    processors in range; no piece before its task's release; no two pieces overlapping on
+    a processor nor of one task; each task gets exactly ``p_j`` of work (one complete piece
+    of length ``p_j`` for a non-preemptive policy, preceded at most by one interrupted
+    piece on the main pool when the policy restarts, the complete piece then on the
+    dedicated pool; pieces summing to ``p_j`` on one processor — any when migratory — for a
+    preemptive one); the completion time is the end of the last piece."""
+    tol = _tol(inst, sched)
+    t, q, s, e = sched.task, sched.proc, sched.start, sched.end
+    if t.size == 0 or t.min() < 0 or t.max() >= inst.n:
+        _fail("tasks", "a piece names a task outside the instance")
+    if q.min() < 0 or q.max() >= sched.processors or sched.processors != inst.processors:
+        _fail("processors", f"a piece runs outside processors 0..{inst.processors - 1}")
+    bad = np.flatnonzero(e < s - tol)
+    if bad.size:
+        _fail("duration", f"piece {bad[0]} ends before it starts", int(t[bad[0]]))
+    bad = np.flatnonzero(s < inst.release[t] - tol)
+    if bad.size:
+        j = int(t[bad[0]])
+        _fail("release", f"task {j} starts at {s[bad[0]]} before its release "
+              f"{inst.release[j]}", j)
+    _no_overlap(q, s, e, t, tol, "processor-overlap", "on processor")
+    _no_overlap(t, s, e, t, tol, "task-overlap", "of task")
+    _work(inst, sched, tol)
+
+
+def _no_overlap(key: np.ndarray, s: np.ndarray, e: np.ndarray, t: np.ndarray, tol: float,
+                rule: str, what: str) -> None:
+    order = np.lexsort((e, s, key))
+    same = key[order][1:] == key[order][:-1]
+    clash = same & (s[order][1:] < e[order][:-1] - tol)
+    if clash.any():
+        i = int(np.argmax(clash))
+        a, b = order[i], order[i + 1]
+        _fail(rule, f"pieces {a} and {b} {what} {key[a]} overlap: [{s[a]}, {e[a]}] and "
+              f"[{s[b]}, {e[b]}]", int(t[b]))
+
+
+def _work(inst: TaskInstance, sched: TaskSchedule, tol: float) -> None:
+    t, e, k = sched.task, sched.end, sched.kind
+    n = inst.n
+    done = np.bincount(t[k == COMPLETE], minlength=n)
+    if (done != 1).any():
+        j = int(np.argmax(done != 1))
+        _fail("completion", f"task {j} has {done[j]} complete pieces (expected 1)", j)
+    last_end = np.full(n, -np.inf)
+    np.maximum.at(last_end, t, e)
+    finish = np.zeros(n)
+    finish[t[k == COMPLETE]] = e[k == COMPLETE]
+    if not np.allclose(finish, last_end, rtol=0, atol=tol):
+        j = int(np.argmax(~np.isclose(finish, last_end, rtol=0, atol=tol)))
+        _fail("completion", f"task {j} runs after its complete piece", j)
+    if not np.allclose(sched.completion, finish, rtol=0, atol=tol):
+        j = int(np.argmax(~np.isclose(sched.completion, finish, rtol=0, atol=tol)))
+        _fail("completion", f"task {j}: reported completion {sched.completion[j]}, pieces "
+              f"end at {finish[j]}", j)
+    if sched.preemptive:
+        _preemptive_work(inst, sched, tol)
+    else:
+        _restart_work(inst, sched, tol)
+
+
+def _preemptive_work(inst: TaskInstance, sched: TaskSchedule, tol: float) -> None:
+    t, q, s, e, k = sched.task, sched.proc, sched.start, sched.end, sched.kind
+    if (k == INTERRUPTED).any():
+        _fail("restart", "a preemptive policy never restarts a task")
+    work = np.bincount(t, weights=e - s, minlength=inst.n)
+    bad = np.flatnonzero(np.abs(work - inst.p) > tol)
+    if bad.size:
+        j = int(bad[0])
+        _fail("work", f"task {j} gets {work[j]} of work, needs {inst.p[j]}", j)
+    if not sched.migratory:
+        first = np.full(inst.n, -1)
+        first[t[::-1]] = q[::-1]
+        moved = np.flatnonzero(q != first[t])
+        if moved.size:
+            j = int(t[moved[0]])
+            _fail("migration", f"task {j} runs on two processors", j)
+
+
+def _restart_work(inst: TaskInstance, sched: TaskSchedule, tol: float) -> None:
+    t, q, s, e, k = sched.task, sched.proc, sched.start, sched.end, sched.kind
+    if (k == PREEMPTED).any():
+        j = int(t[np.argmax(k == PREEMPTED)])
+        _fail("preemption", f"task {j} is preempted by a non-preemptive policy", j)
+    full = k == COMPLETE
+    bad = np.flatnonzero(full & (np.abs((e - s) - inst.p[t]) > tol))
+    if bad.size:
+        j = int(t[bad[0]])
+        _fail("work", f"task {j} runs {e[bad[0]] - s[bad[0]]}, needs {inst.p[j]}", j)
+    cut = np.flatnonzero(k == INTERRUPTED)
+    if cut.size and not sched.restarts:
+        _fail("restart", f"task {int(t[cut[0]])} is interrupted by a policy without "
+              "redirection", int(t[cut[0]]))
+    if np.bincount(t[cut], minlength=inst.n).max(initial=0) > 1:
+        _fail("restart", "a task is interrupted twice (a redirected task is never "
+              "redirected again)")
+    on_main = q[cut] < sched.main
+    if not on_main.all():
+        _fail("restart", "an interrupted piece runs on the dedicated pool",
+              int(t[cut[~on_main][0]]))
+    restart_at = np.full(inst.n, -np.inf)
+    restart_at[t[cut]] = e[cut]
+    redone = np.flatnonzero(full & np.isfinite(restart_at[t]))
+    if redone.size and (q[redone] < sched.main).any():
+        _fail("restart", "a redirected task restarts on the main pool",
+              int(t[redone[q[redone] < sched.main][0]]))
+    if redone.size and (s[redone] < restart_at[t[redone]] - tol).any():
+        _fail("restart", "a redirected task restarts before its interruption")
+
+
+def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,
+            ) -> dict[str, float]:
+    """The six objectives of §3.2 (bounded stretch ``F_j / max(p_j, B)``, flow ``F_j``):
+    max, sum and L2 norm of each."""
+    flow = np.asarray(completion, float) - inst.release
+    stretch = flow / inst.weights(bound)
+    return {"max_stretch": float(stretch.max()), "sum_stretch": float(stretch.sum()),
+            "l2_stretch": float(np.sqrt(np.square(stretch).sum())),
+            "max_flow": float(flow.max()), "sum_flow": float(flow.sum()),
+            "l2_flow": float(np.sqrt(np.square(flow).sum()))}
+
+
+def schedule_counts(sched: TaskSchedule) -> dict[str, float]:
+    """Preemptions, interruptions, redirections (tasks completed on the dedicated pool),
+    wasted work (interrupted pieces) and dedicated-pool utilisation (busy time over
+    ``m_d`` × the span from the first piece to the last completion)."""
+    k, q = sched.kind, sched.proc
+    dur = sched.end - sched.start
+    dedicated = q >= sched.main
+    md = sched.processors - sched.main
+    span = float(sched.end.max() - sched.start.min()) if sched.pieces else 0.0
+    util = float(dur[dedicated].sum()) / (md * span) if md and span > 0 else None
+    return {"preemptions": int((k == PREEMPTED).sum()),
+            "interruptions": int((k == INTERRUPTED).sum()),
+            "redirections": int((dedicated & (k == COMPLETE)).sum()),
+            "wasted_work": float(dur[k == INTERRUPTED].sum()),
+            "dedicated_utilisation": util}

@@ -1,0 +1,168 @@
+"""The tasks family's commands: ``tasks``, ``online``, ``policies --family tasks`` and
+``reproduce redirection`` (in process and as the installed command)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from lpsched.cli import main
+from tests.cli.test_cli_subprocess import lpsched, one_json_object
+from tests.tasks.conftest import swf_text
+
+KEYS = ("policy", "valid", "max_stretch", "sum_stretch", "l2_stretch", "max_flow",
+        "sum_flow", "l2_flow", "lower_bounds", "redirections", "seconds")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def trace(tmp_path: Path) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    submit = np.sort(rng.uniform(0, 2 * 86400, 150)).astype(int)
+    run_ = np.exp(rng.uniform(1, 9, 150)).astype(int)
+    q = rng.choice([1, 2, 4], 150)
+    path = tmp_path / "t.swf"
+    path.write_text(swf_text(list(zip(submit.tolist(), run_.tolist(), q.tolist(),
+                                      strict=True)), 32))
+    return path
+
+
+@pytest.fixture
+def instance(tmp_path: Path, trace: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    out = tmp_path / "x.json"
+    code, stdout, err = run(capsys, "tasks", str(trace), "--window", "random:1d", "--seed",
+                            "3", "-o", str(out))
+    assert code == 0 and stdout == "" and err.startswith("wrote")
+    return out
+
+
+def test_tasks_builds_a_method_c_instance(capsys, trace: Path, instance: Path) -> None:
+    data = json.loads(instance.read_text())
+    assert data["processors"] >= 1 and data["method"] == "C" and data["seed"] == 3
+    assert all(t["release"] >= 0 and t["p"] >= 0 for t in data["tasks"])
+    code, out, _ = run(capsys, "tasks", str(trace), "--window", "random:1d", "--seed", "3")
+    assert code == 0 and json.loads(out)["tasks"] == data["tasks"]  # stdout, same seed
+    code, out, _ = run(capsys, "tasks", str(trace), "--window", "all", "--method", "B",
+                       "--json")
+    summary = json.loads(out)
+    assert summary["tasks"] == 150 and summary["processors"] == 32
+
+
+def test_online_one_policy_json(capsys, instance: Path) -> None:
+    code, out, _ = run(capsys, "online", str(instance), "--policy", "spt-rd", "--md", "2",
+                       "--tau", "1", "--json")
+    data = json.loads(out)
+    assert code == 0 and all(k in data for k in KEYS)
+    assert data["valid"] is True and data["md"] == 2 and data["tau"] == 1
+    lb = data["lower_bounds"]
+    assert lb["max_stretch"]["bound"] == "preemptive-exact"
+    assert lb["sum_flow"]["bound"] == "srpt-speed-m"
+    for key in ("max_stretch", "max_flow", "sum_flow"):
+        assert data[key] >= lb[key]["value"] * (1 - 1e-7)
+
+
+def test_online_all_table_and_csv(capsys, instance: Path, tmp_path: Path) -> None:
+    rows_csv = tmp_path / "rows.csv"
+    code, out, _ = run(capsys, "online", str(instance), "--policy", "all", "--table",
+                       "--csv", str(rows_csv))
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("policy")
+    names = [line.split()[0] for line in lines[1:10]]
+    assert names == ["spt", "gspt", "srpt", "gsrpt", "spt-rd", "gspt-rd", "spt-rr",
+                     "gspt-rr", "fcfs"]
+    assert any(line.startswith("lower bound") for line in lines)
+    assert len(list(csv.DictReader(rows_csv.open()))) == 9
+    code, out, _ = run(capsys, "online", str(instance), "--policy", "all", "--json",
+                       "--bounds", "speed-m")
+    rows = json.loads(out)
+    assert len(rows) == 9 and rows[0]["lower_bounds"]["max_flow"]["bound"] == "speed-m-edf"
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["--policy", "spt-rd", "--md", "999"], "--md 999"),
+    (["--policy", "gspt-rd", "--tau", "0.5"], "--tau"),
+    (["--policy", "spt-rr", "--b", "1.5"], "--b"),
+    (["--policy", "spt-rr", "--c", "-1"], "--c"),
+    (["--policy", "lifo"], "unknown policy"),
+])
+def test_online_bad_options_exit_2(capsys, instance: Path, argv: list[str], text: str) -> None:
+    code, out, err = run(capsys, "online", str(instance), *argv)
+    assert code == 2 and out == "" and text in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("doc, field", [
+    ({"tasks": [{"release": 0, "p": 1}]}, "processors"),
+    ({"processors": 2, "tasks": [{"release": -1, "p": 1}]}, "tasks[0].release"),
+    ({"processors": 2, "tasks": [{"release": 0, "p": -1}]}, "tasks[0].p"),
+])
+def test_online_bad_instances_exit_2(capsys, tmp_path: Path, doc: dict, field: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "online", str(path), "--policy", "spt")
+    assert code == 2 and out == "" and field in err and err.count("\n") == 1
+
+
+def test_policies_family_tasks(capsys) -> None:
+    code, out, _ = run(capsys, "policies", "--family", "tasks", "--json")
+    assert code == 0 and json.loads(out) == ["fcfs", "gspt", "gsrpt", "spt", "srpt",
+                                             "gspt-rd", "spt-rd", "gspt-rr", "spt-rr"]
+    code, out, _ = run(capsys, "policies")
+    assert "online sequential tasks" in out and "gspt-rr" in out
+
+
+def test_reproduce_redirection_reduced(capsys, tmp_path: Path, trace: Path) -> None:
+    out = tmp_path / "r"
+    code, stdout, err = run(capsys, "reproduce", "redirection", "--traces", str(trace),
+                            "--instances", "2", "--out", str(out), "--quiet")
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["cells"] == 18 and report["computed"] == 18
+    rows = list(csv.DictReader((out / "redirection.csv").open()))
+    assert len(rows) == 18 and all(r["valid"] == "True" for r in rows)
+    assert all(float(r["max_stretch_over_lb"]) >= 1 - 1e-7 for r in rows)
+    assert (out / "redirection-summary.csv").exists() and report["findings"]
+    assert report["figures"] and Path(report["figures"][0]).exists()
+    # resumable: a second run computes nothing
+    code, stdout, _ = run(capsys, "reproduce", "redirection", "--traces", str(trace),
+                          "--instances", "2", "--out", str(out), "--quiet", "--no-plots")
+    assert code == 0 and json.loads(stdout)["computed"] == 0
+
+
+def test_reproduce_tuning_grid_reduced(capsys, tmp_path: Path, trace: Path) -> None:
+    out = tmp_path / "t"
+    code, stdout, err = run(capsys, "reproduce", "redirection", "--tune", "--trace",
+                            str(trace), "--instances", "1", "--out", str(out), "--quiet")
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["cells"] == 10 * 5 * 2 + 10 * 5 * 2  # m_d x tau and m_d x c, two each
+    summ = list(csv.DictReader((out / "redirection-tuning-summary.csv").open()))
+    assert {r["policy"] for r in summ} == {"spt-rd", "gspt-rd", "spt-rr", "gspt-rr"}
+    assert len(report["figures"]) == 4
+
+
+def test_installed_command(tmp_path: Path) -> None:
+    trace = tmp_path / "t.swf"
+    trace.write_text(swf_text())
+    inst = tmp_path / "i.json"
+    proc = lpsched("tasks", str(trace), "--window", "all", "-o", str(inst))
+    assert proc.returncode == 0 and proc.stdout == "" and "wrote" in proc.stderr
+    data = one_json_object(lpsched("online", str(inst), "--policy", "gspt-rd", "--md", "1",
+                                   "--tau", "1", "--json"))
+    assert all(k in data for k in KEYS)
+    table = lpsched("online", str(inst), "--policy", "all", "--table")
+    assert table.returncode == 0 and table.stderr == ""
+    assert table.stdout.splitlines()[0].startswith("policy")
+    bad = lpsched("online", str(inst), "--policy", "spt-rd", "--md", "50")
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    data = one_json_object(lpsched("tasks", str(trace), "--window", "all", "--json"))
+    assert data["tasks"] == 8

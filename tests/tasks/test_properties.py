@@ -1,0 +1,102 @@
+"""Properties on random small instances: every schedule validates, every policy is above
+the proven lower bounds, GSPT-RD with τ = ∞ is GSPT on the main pool, the validator
+rejects broken schedules."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lpsched.errors import InvalidScheduleError
+from lpsched.tasks import TaskInstance, evaluate, validate_schedule
+from lpsched.tasks.bounds import lower_bounds
+from lpsched.tasks.policies import ALL_POLICIES
+from lpsched.tasks.schedule import COMPLETE, PREEMPTED
+
+
+@st.composite
+def instances(draw: st.DrawFn) -> TaskInstance:
+    n = draw(st.integers(1, 12))
+    m = draw(st.integers(2, 4))
+    release = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 7.0, 20.0]),
+                            min_size=n, max_size=n))
+    p = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 5.0, 12.0, 30.0, 100.0]),
+                      min_size=n, max_size=n))
+    return TaskInstance(m, release, p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(), st.integers(1, 3), st.sampled_from([1.0, 2.0, 3.0, math.inf]))
+def test_every_policy_validates_and_respects_the_bounds(inst: TaskInstance, md: int,
+                                                         tau: float) -> None:
+    md = min(md, inst.processors - 1)
+    bounds = lower_bounds(inst)
+    for name in ALL_POLICIES:
+        res = evaluate(inst, name, md=md, tau=tau, c=0.5, seed=1)  # validates
+        for key in ("max_stretch", "max_flow", "sum_flow"):
+            assert res.metrics[key] >= bounds[key].value * (1 - 1e-7) - 1e-9, (name, key)
+
+
+@settings(max_examples=30, deadline=None)
+@given(instances(), st.integers(1, 3))
+def test_gspt_rd_without_threshold_is_gspt_on_the_main_pool(inst: TaskInstance,
+                                                            md: int) -> None:
+    md = min(md, inst.processors - 1)
+    rd = evaluate(inst, "gspt-rd", md=md, tau=math.inf)
+    gspt = evaluate(TaskInstance(inst.processors - md, inst.release, inst.p), "gspt")
+    assert np.allclose(rd.schedule.completion, gspt.schedule.completion)
+    assert rd.counts["redirections"] == 0
+    srd = evaluate(inst, "spt-rd", md=md, tau=math.inf)
+    spt = evaluate(TaskInstance(inst.processors - md, inst.release, inst.p), "spt")
+    assert np.allclose(srd.schedule.completion, spt.schedule.completion)
+
+
+def _broken(sched, **changes):
+    return replace(sched, **changes)
+
+
+def test_validator_rejects_broken_schedules() -> None:
+    inst = TaskInstance(2, [0, 1, 2], [4, 2, 1])
+    res = evaluate(inst, "gspt")
+    s = res.schedule
+    validate_schedule(inst, s)
+    with pytest.raises(InvalidScheduleError, match="release"):
+        validate_schedule(inst, _broken(s, start=s.start - 2, end=s.end - 2,
+                                        completion=s.completion - 2))
+    overlap = s.proc.copy()
+    overlap[:] = 0
+    with pytest.raises(InvalidScheduleError, match="overlap"):
+        validate_schedule(inst, _broken(s, proc=overlap))
+    short = s.start + 0.5 * (s.end - s.start)
+    done = np.empty(inst.n)
+    done[s.task] = short
+    with pytest.raises(InvalidScheduleError, match="work"):
+        validate_schedule(inst, _broken(s, end=short, completion=done))
+    kinds = s.kind.copy()
+    kinds[0] = PREEMPTED
+    with pytest.raises(InvalidScheduleError):
+        validate_schedule(inst, _broken(s, kind=kinds))
+    with pytest.raises(InvalidScheduleError, match="completion"):
+        validate_schedule(inst, _broken(s, completion=s.completion + 1))
+    big = TaskInstance(1, [0, 1], [4, 1])
+    pre = evaluate(big, "srpt").schedule
+    assert (pre.kind == PREEMPTED).any()
+    with pytest.raises(InvalidScheduleError, match="preempt"):
+        validate_schedule(big, _broken(pre, preemptive=False))
+    assert (pre.kind == COMPLETE).sum() == 2
+
+
+def test_validator_rejects_migration_of_srpt() -> None:
+    inst = TaskInstance(2, [0, 0, 1], [10, 4, 2])
+    s = evaluate(inst, "srpt").schedule
+    proc = s.proc.copy()
+    first = np.flatnonzero(s.task == 0)
+    if first.size > 1:
+        proc[first[0]] = 1 - proc[first[0]]
+        with pytest.raises(InvalidScheduleError):
+            validate_schedule(inst, replace(s, proc=proc))

@@ -1,0 +1,58 @@
+"""The reduced reproduction of seed 000 ch. 3 (§3.5): synthetic traces always, the real
+KTH-SP2 trace when ../shared/data is there."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lpsched.core import ResultStore, run_cells
+from lpsched.tasks import reproduce as exp
+from lpsched.tasks.instance import trace_info
+
+DATA = Path(os.environ.get("LPSCHED_DATA", Path(__file__).resolve().parents[3] / "shared"
+                           / "data"))
+
+
+def test_cells_use_table_3_2_parameters(tmp_path: Path) -> None:
+    path = str(tmp_path / "KTH-SP2-1996-2.1-cln.swf.gz")
+    cells = exp.comparison_cells([path], 2)
+    assert len(cells) == 18
+    params = {c[2]: c[3] for c in cells}
+    assert params["spt-rd"] == {"md": 8, "tau": 1} and params["gspt-rr"] == {"md": 3, "c": 0.8}
+    assert params["spt"] == {}
+    curie = exp.tuning_cells("CEA-Curie-2011-2.1-cln.swf.gz", 1)
+    assert len(curie) == 10 * 10 * 2 + 10 * 5 * 2  # τ in 1..10 for Curie
+    assert exp.window_of(path) == "random:15d" and trace_info(path).days == 15
+
+
+def test_reduced_run_on_a_synthetic_trace(busy_swf: Path) -> None:
+    cells = exp.comparison_cells([str(busy_swf)], 2)
+    store = ResultStore(":memory:")
+    assert run_cells("redirection", cells, exp.run_cell, store, progress=False,
+                     group=exp.group) == 18
+    rows = store.rows_of("redirection", cells)
+    assert all(r["valid"] for r in rows)
+    for r in rows:
+        for key in ("max_stretch", "max_flow", "sum_flow"):
+            assert r[key] >= r[f"lb_{key}"] * (1 - 1e-7)
+    summ = exp.summary(rows)
+    assert {s["policy"] for s in summ} == set(exp.ALL_POLICIES)
+    assert all(s["instances"] == 2 for s in summ)
+    assert len(exp.findings(summ)) == 4
+
+
+@pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
+                    reason="the real traces are not here")
+def test_kth_redirection_lowers_stretch_against_gspt() -> None:
+    """§3.5.2: on KTH-SP2 (Table 3.2 parameters) GSPT-RD lowers every stretch metric
+    against GSPT, and the preemptive GSRPT is lower still."""
+    path = str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz")
+    cells = exp.comparison_cells([path], 3, policies=("gspt", "gspt-rd", "gsrpt"))
+    rows = [row for cell in cells for row in exp.run_cell(cell)]
+    summ = {s["policy"]: s for s in exp.summary(rows)}
+    for metric in exp.STRETCH:
+        assert summ["gspt-rd"][metric] < summ["gspt"][metric]
+        assert summ["gsrpt"][metric] <= summ["gspt-rd"][metric]

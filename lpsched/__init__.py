@@ -24,6 +24,7 @@ from lpsched.bags.maxstretch import (
     max_stretch,
     online_max_stretch,
 )
+from lpsched.bags.schedule import metrics, validate
 from lpsched.bags.steady_state import dedicated_makespans, dedicated_throughputs, throughput
 from lpsched.core.versions import __version__
 from lpsched.errors import (
@@ -55,8 +56,10 @@ __all__ = [
     "dedicated_throughputs",
     "load_instance",
     "max_stretch",
+    "metrics",
     "online_max_stretch",
     "random_bags",
     "save_instance",
     "throughput",
+    "validate",
 ]

@@ -7,6 +7,7 @@ keeps the incumbent and the bound — never reported as optimal).
 
 from __future__ import annotations
 
+import graphlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,17 +18,41 @@ from numpy.typing import ArrayLike
 from lpsched.approx.certified import check_count, check_times
 from lpsched.errors import SolverError
 from lpsched.models.program import LinearProgram
-from lpsched.solvers import Status, solve
+from lpsched.solvers import Solution, Status, solve_highs
 
 
 @dataclass(frozen=True)
 class ExactResult:
+    """``makespan`` of the best schedule found (recomputed from it, never read from the
+    MIP's objective), ``bound`` the proven lower bound, ``optimal`` only when proven;
+    ``machine`` the assignment (rigid jobs: each job's first processor); ``schedule`` the
+    start times (rigid jobs) or the :class:`~lpsched.approx.moldable.MoldableSchedule`."""
+
     makespan: float
     bound: float
     optimal: bool
     machine: np.ndarray
     status: str
     schedule: Any = None
+
+
+def _solve_exact(lp: LinearProgram, time_limit: float, what: str) -> Solution:
+    """Solve a MIP to proven optimality: HiGHS' default stopping rule (relative gap 1e-4,
+    absolute gap 1e-6) would call "optimal" a makespan of 2e-6 when the optimum is 1e-6, or
+    one 0.01 % above the optimum, so both gaps are 0 here (decision 87). A time limit keeps
+    the incumbent and the bound, never reported optimal."""
+    sol = solve_highs(lp, time_limit, mip_rel_gap=0.0, mip_abs_gap=0.0)
+    if sol.status not in (Status.OPTIMAL, Status.TIME_LIMIT) or sol.x.size == 0:
+        raise SolverError(f"exact {what} MIP: {sol.status.value}", sol.status)
+    return sol
+
+
+def _unit_scale(times: np.ndarray) -> float:
+    """The power of two that brings the largest time into ``[1, 2)``: the MIP is solved in
+    that unit (exactly the same numbers, rescaled without rounding), since HiGHS' tolerances
+    are absolute (1e-6): on times of 1e-6 they cannot tell 1e-6 from 2e-6."""
+    top = float(times.max()) if times.size else 0.0
+    return 2.0 ** -np.floor(np.log2(top)) if top > 0 else 1.0
 
 
 def _assignment_mip(times: np.ndarray, time_limit: float) -> ExactResult:
@@ -42,19 +67,18 @@ def _assignment_mip(times: np.ndarray, time_limit: float) -> ExactResult:
     lp.add_constraints("assign", rows, x, 1.0, lower=1.0, upper=1.0, num_rows=n)
     cols = np.broadcast_to(np.arange(machines)[None, :], (n, machines))
     t = np.where(allowed, times, 0.0)
+    scale = _unit_scale(t)
     lp.add_constraints("load", np.concatenate([cols.ravel(), np.arange(machines)]),
                        np.concatenate([x.ravel(), np.full(machines, cmax[0])]),
-                       np.concatenate([t.ravel(), -np.ones(machines)]), upper=0.0,
+                       np.concatenate([(t * scale).ravel(), -np.ones(machines)]), upper=0.0,
                        num_rows=machines)
     lp.set_objective(cmax, 1.0)
-    sol = solve(lp, time_limit=time_limit)
-    if sol.status not in (Status.OPTIMAL, Status.TIME_LIMIT) or sol.x.size == 0:
-        raise SolverError(f"exact makespan MIP: {sol.status.value}", sol.status)
+    sol = _solve_exact(lp, time_limit, "makespan")
     machine = np.argmax(sol.values["x"], axis=1)
     makespan = float(np.bincount(machine, weights=t[np.arange(n), machine],
                                  minlength=machines).max())
     optimal = sol.status is Status.OPTIMAL
-    bound = makespan if optimal else float(sol.mip_bound)
+    bound = makespan if optimal else min(makespan, float(sol.mip_bound) / scale)
     return ExactResult(makespan, bound, optimal, machine, sol.status.value)
 
 
@@ -98,14 +122,16 @@ def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = 
 
         raise InvalidInstanceError("jobs size", int(size.max()), f"wider than {m} processors")
     n = p.size
-    horizon = float(p.sum())
+    scale = _unit_scale(p)
+    ps = p * scale  # the MIP's unit; the schedule is rebuilt in the caller's (exact)
+    horizon = float(ps.sum())
     lp = LinearProgram("rigid_contiguous", sense="min")
     start = lp.add_variables("start", n, upper=horizon)
     first = lp.add_variables("first", n, upper=(m - size).astype(float), integer=True)
     cmax = lp.add_variables("cmax", 1)
     lp.add_constraints("end", np.r_[np.arange(n), np.arange(n)],
                        np.r_[start, np.full(n, cmax[0])], np.r_[np.ones(n), -np.ones(n)],
-                       upper=-p, num_rows=n)
+                       upper=-ps, num_rows=n)
     i, j = np.triu_indices(n, 1)
     pairs = i.size
     if pairs:
@@ -118,7 +144,7 @@ def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = 
             lp.add_constraints(f"time_{col}", np.r_[r, r, r],
                                np.r_[start[a], start[b], sep[:, col]],
                                np.r_[np.ones(pairs), -np.ones(pairs), np.full(pairs, horizon)],
-                               upper=horizon - p[a], num_rows=pairs)
+                               upper=horizon - ps[a], num_rows=pairs)
         # space: f_a + size_a <= f_b + m(1 − y)
         for col, (a, b) in enumerate(((i, j), (j, i)), start=2):
             lp.add_constraints(f"space_{col}", np.r_[r, r, r],
@@ -135,13 +161,40 @@ def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = 
                            np.r_[first, clusters], np.r_[np.ones(n), -np.full(n, ell)],
                            upper=ell - size, num_rows=n)
     lp.set_objective(cmax, 1.0)
-    sol = solve(lp, time_limit=time_limit)
-    if sol.status not in (Status.OPTIMAL, Status.TIME_LIMIT) or sol.x.size == 0:
-        raise SolverError(f"exact rigid-job MIP: {sol.status.value}", sol.status)
+    sol = _solve_exact(lp, time_limit, "rigid-job")
     optimal = sol.status is Status.OPTIMAL
-    makespan = float(sol.objective)
-    return ExactResult(makespan, makespan if optimal else float(sol.mip_bound), optimal,
-                       np.round(sol.values["first"]).astype(int), sol.status.value)
+    first = np.round(sol.values["first"]).astype(int)
+    before = sol.values["separation"][:, :2] > 0.5 if pairs else np.zeros((0, 2), bool)
+    starts = _compact_rigid(p, size, first, sol.values["start"], i, j, before)
+    makespan = float((starts + p).max()) if n else 0.0
+    bound = makespan if optimal else min(makespan, float(sol.mip_bound) / scale)
+    return ExactResult(makespan, bound, optimal, first, sol.status.value, starts)
+
+
+def _compact_rigid(p: np.ndarray, size: np.ndarray, first: np.ndarray, start: np.ndarray,
+                   i: np.ndarray, j: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Exact start times for the MIP's solution: every pair of jobs whose processor ranges
+    overlap is ordered in time as the MIP chose ("i before j" or "j before i"), and each
+    job starts when the last of its predecessors ends (a longest path, exact in floating
+    point). The MIP's own starts and objective are only feasible up to its tolerances
+    (three jobs of length 3 on one processor came back as 8.999999)."""
+    overlap = (first[i] < first[j] + size[j]) & (first[j] < first[i] + size[i])
+    preds: dict[int, list[int]] = {job: [] for job in range(p.size)}
+    for a, b, ab, ba in zip(i[overlap], j[overlap], before[overlap, 0], before[overlap, 1],
+                            strict=True):
+        # the MIP guarantees one order for overlapping ranges; if it chose both, its starts
+        # tell which one it used
+        a_first = ab if ab != ba else start[a] <= start[b]
+        preds[int(b) if a_first else int(a)].append(int(a) if a_first else int(b))
+    out = np.zeros(p.size)
+    try:
+        order = list(graphlib.TopologicalSorter(preds).static_order())
+    except graphlib.CycleError:
+        raise SolverError("exact rigid-job MIP: its time orders form a cycle (tolerances)",
+                          Status.ERROR) from None
+    for job in order:
+        out[job] = max((out[q] + p[q] for q in preds[job]), default=0.0)
+    return out
 
 
 def makespan_moldable(times: ArrayLike, processors: int, time_limit: float = 10.0,
@@ -188,9 +241,7 @@ def makespan_moldable(times: ArrayLike, processors: int, time_limit: float = 10.
     lp.add_constraints("end", np.r_[j3, np.arange(n)], np.r_[x, np.full(n, cmax[0])],
                        np.r_[(s3 + d3).astype(float), -np.ones(n)], upper=0.0, num_rows=n)
     lp.set_objective(cmax, 1.0)
-    sol = solve(lp, time_limit=time_limit)
-    if sol.status not in (Status.OPTIMAL, Status.TIME_LIMIT) or sol.x.size == 0:
-        raise SolverError(f"exact moldable MIP: {sol.status.value}", sol.status)
+    sol = _solve_exact(lp, time_limit, "moldable")
     pick = np.flatnonzero(sol.values["x"] > 0.5)
     order = pick[np.argsort(s3[pick], kind="stable")]
     start, allot = np.zeros(n), np.zeros(n, dtype=int)

@@ -219,3 +219,27 @@ def test_ci_guarantees_through_the_plugin(ratio_report):
     assert_guarantees(ratio_report)
     names = set(ratio_report.to_dict()["algorithms"])
     assert {"list-scheduling", "lpt", "hybrid-2", "hybrid-3/2", "nfdh-ls"} <= names
+
+
+def test_exact_mips_are_exact_at_any_scale():
+    """Found by issue 18's tools: with HiGHS' default gaps (1e-4 relative, 1e-6 absolute)
+    two tasks of 1e-6 on one CPU and one GPU came back "optimal" at 2e-6 (optimum 1e-6),
+    and the rigid MIP returned its objective, 8.999999 for three jobs of 3 on one processor.
+    Gaps are now 0 and the rigid makespan is the longest path of the MIP's time orders."""
+    hyb = exact.makespan_hybrid([1e-6, 1e-6], [1e-6, 1e-6], 1, 1)
+    assert hyb.optimal and hyb.makespan == 1e-6
+    ident = exact.makespan_identical([1e-6] * 4, 3)
+    assert ident.optimal and ident.makespan == 2e-6
+    rigid = exact.makespan_rigid([[3.0, 1], [3.0, 1], [3.0, 1]], 1)
+    assert rigid.optimal and rigid.makespan == 9.0
+    assert sorted(rigid.schedule) == [0.0, 3.0, 6.0]
+    jobs = np.array([[2.5, 2], [1.5, 1], [4.0, 3], [1.0, 2]])
+    packed = exact.makespan_rigid(jobs, 4)
+    starts = packed.schedule
+    for a in range(4):  # no two jobs share a processor at the same time
+        for b in range(a + 1, 4):
+            space = (packed.machine[a] < packed.machine[b] + jobs[b, 1]) and (
+                packed.machine[b] < packed.machine[a] + jobs[a, 1])
+            time = starts[a] < starts[b] + jobs[b, 0] and starts[b] < starts[a] + jobs[a, 0]
+            assert not (space and time), (a, b)
+    assert packed.makespan == float((starts + jobs[:, 0]).max())

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from lpsched import __version__
-from lpsched.cli import approx, bags, batch, tasks
+from lpsched.cli import approx, bags, batch, campaigns, ptg, tasks
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 #: exit status of an unexpected exception (a bug), distinct from bad input (2)
@@ -78,10 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     bags.add_reproduce(rep_sub)
     batch.add_reproduce(rep_sub)
     tasks.add_reproduce(rep_sub)
+    campaigns.add_reproduce(rep_sub)
+    ptg.add_reproduce(rep_sub)
     bags.add_output_commands(sub)
     approx.add_commands(sub)
     batch.add_commands(sub)
     tasks.add_commands(sub)
+    campaigns.add_commands(sub)
+    ptg.add_commands(sub)
     bags.add_info_commands(sub)
     return parser
 

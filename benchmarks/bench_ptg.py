@@ -1,0 +1,83 @@
+"""Scheduler run times of seed 004 (A32 of spec §(a)): the 19 algorithms on 10 random PTGs
+on gdx (216 processors), the LP lower bound, and the reproduction's cost per scenario.
+
+    .venv/bin/python benchmarks/bench_ptg.py [--repeat 5] [--scenarios 0]
+
+``fresh``: a new :class:`~lpsched.ptg.problem.Problem` per run, so the time includes every
+HCPA run the algorithm needs (the standalone allocations and ``C*_i``; for CAFM the moldable
+specification, ``P`` HCPA schedules per PTG), BACKFILL and nothing else (validation and
+metrics are excluded: ``run(..., check=False)``). ``shared``: the same algorithm again on a
+problem where those shared parts are already computed (what the reproduction pays per
+algorithm after the first). ``--scenarios K`` also times the first K scenarios of the
+reproduction (one process), 19 algorithms and the bounds each, with validation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from lpsched.core.versions import versions_report
+from lpsched.ptg import reproduce as exp
+from lpsched.ptg.bounds import lower_bounds
+from lpsched.ptg.generators import build_member, population
+from lpsched.ptg.model import CLUSTERS
+from lpsched.ptg.problem import Problem
+from lpsched.ptg.registry import ALGORITHMS, run
+
+
+def a32_ptgs(seed: int = 0) -> list:
+    """10 random PTGs of the 1,296-population (n = 30 only: the paper's worst case)."""
+    pop = [m for m in population("random") if dict(m.params)["n"] == 30]
+    pick = np.random.default_rng(seed).choice(len(pop), 10, replace=False)
+    return [build_member(pop[int(k)], seed) for k in pick]
+
+
+def bench_algorithms(repeat: int) -> None:
+    ptgs = a32_ptgs()
+    gdx = CLUSTERS["gdx"]
+    print(f"{'algorithm':<18} {'fresh mean (s)':>15} {'fresh max':>10} {'shared (s)':>11}")
+    for name in ALGORITHMS:
+        fresh = []
+        for _ in range(repeat):
+            pb = Problem(ptgs, gdx, seed=1)
+            t0 = time.perf_counter()
+            run(pb, name, check=False)
+            fresh.append(time.perf_counter() - t0)
+        shared = run(pb, name, check=False).seconds
+        print(f"{name:<18} {statistics.mean(fresh):>15.3f} {max(fresh):>10.3f} "
+              f"{shared:>11.4f}")
+    pb = Problem(ptgs, gdx, seed=1)
+    pb.cstar  # noqa: B018 - the bounds divide by sum C*
+    t0 = time.perf_counter()
+    b = lower_bounds(pb)
+    print(f"LP + classical bounds: {time.perf_counter() - t0:.3f} s "
+          f"(Cmax >= {b.makespan:.2f} s, SSCT >= {b.ssct:.3f})")
+
+
+def bench_reproduction(count: int) -> None:
+    cells = exp.cells(count)
+    t0 = time.perf_counter()
+    for c in cells:
+        exp.cell_rows(c)
+    wall = time.perf_counter() - t0
+    print(f"reproduction: first {count} scenarios x 19 algorithms + bounds: {wall:.1f} s "
+          f"({wall / count:.2f} s per scenario, one process)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scenarios", type=int, default=0)
+    args = ap.parse_args()
+    print(versions_report())
+    bench_algorithms(args.repeat)
+    if args.scenarios:
+        bench_reproduction(args.scenarios)
+
+
+if __name__ == "__main__":
+    main()

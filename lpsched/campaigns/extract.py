@@ -1,0 +1,180 @@
+"""Campaigns from an SWF log (seed 002 §5.6-5.7): downtime pieces, batch detection per
+user (MAX, the thesis's choice; LAST; ARRIVAL) and the dependency DAG of each campaign.
+
+Conventions (spec A11-A14, docs/decisions.md ("Campaign scheduling")):
+
+* a job is kept when it ran: ``run > 0`` (cancelled and zero-length jobs are reported as
+  not placed, with the reason); a job with an unknown user (``-1``) is not placed either;
+  an unknown wait (``-1``) counts as 0; the original end is ``submit + wait + run``;
+* size: allocated processors, else requested, else 1; a job larger than the machine is
+  not placed;
+* a downtime is a gap of at least ``downtime`` seconds with nothing running and nothing
+  submitted; the log is split there into pieces; a job submitted before a downtime and
+  started after it belongs to the next piece, submitted at the piece's start (A14);
+* campaigns are detected per user inside each piece (A11); MAX: a job opens a new campaign
+  iff it is submitted at or after the largest original end of the user's current campaign;
+* dependency edge ``a -> b`` iff ``end_a <= submit_b`` (same campaign, A12), transitively
+  reduced by a sweep (the non-overlap relation is an interval order: ``a -> b`` stays iff
+  ``end_a > M(b)``, ``M(b)`` the latest submission among the jobs that ended by
+  ``submit_b``); O(n log n + edges kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lpsched.campaigns.dag import INTERVAL_ORDER, dependency_edges
+from lpsched.campaigns.instance import Workload
+from lpsched.campaigns.schedule import previous_campaign
+from lpsched.core.swf import SwfTrace
+from lpsched.errors import InvalidInstanceError
+
+METHODS = ("max", "last", "arrival")
+#: default minimum downtime (spec A14)
+DOWNTIME = 3600.0
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The workload and the report of what could not be placed."""
+
+    workload: Workload
+    unplaced: dict[str, list[int]] = field(default_factory=dict)
+    pieces: int = 1
+    method: str = "max"
+
+    def report(self, first: int = 20) -> dict[str, Any]:
+        return {"campaigns": self.workload.campaigns, "jobs": self.workload.jobs,
+                "users": int(np.unique(self.workload.user).size), "pieces": self.pieces,
+                "method": self.method, "edges": int(self.workload.dep_src.size),
+                "unplaced": {r: {"count": len(ids), "jobs": ids[:first]}
+                             for r, ids in self.unplaced.items()}}
+
+
+def _keep(trace: SwfTrace, m: int) -> tuple[np.ndarray, dict[str, list[int]]]:
+    c = trace.columns
+    size = np.where(c["allocated"] > 0, c["allocated"],
+                    np.where(c["requested_procs"] > 0, c["requested_procs"], 1))
+    reasons = {"did not run (run time <= 0 or unknown)": c["run"] <= 0,
+               "unknown user (-1)": (c["run"] > 0) & (c["user"] < 0),
+               f"larger than the machine ({m} processors)":
+                   (c["run"] > 0) & (c["user"] >= 0) & (size > m)}
+    unplaced = {r: c["job"][mask].astype(np.int64).tolist() for r, mask in reasons.items()
+                if mask.any()}
+    bad = np.zeros(trace.jobs, dtype=bool)
+    for mask in reasons.values():
+        bad |= mask
+    return ~bad, unplaced
+
+
+def split_pieces(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
+                 downtime: float) -> tuple[np.ndarray, np.ndarray]:
+    """Piece of each job and the start time of each piece (spec A14). A gap counts when
+    no job runs (``[start, end)``) and none is submitted for ``>= downtime``. O(n log n)."""
+    left = np.concatenate((start, submit))
+    right = np.concatenate((end, submit))
+    order = np.argsort(left, kind="stable")
+    lo, hi = left[order], np.maximum.accumulate(right[order])
+    gap = np.flatnonzero(lo[1:] - hi[:-1] >= downtime)
+    bounds = lo[gap + 1]  # the first activity after each downtime
+    piece = np.searchsorted(bounds, start, side="right")
+    piece_start = np.concatenate(([lo[0] if lo.size else 0.0], bounds))
+    return piece, piece_start
+
+
+def detect(user: np.ndarray, submit: np.ndarray, end: np.ndarray, method: str = "max",
+           threshold: float = 600.0) -> np.ndarray:
+    """Campaign id of every job (ids ascend with (group, submit)); jobs are grouped by
+    ``user`` (a combined user/piece key). ``max``: [L1306-L1310]; ``last``: new iff
+    submitted at or after the previous job's end; ``arrival``: new iff more than
+    ``threshold`` after the previous submission. Vectorised, O(n log n)."""
+    if method not in METHODS:
+        raise InvalidInstanceError("method", method, f"one of {', '.join(METHODS)}")
+    n = user.size
+    order = np.lexsort((np.arange(n), submit, user))
+    u, s, e = user[order], submit[order], end[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = u[1:] != u[:-1]
+    if method == "max":
+        span = float(e.max() - s.min()) + 1.0 if n else 1.0
+        group = np.cumsum(first) - 1
+        shifted = e + group * span  # groups never mix in the running maximum
+        prev = np.concatenate(([-np.inf], np.maximum.accumulate(shifted)[:-1]))
+        new = first | (s + group * span >= prev)
+    elif method == "last":
+        new = first | (s >= np.concatenate(([-np.inf], e[:-1])))
+    else:
+        new = first | (s - np.concatenate(([-np.inf], s[:-1])) > threshold)
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids
+
+
+def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
+            deps: bool = False, downtime: float = DOWNTIME,
+            threshold: float = 600.0, replay: str = "open") -> Extraction:
+    """The campaign workload of an SWF log (module doc). ``processors`` defaults to the
+    header's ``MaxProcs``. Every job of the log is either in exactly one campaign or
+    reported in ``unplaced`` with its reason. ``replay="closed"`` (spec A13): a user's
+    first campaign of each piece keeps its submission time, the next ones are submitted
+    their original think time after the previous one completes. O(n log n + edges)."""
+    if replay not in ("open", "closed"):
+        raise InvalidInstanceError("replay", replay, "'open' or 'closed'")
+    m = processors or trace.max_procs
+    if m is None:
+        raise InvalidInstanceError("processors", None, "the trace has no MaxProcs header: "
+                                   "give --machines")
+    keep, unplaced = _keep(trace, m)
+    c = {k: v[keep] for k, v in trace.columns.items()}
+    wait = np.maximum(c["wait"], 0.0)
+    submit0, run = c["submit"], c["run"]
+    start0 = submit0 + wait
+    end0 = start0 + run
+    size = np.where(c["allocated"] > 0, c["allocated"],
+                    np.where(c["requested_procs"] > 0, c["requested_procs"], 1))
+    piece, piece_start = split_pieces(submit0, start0, end0, downtime)
+    submit = np.maximum(submit0, piece_start[piece])
+    user = c["user"].astype(np.int64)
+    key = user * (int(piece.max(initial=0)) + 1) + piece
+    camp = detect(key, submit, end0, method, threshold)
+    n_c = int(camp.max(initial=-1)) + 1
+    t_c = np.full(n_c, np.inf)
+    np.minimum.at(t_c, camp, submit)
+    first_job = np.full(n_c, camp.size)
+    np.minimum.at(first_job, camp, np.arange(camp.size))
+    c_piece = piece[first_job]
+    c_order = np.lexsort((first_job, t_c, c_piece))  # campaigns by piece, then submission
+    rank = np.empty(n_c, dtype=np.int64)
+    rank[c_order] = np.arange(n_c)
+    camp = rank[camp]
+    jobs = np.lexsort((np.arange(camp.size), submit, camp))
+    camp_s = camp[jobs]
+    offsets = np.searchsorted(camp_s, np.arange(n_c + 1)).astype(np.int64)
+    src = dst = np.zeros(0, dtype=np.int64)
+    if deps:
+        src, dst = dependency_edges(camp_s, submit[jobs], end0[jobs])
+    users = int(user.max(initial=-1)) + 1
+    w = Workload(int(m), run[jobs].astype(float), size[jobs].astype(np.int64), offsets,
+                 user[first_job[c_order]],
+                 t_c[c_order], np.zeros(n_c), c_piece[c_order], src, dst, max(users, 1),
+                 {"id": c["job"][jobs], "submit0": submit[jobs], "start0": start0[jobs],
+                  "end0": end0[jobs]},
+                 {"source": trace.path, "method": method, "downtime": downtime,
+                  "unplaced": unplaced, **({"deps_rule": INTERVAL_ORDER} if deps else {})})
+    if replay == "closed":
+        w = closed_loop(w)
+    return Extraction(w, unplaced, int(np.unique(piece).size), method)
+
+
+def closed_loop(w: Workload) -> Workload:
+    """Closed-loop replay of an extracted workload (spec A13): think time = the original
+    gap between the previous campaign's last end and this submission (>= 0). O(n)."""
+    prev = previous_campaign(w)
+    end0 = np.maximum.reduceat(w.job_data["end0"], w.offsets[:-1])
+    think = np.where(prev >= 0, np.maximum(w.submit - end0[np.maximum(prev, 0)], 0.0), 0.0)
+    submit = np.where(prev >= 0, np.nan, w.submit)
+    return Workload(w.processors, w.p, w.q, w.offsets, w.user, submit, think, w.piece,
+                    w.dep_src, w.dep_dst, w.users, w.job_data, {**w.extra, "replay": "closed"})

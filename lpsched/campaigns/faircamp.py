@@ -1,0 +1,175 @@
+"""FairCamp (seed 002 ch. 4, spec §4): EDF over ρ-schedules run as blocks.
+
+On the submission of campaign ``i`` of user ``u`` (Algorithm 1), its ρ-schedule ``ζ`` on all
+``m`` processors is computed (LPT, spec A3) and its deadline set by Eq. 4.1,
+``d_i^u = k Δ(ζ_i^u) + d_{i-1}^u`` with ``k`` the configured number of users (spec A4).
+Whenever the machine is entirely free (the previous block ended: block semantics (i),
+spec A3) the ready block of smallest deadline starts (Algorithm 2; ties: smaller user
+index, then earlier submission); its jobs start at ``now + ζ``. Prop 4.1: every campaign
+completes by its deadline (``C <= d``), checked on every run.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from lpsched.campaigns.instance import Workload
+from lpsched.campaigns.offline import lpt
+from lpsched.campaigns.schedule import CampaignRun, previous_campaign
+from lpsched.campaigns.simulator import Policy, Simulator, simulate
+from lpsched.core.engine import Engine
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError
+
+BLOCK_END, SUBMIT, PASS = 0, 2, 4
+
+
+class _FairCamp:
+    """State of one FairCamp run (spec §4.3, consolidated event-driven version)."""
+
+    def __init__(self, w: Workload) -> None:
+        self.w = w
+        self.eng = Engine()
+        self.k = w.users
+        self.deadline_of_user = [0.0] * w.users
+        self.ready: list[tuple[float, int, int, int]] = []
+        self.busy = False
+        self.start = np.full(w.jobs, np.nan)
+        self.release = np.full(w.campaigns, np.nan)
+        self.deadline = np.full(w.campaigns, np.nan)
+        self.length = np.full(w.campaigns, np.nan)
+        self.completion = np.full(w.campaigns, np.nan)
+        self.zeta: dict[int, np.ndarray] = {}
+        self.seq = 0
+        prev = previous_campaign(w)
+        self.next_of = np.full(w.campaigns, -1, dtype=np.int64)
+        self.next_of[prev[prev >= 0]] = np.flatnonzero(prev >= 0)
+        self.firsts = np.flatnonzero(prev < 0).tolist()
+
+    def submit(self, c: int) -> None:
+        """HANDLESUBMISSIONS (Algorithm 1)."""
+        w = self.w
+        self.release[c] = self.eng.now
+        lo, hi = int(w.offsets[c]), int(w.offsets[c + 1])
+        zeta, length = lpt(w.p[lo:hi], w.processors)
+        u = int(w.user[c])
+        d = self.k * length + self.deadline_of_user[u]
+        self.deadline_of_user[u] = d
+        self.zeta[c], self.length[c], self.deadline[c] = zeta, length, d
+        heapq.heappush(self.ready, (d, u, self.seq, c))
+        self.seq += 1
+        self.eng.at(self.eng.now, self.schedule, PASS)
+
+    def schedule(self) -> None:
+        """SCHEDULEEDF (Algorithm 2), block semantics."""
+        if self.busy or not self.ready:
+            return
+        c = heapq.heappop(self.ready)[3]
+        w = self.w
+        now = self.eng.now
+        self.start[w.offsets[c]:w.offsets[c + 1]] = now + self.zeta.pop(c)
+        self.busy = True
+        self.eng.at(now + self.length[c], partial(self.block_end, c), BLOCK_END)
+
+    def block_end(self, c: int) -> None:
+        now = self.eng.now
+        self.completion[c] = now
+        self.busy = False
+        nxt = int(self.next_of[c])
+        if nxt >= 0:
+            sub = self.w.submit[nxt]
+            t = now + float(self.w.think[nxt]) if math.isnan(sub) else max(float(sub), now)
+            self.eng.at(t, partial(self.submit, nxt), SUBMIT)
+        self.eng.at(now, self.schedule, PASS)
+
+
+def faircamp(w: Workload) -> CampaignRun:
+    """Run FairCamp on ``w`` (module doc). Sequential jobs without dependencies (the
+    ρ-schedule is LPT). Raises :class:`InvalidScheduleError` if a campaign misses its
+    deadline (Prop 4.1, B13: a finding, never silenced).
+
+    Guarantees: ``C_i^u <= d_i^u`` (Prop 4.1); ``C_last^u <= k Σ Δ(ζ) <= kρ ΣΔ*`` (Cor 4.1).
+    Complexity: O(n log n).
+    """
+    if w.parallel:
+        raise InvalidInstanceError("q", int(w.q.max()), "faircamp schedules sequential jobs "
+                                   "(q = 1): use ostrich for rigid parallel jobs")
+    if w.has_deps:
+        raise InvalidInstanceError("deps", int(w.dep_src.size), "faircamp takes independent "
+                                   "jobs: drop the dependencies (extract without --deps)")
+    if np.unique(w.piece).size > 1:
+        raise InvalidInstanceError("piece", int(w.piece.max()), "faircamp replays a single "
+                                   "piece: use ostrich or fcfs for a split trace")
+    st = _FairCamp(w)
+    for c in st.firsts:
+        t = 0.0 if math.isnan(w.submit[c]) else float(w.submit[c])
+        st.eng.at(t, partial(st.submit, c), SUBMIT)
+    st.eng.run()
+    late = st.completion > st.deadline * (1 + 1e-12) + 1e-9
+    ch4 = bool(np.all(np.isnan(w.submit)) and np.all(w.think == 0))  # the setting of §4.1
+    if late.any() and ch4:
+        c = int(np.flatnonzero(late)[0])
+        raise InvalidScheduleError("deadline", f"FairCamp campaign {c} completes at "
+                                   f"{st.completion[c]} after its deadline {st.deadline[c]} "
+                                   "(Prop 4.1 violated: a finding)")
+    info = {"deadlines": st.deadline, "rho_lengths": st.length,
+            "deadlines_met": not bool(late.any()), "k": st.k}
+    return CampaignRun("faircamp", w, st.start, st.release, info, st.eng.processed)
+
+
+class FairCampPacked(Policy):
+    """FairCamp under reading (ii) of "available(resources)" (spec A3): the Eq. 4.1
+    deadlines as campaign priorities (EDF), jobs dispatched as processors free up (LPT
+    inside a campaign), no waiting for the whole machine. Prop 4.1's proof does not cover
+    it: ``C <= d`` is reported (``deadlines_met``), not enforced."""
+
+    name = "faircamp"
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        w = sim.w
+        self.k = w.users
+        self.d_user = [0.0] * w.users
+        self.deadline = np.full(w.campaigns, np.nan)
+        self.ready: dict[int, list[tuple[Any, ...]]] = {}
+        self.queue: list[tuple[float, int, int]] = []
+
+    def on_submit(self, c: int) -> None:
+        w = self.sim.w
+        u = int(w.user[c])
+        length = lpt(w.p[w.offsets[c]:w.offsets[c + 1]], w.processors)[1]
+        self.d_user[u] += self.k * length
+        self.deadline[c] = self.d_user[u]
+
+    def on_ready(self, c: int, jobs: list[int]) -> None:
+        r = self.ready.setdefault(c, [])
+        if not r:
+            heapq.heappush(self.queue, (float(self.deadline[c]), int(self.sim.w.user[c]), c))
+        for j in jobs:
+            heapq.heappush(r, self.sim.intra_key(j))
+
+    def schedule(self) -> None:
+        sim = self.sim
+        while sim.free > 0 and self.queue:
+            c = self.queue[0][2]
+            r = self.ready.get(c)
+            if not r:
+                heapq.heappop(self.queue)
+                continue
+            sim.start(heapq.heappop(r)[-1])
+
+    def info(self) -> dict[str, Any]:
+        return {"deadlines": self.deadline, "k": self.k}
+
+
+def faircamp_packed(w: Workload) -> CampaignRun:
+    """FairCamp, reading (ii) (:class:`FairCampPacked`); ``deadlines_met`` in the info.
+    O(n log n)."""
+    run = simulate(w, FairCampPacked)
+    met = bool(np.all(run.completion <= run.info["deadlines"] * (1 + 1e-12) + 1e-9))
+    return CampaignRun("faircamp-packed", w, run.start, run.release,
+                       {**run.info, "deadlines_met": met}, run.events)

@@ -1,0 +1,98 @@
+"""Synthetic campaign workloads of the thesis's simulations (seed 002 §4.6, §5.8).
+
+* ``faircamp`` (ch. 4, [L1118-L1134], spec A4): ``m = 10``; ``n`` jobs of integer length
+  ``U{1..100}``; each job opens a new campaign with probability 0.1 (the first always does),
+  otherwise joins the current campaign; a new campaign's owner is drawn from a truncated Zipf
+  law ``P(r) ∝ r^-1.4267`` over the ``k`` users. Closed loop, think time 0.
+* ``profiles`` (ch. 5, [L1404-L1421], spec A16): ``m = 64``; users ``0 .. k/2-1`` are
+  short-job users (``p ~ U[1, 3600]``), the others long-job users (``p ~ U[3600, 36000]``);
+  new campaign with probability 0.02, owner uniform. Closed loop, think time 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lpsched.campaigns.instance import Workload
+from lpsched.errors import InvalidInstanceError
+
+#: Zipf exponent of the FairCamp simulation [L1122]
+ZIPF_EXPONENT = 1.4267
+PROFILES = ("faircamp", "profiles")
+
+
+def _campaign_layout(rng: np.random.Generator, jobs: int, p_new: float, owners: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of the campaigns (job 0 opens one) and the owner of each."""
+    new = rng.random(jobs) < p_new
+    new[0] = True
+    starts = np.flatnonzero(new)
+    offsets = np.concatenate((starts, [jobs])).astype(np.int64)
+    return offsets, owners[: starts.size]
+
+
+def _build(m: int, k: int, p: np.ndarray, offsets: np.ndarray, owner: np.ndarray,
+           profile: str) -> Workload:
+    n_c = owner.size
+    nothing = np.zeros(0, dtype=np.int64)
+    return Workload(m, p.astype(float), np.ones(p.size, dtype=np.int64), offsets,
+                    owner.astype(np.int64), np.full(n_c, np.nan), np.zeros(n_c),
+                    np.zeros(n_c, dtype=np.int64), nothing, nothing, k,
+                    extra={"profile": profile})
+
+
+def faircamp_workload(users: int, jobs: int = 10_000, seed: int = 0, processors: int = 10,
+                      p_new: float = 0.1, exponent: float = ZIPF_EXPONENT) -> Workload:
+    """The ch. 4 workload (module doc, B16). Deterministic by ``seed``; O(n).
+
+    >>> w = faircamp_workload(3, jobs=50, seed=1)
+    >>> (w.processors, w.jobs, w.users)
+    (10, 50, 3)
+    """
+    _check(users, jobs, processors)
+    rng = np.random.default_rng(seed)
+    weights = np.arange(1, users + 1, dtype=float) ** -exponent
+    owners = rng.choice(users, size=jobs, p=weights / weights.sum())
+    offsets, owner = _campaign_layout(rng, jobs, p_new, owners)
+    p = rng.integers(1, 101, size=jobs)
+    return _build(processors, users, p, offsets, owner, "faircamp")
+
+
+def profiles_workload(users: int = 10, jobs: int = 10_000, seed: int = 0,
+                      processors: int = 64, p_new: float = 0.02) -> Workload:
+    """The ch. 5 two-profile workload (module doc, B27/B28). Job lengths are drawn by the
+    owner's profile: users ``< users // 2`` are short-job users. O(n).
+
+    >>> w = profiles_workload(4, jobs=100, seed=2)
+    >>> bool(w.p.max() <= 36000)
+    True
+    """
+    _check(users, jobs, processors)
+    rng = np.random.default_rng(seed)
+    owners = rng.integers(0, users, size=jobs)
+    offsets, owner = _campaign_layout(rng, jobs, p_new, owners)
+    job_owner = np.repeat(owner, np.diff(offsets))
+    short = job_owner < users // 2
+    p = np.where(short, rng.uniform(1, 3600, size=jobs), rng.uniform(3600, 36000, size=jobs))
+    return _build(processors, users, p, offsets, owner, "profiles")
+
+
+def short_users(w: Workload) -> np.ndarray:
+    """Boolean per user: a short-job user of the ``profiles`` workload."""
+    return np.arange(w.users) < w.users // 2
+
+
+def generate(profile: str, users: int, jobs: int, seed: int,
+             processors: int | None = None) -> Workload:
+    """Dispatch by profile name (``faircamp`` or ``profiles``)."""
+    if profile == "faircamp":
+        return faircamp_workload(users, jobs, seed, processors or 10)
+    if profile == "profiles":
+        return profiles_workload(users, jobs, seed, processors or 64)
+    raise InvalidInstanceError("profile", profile, f"unknown: one of {', '.join(PROFILES)}")
+
+
+def _check(users: int, jobs: int, processors: int) -> None:
+    for name, v in (("users", users), ("jobs", jobs), ("processors", processors)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InvalidInstanceError(name, v, "must be a whole number >= 1")

@@ -1,0 +1,186 @@
+"""Offline campaign scheduling (seed 002 ch. 2-3; spec §2): the ρ-approximation building
+block (LPT, written here: the family may not import ``lpsched.approx``), an exact
+``P||Cmax`` oracle for small sets, A-camp, MULTICAMP and MULTICMAX.
+
+All schedules are job start times on identical machines (sequential jobs, ``q = 1``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from lpsched.campaigns.instance import Workload
+from lpsched.errors import InvalidInstanceError
+
+
+def lpt_ratio(m: int) -> float:
+    """Graham's LPT guarantee ``4/3 - 1/(3m)`` [L432-L456] (B2)."""
+    return 4.0 / 3.0 - 1.0 / (3.0 * m)
+
+
+def lpt(p: np.ndarray, m: int) -> tuple[np.ndarray, float]:
+    """LPT list schedule of independent jobs ``p`` on ``m`` machines (spec §7.2).
+
+    Guarantee: makespan ``<= (4/3 - 1/(3m)) C*``. O(n log n). Ties: longer first, then
+    lower index; a job goes on the machine free earliest (lowest index on ties).
+
+    Returns
+    -------
+    start : ndarray
+        Start of each job (in the input order).
+    makespan : float
+
+    >>> lpt(np.array([3.0, 3.0, 2.0, 2.0, 2.0]), 2)[1]
+    7.0
+    """
+    p = np.asarray(p, dtype=float)
+    order = np.lexsort((np.arange(p.size), -p))
+    start = np.empty(p.size)
+    machines = [(0.0, i) for i in range(min(m, p.size))]
+    makespan = 0.0
+    for j in order.tolist():
+        t, i = heapq.heappop(machines)
+        start[j] = t
+        end = t + float(p[j])
+        makespan = max(makespan, end)
+        heapq.heappush(machines, (end, i))
+    return start, makespan
+
+
+def exact_cmax(p: np.ndarray, m: int) -> float:
+    """Optimal ``P||Cmax`` by depth-first branch and bound (test oracle, n <= ~10).
+
+    Exponential time; symmetric machine loads are pruned.
+
+    >>> exact_cmax(np.array([3.0, 3.0, 2.0, 2.0, 2.0]), 2)
+    6.0
+    """
+    p = np.sort(np.asarray(p, dtype=float))[::-1]
+    if p.size > 14:
+        raise InvalidInstanceError("p", int(p.size), "the exact oracle takes at most 14 jobs")
+    lb = max(float(p.sum()) / m, float(p.max(initial=0.0)))
+    best = [lpt(p, m)[1]]
+    loads = [0.0] * m
+
+    def dfs(j: int, current: float) -> None:
+        if current >= best[0] - 1e-12 or best[0] <= lb + 1e-12:
+            return
+        if j == p.size:
+            best[0] = current
+            return
+        tried: set[float] = set()
+        for i in range(m):
+            if loads[i] in tried:
+                continue
+            tried.add(loads[i])
+            loads[i] += p[j]
+            dfs(j + 1, max(current, loads[i]))
+            loads[i] -= p[j]
+
+    dfs(0, 0.0)
+    return best[0]
+
+
+@dataclass(frozen=True)
+class OfflineSchedule:
+    """An offline schedule: ``start`` per job, ``total_flow`` per user (``ΣΔ^u``, the
+    campaign-compact concatenation, Lemma 3.1), ``order`` of the users' blocks."""
+
+    start: np.ndarray
+    total_flow: np.ndarray
+    order: np.ndarray
+    makespan: float
+
+
+def acamp(w: Workload, user: int) -> tuple[np.ndarray, float]:
+    """A-camp (Prop 3.3 [L848-L850], B10): LPT on each campaign of ``user``, campaigns
+    concatenated campaign-compactly. Guarantee ``ΣΔ <= ρ ΣΔ*`` with ``ρ = 4/3 - 1/(3m)``.
+    Returns the starts of that user's jobs (offset 0) and ``ΣΔ``. O(n log n)."""
+    camps = np.flatnonzero(w.user == user)
+    starts = []
+    t = 0.0
+    for c in camps.tolist():
+        s, length = lpt(w.p[w.offsets[c]:w.offsets[c + 1]], w.processors)
+        starts.append(s + t)
+        t += length
+    return (np.concatenate(starts) if starts else np.zeros(0)), t
+
+
+def multicamp(w: Workload) -> OfflineSchedule:
+    """MULTICAMP (Prop 3.5 [L872-L878], B5): each user's A-camp block, users ordered by
+    non-decreasing ``ΣΔ(ζ^u)``, blocks back to back. Offline: every campaign submitted when
+    its predecessor completes (think 0). Guarantee: the ``r``-th user gets
+    ``ΣΔ <= r ρ ΣΔ*`` (vector ratio ``(ρ, 2ρ, ..., kρ)``). O(n log n)."""
+    if w.parallel:
+        raise InvalidInstanceError("q", int(w.q.max()), "MULTICAMP takes sequential jobs")
+    users = np.unique(w.user)
+    blocks = [acamp(w, int(u)) for u in users.tolist()]
+    lengths = np.array([b[1] for b in blocks])
+    order = users[np.argsort(lengths, kind="stable")]
+    start = np.empty(w.jobs)
+    flow = np.zeros(w.users)
+    t = 0.0
+    camp_user = w.user
+    for u in order.tolist():
+        s, length = blocks[int(np.searchsorted(users, u))]
+        jobs = np.concatenate([np.arange(w.offsets[c], w.offsets[c + 1])
+                               for c in np.flatnonzero(camp_user == u).tolist()])
+        start[jobs] = s + t
+        flow[u] = t + length  # campaign-compact from t_1 = 0: ΣΔ^u = C_last (Lemma 3.1)
+        t += length
+    return OfflineSchedule(start, flow, order, t)
+
+
+def multicmax(w: Workload) -> OfflineSchedule:
+    """MULTICMAX (Saule-Trystram [L519-L523], B5-B6): each user's jobs (campaign barriers
+    ignored) as one LPT block on all machines; blocks by non-decreasing makespan. Guarantee
+    ``(ρ, 2ρ, ..., kρ)`` for the users' makespans. O(n log n)."""
+    users = np.unique(w.user)
+    camp = w.camp
+    per = []
+    for u in users.tolist():
+        jobs = np.flatnonzero(w.user[camp] == u)
+        s, length = lpt(w.p[jobs], w.processors)
+        per.append((jobs, s, length))
+    order_idx = np.argsort([x[2] for x in per], kind="stable")
+    start = np.empty(w.jobs)
+    flow = np.zeros(w.users)
+    t = 0.0
+    for i in order_idx.tolist():
+        jobs, s, length = per[i]
+        start[jobs] = s + t
+        t += length
+        flow[int(users[i])] = t
+    return OfflineSchedule(start, flow, users[order_idx], t)
+
+
+def zenith(w: Workload, exact: bool = False) -> np.ndarray:
+    """Per user, ``Σ_i Cmax(J_i^u)`` alone on the machine (the zenith of ΣΔ^u, §1.3): exact
+    (small campaigns, :func:`exact_cmax`) or the lower bound ``Σ_i max(W/m, p_max)``."""
+    out = np.zeros(w.users)
+    for c in range(w.campaigns):
+        p = w.p[w.offsets[c]:w.offsets[c + 1]]
+        out[w.user[c]] += (exact_cmax(p, w.processors) if exact
+                           else max(float(p.sum()) / w.processors, float(p.max())))
+    return out
+
+
+def round_robin_flows(k: int, n: int) -> list[int]:
+    """ΣΔ^u of round-robin interleaving on the Prop 3.4 instance [L864-L870]: user ``u``
+    (1-based) gets ``kn - k + u``."""
+    return [k * n - k + u for u in range(1, k + 1)]
+
+
+def fair_share_factor(usage: np.ndarray, share: float) -> np.ndarray:
+    """Slurm's fair-share factor ``F = 2^(-U/S)`` [L645-L667] (B8), ``U`` the normalised
+    usage of each user, ``S`` the normalised share. O(k).
+
+    >>> fair_share_factor(np.array([1.0, 0.0, 0.0]), 1 / 3).tolist()
+    [0.125, 1.0, 1.0]
+    """
+    return np.power(2.0, -np.asarray(usage, dtype=float) / share) if share > 0 else \
+        np.full(len(usage), math.nan)

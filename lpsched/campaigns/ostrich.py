@@ -1,0 +1,260 @@
+"""OStrich (seed 002 ch. 5, §5.2-5.4) and parallel OStrich with event-based resizing
+(ch. 6, §6.2-6.3, Algorithm 3).
+
+The virtual fair-sharing schedule V is kept by the virtual-clock formulation of spec §5.3
+(:class:`VirtualClock`): ``dV/dt = m_eff / k̃`` while ``k̃ >= 1`` active users; a campaign
+submitted at ``t`` gets the start tag ``S = max(V(t), F_prev)`` and the finish tag
+``F = S + W`` (``W`` the area). A user is active while ``F_last > V``. Priority is ``F``
+(smaller first), which orders campaigns as the virtual completions ``C̃`` do and is never
+rewritten; only the next tag crossing is predicted, cancelled and re-predicted at every
+event (§9.2).
+
+Sequential OStrich (defaults of spec A7): the start gate is on (a campaign is eligible once
+``V >= S``, i.e. ``t >= s̃``), ``m_eff = m``; the pass gives free processors to the eligible
+campaign of smallest ``F`` with a released job, jobs in the intra-campaign order.
+Parallel OStrich: no gate, ``m_eff`` = busy processors of R after the previous pass
+(resizing, Lemma 6.2), greedy first fit over the queue by priority, LJF inside a campaign.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+
+from lpsched.campaigns.simulator import VIRTUAL, Policy, Simulator
+from lpsched.errors import InvalidScheduleError
+
+#: relative tolerance on virtual-time tags (a tag within it of V is crossed)
+TAG_TOL = 1e-9
+
+
+class VirtualClock:
+    """The virtual schedule V (spec §5.3): tags, active users, eligibility.
+
+    ``submit`` and ``advance`` cost O(log n); ``projected`` gives ``C̃`` "projected at
+    time t" (Eq. 5.1 under the current k̃, spec A6).
+    """
+
+    def __init__(self, m: int) -> None:
+        self.m_eff = float(m)
+        self.V = 0.0
+        self.last = 0.0
+        self.k = 0
+        self.S: dict[int, float] = {}
+        self.F: dict[int, float] = {}
+        self.f_last: dict[int, float] = {}
+        self._active: list[tuple[float, int]] = []
+        self._pending: list[tuple[float, int]] = []
+        self.area = 0.0
+        self.busy_since = math.nan
+        self.intervals: list[tuple[float, float]] = []
+
+    def _crossed(self, tag: float) -> bool:
+        return tag <= self.V + TAG_TOL * max(1.0, abs(self.V))
+
+    def advance(self, now: float, snap: float = -math.inf) -> list[int]:
+        """Bring V to ``now`` (rate of the closing interval), at least to ``snap``; return
+        the campaigns that became eligible. Users whose last tag is crossed leave."""
+        dt = now - self.last
+        if dt < 0:
+            raise InvalidScheduleError("virtual-clock", f"time went back from {self.last} "
+                                       f"to {now}")
+        if dt > 0 and self.k > 0 and self.m_eff > 0:
+            self.V += dt * self.m_eff / self.k
+            self.area += dt * self.m_eff
+        self.last = now
+        self.V = max(self.V, snap)
+        while self._active and self._crossed(self._active[0][0]):
+            f, u = heapq.heappop(self._active)
+            if self.f_last.get(u) == f:
+                self.k -= 1
+                if self.k == 0:
+                    self.intervals.append((self.busy_since, now))
+        out = []
+        while self._pending and self._crossed(self._pending[0][0]):
+            out.append(heapq.heappop(self._pending)[1])
+        return out
+
+    def submit(self, c: int, user: int, work: float, gate: bool = True) -> bool:
+        """Tag campaign ``c`` (after :meth:`advance` to now); True when it is eligible."""
+        prev = self.f_last.get(user, -math.inf)
+        if not prev > self.V or self._crossed(prev):
+            prev = -math.inf
+            if self.k == 0:
+                self.busy_since = self.last
+            self.k += 1
+        s = max(self.V, prev)
+        f = s + work
+        self.S[c], self.F[c] = s, f
+        self.f_last[user] = f
+        heapq.heappush(self._active, (f, user))
+        if gate and not self._crossed(s):
+            heapq.heappush(self._pending, (s, c))
+            return False
+        return True
+
+    def next_tag(self) -> float:
+        """The smallest tag (a last finish tag or a pending start tag) above V."""
+        while self._active and self.f_last.get(self._active[0][1]) != self._active[0][0]:
+            heapq.heappop(self._active)
+        tags = [x[0][0] for x in (self._active, self._pending) if x]
+        return min(tags) if tags else math.inf
+
+    def time_of(self, tag: float, now: float) -> float:
+        """When V reaches ``tag`` if k̃ and ``m_eff`` stay as they are (``inf`` if never)."""
+        if self.k == 0 or self.m_eff <= 0 or math.isinf(tag):
+            return math.inf
+        return now + max(tag - self.V, 0.0) * self.k / self.m_eff
+
+    def projected(self, c: int, now: float) -> float:
+        """``C̃_c`` projected at ``now`` (Eq. 5.1 with the current k̃)."""
+        return self.time_of(self.F[c], now)
+
+    def close(self, now: float) -> None:
+        if self.k > 0:
+            self.intervals.append((self.busy_since, now))
+
+
+class OStrich(Policy):
+    """OStrich on the simulator (module doc). ``gate``: the start gate ``s >= s̃``;
+    ``resize``: V's capacity is R's busy count (ch. 6); ``first_fit``: greedy first fit
+    over the whole queue (Algorithm 3's ``execute``) instead of strict priority;
+    ``lifo_ties``: equal tags go to the latest submission first (the adversarial order of
+    Prop 5.2, B22) instead of the earliest (spec A5)."""
+
+    def __init__(self, gate: bool = True, resize: bool = False, first_fit: bool = False,
+                 name: str = "ostrich", lifo_ties: bool = False) -> None:
+        self.gate, self.resize, self.first_fit, self.name = gate, resize, first_fit, name
+        self.tie_sign = -1.0 if lifo_ties else 1.0
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        w = sim.w
+        self.vc = VirtualClock(w.processors)
+        self.work = w.work.tolist()
+        self.users = w.user.tolist()
+        self.ready: dict[int, list[tuple[Any, ...]]] = {}
+        self.queue: list[tuple[float, float, float, int, int]] = []
+        self.in_queue: set[int] = set()
+        self.eligible: set[int] = set()
+        self.eligible_at = np.full(w.campaigns, np.nan)
+        self.vevent: Any = None
+        self.virtual_finish = np.full(w.campaigns, np.nan)
+
+    def _make_eligible(self, cs: list[int]) -> None:
+        now = self.sim.eng.now
+        for c in cs:
+            self.eligible.add(c)
+            self.eligible_at[c] = now
+            if self.ready.get(c):
+                self._enqueue(c)
+
+    def _enqueue(self, c: int) -> None:
+        if c not in self.in_queue:
+            self.in_queue.add(c)
+            # spec A5: (F, S, t, user, campaign) ascending (t descending with lifo_ties)
+            heapq.heappush(self.queue, (self.vc.F[c], self.vc.S[c],
+                                        self.tie_sign * float(self.sim.release[c]),
+                                        self.users[c], c))
+
+    def advance(self, now: float) -> None:
+        self._make_eligible(self.vc.advance(now))
+
+    def on_submit(self, c: int) -> None:
+        if self.vc.submit(c, self.users[c], self.work[c], self.gate):
+            self._make_eligible([c])
+
+    def on_ready(self, c: int, jobs: list[int]) -> None:
+        r = self.ready.setdefault(c, [])
+        key = self.sim.intra_key
+        for j in jobs:
+            heapq.heappush(r, key(j))
+        if c in self.eligible:
+            self._enqueue(c)
+
+    def on_campaign_done(self, c: int) -> None:
+        self.ready.pop(c, None)
+        self.eligible.discard(c)
+
+    def schedule(self) -> None:
+        if self.first_fit:
+            self._first_fit()
+            return
+        sim, queue = self.sim, self.queue
+        while sim.free > 0 and queue:
+            c = queue[0][-1]
+            r = self.ready.get(c)
+            if not r:
+                heapq.heappop(queue)
+                self.in_queue.discard(c)
+                continue
+            j = r[0][-1]
+            if sim.q[j] > sim.free:  # strict priority: the head waits
+                break
+            heapq.heappop(r)
+            sim.start(j)
+
+    def _first_fit(self) -> None:
+        """Algorithm 3's ``execute``: scan campaigns by priority, inside each the jobs in
+        LJF order, start every job that fits. O(queued jobs) per pass."""
+        sim = self.sim
+        for item in sorted(self.queue):
+            if sim.free == 0:
+                break
+            c = item[-1]
+            r = self.ready.get(c)
+            if not r:
+                continue
+            keep = []
+            for key in sorted(r):
+                j = key[-1]
+                if sim.q[j] <= sim.free:
+                    sim.start(j)
+                else:
+                    keep.append(key)
+            heapq.heapify(keep)
+            self.ready[c] = keep
+        self.queue = [x for x in self.queue if self.ready.get(x[-1])]
+        heapq.heapify(self.queue)
+        self.in_queue = {x[-1] for x in self.queue}
+
+    def after_pass(self) -> None:
+        sim = self.sim
+        if self.resize:
+            self.vc.m_eff = float(sim.m - sim.free)
+        sim.eng.cancel(self.vevent)
+        tag = self.vc.next_tag()
+        t = self.vc.time_of(tag, sim.eng.now)
+        self.vevent = None if math.isinf(t) else sim.eng.at(max(t, sim.eng.now),
+                                                            lambda: self._virtual(tag),
+                                                            VIRTUAL)
+
+    def _virtual(self, tag: float) -> None:
+        """VIRTUAL_FINISH: V reaches ``tag`` (snapped: the prediction was exact)."""
+        self.vevent = None
+        self.sim.request_pass()
+        self._make_eligible(self.vc.advance(self.sim.eng.now, snap=tag))
+
+    def info(self) -> dict[str, Any]:
+        self.vc.close(self.sim.eng.now)
+        c = self.sim.w.campaigns
+        return {"virtual_time": self.vc.V, "virtual_area": self.vc.area,
+                "gate": self.gate, "resize": self.resize,
+                "eligible_at": self.eligible_at,
+                "start_tag": np.array([self.vc.S.get(i, np.nan) for i in range(c)]),
+                "finish_tag": np.array([self.vc.F.get(i, np.nan) for i in range(c)]),
+                "active_intervals": np.array(self.vc.intervals, dtype=float).reshape(-1, 2)}
+
+
+def sequential_ostrich() -> OStrich:
+    """Sequential OStrich (ch. 5): gate on, V with all m processors, strict priority."""
+    return OStrich(gate=True, resize=False, first_fit=False, name="ostrich")
+
+
+def parallel_ostrich() -> OStrich:
+    """Parallel OStrich (ch. 6, Algorithm 3): gate off (spec A7), event-based resizing,
+    greedy first fit (spec A9)."""
+    return OStrich(gate=False, resize=True, first_fit=True, name="ostrich")

@@ -1,0 +1,86 @@
+"""Figures of the campaign reproductions (seed 002 Figs. 4.3, 4.4, 5.6, 5.13), drawn with
+matplotlib's object API (no pyplot state, any backend). Each function takes the stored rows
+of :mod:`lpsched.campaigns.reproduce` and returns ``{name: Figure}``; the caller saves them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lpsched.errors import LpschedError
+
+
+def _figure() -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the extra
+        raise LpschedError("plots need matplotlib: pip install 'lpsched[plot]'") from None
+    return Figure(figsize=(6.4, 4.0), layout="constrained")
+
+
+def faircamp_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fig. 4.3 (mean max-stretch S2 per k, 95% CI, the line y = k) and Fig. 4.4 (the
+    distribution at the largest k)."""
+    ks = sorted({int(r["k"]) for r in rows})
+    policies = sorted({r["policy"] for r in rows})
+    fig = _figure()
+    ax = fig.add_subplot()
+    for pol in policies:
+        vals = [np.array([r["max_user_stretch"] for r in rows
+                          if r["k"] == k and r["policy"] == pol]) for k in ks]
+        mean = [v.mean() for v in vals]
+        ci = [1.96 * v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else 0.0 for v in vals]
+        ax.errorbar(ks, mean, yerr=ci, marker="o", capsize=3, label=pol)
+    ax.plot(ks, ks, "r--", label="k")
+    ax.set_xlabel("number of users k")
+    ax.set_ylabel("mean max-stretch (S2)")
+    ax.set_yscale("log")
+    ax.legend()
+    out = {"faircamp_fig4_3": fig}
+    fig2 = _figure()
+    ax2 = fig2.add_subplot()
+    kmax = ks[-1]
+    for pol in policies:
+        v = [r["max_user_stretch"] for r in rows if r["k"] == kmax and r["policy"] == pol]
+        ax2.hist(v, bins=np.geomspace(1, max(max(v), 2) * 1.01, 40), alpha=0.5, label=pol)
+    ax2.set_xscale("log")
+    ax2.set_xlabel(f"max-stretch (S2), k = {kmax}")
+    ax2.set_ylabel("instances")
+    ax2.legend()
+    out["faircamp_fig4_4"] = fig2
+    return out
+
+
+def ostrich_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fig. 5.6 (campaign stretch histogram, bins of 0.15, LPC-EGEE) and Fig. 5.13 (mean
+    per-user max-stretch by profile)."""
+    out: dict[str, Any] = {}
+    egee = [r for r in rows if r["part"] == "egee"]
+    if egee:
+        fig = _figure()
+        ax = fig.add_subplot()
+        for r in egee:
+            h = np.asarray(r["histogram_0_15"], dtype=float)
+            label = r["policy"] + ("" if r["deps"] else " (no deps)")
+            ax.step(1 + 0.15 * np.arange(h.size), h / h.sum(), where="post", label=label)
+        ax.set_xlabel("campaign stretch (bins of 0.15; last bin: all above)")
+        ax.set_ylabel("share of campaigns")
+        ax.legend()
+        out["ostrich_fig5_6"] = fig
+    prof = [r for r in rows if r["part"] == "profiles"]
+    if prof:
+        fig = _figure()
+        ax = fig.add_subplot()
+        pols = sorted({r["policy"] for r in prof})
+        for i, pol in enumerate(pols):
+            means = [np.mean([r[f"{p}_max_stretch"] for r in prof if r["policy"] == pol])
+                     for p in ("short", "long")]
+            ax.bar(np.arange(2) + 0.4 * i, means, width=0.4, label=pol)
+        ax.set_xticks(np.arange(2) + 0.2, ["short-job users", "long-job users"])
+        ax.set_yscale("log")
+        ax.set_ylabel("mean per-user max campaign stretch")
+        ax.legend()
+        out["ostrich_fig5_13"] = fig
+    return out

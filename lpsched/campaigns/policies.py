@@ -1,0 +1,193 @@
+"""Baseline policies on the campaign simulator (seed 002 ch. 2-3, 6): FCFS, space sharing
+and a Slurm-like fair-share factor; plus the registry of every policy by name.
+
+* ``fcfs`` (§3, spec A4): job-level list scheduling in submission order (campaign release
+  time, then campaign index, then the intra-campaign order); strict: the head job waits
+  for enough processors (no backfilling).
+* ``space-share`` (Hadoop-like pools, [L535-L561], §6.5): the m processors are split among
+  the users with a submitted, unfinished campaign in R, ``m // k`` each and one more for the
+  first ``m % k`` by user id; re-split when a user joins or leaves; a user starts its jobs in
+  FIFO order while they fit in its share. A job wider than its owner's share never runs
+  [L1549-L1555] unless the machine is entirely idle (decision 96: no deadlock).
+* ``fair-share`` (Slurm factor ``F = 2^(-U/S)`` [L645-L667], B8): every ``tick`` the usage
+  ``U`` of each user over the last tick (area, normalised by the total; no decay) and
+  ``S = 1/k̃`` give the factor; users are served by decreasing factor (ties at random, by a
+  seeded generator), work-conserving.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from lpsched.campaigns.offline import fair_share_factor
+from lpsched.campaigns.simulator import TICK, Policy, Simulator
+
+
+class Fcfs(Policy):
+    """FCFS over jobs (module doc). One pass is O(started · log n).
+
+    ``order="submission"``: jobs by campaign release time (an online FCFS queue);
+    ``order="generation"``: by the campaign's index in the workload, the order the ch. 4
+    generator emits the job stream (decision 93: the non-reactive FCFS of [L918-L926] that
+    the FairCamp simulation compares with)."""
+
+    name = "fcfs"
+
+    def __init__(self, order: str = "submission") -> None:
+        self.by_release = order == "submission"
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        self.queue: list[tuple[Any, ...]] = []
+
+    def on_ready(self, c: int, jobs: list[int]) -> None:
+        t = float(self.sim.release[c]) if self.by_release else 0.0
+        key = self.sim.intra_key
+        for j in jobs:
+            heapq.heappush(self.queue, (t, c, key(j)))
+
+    def schedule(self) -> None:
+        sim, queue = self.sim, self.queue
+        while queue and sim.free > 0:
+            j = queue[0][2][-1]
+            if sim.q[j] > sim.free:
+                break
+            heapq.heappop(queue)
+            sim.start(j)
+
+
+class _PerUser(Policy):
+    """Per-user FIFO queues of released jobs (campaign order, then intra order)."""
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        self.queues: dict[int, list[tuple[Any, ...]]] = {}
+        self.users = sim.w.user.tolist()
+        self.used = np.zeros(sim.w.users, dtype=np.int64)
+        self.open_campaigns = np.zeros(sim.w.users, dtype=np.int64)
+
+    def on_submit(self, c: int) -> None:
+        self.open_campaigns[self.users[c]] += 1
+
+    def on_campaign_done(self, c: int) -> None:
+        self.open_campaigns[self.users[c]] -= 1
+
+    def on_ready(self, c: int, jobs: list[int]) -> None:
+        q = self.queues.setdefault(self.users[c], [])
+        t = float(self.sim.release[c])
+        key = self.sim.intra_key
+        for j in jobs:
+            heapq.heappush(q, (t, c, key(j)))
+
+    def _start(self, u: int) -> None:
+        j = heapq.heappop(self.queues[u])[2][-1]
+        self.used[u] += self.sim.q[j]
+        self.sim.start(j)
+
+    def on_finish(self, j: int) -> None:
+        self.used[self.users[self.sim.camp[j]]] -= self.sim.q[j]
+
+
+class SpaceShare(_PerUser):
+    """Static pools re-split when users join or leave (module doc)."""
+
+    name = "space-share"
+
+    def schedule(self) -> None:
+        sim = self.sim
+        active = np.flatnonzero(self.open_campaigns > 0)
+        k = active.size
+        if k == 0:
+            return
+        base, extra = divmod(sim.m, k)
+        for rank, u in enumerate(active.tolist()):
+            share = base + (1 if rank < extra else 0)
+            q = self.queues.get(u)
+            while q and sim.free > 0:
+                j = q[0][2][-1]
+                if self.used[u] + sim.q[j] > share or sim.q[j] > sim.free:
+                    break
+                self._start(u)
+        if sim.running == 0:  # every head job is wider than its share: no deadlock
+            for u in active.tolist():
+                if self.queues.get(u):
+                    self._start(u)
+                    break
+
+
+class FairShare(_PerUser):
+    """Slurm-like fair-share factor (module doc); ``tick`` is the recomputation period."""
+
+    name = "fair-share"
+
+    def __init__(self, tick: float, seed: int = 0) -> None:
+        self.tick = float(tick)
+        self.rng = np.random.default_rng(seed)
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        k = sim.w.users
+        self.area = np.zeros(k)
+        self.window = np.zeros(k)
+        self.last = 0.0
+        self.factor = np.ones(k)
+        self.order = self.rng.permutation(k)
+        self.ticking = False
+        self.ticks = 0
+
+    def advance(self, now: float) -> None:
+        dt = now - self.last
+        if dt > 0:
+            self.window += self.used * dt
+            self.last = now
+
+    def _tick(self) -> None:
+        self.sim.request_pass()
+        self.ticks += 1
+        active = int(np.count_nonzero(self.open_campaigns > 0))
+        total = self.window.sum()
+        usage = self.window / total if total > 0 else np.zeros_like(self.window)
+        self.factor = fair_share_factor(usage, 1.0 / max(active, 1))
+        noise = self.rng.random(self.factor.size)
+        self.order = np.lexsort((noise, -self.factor))
+        self.area += self.window
+        self.window[:] = 0.0
+        self.ticking = False
+
+    def schedule(self) -> None:
+        sim = self.sim
+        for u in self.order.tolist():
+            q = self.queues.get(u)
+            while q and sim.free > 0:
+                if sim.q[q[0][2][-1]] > sim.free:
+                    break
+                self._start(u)
+            if sim.free == 0:
+                break
+        waiting = any(self.queues.values()) or sim.running > 0
+        if waiting and not self.ticking:
+            self.ticking = True
+            sim.eng.at(sim.eng.now + self.tick, self._tick, TICK)
+
+    def info(self) -> dict[str, Any]:
+        return {"ticks": self.ticks, "tick": self.tick}
+
+
+POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share")
+
+
+def policy_factory(name: str, parallel: bool, tick: float = 1.0, seed: int = 0,
+                   fcfs_order: str = "submission") -> Callable[[], Policy]:
+    """A fresh policy per simulated piece, found by name (``faircamp`` is not a simulator
+    policy: see :func:`lpsched.campaigns.faircamp.faircamp`)."""
+    from lpsched.campaigns.ostrich import parallel_ostrich, sequential_ostrich
+
+    makers: dict[str, Callable[[], Policy]] = {
+        "fcfs": lambda: Fcfs(fcfs_order), "space-share": SpaceShare,
+        "fair-share": lambda: FairShare(tick, seed),
+        "ostrich": parallel_ostrich if parallel else sequential_ostrich}
+    return makers[name]

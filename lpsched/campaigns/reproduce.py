@@ -1,0 +1,192 @@
+"""Reproductions of the thesis's simulations (seed 002 §4.6, §5.7, §5.8) as runner cells
+(``lpsched.core.runner.run_cells``: resumable, local processes or Dask).
+
+* ``faircamp`` (Figs. 4.3-4.4, B16-B17): one cell per (k, instance); FairCamp and FCFS
+  (stream order, decision 93) on the same ch. 4 workload; the metric is the per-user
+  cumulative ratio (S2) against LPT makespans (spec A2).
+* ``ostrich`` (Figs. 5.6-5.13, B23-B28): the LPC-EGEE replay (OStrich with and without
+  dependencies, FCFS with dependencies, the original log) and the two-profile simulation
+  (OStrich vs FCFS, 40 instances).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from lpsched.campaigns.extract import extract
+from lpsched.campaigns.faircamp import faircamp, faircamp_packed
+from lpsched.campaigns.generators import faircamp_workload, profiles_workload, short_users
+from lpsched.campaigns.instance import Workload
+from lpsched.campaigns.metrics import campaign_stretch, original_run, user_stretch
+from lpsched.campaigns.policies import policy_factory
+from lpsched.campaigns.schedule import CampaignRun, validate
+from lpsched.campaigns.simulator import simulate
+from lpsched.core.swf import read_swf
+
+#: the k of Fig. 4.3
+FAIRCAMP_USERS = (2, 3, 5, 10, 20)
+#: histogram bin of Fig. 5.6 [L1356]
+BIN = 0.15
+#: the seed's values, side by side with ours
+SEED_RATIOS = {5: 1.35, 10: 2.24, 20: 3.4}
+
+
+def faircamp_cells(users: tuple[int, ...] = FAIRCAMP_USERS, instances: int = 1000,
+                   jobs: int = 10_000, first_seed: int = 0) -> list[dict[str, Any]]:
+    return [{"k": k, "seed": first_seed + i, "jobs": jobs} for k in users
+            for i in range(instances)]
+
+
+#: the FairCamp reproduction's policies: FairCamp under readings (i) blocks and (ii) packed
+#: (spec A3), FCFS in stream order and in submission order (decision 93)
+FAIRCAMP_POLICIES = ("faircamp", "faircamp-packed", "fcfs", "fcfs-submission")
+
+
+def _faircamp_run(w: Workload, name: str) -> CampaignRun:
+    if name == "faircamp":
+        return faircamp(w)
+    if name == "faircamp-packed":
+        return faircamp_packed(w)
+    order = "generation" if name == "fcfs" else "submission"
+    return simulate(w, policy_factory("fcfs", False, fcfs_order=order))
+
+
+def faircamp_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every policy of :data:`FAIRCAMP_POLICIES` on one instance; each schedule validated.
+    O(n log n)."""
+    w = faircamp_workload(int(cell["k"]), int(cell["jobs"]), seed=int(cell["seed"]))
+    rows = []
+    for name in FAIRCAMP_POLICIES:
+        t0 = time.perf_counter()
+        run = _faircamp_run(w, name)
+        seconds = time.perf_counter() - t0
+        validate(run)
+        s2 = user_stretch(run)
+        rows.append({**cell, "policy": name, "max_user_stretch": float(np.nanmax(s2)),
+                     "max_campaign_stretch": float(campaign_stretch(run).max()),
+                     "deadlines_met": bool(run.info.get("deadlines_met", True)),
+                     "seconds": seconds})
+    return rows
+
+
+def faircamp_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per k: mean max-stretch (S2) of each policy with its 95% CI half-width and range,
+    the FCFS/FairCamp ratios of the four pairings beside the seed's, and the checks of
+    B16-B17."""
+    out: dict[str, Any] = {}
+    for k in sorted({r["k"] for r in rows}):
+        per = {p: np.array([r["max_user_stretch"] for r in rows
+                            if r["k"] == k and r["policy"] == p]) for p in FAIRCAMP_POLICIES}
+        if any(v.size == 0 for v in per.values()):
+            continue
+        entry: dict[str, Any] = {"instances": int(per["faircamp"].size),
+                                 "seed_ratio": SEED_RATIOS.get(k)}
+        for p, v in per.items():
+            entry[p] = {"mean": float(v.mean()), "ci95": float(1.96 * v.std(ddof=1)
+                                                              / np.sqrt(v.size))
+                        if v.size > 1 else 0.0, "range": [float(v.min()), float(v.max())],
+                        "in_100_400": int(np.sum((v >= 100) & (v <= 400)))}
+        for f in ("fcfs", "fcfs-submission"):
+            for c in ("faircamp", "faircamp-packed"):
+                entry[f"ratio_{f}_over_{c}"] = float(per[f].mean() / per[c].mean())
+        entry["faircamp_below_k"] = bool(np.all(per["faircamp"] <= k + 1e-9))
+        entry["faircamp_packed_below_k"] = bool(np.all(per["faircamp-packed"] <= k + 1e-9))
+        entry["packed_deadlines_met"] = all(r["deadlines_met"] for r in rows
+                                            if r["k"] == k)
+        out[str(k)] = entry
+    return out
+
+
+def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000, users: int = 10,
+                  limit: int = 0, first_seed: int = 0) -> list[dict[str, Any]]:
+    cells: list[dict[str, Any]] = [
+        {"part": "egee", "trace": trace, "policy": pol, "deps": deps, "limit": limit}
+        for pol, deps in (("ostrich", True), ("ostrich", False), ("fcfs", True),
+                          ("original", True))]
+    cells += [{"part": "profiles", "seed": first_seed + i, "jobs": jobs, "users": users}
+              for i in range(instances)]
+    return cells
+
+
+def ostrich_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
+    return _egee_cell(cell) if cell["part"] == "egee" else _profiles_cell(cell)
+
+
+def _egee_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
+    """The LPC-EGEE replay (§5.7): m = 140, MAX campaigns, downtime pieces."""
+    trace = read_swf(cell["trace"])
+    if cell["limit"]:
+        trace = _head(trace, int(cell["limit"]))
+    w = extract(trace, 140, "max", bool(cell["deps"])).workload
+    t0 = time.perf_counter()
+    run: CampaignRun = original_run(w) if cell["policy"] == "original" else simulate(
+        w, policy_factory(cell["policy"], False))
+    seconds = time.perf_counter() - t0
+    if cell["policy"] != "original":
+        validate(run)
+    d = campaign_stretch(run)
+    hist = np.bincount(np.minimum(((d - 1) / BIN).astype(np.int64), 20), minlength=21)
+    return [{"part": "egee", "policy": cell["policy"], "deps": cell["deps"],
+             "campaigns": w.campaigns, "users": int(np.unique(w.user).size),
+             "jobs": w.jobs, "share_1": float(np.mean(d <= 1 + 1e-9)),
+             "share_1_15": float(np.mean(d <= 1.15 + 1e-9)),
+             "share_below_1_5": float(np.mean(d < 1.5)), "max_stretch": float(d.max()),
+             "histogram_0_15": hist.tolist(), "seconds": seconds,
+             "utilisation_busy_area": float(np.sum(w.p * w.q))}]
+
+
+def _head(trace: Any, limit: int) -> Any:
+    from dataclasses import replace
+
+    cols = {k: v[:limit] for k, v in trace.columns.items()}
+    return replace(trace, columns=cols, lines=None)
+
+
+def _profiles_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
+    """The two-profile simulation (§5.8, spec A16): OStrich vs FCFS (submission order)."""
+    w = profiles_workload(int(cell["users"]), int(cell["jobs"]), seed=int(cell["seed"]))
+    short = short_users(w)
+    rows = []
+    for pol in ("fcfs", "ostrich"):
+        run = simulate(w, policy_factory(pol, False))
+        validate(run)
+        d = campaign_stretch(run)
+        per_user = np.full(w.users, np.nan)
+        np.fmax.at(per_user, w.user, d)
+        rows.append({"part": "profiles", "seed": cell["seed"], "policy": pol,
+                     "campaigns": w.campaigns, "below_2": int(np.sum(d < 2)),
+                     "above_20": int(np.sum(d > 20)),
+                     "short_max_stretch": float(np.nanmean(per_user[short])),
+                     "long_max_stretch": float(np.nanmean(per_user[~short]))})
+    return rows
+
+
+def ostrich_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """EGEE shares beside the seed's (B24-B25) and the profile totals (B27-B28)."""
+    egee = {f"{r['policy']}{'' if r['deps'] else '-nodeps'}": {
+        k: r[k] for k in ("campaigns", "users", "share_1", "share_1_15", "share_below_1_5",
+                          "max_stretch")} for r in rows if r["part"] == "egee"}
+    prof: dict[str, Any] = {}
+    for pol in ("fcfs", "ostrich"):
+        rs = [r for r in rows if r["part"] == "profiles" and r["policy"] == pol]
+        if rs:
+            total = sum(r["campaigns"] for r in rs)
+            prof[pol] = {"instances": len(rs), "campaigns": total,
+                         "below_2": sum(r["below_2"] for r in rs),
+                         "above_20": sum(r["above_20"] for r in rs),
+                         "share_above_20": sum(r["above_20"] for r in rs) / total,
+                         "short_max_stretch": float(np.mean([r["short_max_stretch"]
+                                                             for r in rs])),
+                         "long_max_stretch": float(np.mean([r["long_max_stretch"]
+                                                            for r in rs]))}
+    seed = {"egee": {"ostrich": {"share_1": 0.686, "share_1_15": 0.80,
+                                 "share_below_1_5": 0.897},
+                     "original": {"share_1": 0.003, "share_below_1_5": 0.552},
+                     "campaigns": 56918, "users": 55},
+            "profiles": {"fcfs_share_above_20": 0.423, "ostrich_share_above_20": 0.013,
+                         "short": {"fcfs": 50, "ostrich": 12.8},
+                         "long": {"fcfs": 6.3, "ostrich": 6.8}}}
+    return {"egee": egee, "profiles": prof, "seed": seed}

@@ -1,0 +1,304 @@
+"""Subcommands of the campaign family (seed 002): ``campaigns generate | run | extract`` and
+``reproduce faircamp | ostrich``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.errors import InvalidScheduleError, LpschedError, ParseError
+
+RUN_POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share", "multicamp",
+                "multicmax")
+TABLE_KEYS = ("policy", "valid", "campaigns", "users", "jobs", "max_campaign_stretch",
+              "mean_campaign_stretch", "share_stretch_1", "share_stretch_below_1_5",
+              "max_user_stretch", "utilisation", "seconds")
+
+
+def _positive(option: str, value: float | None, whole: bool = True) -> None:
+    if value is None:
+        return
+    if not value >= (1 if whole else 0) or (not whole and not np.isfinite(value)):
+        need = "a whole number >= 1" if whole else "a finite number >= 0"
+        raise LpschedError(f"{option} {value}: must be {need}")
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from lpsched.campaigns.generators import generate
+    from lpsched.campaigns.instance import to_dict
+
+    out = check_output(args.output, "-o", (".json",))
+    for option in ("--users", "--jobs", "--processors"):
+        _positive(option, getattr(args, option.lstrip("-")))
+    _positive("--seed", args.seed + 1)
+    w = generate(args.profile, args.users, args.jobs, args.seed, args.processors)
+    with atomic_output(out) as fh:
+        fh.write(json.dumps(to_dict(w), allow_nan=False))
+    report = {"output": str(out), "profile": args.profile, "processors": w.processors,
+              "users": w.users, "campaigns": w.campaigns, "jobs": w.jobs, "seed": args.seed}
+    if args.json:
+        print(dump_json(report))
+    return 0
+
+
+def _offline(w: Any, policy: str) -> Any:
+    from lpsched.campaigns.instance import Workload
+    from lpsched.campaigns.offline import multicamp, multicmax
+    from lpsched.campaigns.schedule import CampaignRun, previous_campaign
+
+    assert isinstance(w, Workload)
+    if not (np.all(np.isnan(w.submit)) and np.all(w.think == 0)):
+        raise LpschedError(f"--policy {policy}: offline algorithms take closed-loop campaigns "
+                           "with think time 0 (submit null, think 0)")
+    if policy == "multicmax" and np.unique(w.user).size != w.campaigns:
+        raise LpschedError("--policy multicmax: one campaign per user (MULTICMAX schedules "
+                           "each user's jobs as one set); use multicamp")
+    sched = multicamp(w) if policy == "multicamp" else multicmax(w)
+    end = sched.start + w.p
+    comp = np.maximum.reduceat(end, w.offsets[:-1])
+    prev = previous_campaign(w)
+    release = np.where(prev >= 0, comp[np.maximum(prev, 0)], 0.0)
+    return CampaignRun(policy, w, sched.start, release, {"block_order": sched.order})
+
+
+def _simulate(w: Any, args: argparse.Namespace) -> Any:
+    from lpsched.campaigns.faircamp import faircamp, faircamp_packed
+    from lpsched.campaigns.policies import policy_factory
+    from lpsched.campaigns.simulator import simulate
+
+    if args.policy == "faircamp":
+        return faircamp(w) if args.faircamp_mode == "block" else faircamp_packed(w)
+    if args.policy in ("multicamp", "multicmax"):
+        return _offline(w, args.policy)
+    tick = args.tick if args.tick is not None else float(np.mean(w.p))
+    return simulate(w, policy_factory(args.policy, w.parallel, tick, args.seed,
+                                      args.fcfs_order))
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from lpsched.campaigns.instance import from_dict, replace_processors
+    from lpsched.campaigns.metrics import summary
+    from lpsched.campaigns.schedule import validate
+
+    _positive("--machines", args.machines)
+    _positive("--tick", args.tick, whole=False)
+    if args.tick is not None and args.tick <= 0:
+        raise LpschedError(f"--tick {args.tick}: must be > 0")
+    w = from_dict(read_json(args.workload))
+    if args.machines is not None:
+        w = replace_processors(w, args.machines)
+    t0 = time.perf_counter()
+    run = _simulate(w, args)
+    seconds = time.perf_counter() - t0
+    try:
+        validate(run)
+    except InvalidScheduleError as exc:
+        raise InvalidScheduleError(exc.rule, f"{args.policy} on {args.workload}: "
+                                   f"{exc}") from None
+    result = summary(run, seconds, True)
+    result["workload"] = args.workload
+    if args.json:
+        print(dump_json(result))
+    else:
+        width = max(len(k) for k in TABLE_KEYS)
+        for k in TABLE_KEYS:
+            v = result[k]
+            shown = f"{v:.6g}" if isinstance(v, float) else str(v)
+            print(f"{k:<{width}}  {shown}")
+    return 0
+
+
+def _cmd_extract(args: argparse.Namespace) -> int:
+    from lpsched.campaigns.extract import extract
+    from lpsched.campaigns.instance import to_dict
+    from lpsched.core.swf import read_swf
+
+    out = check_output(args.output, "-o", (".json",))
+    _positive("--machines", args.machines)
+    for option in ("--downtime", "--threshold"):
+        _positive(option, getattr(args, option.lstrip("-")), whole=False)
+    if not Path(args.trace).exists():
+        raise ParseError(args.trace, "no such file")
+    trace = read_swf(args.trace, lenient=args.lenient)
+    t0 = time.perf_counter()
+    ex = extract(trace, args.machines, args.method, args.deps, args.downtime, args.threshold,
+                 args.replay)
+    seconds = time.perf_counter() - t0
+    with atomic_output(out) as fh:
+        fh.write(json.dumps(to_dict(ex.workload), allow_nan=False))
+    report = ex.report()
+    report.update(output=str(out), trace=args.trace, processors=ex.workload.processors,
+                  records=trace.records, skipped_lines=trace.skipped, seconds=seconds)
+    if args.json:
+        print(dump_json(report))
+    else:
+        unplaced = sum(v["count"] for v in report["unplaced"].values())
+        print(f"{report['campaigns']} campaigns of {report['users']} users "
+              f"({report['jobs']} jobs, {report['pieces']} pieces, {report['edges']} "
+              f"dependency edges) -> {out}; {unplaced} jobs not placed")
+        for reason, v in report["unplaced"].items():
+            print(f"  {v['count']} {reason}: jobs {v['jobs']}")
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """``campaigns generate | run | extract``."""
+    camp = sub.add_parser("campaigns", help="seed 002: fair scheduling of user campaigns")
+    csub = camp.add_subparsers(dest="campaigns_command", required=True)
+    g = csub.add_parser("generate", help="a synthetic campaign workload (ch. 4 or ch. 5)")
+    g.add_argument("--profile", choices=("faircamp", "profiles"), default="faircamp")
+    g.add_argument("--users", type=int, default=10)
+    g.add_argument("--jobs", type=int, default=10_000)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--processors", type=int, help="default: 10 (faircamp), 64 (profiles)")
+    g.add_argument("-o", "--output", required=True, help="workload JSON to write")
+    g.add_argument("--json", action="store_true", help="print a JSON report")
+    g.set_defaults(func=_cmd_generate)
+    r = csub.add_parser("run", help="simulate a policy on a workload JSON, validated")
+    r.add_argument("workload", help="workload JSON")
+    r.add_argument("--policy", choices=RUN_POLICIES, default="ostrich")
+    r.add_argument("--machines", type=int, help="override the workload's processors")
+    r.add_argument("--tick", type=float, help="fair-share recomputation period "
+                   "(default: the mean job length)")
+    r.add_argument("--seed", type=int, default=0, help="fair-share tie-breaking")
+    r.add_argument("--faircamp-mode", choices=("block", "packed"), default="block",
+                   help="FairCamp: blocks on the whole machine (A3 i) or packed (A3 ii)")
+    r.add_argument("--fcfs-order", choices=("submission", "generation"),
+                   default="submission", help="FCFS queue order (docs/decisions_campaigns)")
+    fmt = r.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--table", action="store_true")
+    r.set_defaults(func=_cmd_run)
+    e = csub.add_parser("extract", help="campaigns (and dependency DAGs) from an SWF log")
+    e.add_argument("trace", help=".swf or .swf.gz")
+    e.add_argument("--method", choices=("max", "last", "arrival"), default="max")
+    e.add_argument("--deps", action="store_true", help="dependency DAG of each campaign")
+    e.add_argument("--machines", type=int, help="default: the header's MaxProcs")
+    e.add_argument("--downtime", type=float, default=3600.0,
+                   help="minimum downtime splitting the log into pieces (seconds)")
+    e.add_argument("--threshold", type=float, default=600.0,
+                   help="ARRIVAL: largest gap inside a campaign (seconds)")
+    e.add_argument("--replay", choices=("open", "closed"), default="open",
+                   help="open: campaigns submitted at their log times (after the previous "
+                   "one completes); closed: the log's think times after completion")
+    e.add_argument("--lenient", action="store_true", help="skip malformed lines")
+    e.add_argument("-o", "--output", required=True, help="workload JSON to write")
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=_cmd_extract)
+
+
+def _default_trace() -> str:
+    import os
+
+    name = "LPC-EGEE-2004-1.2-cln.swf.gz"
+    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
+        if folder and (Path(folder) / name).exists():
+            return str(Path(folder) / name)
+    raise ParseError(name, "trace not found in $LPSCHED_DATA or ../shared/data: give --trace")
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    import csv
+
+    from lpsched.campaigns import reproduce as exp
+    from lpsched.core import ResultStore, run_cells
+
+    name = args.experiment
+    for option in ("--instances", "--jobs", "--jobs-per-instance"):
+        _positive(option, getattr(args, option.lstrip("-").replace("-", "_")))
+    _positive("--first-seed", args.first_seed + 1)
+    out = check_output_folder(args.out, "--out")
+    csv_path = check_output(str(out / f"{name}.csv"), "--out")
+    if name == "faircamp":
+        users = _users(args.users)
+        cells = exp.faircamp_cells(users, args.instances, args.jobs_per_instance,
+                                   args.first_seed)
+        fn, summarise, trace = exp.faircamp_cell, exp.faircamp_summary, None
+    else:
+        _positive("--limit", args.limit + 1)
+        trace = args.trace or _default_trace()
+        if not Path(trace).exists():
+            raise ParseError(trace, "no such file")
+        cells = exp.ostrich_cells(trace, args.instances, args.jobs_per_instance,
+                                  args.users_per_instance, args.limit, args.first_seed)
+        fn, summarise = exp.ostrich_cell, exp.ostrich_summary
+    store = ResultStore(out / f"{name}.sqlite")
+    t0 = time.perf_counter()
+    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
+                    progress=not args.quiet)
+    wall = time.perf_counter() - t0
+    rows = store.rows_of(name, cells)
+    if rows:
+        with atomic_output(csv_path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
+            w.writeheader()
+            w.writerows(rows)
+    figures = _plots(name, rows, out) if args.plots and rows else []
+    print(dump_json({"experiment": name, "trace": trace, "summary": summarise(rows),
+                     "figures": figures}))
+    if not args.quiet:
+        print(f"{ran} cells computed now, {len(cells) - ran} found in "
+              f"{out / (name + '.sqlite')}; {wall:.1f} s; rows in {csv_path}",
+              file=sys.stderr)
+    return 0
+
+
+def _plots(name: str, rows: list[dict[str, Any]], out: Path) -> list[str]:
+    """Save the reproduction's figures as PNG beside the CSV (atomically)."""
+    from lpsched.campaigns import plotting
+    from lpsched.cli.outputs import atomic_path
+
+    make = plotting.faircamp_figures if name == "faircamp" else plotting.ostrich_figures
+    paths = []
+    for fig_name, fig in make(rows).items():
+        path = out / f"{fig_name}.png"
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=120)
+        paths.append(str(path))
+    return paths
+
+
+def _users(text: str) -> tuple[int, ...]:
+    try:
+        users = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise LpschedError(f"--users {text}: a comma-separated list of whole numbers") \
+            from None
+    if not users or min(users) < 1:
+        raise LpschedError(f"--users {text}: every k must be >= 1")
+    return users
+
+
+def add_reproduce(rep_sub: Any) -> None:
+    """``reproduce faircamp | ostrich``."""
+    for name, help_ in (("faircamp", "seed 002 ch. 4: FairCamp vs FCFS (Figs. 4.3-4.4)"),
+                        ("ostrich", "seed 002 ch. 5: LPC-EGEE replay and two profiles "
+                         "(Figs. 5.6-5.13)")):
+        rb = rep_sub.add_parser(name, help=help_)
+        rb.add_argument("--instances", type=int, default=1000 if name == "faircamp" else 40)
+        rb.add_argument("--jobs", type=int, default=1, help="local worker processes")
+        rb.add_argument("--jobs-per-instance", type=int, default=10_000)
+        rb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+        rb.add_argument("--first-seed", type=int, default=0)
+        rb.add_argument("--out", default="results", help="folder of the store and the CSV")
+        rb.add_argument("--quiet", action="store_true", help="no progress bar")
+        rb.add_argument("--plots", action="store_true", help="also draw the figures (PNG, "
+                        "needs matplotlib)")
+        if name == "faircamp":
+            rb.add_argument("--users", default="2,3,5,10,20", help="the values of k")
+        else:
+            rb.add_argument("--trace", help="SWF trace (default: LPC-EGEE from "
+                            "$LPSCHED_DATA or ../shared/data)")
+            rb.add_argument("--limit", type=int, default=0,
+                            help="replay only the first N jobs of the trace (0: all)")
+            rb.add_argument("--users-per-instance", type=int, default=10,
+                            help="users of the two-profile workload (spec A16)")
+        rb.set_defaults(func=_cmd_reproduce)

@@ -1,0 +1,215 @@
+"""Subcommands of the multiple-PTG family (seed 004): ``ptg generate``, ``ptg schedule`` and
+``reproduce ptg``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.errors import InvalidScheduleError, LpschedError
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from lpsched.ptg import generators as gen
+    from lpsched.ptg.io import to_dot, to_json
+
+    out = check_output(args.output, "-o", (".json", ".dot", ".gv")) if args.output else None
+    if args.seed < 0:
+        raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
+    if args.cls == "random":
+        g = gen.random_ptg(args.n, args.fat, args.density, args.regular, args.jump,
+                           args.complexity, args.seed, args.alpha_max)
+    elif args.cls == "fft":
+        g = gen.fft_ptg(args.points, args.complexity, args.seed, args.alpha_max)
+    else:
+        g = gen.strassen_ptg(args.complexity, args.seed, args.alpha_max)
+    text = to_dot(g) if out is not None and out.suffix.lower() in (".dot", ".gv") else to_json(g)
+    if out is None:
+        print(text)
+        return 0
+    with atomic_output(out) as fh:
+        fh.write(text)
+    print(f"{int((~g.dummy).sum())} tasks (+{int(g.dummy.sum())} dummy entry/exit), "
+          f"width {g.width} -> {out}", file=sys.stderr)
+    return 0
+
+
+def _load(paths: list[str]) -> list[Any]:
+    from lpsched.ptg.io import load_ptg, ptg_from_dict
+
+    out = []
+    for p in paths:
+        if Path(p).suffix.lower() in (".dot", ".gv"):
+            out.append(load_ptg(p))
+        else:
+            out.append(ptg_from_dict(read_json(p), Path(p).stem))
+    return out
+
+
+def _check_bounds(res: Any, b: Any) -> None:
+    m = res.metrics
+    if b.makespan > m.makespan * (1 + 1e-9) or b.ssct > m.scaled_sum_completion * (1 + 1e-9):
+        raise InvalidScheduleError("lower-bound", f"{res.algorithm}: a lower bound exceeds "
+                                   "the achieved value (a bug: please report it)")
+
+
+def _cmd_schedule(args: argparse.Namespace) -> int:
+    from lpsched.ptg.bounds import lower_bounds
+    from lpsched.ptg.model import get_cluster
+    from lpsched.ptg.problem import Problem
+    from lpsched.ptg.registry import ALGORITHMS, run
+
+    gantt = check_output(args.gantt, "--gantt", (".png", ".pdf", ".svg")) if args.gantt else None
+    if gantt is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise LpschedError("--gantt needs matplotlib (pip install lpsched[dev])") from None
+    if args.seed < 0:
+        raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
+    cluster = get_cluster(args.cluster)
+    pb = Problem(_load(args.ptgs), cluster, seed=args.seed)
+    names = list(ALGORITHMS) if args.algorithm == "all" else [args.algorithm]
+    t0 = time.perf_counter()
+    b = lower_bounds(pb, lp=not args.no_lp)
+    lb_seconds = time.perf_counter() - t0
+    results = [run(pb, name) for name in names]
+    for r in results:
+        _check_bounds(r, b)
+    if gantt is not None:
+        from lpsched.ptg.plotting import gantt as draw
+
+        draw(results[0].schedule, cluster.processors, gantt,
+             f"{results[0].algorithm} on {cluster.name}")
+    bounds = b.to_dict()
+    rows = [{**r.to_dict(), "lower_bounds": bounds} for r in results]
+    if args.json:
+        doc: dict[str, Any] = rows[0] if len(rows) == 1 else {
+            "algorithm": "all", "cluster": cluster.name, "lower_bounds": bounds,
+            "results": rows}
+        doc.update({"cluster": cluster.name, "ptgs": [g.name for g in pb.ptgs],
+                    "lower_bound_seconds": lb_seconds})
+        print(dump_json(doc))
+    else:
+        _print_table(results, b, cluster.name, args.table)
+    return 0
+
+
+def _print_table(results: list[Any], b: Any, cluster: str, only: bool) -> None:
+    lines = [f"{'algorithm':<18} {'Cmax (s)':>10} {'Cmax/LB':>8} {'SSCT':>7} {'SSCT/LB':>8} "
+             f"{'MaxS':>8} {'util %':>7} {'time (s)':>9}"]
+    for r in results:
+        m = r.metrics
+        lines.append(f"{r.algorithm:<18} {m.makespan:>10.2f} {m.makespan / b.makespan:>8.3f} "
+                     f"{m.scaled_sum_completion:>7.3f} "
+                     f"{m.scaled_sum_completion / b.ssct:>8.3f} {m.max_stretch:>8.3f} "
+                     f"{100 * m.utilisation:>7.2f} {r.seconds:>9.4f}")
+    if not only:
+        lines.append(f"lower bounds on {cluster}: Cmax >= {b.makespan:.2f} s "
+                     f"({'lp' if b.makespan_lp >= b.makespan_classical else 'classical'}), "
+                     f"SSCT >= {b.ssct:.3f} ({b.ssct_source}); every schedule validated")
+    print("\n".join(lines))
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    import csv
+
+    from lpsched.core import ResultStore, run_cells
+    from lpsched.ptg import reproduce as exp
+
+    if not 1 <= args.scenarios <= 1500:
+        raise LpschedError(f"--scenarios {args.scenarios}: must be a whole number in [1, 1500]")
+    if args.jobs < 1:
+        raise LpschedError(f"--jobs {args.jobs}: must be a whole number >= 1")
+    if args.seed < 0:
+        raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
+    out = check_output_folder(args.out, "--out")
+    csv_path = check_output(str(out / "ptg.csv"), "--out")
+    json_path = check_output(str(out / "ptg_summary.json"), "--out")
+    cells = exp.cells(args.scenarios, args.seed)
+    store = ResultStore(out / "ptg.sqlite")
+    t0 = time.perf_counter()
+    ran = run_cells("ptg", cells, exp.cell_rows, store, executor=args.executor,
+                    jobs=args.jobs, progress=not args.quiet)
+    wall = time.perf_counter() - t0
+    rows = store.rows_of("ptg", cells)
+    with atomic_output(csv_path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
+        w.writeheader()
+        w.writerows(rows)
+    summ = exp.summary(rows)
+    with atomic_output(json_path) as fh:
+        fh.write(dump_json(summ))
+    figures: list[str] = []
+    if not args.no_figures and rows:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            from lpsched.ptg.plotting import summary_figures
+
+            figures = [str(p) for p in summary_figures(summ, out)]
+    print(dump_json({"experiment": "ptg", "scenarios": len(cells), "figures": figures,
+                     "acceptance": summ.get("acceptance", []),
+                     "bounds_hold": summ.get("bounds_hold"),
+                     "pareto": summ.get("pareto")}))
+    print(f"{ran} scenarios computed now, {len(cells) - ran} found in {out / 'ptg.sqlite'}; "
+          f"{wall:.1f} s; rows in {csv_path}, summary in {json_path}", file=sys.stderr)
+    return 0
+
+
+def add_reproduce(rep_sub: Any) -> None:
+    """``reproduce ptg``."""
+    rp = rep_sub.add_parser("ptg", help="seed 004: multiple PTGs, 1,500 scenarios x 19 "
+                            "algorithms (Figs 2-8, Table 2, acceptance checks)")
+    rp.add_argument("--scenarios", type=int, default=1500, help="the first N scenarios, "
+                    "balanced over classes, N and clusters (default 1500)")
+    rp.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    rp.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    rp.add_argument("--seed", type=int, default=0)
+    rp.add_argument("--out", default="results", help="folder of the store, CSV and summary")
+    rp.add_argument("--quiet", action="store_true", help="no progress bar")
+    rp.add_argument("--no-figures", action="store_true", help="skip Figs 2-8 (PNG files, "
+                    "drawn when matplotlib is installed)")
+    rp.set_defaults(func=_cmd_reproduce)
+
+
+def add_commands(sub: Any) -> None:
+    """``ptg generate``, ``ptg schedule``."""
+    from lpsched.ptg.generators import COMPLEXITIES
+    from lpsched.ptg.model import CLUSTERS
+    from lpsched.ptg.registry import ALGORITHMS
+
+    ptg = sub.add_parser("ptg", help="multiple parallel task graphs on one cluster (seed 004)")
+    ps = ptg.add_subparsers(dest="ptg_command", required=True)
+    gen = ps.add_parser("generate", help="a random (daggen), FFT or Strassen PTG")
+    gen.add_argument("--class", dest="cls", choices=("random", "fft", "strassen"),
+                     default="random")
+    gen.add_argument("--n", type=int, default=20, help="random: number of tasks")
+    gen.add_argument("--fat", type=float, default=0.5, help="random: width exponent")
+    gen.add_argument("--density", type=float, default=0.2)
+    gen.add_argument("--regular", type=float, default=0.8)
+    gen.add_argument("--jump", type=int, default=1)
+    gen.add_argument("--points", type=int, default=4, help="fft: 2, 4, 8, ...")
+    gen.add_argument("--complexity", choices=COMPLEXITIES, default="mixed")
+    gen.add_argument("--alpha-max", type=float, default=0.25)
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("-o", "--output", help=".json or .dot (default: JSON on stdout)")
+    gen.set_defaults(func=_cmd_generate)
+    sch = ps.add_parser("schedule", help="schedule PTGs together, validated, vs lower bounds")
+    sch.add_argument("ptgs", nargs="+", help="PTG files (.json or .dot)")
+    sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)}")
+    sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all")
+    sch.add_argument("--seed", type=int, default=0, help="random ties")
+    sch.add_argument("--no-lp", action="store_true", help="classical bounds only")
+    fmt = sch.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--table", action="store_true", help="only the table")
+    sch.add_argument("--gantt", help="draw the (first) schedule to a .png/.pdf/.svg file")
+    sch.set_defaults(func=_cmd_schedule)

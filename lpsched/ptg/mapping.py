@@ -1,0 +1,143 @@
+"""Event-driven mappings and the BACKFILL pass (seed 004 §3 [L227-233, L300-303];
+spec §3.4, §3.6, §4.4 M_RIGID).
+
+* :func:`m_ready` — M-READY (CRA): time-driven list scheduling of the *ready* tasks; at
+  every event the ready tasks are tried in priority order and each one that fits in the
+  free processors starts (greedy skip, DECIDE-6), on the lowest free ids (DECIDE-28).
+* :func:`m_rigid` — the same for independent rigid jobs (CAFM's boxes).
+* :func:`backfill` — conservative compaction: in mapping order (DECIDE-7), each task starts
+  at the earliest time in ``[est, start]`` at which ``p_v`` processors are free for its
+  whole duration given every other task's current position (DECIDE-8: processors may
+  change; its old ones are preferred). One pass (DECIDE-9). No task ever starts later.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from lpsched.ptg.model import Dag
+from lpsched.ptg.schedule import PtgSchedule
+
+_EPS = 1e-9
+
+
+def m_ready(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: int,
+            rng: np.random.Generator) -> PtgSchedule:
+    """M-READY (spec §3.4). O(E·R log R + n·P) for E events and at most R ready tasks."""
+    n = dag.n
+    tie = rng.permutation(n)
+    rank = {v: (*(float(k[v]) for k in keys), int(tie[v])) for v in range(n)}
+    tt = dag.times(p)
+    start, end = np.zeros(n), np.zeros(n)
+    procs: list[np.ndarray] = [np.zeros(0, int)] * n
+    missing = np.array([len(x) for x in dag.preds])
+    free = np.ones(processors, bool)
+    ready = [v for v in range(n) if missing[v] == 0]
+    running: list[tuple[float, int]] = []
+    seq: list[int] = []
+    t = 0.0
+
+    def finish(v: int) -> None:
+        for w in dag.succs[v]:
+            missing[w] -= 1
+            if missing[w] == 0:
+                ready.append(w)
+
+    while ready or running:
+        progress = True
+        while progress:  # dummies complete at once and may free new ready tasks
+            progress = False
+            ready.sort(key=rank.__getitem__)
+            for v in list(ready):
+                if p[v] == 0:
+                    start[v] = end[v] = t
+                    ready.remove(v)
+                    seq.append(v)
+                    finish(v)
+                    progress = True
+                elif p[v] <= free.sum():
+                    q = np.flatnonzero(free)[: p[v]]
+                    free[q] = False
+                    procs[v], start[v], end[v] = q, t, t + tt[v]
+                    heapq.heappush(running, (end[v], v))
+                    ready.remove(v)
+                    seq.append(v)
+        if not running:
+            break
+        t = running[0][0]
+        while running and running[0][0] <= t + _EPS * max(1.0, t):
+            _, v = heapq.heappop(running)
+            free[procs[v]] = True
+            finish(v)
+    return PtgSchedule(start, end, p.copy(), procs, dag.owner.copy(), np.array(seq, int))
+
+
+def m_rigid(size: np.ndarray, duration: np.ndarray, order: np.ndarray, processors: int,
+            ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """M_RIGID (spec §4.4): independent rigid jobs, event-driven, in ``order`` each job that
+    fits starts (greedy skip); returns starts and processor sets. O(J²)."""
+    J = size.size
+    start = np.zeros(J)
+    procs: list[np.ndarray] = [np.zeros(0, int)] * J
+    free = np.ones(processors, bool)
+    waiting = [int(j) for j in order]
+    running: list[tuple[float, int]] = []
+    t = 0.0
+    while waiting:
+        for j in list(waiting):
+            if size[j] <= free.sum():
+                q = np.flatnonzero(free)[: size[j]]
+                free[q] = False
+                start[j], procs[j] = t, q
+                heapq.heappush(running, (t + duration[j], j))
+                waiting.remove(j)
+        if not waiting:
+            break
+        t = running[0][0]
+        while running and running[0][0] <= t + _EPS * max(1.0, t):
+            _, j = heapq.heappop(running)
+            free[procs[j]] = True
+    return start, procs
+
+
+def backfill(sched: PtgSchedule, dag: Dag, processors: int) -> PtgSchedule:
+    """BACKFILL (spec §3.6): returns a new schedule where no task starts later than in
+    ``sched`` and every task keeps its allocation and duration. Candidate start times are
+    ``est`` and the finish times in ``(est, start]``. O(n·c·n·P) for ``c`` candidates."""
+    n, P = dag.n, processors
+    start, end = sched.start.copy(), sched.end.copy()
+    dur = end - start
+    member = np.zeros((n, P), bool)
+    for v in range(n):
+        member[v, sched.procs[v]] = True
+    procs = list(sched.procs)
+    for v in sched.order:
+        est = max((end[u] for u in dag.preds[v]), default=0.0)
+        if sched.alloc[v] == 0:
+            start[v] = end[v] = est
+            continue
+        if est >= start[v] - _EPS * max(1.0, start[v]):
+            continue
+        member_v = member[v].copy()
+        member[v] = False
+        cands = np.unique(np.concatenate([[est], end[(end > est) & (end < start[v])]]))
+        for t in cands:
+            over = (start < t + dur[v] - _EPS * max(1.0, t)) & (end > t + _EPS * max(1.0, t))
+            over[v] = False
+            free = ~member[over].any(axis=0)
+            if free.sum() >= sched.alloc[v]:
+                pick = np.flatnonzero(free & member_v)
+                if pick.size < sched.alloc[v]:
+                    others = np.flatnonzero(free & ~member_v)
+                    pick = np.concatenate([pick, others[: sched.alloc[v] - pick.size]])
+                q = np.sort(pick[: sched.alloc[v]])
+                member_v[:] = False
+                member_v[q] = True
+                start[v], end[v] = t, t + dur[v]
+                procs[v] = q
+                break
+        member[v] = member_v
+    return PtgSchedule(start, end, sched.alloc.copy(), procs, sched.owner.copy(),
+                       sched.order.copy(), dict(sched.info))

@@ -1,0 +1,275 @@
+"""Platform and application model of seed 004 §1 (spec §1.1–§1.5).
+
+* :class:`Cluster` — one homogeneous cluster of ``P`` processors of speed ``s`` flop/s; the
+  four clusters of Table 1 [L451-470] are in :data:`CLUSTERS`.
+* :class:`PTG` — a parallel task graph: a DAG of moldable tasks with a sequential cost
+  ``work`` (flop) and an Amdahl fraction ``alpha`` each, stored in a topological order, with
+  a single entry and a single exit (zero-cost *dummy* tasks are added where the graph has
+  several sources or sinks, spec §1.2). ``T(v, p) = work_v/s · (α_v + (1 − α_v)/p)``
+  [L493-498]. :attr:`PTG.graph` is the :mod:`networkx` view.
+* :class:`Dag` — the arrays the algorithms work on (sequential times in seconds on one
+  cluster, predecessor/successor lists); several PTGs flatten into one :class:`Dag`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from lpsched.errors import InvalidInstanceError
+
+ENTRY, EXIT = "__entry__", "__exit__"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A homogeneous cluster: ``processors`` identical processors of ``speed`` flop/s
+    (seed 004 §1.1, Table 1). Validated on construction."""
+
+    name: str
+    processors: int
+    speed: float
+
+    def __post_init__(self) -> None:
+        if isinstance(self.processors, bool) or not isinstance(self.processors, (int, np.integer)) \
+                or not 1 <= int(self.processors) <= 100_000:
+            raise InvalidInstanceError("cluster.processors", self.processors,
+                                       "must be a whole number in [1, 100000]")
+        if isinstance(self.speed, bool) or not isinstance(self.speed, (int, float)) \
+                or not math.isfinite(self.speed) or self.speed <= 0:
+            raise InvalidInstanceError("cluster.speed", self.speed,
+                                       "must be a finite number > 0 (flop/s)")
+
+
+#: Table 1 of seed 004 [L451-470]: speeds are HPL GFlop/s over ACML
+CLUSTERS: dict[str, Cluster] = {
+    "grelon": Cluster("grelon", 120, 3.185e9),
+    "grillon": Cluster("grillon", 47, 3.379e9),
+    "chti": Cluster("chti", 20, 4.311e9),
+    "gdx": Cluster("gdx", 216, 3.388e9),
+}
+
+
+def get_cluster(name: str) -> Cluster:
+    """The Table 1 cluster called ``name`` (InvalidInstanceError otherwise)."""
+    if name not in CLUSTERS:
+        raise InvalidInstanceError("cluster", name, f"unknown cluster; one of "
+                                   f"{', '.join(sorted(CLUSTERS))}")
+    return CLUSTERS[name]
+
+
+def _check_number(fieldname: str, value: Any, low: float, high: float,
+                  open_low: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInstanceError(fieldname, value, "must be a number")
+    x = float(value)
+    if not math.isfinite(x) or x < low or x > high or (open_low and x <= low):
+        raise InvalidInstanceError(fieldname, value, f"must be in {'(' if open_low else '['}"
+                                   f"{low:g}, {high:g}]")
+    return x
+
+
+@dataclass(frozen=True, eq=False)
+class PTG:
+    """A parallel task graph (seed 004 §1.2–§1.3), validated on construction.
+
+    Tasks are numbered in a topological order; ``dummy[v]`` marks a zero-cost entry or exit
+    added by :func:`make_ptg`. ``edges`` is an ``(e, 2)`` array of local indices."""
+
+    ids: tuple[str, ...]
+    work: np.ndarray
+    alpha: np.ndarray
+    dummy: np.ndarray
+    edges: np.ndarray
+    name: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    task_extra: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def n(self) -> int:
+        """Number of tasks, dummies included."""
+        return len(self.ids)
+
+    @cached_property
+    def preds(self) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in range(self.n)]
+        for u, v in self.edges.tolist():
+            out[v].append(u)
+        return out
+
+    @cached_property
+    def succs(self) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in range(self.n)]
+        for u, v in self.edges.tolist():
+            out[u].append(v)
+        return out
+
+    @cached_property
+    def levels(self) -> np.ndarray:
+        """Precedence level (longest path in edges from the entry; spec §1.5)."""
+        lev = np.zeros(self.n, dtype=int)
+        for v in range(self.n):
+            for u in self.preds[v]:
+                lev[v] = max(lev[v], lev[u] + 1)
+        return lev
+
+    @cached_property
+    def width(self) -> int:
+        """Largest number of real tasks on one precedence level (DECIDE-13: dummies are
+        excluded)."""
+        real = ~self.dummy
+        if not real.any():
+            return 0
+        return int(np.bincount(self.levels[real]).max())
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The networkx DiGraph (node attributes ``id``, ``work``, ``alpha``, ``dummy``)."""
+        g = nx.DiGraph()
+        for v, tid in enumerate(self.ids):
+            g.add_node(v, id=tid, work=float(self.work[v]), alpha=float(self.alpha[v]),
+                       dummy=bool(self.dummy[v]))
+        g.add_edges_from(self.edges.tolist())
+        return g
+
+    def times(self, speed: float, p: np.ndarray | int) -> np.ndarray:
+        """``T(v, p)`` in seconds (Amdahl, seed 004 [L493-498]); dummies take 0."""
+        t1 = self.work / speed
+        return t1 * (self.alpha + (1.0 - self.alpha) / np.asarray(p, dtype=float))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The issue's JSON form (dummies omitted; extra keys kept)."""
+        real = np.flatnonzero(~self.dummy)
+        tasks = []
+        for v in real:
+            t = dict(self.task_extra[v]) if self.task_extra else {}
+            t.update({"id": self.ids[v], "work": float(self.work[v]),
+                      "alpha": float(self.alpha[v])})
+            tasks.append(t)
+        edges = [[self.ids[u], self.ids[v]] for u, v in self.edges.tolist()
+                 if not (self.dummy[u] or self.dummy[v])]
+        out = dict(self.extra)
+        if self.name:
+            out["name"] = self.name
+        out.update({"tasks": tasks, "edges": edges})
+        return out
+
+
+def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]],
+             name: str = "", extra: dict[str, Any] | None = None,
+             task_extra: list[dict[str, Any]] | None = None) -> PTG:
+    """Validate tasks and edges, add a dummy entry/exit where needed, and number the tasks
+    in a topological order (seed 004 §1.2; spec §1.2).
+
+    Raises :class:`InvalidInstanceError` naming the field: duplicate or empty ids, work not
+    finite and > 0, ``alpha`` outside [0, 1], an edge naming an unknown task, a self-loop,
+    a cycle. O(n + e)."""
+    if not ids:
+        raise InvalidInstanceError("tasks", [], "a PTG needs at least one task")
+    w = np.array([_check_number(f"tasks[{i}].work", x, 0.0, 1e30, open_low=True)
+                  for i, x in enumerate(work)])
+    a = np.array([_check_number(f"tasks[{i}].alpha", x, 0.0, 1.0) for i, x in enumerate(alpha)])
+    index: dict[str, int] = {}
+    for i, tid in enumerate(ids):
+        if not isinstance(tid, str) or not tid or tid in (ENTRY, EXIT):
+            raise InvalidInstanceError(f"tasks[{i}].id", tid, "must be a non-empty string "
+                                       "(not a reserved dummy name)")
+        if tid in index:
+            raise InvalidInstanceError(f"tasks[{i}].id", tid, "duplicate task id")
+        index[tid] = i
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(ids)))
+    for k, e in enumerate(edges):
+        if not isinstance(e, (list, tuple)) or len(e) != 2:
+            raise InvalidInstanceError(f"edges[{k}]", e, "must be a pair [from, to]")
+        for end in e:
+            if end not in index:
+                raise InvalidInstanceError(f"edges[{k}]", e, f"unknown task {end!r}")
+        if e[0] == e[1]:
+            raise InvalidInstanceError(f"edges[{k}]", e, "self-loop")
+        g.add_edge(index[e[0]], index[e[1]])
+    if not nx.is_directed_acyclic_graph(g):
+        cycle = [ids[u] for u, _ in nx.find_cycle(g)]
+        raise InvalidInstanceError("edges", cycle, "the graph has a cycle")
+    return _with_dummies(g, list(ids), w, a, name, extra or {}, task_extra)
+
+
+def _with_dummies(g: nx.DiGraph, ids: list[str], w: np.ndarray, a: np.ndarray, name: str,
+                  extra: dict[str, Any], task_extra: list[dict[str, Any]] | None) -> PTG:
+    n = len(ids)
+    dummy = [False] * n
+    sources = [v for v in range(n) if g.in_degree(v) == 0]
+    sinks = [v for v in range(n) if g.out_degree(v) == 0]
+    works, alphas = list(w), list(a)
+    tx = list(task_extra) if task_extra else [{} for _ in range(n)]
+    for label, ends, first in ((ENTRY, sources, True), (EXIT, sinks, False)):
+        if len(ends) > 1:
+            d = len(ids)
+            ids.append(label)
+            works.append(0.0)
+            alphas.append(0.0)
+            dummy.append(True)
+            tx.append({})
+            g.add_edges_from((d, v) if first else (v, d) for v in ends)
+    order = list(nx.lexicographical_topological_sort(g))
+    pos = {v: i for i, v in enumerate(order)}
+    edges = np.array(sorted((pos[u], pos[v]) for u, v in g.edges()), dtype=int).reshape(-1, 2)
+    return PTG(tuple(ids[v] for v in order), np.array([works[v] for v in order], float),
+               np.array([alphas[v] for v in order], float),
+               np.array([dummy[v] for v in order], bool), edges, name, dict(extra),
+               tuple(tx[v] for v in order))
+
+
+@dataclass
+class Dag:
+    """Flat arrays of one or several PTGs on one cluster (what the algorithms use).
+
+    ``t1[v]`` is the sequential time in seconds (``work/s``), ``owner[v]`` the PTG index,
+    ``local[v]`` the task index inside it; tasks are in a topological order."""
+
+    t1: np.ndarray
+    alpha: np.ndarray
+    dummy: np.ndarray
+    preds: list[list[int]]
+    succs: list[list[int]]
+    owner: np.ndarray
+    local: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.t1.size)
+
+    def time(self, v: int, p: int) -> float:
+        """``T(v, p)`` (Amdahl); 0 for a dummy."""
+        return float(self.t1[v] * (self.alpha[v] + (1.0 - self.alpha[v]) / max(p, 1)))
+
+    def times(self, p: np.ndarray) -> np.ndarray:
+        """``T(v, p_v)`` for every task (vectorised)."""
+        return self.t1 * (self.alpha + (1.0 - self.alpha) / np.maximum(p, 1))
+
+
+def flatten(ptgs: list[PTG], speed: float) -> tuple[Dag, np.ndarray]:
+    """All PTGs as one :class:`Dag` (no edges between them) and the offsets of each PTG's
+    first task. O(Σ n_i + e_i)."""
+    offsets = np.concatenate([[0], np.cumsum([g.n for g in ptgs])]).astype(int)
+    preds: list[list[int]] = []
+    succs: list[list[int]] = []
+    for g, off in zip(ptgs, offsets[:-1], strict=True):
+        preds.extend([u + off for u in lst] for lst in g.preds)
+        succs.extend([u + off for u in lst] for lst in g.succs)
+    dag = Dag(np.concatenate([g.work / speed for g in ptgs]),
+              np.concatenate([g.alpha for g in ptgs]),
+              np.concatenate([g.dummy for g in ptgs]), preds, succs,
+              np.repeat(np.arange(len(ptgs)), [g.n for g in ptgs]),
+              np.concatenate([np.arange(g.n) for g in ptgs]))
+    return dag, offsets
+
+
+def single(ptg: PTG, speed: float) -> Dag:
+    """One PTG as a :class:`Dag`."""
+    return flatten([ptg], speed)[0]

@@ -1,0 +1,112 @@
+"""One scheduling problem of seed 004: ``N`` PTGs released at 0 on one cluster (§6.5), with
+everything the 19 algorithms share, computed once: the flat task arrays, each PTG's
+standalone HCPA allocation on ``P`` processors and its schedule (``C*_i``, spec §2.1,
+DECIDE-3: no backfilling), the priority keys of spec §3.5 and the moldable specification of
+spec §3.7 (built on demand, cached).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from lpsched.errors import InvalidInstanceError
+from lpsched.ptg.hcpa import Trajectory, all_allocs, bottom_levels, hcpa_schedule
+from lpsched.ptg.model import PTG, Cluster, Dag, flatten, single
+from lpsched.ptg.schedule import PtgSchedule
+
+
+@dataclass
+class Problem:
+    """``ptgs`` on ``cluster``; ``seed`` fixes every random tie of the shared parts."""
+
+    ptgs: list[PTG]
+    cluster: Cluster
+    seed: int = 0
+    _spec: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.ptgs:
+            raise InvalidInstanceError("ptgs", [], "give at least one PTG")
+        for i, g in enumerate(self.ptgs):
+            if not isinstance(g, PTG):
+                raise InvalidInstanceError(f"ptgs[{i}]", type(g).__name__, "must be a PTG")
+
+    @property
+    def P(self) -> int:
+        return self.cluster.processors
+
+    @property
+    def N(self) -> int:
+        return len(self.ptgs)
+
+    @cached_property
+    def flat(self) -> tuple[Dag, np.ndarray]:
+        """All tasks as one :class:`Dag` and each PTG's offset."""
+        return flatten(self.ptgs, self.cluster.speed)
+
+    @cached_property
+    def dags(self) -> list[Dag]:
+        return [single(g, self.cluster.speed) for g in self.ptgs]
+
+    @cached_property
+    def trajectories(self) -> list[Trajectory]:
+        """HCPA on the whole cluster per PTG, replayable for any budget."""
+        return [Trajectory.build(d, self.P) for d in self.dags]
+
+    @cached_property
+    def selfish_alloc(self) -> np.ndarray:
+        """``HCPA_ALLOC(G_i, P)`` of every PTG, as if alone (DECIDE-30), flat."""
+        return np.concatenate([t.alloc(self.P) for t in self.trajectories])
+
+    def rng(self, *salt: int) -> np.random.Generator:
+        """A generator for one purpose: ``default_rng([seed, *salt])``."""
+        return np.random.default_rng([self.seed, *salt])
+
+    @cached_property
+    def alone(self) -> list[PtgSchedule]:
+        """``HCPA_SCHED(G_i, P)`` of every PTG (spec §3.2)."""
+        offs = self.flat[1]
+        return [hcpa_schedule(d, self.P, self.rng(1, i),
+                              self.selfish_alloc[offs[i]:offs[i + 1]])
+                for i, d in enumerate(self.dags)]
+
+    @cached_property
+    def cstar(self) -> np.ndarray:
+        """``C*_i``: makespan of PTG ``i`` alone on ``P`` processors under HCPA (§2.1)."""
+        return np.array([s.makespan for s in self.alone])
+
+    def keys(self, kind: str, alloc: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Priority keys of spec §3.5 (smaller first): ``bl`` (decreasing bottom level),
+        ``order`` (increasing ``C*_i``, then decreasing ``bl``), ``weight`` (decreasing
+        ``bl/C*_i²``); ``bl`` inside each PTG under ``alloc``."""
+        dag = self.flat[0]
+        bl = bottom_levels(dag, alloc)
+        cs = self.cstar[dag.owner]
+        if kind == "bl":
+            return (-bl,)
+        if kind == "order":
+            return (cs, -bl)
+        if kind == "weight":
+            return (-bl / cs**2,)
+        raise ValueError(f"unknown priority key {kind!r}")
+
+    def spec_times(self, i: int) -> np.ndarray:
+        """``T_i(p)``, ``p = 1..P``: makespan of ``HCPA_SCHED(G_i, p)`` (spec §3.7), cached.
+        O(P·(n log n + n·P log P)) per PTG."""
+        if i not in self._spec:
+            allocs = all_allocs(self.trajectories[i])
+            self._spec[i] = np.array([
+                hcpa_schedule(self.dags[i], p, self.rng(2, i, p), allocs[p - 1]).makespan
+                for p in range(1, self.P + 1)])
+        return self._spec[i]
+
+    def spec_schedule(self, i: int, p: int, traj: Trajectory | None = None) -> PtgSchedule:
+        """``S_i(p)``: the HCPA schedule of PTG ``i`` on ``p`` virtual processors
+        (deterministic: ties from ``rng(2, i, p)``)."""
+        t = traj or self.trajectories[i]
+        return hcpa_schedule(self.dags[i], p, self.rng(2, i, p), t.alloc(p))

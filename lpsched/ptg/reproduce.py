@@ -1,0 +1,209 @@
+"""The 1,500-scenario study of seed 004 §6–§7 (spec §6.5, §2.6, §7, §(a)).
+
+One cell is one scenario (class, ``N``, set, cluster, population members, seed): it runs
+the requested algorithms (default all 19, sharing the standalone HCPA runs and the moldable
+specification) and the lower bounds, and returns one row per algorithm. :func:`summary`
+aggregates the rows: box statistics per population (Figs 2–4), harmonic means of the ratios
+to SELFISH and the Pareto sets (Figs 5–7), mean MaxS versus ``N`` (Fig 8), utilisation per
+cluster (Table 2), the bounds check (every lower bound <= its achieved value) and the seven
+qualitative acceptance checks of spec §(a).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from lpsched.ptg.bounds import lower_bounds
+from lpsched.ptg.generators import CLASSES, N_VALUES, build_member, population, scenarios
+from lpsched.ptg.model import CLUSTERS, get_cluster
+from lpsched.ptg.problem import Problem
+from lpsched.ptg.registry import ALGORITHMS, run
+
+Cell = tuple[str, int, int, str, tuple[int, ...], int, tuple[str, ...]]
+
+
+def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(ALGORITHMS),
+          sets: int = 25, n_values: tuple[int, ...] = N_VALUES,
+          clusters: tuple[str, ...] = tuple(CLUSTERS)) -> list[Cell]:
+    """The first ``count`` scenarios, ordered by set number first so that any prefix is
+    balanced over classes, ``N`` and clusters (60 scenarios = set 0 of every combination);
+    ``sets``, ``n_values``, ``clusters`` restrict the grid (reduced runs)."""
+    sc = sorted(scenarios(seed, sets, n_values, CLASSES, clusters),
+                key=lambda s: (s.set_index, CLASSES.index(s.cls), s.n_ptgs, s.cluster))
+    return [(s.cls, s.n_ptgs, s.set_index, s.cluster, s.members, seed, tuple(algorithms))
+            for s in sc[:count]]
+
+
+def problem_of(cell: Cell) -> Problem:
+    """The :class:`Problem` of one cell (PTGs rebuilt from their population indices)."""
+    cls, _n, k, cluster, members, seed, _algs = cell
+    pop = population(cls)
+    ptgs = [build_member(pop[m], seed) for m in members]
+    return Problem(ptgs, get_cluster(cluster), seed=seed * 1000 + k)
+
+
+def cell_rows(cell: Cell) -> list[dict[str, Any]]:
+    """Run one scenario: one row per algorithm (metrics, seconds, bounds)."""
+    cls, n, k, cluster, _members, _seed, algs = cell
+    pb = problem_of(cell)
+    b = lower_bounds(pb)
+    rows = []
+    for name in algs:
+        r = run(pb, name)
+        m = r.metrics
+        rows.append({"class": cls, "N": n, "set": k, "cluster": cluster, "algorithm": name,
+                     "makespan": m.makespan, "ssct": m.scaled_sum_completion,
+                     "max_stretch": m.max_stretch, "min_stretch": float(m.stretch.min()),
+                     "utilisation": m.utilisation, "seconds": r.seconds,
+                     "lb_makespan": b.makespan, "lb_ssct": b.ssct,
+                     "lb_ptg_ok": bool((m.completion >= np.fmax(b.ptg_classical, b.ptg_lp)
+                                        * (1 - 1e-9)).all())})
+    return rows
+
+
+def _box(x: np.ndarray) -> dict[str, float]:
+    q = np.quantile(x, [0, 0.25, 0.5, 0.75, 1])
+    return dict(zip(("min", "q1", "median", "q3", "max"), q.tolist(), strict=True))
+
+
+def _hmean(x: np.ndarray) -> float:
+    return float(x.size / (1.0 / x).sum())
+
+
+def _pareto(points: dict[str, tuple[float, float]]) -> list[str]:
+    """Names not dominated (smaller is better on both axes)."""
+    out = []
+    for a, (x, y) in points.items():
+        if not any((x2 <= x and y2 <= y) and (x2 < x or y2 < y)
+                   for b, (x2, y2) in points.items() if b != a):
+            out.append(a)
+    return sorted(out)
+
+
+def _table(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    algs = list(dict.fromkeys(r["algorithm"] for r in rows))
+    col = {k: np.array([r[k] for r in rows]) for k in ("makespan", "ssct", "max_stretch",
+                                                         "utilisation", "min_stretch", "N")}
+    col["algorithm"] = np.array([r["algorithm"] for r in rows])
+    col["class"] = np.array([r["class"] for r in rows])
+    col["cluster"] = np.array([r["cluster"] for r in rows])
+    col["scenario"] = np.array([f'{r["class"]}/{r["N"]}/{r["set"]}/{r["cluster"]}'
+                                for r in rows])
+    return {"algs": algs, **col}
+
+
+def _ratios(t: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Harmonic mean over scenarios of ``metric(alg)/metric(SELFISH)`` (spec §2.6)."""
+    out: dict[str, dict[str, float]] = {}
+    base = {m: dict(zip(t["scenario"][t["algorithm"] == "selfish"],
+                        t[m][t["algorithm"] == "selfish"], strict=True))
+            for m in ("makespan", "ssct", "max_stretch")}
+    for a in t["algs"]:
+        sel = t["algorithm"] == a
+        out[a] = {m: _hmean(t[m][sel] / np.array([base[m][s] for s in t["scenario"][sel]]))
+                  for m in ("makespan", "ssct", "max_stretch")}
+    return out
+
+
+def _rank_difference(boxes: dict[str, Any], algs: list[str]) -> dict[str, dict[str, float]]:
+    """Spec §2.6: rank the algorithms by median per population; per population, the mean
+    over algorithms of ``|rank_pop − rank_all|``."""
+    out: dict[str, dict[str, float]] = {}
+    for metric, per_pop in boxes.items():
+        def ranks(pop: str, per_pop: dict[str, Any] = per_pop) -> dict[str, int]:
+            med = {a: per_pop[pop][a]["median"] for a in algs if a in per_pop[pop]}
+            return {a: k for k, a in enumerate(sorted(med, key=med.__getitem__))}
+        base = ranks("all")
+        out[metric] = {pop: float(np.mean([abs(r[a] - base[a]) for a in r]))
+                       for pop in per_pop if pop != "all" and (r := ranks(pop))}
+    return out
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks."""
+    if not rows:
+        return {"scenarios": 0}
+    t = _table(rows)
+    algs = t["algs"]
+    pops = {"all": np.ones(len(rows), bool),
+            **{c: t["class"] == c for c in CLASSES if (t["class"] == c).any()}}
+    boxes = {m: {pop: {a: _box(t[m][mask & (t["algorithm"] == a)]) for a in algs
+                       if (mask & (t["algorithm"] == a)).any()}
+                 for pop, mask in pops.items()} for m in ("ssct", "makespan", "max_stretch")}
+    out: dict[str, Any] = {"scenarios": len(set(t["scenario"].tolist())), "boxes": boxes,
+                           "rank_difference": _rank_difference(boxes, algs)}
+    out["utilisation"] = {a: {c: float(t["utilisation"][(t["algorithm"] == a)
+                                                        & (t["cluster"] == c)].mean())
+                              for c in sorted(set(t["cluster"].tolist()))} for a in algs}
+    out["mean_max_stretch_by_N"] = {a: {int(n): float(t["max_stretch"][(t["algorithm"] == a)
+                                                                       & (t["N"] == n)].mean())
+                                        for n in sorted(set(t["N"].tolist()))} for a in algs}
+    out["bounds_hold"] = bool(all(r["lb_makespan"] <= r["makespan"] * (1 + 1e-9)
+                                  and r["lb_ssct"] <= r["ssct"] * (1 + 1e-9)
+                                  and r["lb_ptg_ok"] for r in rows))
+    if "selfish" in algs:
+        ratios = _ratios(t)
+        out["ratios_to_selfish"] = ratios
+        pts = {a: (v["makespan"], v["ssct"]) for a, v in ratios.items()}
+        out["pareto"] = {"ssct_vs_cmax": _pareto(pts),
+                         "maxs_vs_cmax": _pareto({a: (v["makespan"], v["max_stretch"])
+                                                  for a, v in ratios.items()}),
+                         "maxs_vs_ssct": _pareto({a: (v["ssct"], v["max_stretch"])
+                                                  for a, v in ratios.items()})}
+        if set(ALGORITHMS) <= set(algs):
+            out["acceptance"] = acceptance(t, ratios, out["utilisation"])
+    return out
+
+
+def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
+               util: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+    """The seven qualitative checks of spec §(a), each with ``passed`` and its values."""
+    def stat(a: str, m: str, f: Any = np.mean) -> float:
+        return float(f(t[m][t["algorithm"] == a]))
+
+    algs = t["algs"]
+    checks = []
+    ss = {a: stat(a, "ssct") for a in algs}
+    mx = {a: stat(a, "max_stretch") for a in algs}
+    checks.append(("1 SELFISH worst on SSCT and MaxS (means)",
+                   max(ss, key=ss.__getitem__) == "selfish" and
+                   max(mx, key=mx.__getitem__) == "selfish",
+                   {"worst_ssct": max(ss, key=ss.__getitem__),
+                    "worst_maxs": max(mx, key=mx.__getitem__)}))
+    med = {a: stat(a, "max_stretch", np.median) for a in algs}
+    r_order = ratios["selfish-order"]["makespan"]
+    checks.append(("2 SELFISH ORDER best MaxS median, Cmax ratio >= 1.1",
+                   min(med, key=med.__getitem__) == "selfish-order" and r_order >= 1.1,
+                   {"best_maxs_median": min(med, key=med.__getitem__),
+                    "order_cmax_ratio": r_order}))
+    cm = {a: v["makespan"] for a, v in ratios.items()}
+    best = min(cm, key=cm.__getitem__)
+    checks.append(("3 a CAFM algorithm has the best Cmax ratio (about 0.8)",
+                   best.startswith("cafm") and cm[best] <= 0.9,
+                   {"best": best, "ratio": cm[best]}))
+    pairs = [("selfish", "selfish-weight"), ("cra-ndags", "cra-ndags-weight"),
+             ("cra-work", "cra-work-weight"), ("cra-width", "cra-width-weight"),
+             ("cafm-cra", "cafm-cra-weight")]
+    trade = {w: (ratios[w]["ssct"] <= ratios[b]["ssct"],
+                 ratios[w]["makespan"] >= ratios[b]["makespan"]) for b, w in pairs}
+    checks.append(("4 every WEIGHT variant trades Cmax for SSCT",
+                   all(a and b for a, b in trade.values()),
+                   {w: {"lower_ssct": a, "higher_cmax": b} for w, (a, b) in trade.items()}))
+    gdx = {a: v.get("gdx", math.nan) for a, v in util.items()}
+    cafm = [gdx[a] for a in algs if a.startswith("cafm")]
+    cra = [gdx[a] for a in algs if a.startswith("cra")]
+    checks.append(("5 on gdx CAFM utilisation <= 80%, CRA >= 98%",
+                   bool(max(cafm) <= 0.80 and min(cra) >= 0.98),
+                   {"cafm_max": max(cafm), "cra_min": min(cra)}))
+    small = (t["N"] <= 4) & np.char.startswith(t["algorithm"].astype(str), "cra")
+    share = float((t["min_stretch"][small] < 1).mean()) if small.any() else math.nan
+    checks.append(("6 CRA produces stretches < 1 when N is small", share > 0,
+                   {"share_of_cra_rows_N<=4": share}))
+    mxs = {a: stat(a, "ssct", np.max) for a in algs if a.startswith("cafm")}
+    checks.append(("7 CAFM LPTF has a poor worst-case SSCT",
+                   mxs["cafm-lptf"] > mxs["cafm-k-shelves"],
+                   {"max_ssct": mxs}))
+    return [{"check": c, "passed": bool(p), "values": v} for c, p, v in checks]

@@ -1,0 +1,135 @@
+"""``lpsched campaigns generate | run | extract`` and ``lpsched reproduce faircamp | ostrich``
+through the installed console script (subprocess: real stdout / stderr, exit codes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli_subprocess import lpsched, one_json_object
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+EGEE = DATA / "LPC-EGEE-2004-1.2-cln.swf.gz"
+
+SWF = """; Version: 2.2
+; MaxProcs: 4
+1 0 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1
+2 2 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1
+3 15 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1
+4 3 1 5 2 -1 -1 2 -1 -1 1 3 1 -1 -1 -1 -1 -1
+5 4 0 0 1 -1 -1 1 -1 -1 5 3 1 -1 -1 -1 -1 -1
+"""
+
+
+def one_error_line(proc, code: int = 2) -> str:
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lpsched: error:"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+def test_generate_then_run_every_policy(tmp_path) -> None:
+    w = tmp_path / "w.json"
+    report = one_json_object(lpsched("campaigns", "generate", "--profile", "faircamp",
+                                     "--users", "4", "--jobs", "800", "--seed", "1",
+                                     "-o", str(w), "--json"))
+    assert report["jobs"] == 800 and w.exists()
+    for policy in ("faircamp", "fcfs", "ostrich", "space-share", "fair-share", "multicamp"):
+        out = one_json_object(lpsched("campaigns", "run", str(w), "--policy", policy,
+                                      "--json"))
+        for key in ("policy", "valid", "campaigns", "users", "max_campaign_stretch",
+                    "mean_campaign_stretch", "share_stretch_below_1_5", "max_user_stretch",
+                    "utilisation", "seconds"):
+            assert key in out
+        assert out["policy"] == policy and out["valid"] is True
+        assert out["max_campaign_stretch"] >= 1.0
+    packed = one_json_object(lpsched("campaigns", "run", str(w), "--policy", "faircamp",
+                                     "--faircamp-mode", "packed", "--json"))
+    assert packed["policy"] == "faircamp-packed"
+    table = lpsched("campaigns", "run", str(w), "--policy", "ostrich", "--table")
+    assert table.returncode == 0 and table.stderr == ""
+    assert table.stdout.splitlines()[0].split() == ["policy", "ostrich"]
+
+
+def test_run_parallel_workload_and_machines(tmp_path) -> None:
+    data = {"processors": 4, "campaigns": [
+        {"user": 0, "submit": 0.0, "think": 0.0, "jobs": [{"p": 10.0, "q": 4}]},
+        {"user": 1, "submit": 0.0, "think": 0.0, "jobs": [{"p": 1.0, "q": 2}] * 2}]}
+    path = tmp_path / "par.json"
+    path.write_text(json.dumps(data))
+    out = one_json_object(lpsched("campaigns", "run", str(path), "--policy", "ostrich",
+                                  "--json"))
+    assert out["max_campaign_stretch"] == pytest.approx(1.1)  # light at x + 1 = 11, l = 10
+    proc = lpsched("campaigns", "run", str(path), "--machines", "2", "--json")
+    assert "q" in one_error_line(proc)
+
+
+@pytest.mark.parametrize("campaign, field", [
+    ({"user": 0, "submit": None, "jobs": []}, "campaigns[0].jobs"),
+    ({"user": 0, "submit": None, "jobs": [{"p": 1.0, "q": 9}]}, "campaigns[0].jobs[0].q"),
+    ({"user": 0, "submit": None, "jobs": [{"p": -1.0}]}, "campaigns[0].jobs[0].p"),
+    ({"user": 0, "submit": None, "think": -2, "jobs": [{"p": 1.0}]}, "campaigns[0].think"),
+    ({"user": -1, "submit": 0.0, "jobs": [{"p": 1.0}]}, "campaigns[0].user"),
+])
+def test_bad_workloads_exit_2(tmp_path, campaign, field) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"processors": 4, "campaigns": [campaign]}))
+    assert field in one_error_line(lpsched("campaigns", "run", str(path), "--json"))
+
+
+def test_bad_files_and_options(tmp_path) -> None:
+    one_error_line(lpsched("campaigns", "run", str(tmp_path / "missing.json")))
+    bad = tmp_path / "x.json"
+    bad.write_text("{not json")
+    assert "x.json" in one_error_line(lpsched("campaigns", "run", str(bad)))
+    one_error_line(lpsched("campaigns", "generate", "--users", "0", "-o",
+                           str(tmp_path / "g.json")))
+    one_error_line(lpsched("campaigns", "generate", "-o", str(tmp_path / "nodir" / "g.json")))
+
+
+def test_extract_reports_unplaced_jobs(tmp_path) -> None:
+    swf = tmp_path / "t.swf"
+    swf.write_text(SWF)
+    out = tmp_path / "c.json"
+    rep = one_json_object(lpsched("campaigns", "extract", str(swf), "--method", "max",
+                                  "--deps", "-o", str(out), "--json"))
+    assert rep["campaigns"] == 3 and rep["jobs"] == 4
+    assert sum(v["count"] for v in rep["unplaced"].values()) == 1
+    assert [5] in [v["jobs"] for v in rep["unplaced"].values()]
+    run = one_json_object(lpsched("campaigns", "run", str(out), "--policy", "fcfs",
+                                  "--json"))
+    assert run["campaigns"] == 3
+    closed = tmp_path / "closed.json"
+    one_json_object(lpsched("campaigns", "extract", str(swf), "--replay", "closed", "-o",
+                            str(closed), "--json"))
+    data = json.loads(closed.read_text())
+    assert data["replay"] == "closed"
+    assert [c["submit"] is None for c in data["campaigns"]].count(True) == 1
+    one_error_line(lpsched("campaigns", "run", str(out), "--policy", "fair-share",
+                           "--tick", "0"))
+    one_error_line(lpsched("campaigns", "extract", str(tmp_path / "nope.swf"), "-o",
+                           str(tmp_path / "n.json")))
+
+
+def test_reproduce_faircamp_small(tmp_path) -> None:
+    proc = lpsched("reproduce", "faircamp", "--instances", "2", "--users", "2,5",
+                   "--jobs-per-instance", "500", "--out", str(tmp_path), "--quiet", "--plots")
+    data = one_json_object(proc)
+    assert set(data["summary"]) == {"2", "5"}
+    assert len(data["figures"]) == 2 and all(Path(f).stat().st_size > 0
+                                             for f in data["figures"])
+    assert (tmp_path / "faircamp.csv").exists() and (tmp_path / "faircamp.sqlite").exists()
+
+
+@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+def test_reproduce_ostrich_small(tmp_path) -> None:
+    proc = lpsched("reproduce", "ostrich", "--trace", str(EGEE), "--limit", "5000",
+                   "--instances", "1", "--jobs-per-instance", "500", "--out",
+                   str(tmp_path), "--quiet", "--plots")
+    data = one_json_object(proc)
+    assert [Path(f).name for f in data["figures"]] == ["ostrich_fig5_6.png",
+                                                       "ostrich_fig5_13.png"]
+    assert {"ostrich", "ostrich-nodeps", "fcfs", "original"} <= set(data["summary"]["egee"])

@@ -1,0 +1,120 @@
+"""``lpsched ptg generate | schedule`` and ``lpsched reproduce ptg`` as users run them
+(subprocess of the installed console script)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli_subprocess import lpsched, one_json_object
+
+KEYS = {"algorithm", "valid", "makespan", "scaled_sum_completion", "max_stretch",
+        "unfairness", "utilisation", "lower_bounds", "seconds"}
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("ptg")
+    g, f, s = d / "g.json", d / "f.json", d / "s.dot"
+    p = lpsched("ptg", "generate", "--class", "random", "--n", "20", "--fat", "0.5",
+                "--density", "0.2", "--regular", "0.8", "--jump", "2", "--seed", "4",
+                "-o", str(g))
+    assert p.returncode == 0 and p.stdout == "" and "20 tasks" in p.stderr
+    assert lpsched("ptg", "generate", "--class", "fft", "--points", "8", "--seed", "1",
+                   "-o", str(f)).returncode == 0
+    assert lpsched("ptg", "generate", "--class", "strassen", "-o", str(s)).returncode == 0
+    return {"g": g, "f": f, "s": s, "dir": d}
+
+
+def test_generate_files(graphs: dict[str, Path]) -> None:
+    data = json.loads(graphs["f"].read_text())
+    assert len(data["tasks"]) == 39 and all({"id", "work", "alpha"} <= set(t)
+                                            for t in data["tasks"])
+    assert graphs["s"].read_text().startswith("digraph")
+    again = lpsched("ptg", "generate", "--class", "random", "--n", "20", "--fat", "0.5",
+                    "--density", "0.2", "--regular", "0.8", "--jump", "2", "--seed", "4")
+    assert json.loads(again.stdout) == json.loads(graphs["g"].read_text())  # seeded
+
+
+def test_schedule_json_one_algorithm(graphs: dict[str, Path]) -> None:
+    gantt = graphs["dir"] / "out.png"
+    args = ["ptg", "schedule", str(graphs["g"]), str(graphs["f"]), "--cluster", "gdx",
+            "--algorithm", "cafm-k-shelves", "--json"]
+    try:
+        import matplotlib  # noqa: F401
+        args += ["--gantt", str(gantt)]
+    except ImportError:
+        gantt = None
+    doc = one_json_object(lpsched(*args))
+    assert KEYS <= set(doc) and doc["algorithm"] == "cafm-k-shelves" and doc["valid"]
+    lb = doc["lower_bounds"]
+    assert lb["makespan"]["bound"] in ("lp", "classical")
+    assert lb["makespan"]["value"] <= doc["makespan"]
+    assert lb["scaled_sum_completion"]["value"] <= doc["scaled_sum_completion"]
+    if gantt is not None:
+        assert gantt.stat().st_size > 1000
+
+
+def test_schedule_all_table(graphs: dict[str, Path]) -> None:
+    p = lpsched("ptg", "schedule", str(graphs["g"]), str(graphs["f"]), str(graphs["s"]),
+                "--cluster", "grillon", "--algorithm", "all", "--table")
+    assert p.returncode == 0 and p.stderr == ""
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 20 and lines[0].startswith("algorithm")
+    assert [ln.split()[0] for ln in lines[1:]][-1] == "cafm-k-shelves"
+    assert all(float(ln.split()[2]) >= 1 - 1e-9 for ln in lines[1:])  # Cmax/LB >= 1
+
+
+def test_schedule_all_json(graphs: dict[str, Path]) -> None:
+    doc = one_json_object(lpsched("ptg", "schedule", str(graphs["f"]), "--cluster", "chti",
+                                  "--json"))
+    assert len(doc["results"]) == 19 and all(KEYS <= set(r) for r in doc["results"])
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ('{"tasks": [{"id": "a", "work": 1}, {"id": "b", "work": 1}], '
+     '"edges": [["a", "b"], ["b", "a"]]}', "cycle"),
+    ('{"tasks": [{"id": "a", "work": 1, "alpha": 2}]}', "tasks[0].alpha"),
+    ('{"tasks": [{"id": "a", "work": -1}]}', "tasks[0].work"),
+    ('{"tasks": [{"id": "a", "work": 1}], "edges": [["a", "zz"]]}', "edges[0]"),
+    ("not json", "bad.json"),
+])
+def test_bad_input_exit_2(tmp_path: Path, content: str, words: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    p = lpsched("ptg", "schedule", str(bad), "--cluster", "chti", "--json")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("lpsched: error:") and p.stderr.count("\n") == 1
+    assert words in p.stderr
+
+
+def test_unknown_cluster_and_options(graphs: dict[str, Path]) -> None:
+    p = lpsched("ptg", "schedule", str(graphs["g"]), "--cluster", "moon", "--json")
+    assert p.returncode == 2 and "cluster" in p.stderr and p.stderr.count("\n") == 1
+    p = lpsched("ptg", "generate", "--class", "fft", "--points", "6")
+    assert p.returncode == 2 and "points" in p.stderr
+    p = lpsched("ptg", "schedule", str(graphs["g"]), "--cluster", "chti", "--algorithm",
+                "nope")
+    assert p.returncode == 2
+
+
+def test_reproduce_small(tmp_path: Path) -> None:
+    out = tmp_path / "res"
+    p = lpsched("reproduce", "ptg", "--scenarios", "2", "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["scenarios"] == 2 and doc["bounds_hold"] is True
+    assert len(doc["acceptance"]) == 7
+    assert (out / "ptg.csv").read_text().count("\n") == 2 * 19 + 1
+    assert json.loads((out / "ptg_summary.json").read_text())["scenarios"] == 2
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert doc["figures"] == []
+    else:
+        assert len(doc["figures"]) == 7 and all(Path(f).stat().st_size > 1000
+                                                for f in doc["figures"])
+    again = lpsched("reproduce", "ptg", "--scenarios", "2", "--out", str(out), "--quiet")
+    assert again.returncode == 0 and "0 scenarios computed now" in again.stderr

@@ -18,6 +18,11 @@ star (seed 003)    max_stretch      LP optimum of the fluid max-stretch (lp)    
 star               max_flow,        ``MS*_k``: no application completes faster      none
                    sum_flow,        than alone at its steady-state throughput
                    makespan         (combinatorial)
+tasks (seed 000    max_stretch,     preemptive migratory optimum by max-flow        none
+ch. 3)             max_flow         search (lp); above 3,000 tasks one processor
+                                    of speed m, EDF (combinatorial)
+tasks              sum_flow         SRPT on one processor of speed m, Σp            none
+                                    (combinatorial)
 =================  ===============  ==============================================  ==========
 
 An unsupported pair raises :class:`UnsupportedObjectiveError` (an
@@ -50,6 +55,7 @@ LOWER_BOUNDS: dict[str, tuple[str, ...]] = {
     "identical": ("makespan",), "hybrid": ("makespan",), "rigid": ("makespan",),
     "moldable": ("makespan",),
     "star": ("max_stretch", "max_flow", "sum_flow", "makespan"),
+    "tasks": ("max_stretch", "max_flow", "sum_flow"),
 }
 OPTIMA: dict[str, tuple[str, ...]] = {
     "identical": ("makespan",), "hybrid": ("makespan",), "rigid": ("makespan",),
@@ -57,8 +63,9 @@ OPTIMA: dict[str, tuple[str, ...]] = {
 }
 
 
-#: HiGHS's default MIP stopping rule, which :mod:`lpsched.approx.exact` keeps: a solution is
-#: reported optimal once ``ub − lb <= max(MIP_REL_GAP·|ub|, MIP_ABS_GAP)``.
+#: HiGHS's default MIP stopping rule (``ub − lb <= max(MIP_REL_GAP·|ub|, MIP_ABS_GAP)``).
+#: :mod:`lpsched.approx.exact` now solves with both gaps at 0 (decision 87); :func:`certify`
+#: keeps this margin as a second, conservative guard against HiGHS's tolerances.
 MIP_REL_GAP, MIP_ABS_GAP = 1e-4, 1e-6
 
 
@@ -241,9 +248,25 @@ def _star_lb(inst: Any, objective: str, time_limit: float | None) -> Bound:
                  objective)
 
 
+def _tasks_lb(inst: Any, objective: str) -> Bound:
+    """Online sequential tasks (seed 000 ch. 3): the bounds of :mod:`lpsched.tasks.bounds`,
+    which hold for every schedule, preemptive or not, online or offline."""
+    from lpsched.tasks.bounds import lower_bounds
+
+    res = lower_bounds(inst)[objective]
+    kind: Kind = "lp" if res.kind == "preemptive-exact" else "combinatorial"
+    how = {"preemptive-exact": "optimum of the preemptive, migratory relaxation (a "
+                               "transportation LP solved as a max-flow feasibility search)",
+           "speed-m-edf": "one processor of speed m, EDF (above the exact-search limit)",
+           "srpt-speed-m": "SRPT on one processor of speed m, and the total work"}.get(
+               res.kind, res.kind)
+    return Bound(float(res.value), kind, f"lpsched.tasks.bounds.lower_bounds: {how}",
+                 objective)
+
+
 _LOWER: dict[str, Callable[[Any, str], Bound]] = {
     "identical": _identical_lb, "hybrid": _hybrid_lb, "rigid": _rigid_lb,
-    "moldable": _moldable_lb,
+    "moldable": _moldable_lb, "tasks": _tasks_lb,
 }
 
 

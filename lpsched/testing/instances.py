@@ -33,6 +33,7 @@ from lpsched.approx.certified import check_count, check_times
 from lpsched.approx.moldable import check_table
 from lpsched.bags import Instance, instance_from_dict, instance_to_dict
 from lpsched.errors import InvalidInstanceError
+from lpsched.tasks.instance import TaskInstance
 
 
 def _plain(values: np.ndarray) -> list[Any]:
@@ -301,12 +302,13 @@ class MoldableJobs:
 
 
 #: Every instance type the testing helpers accept.
-AnyInstance = IdenticalJobs | HybridTasks | RigidJobs | MoldableJobs | Instance
+AnyInstance = IdenticalJobs | HybridTasks | RigidJobs | MoldableJobs | Instance | TaskInstance
 
 
 def family(inst: Any) -> str:
-    """The family name of an instance: ``identical``, ``hybrid``, ``rigid``, ``moldable``
-    or ``star``.
+    """The family name of an instance: ``identical``, ``hybrid``, ``rigid``, ``moldable``,
+    ``star`` (seed 003) or ``tasks`` (seed 000 ch. 3, :class:`~lpsched.tasks.instance
+    .TaskInstance`).
 
     Examples
     --------
@@ -315,11 +317,13 @@ def family(inst: Any) -> str:
     """
     if isinstance(inst, Instance):
         return "star"
+    if isinstance(inst, TaskInstance):
+        return "tasks"
     if isinstance(inst, (IdenticalJobs, HybridTasks, RigidJobs, MoldableJobs)):
         return inst.family
     raise InvalidInstanceError("instance", type(inst).__name__, "not an instance lpsched.testing "
-                               "knows: IdenticalJobs, HybridTasks, RigidJobs, MoldableJobs "
-                               "or lpsched.bags.Instance")
+                               "knows: IdenticalJobs, HybridTasks, RigidJobs, MoldableJobs, "
+                               "lpsched.bags.Instance or lpsched.tasks.TaskInstance")
 
 
 def to_dict(inst: AnyInstance) -> dict[str, Any]:
@@ -333,7 +337,7 @@ def to_dict(inst: AnyInstance) -> dict[str, Any]:
     """
     if family(inst) == "star":
         return instance_to_dict(inst)  # type: ignore[arg-type]
-    return inst.to_dict()  # type: ignore[union-attr]
+    return inst.to_dict()
 
 
 def command(inst: AnyInstance, path: str) -> str:
@@ -346,6 +350,8 @@ def command(inst: AnyInstance, path: str) -> str:
     """
     if family(inst) == "star":
         return f"lpsched solve {path}"
+    if family(inst) == "tasks":
+        return f"lpsched online {path} --policy all --table"
     return inst.command(path)  # type: ignore[union-attr]
 
 
@@ -363,6 +369,8 @@ def from_dict(data: Mapping[str, Any]) -> AnyInstance:
     keys = set(data)
     if {"platform", "applications"} <= keys:
         return instance_from_dict(data)
+    if {"processors", "tasks"} <= keys:
+        return TaskInstance.from_dict(dict(data))
     if {"cpu_times", "gpu_times", "cpus", "gpus"} <= keys:
         return HybridTasks(data["cpu_times"], data["gpu_times"], data["cpus"], data["gpus"])
     if {"jobs", "processors", "cluster_size"} <= keys:

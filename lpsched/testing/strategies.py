@@ -12,6 +12,7 @@ the moldable MIP, which needs whole numbers, can solve it).
 * :func:`rigid_jobs` → :class:`~lpsched.testing.instances.RigidJobs`
 * :func:`moldable_jobs` → :class:`~lpsched.testing.instances.MoldableJobs`
 * :func:`star_instances` → :class:`lpsched.bags.Instance` (seed 003)
+* :func:`online_tasks` → :class:`lpsched.tasks.instance.TaskInstance` (seed 000 ch. 3)
 
 Every drawn instance is also remembered for the plugin's ``--lpsched-examples`` (the last
 one drawn in a failing test is written to a file).
@@ -25,10 +26,12 @@ import numpy as np
 from hypothesis import strategies as st
 
 from lpsched.bags import Application, Instance, StarPlatform
+from lpsched.tasks.instance import TaskInstance
 from lpsched.testing import record
 from lpsched.testing.instances import HybridTasks, IdenticalJobs, MoldableJobs, RigidJobs
 
-__all__ = ["hybrid_tasks", "identical_jobs", "moldable_jobs", "rigid_jobs", "star_instances"]
+__all__ = ["hybrid_tasks", "identical_jobs", "moldable_jobs", "online_tasks", "rigid_jobs",
+           "star_instances"]
 
 #: Tiny but valid processing times (far above ``approx.certified.TIME_MIN``).
 TINY = (1e-6, 1e-3)
@@ -292,5 +295,47 @@ def star_instances(max_apps: int = 4, max_workers: int = 3, port: str | None = N
                             draw(st.integers(1, max_tasks)), draw(small), draw(small))
                 for _ in range(n)]
         return Instance(StarPlatform(speed, bws, bw, model), tuple(apps))
+
+    return draw_one().map(_remember)
+
+
+def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20, *,
+                 edge_cases: bool = True) -> st.SearchStrategy[TaskInstance]:
+    """Online sequential tasks (seed 000 ch. 3): 1..``max_tasks`` tasks ``(release, p)`` on
+    1..``max_processors`` identical processors, as :class:`~lpsched.tasks.instance
+    .TaskInstance` (the file ``lpsched online`` reads).
+
+    Processing times are whole numbers 1..``max_time``; releases whole numbers
+    0..``2·max_time``. With ``edge_cases`` (default) times are sometimes 0, tiny or real,
+    one draw in six has equal lengths, one in four releases every task at 0 (a burst: the
+    online policies' tie rules decide), and one in six adds a task as long as all the
+    others together (a heavy task, what redirection is for).
+
+    Examples
+    --------
+    >>> from hypothesis import given
+    >>> @given(online_tasks(max_tasks=4))
+    ... def test(inst):
+    ...     assert 1 <= inst.n <= 4 and inst.processors >= 1
+    >>> test()
+    """
+    _check_sizes(max_tasks, max_processors)
+
+    @st.composite
+    def draw_one(draw: Any) -> TaskInstance:
+        m = draw(st.integers(1, max_processors))
+        if edge_cases:
+            p = _times(draw, max_tasks, max_time, zero=True)
+            if len(p) < max_tasks and draw(st.integers(0, 5)) == 0:
+                p.append(float(sum(p)) or 1.0)
+        else:
+            n = draw(st.integers(1, max_tasks))
+            p = draw(st.lists(st.integers(1, max_time).map(float), min_size=n, max_size=n))
+        if edge_cases and draw(st.integers(0, 3)) == 0:
+            release = [0.0] * len(p)
+        else:
+            release = draw(st.lists(st.integers(0, 2 * max_time).map(float),
+                                    min_size=len(p), max_size=len(p)))
+        return TaskInstance(m, release, p)
 
     return draw_one().map(_remember)

@@ -10,7 +10,8 @@ x_k)``. Rows: precedence ``s_w − s_v − x_v >= 0``, ``C − s_v − x_v >= 0`
 row ``Σ w_v <= P·C``. Every feasible schedule gives a feasible point (``x_v = T(v, p_v)``,
 ``w_v = p_v T(v, p_v)``), so the optimum is a lower bound on the makespan; it is at least
 ``max(critical path at P processors, Σ T(v,1)/P)`` because the tangent at ``p = 1`` gives
-``w_v >= t1_v``. Size: ``3n + 1`` columns, ``e + n(K + 1) + 1`` rows for ``K`` tangents.
+``w_v >= t1_v``. Tangents steeper than :data:`SLOPE_CAP` (α at or next to 1) are
+replaced by that row. Size: ``3n + 1`` columns, ``e + n(K + 1) + 1`` rows for ``K`` tangents.
 """
 
 from __future__ import annotations
@@ -25,6 +26,41 @@ def tangent_points(processors: int) -> np.ndarray:
     """Allotments where the work curve is touched: ``1, 2, 4, ..., P`` and ``P``."""
     pts = 2 ** np.arange(int(np.log2(processors)) + 1)
     return np.unique(np.append(pts, processors))
+
+
+#: largest tangent slope ``|w'(x_k)|`` kept; steeper tangents (α within about ``p²/1e9`` of
+#: 1, and α = 1 where the slope is 0/0) become the always-valid row ``w_v >= t1_v``
+SLOPE_CAP = 1e9
+
+
+def _tangents(t1: np.ndarray, alpha: np.ndarray, pk: np.ndarray) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """Slopes and right-hand sides of the tangent rows ``w − slope·x >= rhs``.
+
+    Parameters
+    ----------
+    t1, alpha : numpy.ndarray
+        Sequential times and Amdahl fractions of the real tasks, shape ``(m,)``.
+    pk : numpy.ndarray
+        Allotments where the work curve is touched, shape ``(K,)``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(slope, rhs)``, shape ``(m, K)``. At ``x_k = T(v, p_k)``, ``w'(x_k) = −α
+        t1²(1−α)/(x_k − α t1)² = −α p_k²/(1 − α)`` (closed form: no cancellation), the row
+        is ``w − w'(x_k)·x >= p_k x_k − w'(x_k) x_k``. Where the slope is not finite or
+        exceeds :data:`SLOPE_CAP` the row is ``w >= t1`` (``p·T(v, p) >= t1`` for every
+        ``p``), so every row stays valid for every real allotment: the LP stays a proof.
+    """
+    a, p = alpha[:, None], pk[None, :]
+    xk = t1[:, None] * (a + (1 - a) / p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = -a * p**2 / (1 - a)
+    steep = ~(np.abs(slope) <= SLOPE_CAP)
+    slope = np.where(steep, 0.0, slope)
+    rhs = np.where(steep, np.broadcast_to(t1[:, None], xk.shape), p * xk - slope * xk)
+    return slope, rhs
 
 
 def makespan_lp(dag: Dag, processors: int, per_owner: bool = False) -> LinearProgram:
@@ -56,17 +92,13 @@ def makespan_lp(dag: Dag, processors: int, per_owner: bool = False) -> LinearPro
                        num_rows=n)
     pk = tangent_points(P).astype(float)
     K = pk.size
-    xk = t1[real, None] * (al[real, None] + (1 - al[real, None]) / pk[None, :])
-    wk = pk[None, :] * xk
-    # w'(x) = −α t1² (1−α)/(x − α t1)²  (0 when α = 0: the work is constant)
-    gap = xk - al[real, None] * t1[real, None]
-    slope = -al[real, None] * t1[real, None] ** 2 * (1 - al[real, None]) / gap**2
+    slope, rhs = _tangents(t1[real], al[real], pk)
     r = np.arange(real.size * K)
     vv = np.repeat(real, K)
     lp.add_constraints("tangent", np.concatenate([r, r]),
                        np.concatenate([w[vv], x[vv]]),
                        np.concatenate([np.ones(r.size), -slope.ravel()]),
-                       lower=(wk - slope * xk).ravel(), num_rows=r.size)
+                       lower=rhs.ravel(), num_rows=r.size)
     rows = np.concatenate([groups[real], np.arange(G)])
     cols = np.concatenate([w[real], c])
     vals = np.concatenate([np.ones(real.size), np.full(G, -float(P))])

@@ -167,8 +167,8 @@ def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]]
     in a topological order (seed 004 §1.2; spec §1.2).
 
     Raises :class:`InvalidInstanceError` naming the field: duplicate or empty ids, work not
-    finite and > 0, ``alpha`` outside [0, 1], an edge naming an unknown task, a self-loop,
-    a cycle. O(n + e)."""
+    finite and > 0, ``alpha`` outside [0, 1], an edge that is not a pair of task-id strings
+    or names an unknown task, a self-loop, a cycle. O(n + e)."""
     if not ids:
         raise InvalidInstanceError("tasks", [], "a PTG needs at least one task")
     w = np.array([_check_number(f"tasks[{i}].work", x, 0.0, 1e30, open_low=True)
@@ -188,6 +188,9 @@ def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]]
         if not isinstance(e, (list, tuple)) or len(e) != 2:
             raise InvalidInstanceError(f"edges[{k}]", e, "must be a pair [from, to]")
         for end in e:
+            if not isinstance(end, str):
+                raise InvalidInstanceError(f"edges[{k}]", e, f"endpoint {end!r} is not a "
+                                           "task id (a string)")
             if end not in index:
                 raise InvalidInstanceError(f"edges[{k}]", e, f"unknown task {end!r}")
         if e[0] == e[1]:

@@ -11,6 +11,7 @@ qualitative acceptance checks of spec §(a).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -25,14 +26,51 @@ from lpsched.ptg.registry import ALGORITHMS, run
 Cell = tuple[str, int, int, str, tuple[int, ...], int, tuple[str, ...]]
 
 
+def interleaved(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every index tuple of the grid ``sizes``, ordered so that each prefix is balanced.
+
+    Greedy and deterministic: the next tuple is the first (lexicographically) whose values
+    are the least used so far, scored by the sum over the dimensions of ``count(value) −
+    min count``. On the grids of the study (e.g. 3 classes × 5 ``N`` × 4 clusters) every
+    prefix has, in every dimension, counts that differ by at most 1 (tested).
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Number of values in each dimension.
+
+    Returns
+    -------
+    list of tuple of int
+        All ``prod(sizes)`` tuples. O(M²·d) for ``M`` tuples.
+    """
+    rest = list(itertools.product(*(range(n) for n in sizes)))
+    counts = [[0] * n for n in sizes]
+    out: list[tuple[int, ...]] = []
+    while rest:
+        best = min(rest, key=lambda c: sum(counts[d][c[d]] - min(counts[d])
+                                           for d in range(len(sizes))))
+        rest.remove(best)
+        out.append(best)
+        for d, v in enumerate(best):
+            counts[d][v] += 1
+    return out
+
+
 def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(ALGORITHMS),
           sets: int = 25, n_values: tuple[int, ...] = N_VALUES,
           clusters: tuple[str, ...] = tuple(CLUSTERS)) -> list[Cell]:
-    """The first ``count`` scenarios, ordered by set number first so that any prefix is
-    balanced over classes, ``N`` and clusters (60 scenarios = set 0 of every combination);
-    ``sets``, ``n_values``, ``clusters`` restrict the grid (reduced runs)."""
+    """The first ``count`` scenarios, ordered by set number first and, inside a set, by
+    :func:`interleaved` over (class, ``N``, cluster), so that any prefix is balanced over
+    classes, ``N`` and clusters (counts differ by at most 1; 60 scenarios = set 0 of every
+    combination); ``sets``, ``n_values``, ``clusters`` restrict the grid (reduced runs).
+    A cell's content (its store key) does not depend on the order (decision 131)."""
+    sizes = (len(CLASSES), len(n_values), len(clusters))
+    rank = {c: r for r, c in enumerate(interleaved(sizes))}
     sc = sorted(scenarios(seed, sets, n_values, CLASSES, clusters),
-                key=lambda s: (s.set_index, CLASSES.index(s.cls), s.n_ptgs, s.cluster))
+                key=lambda s: (s.set_index, rank[(CLASSES.index(s.cls),
+                                                  n_values.index(s.n_ptgs),
+                                                  clusters.index(s.cluster))]))
     return [(s.cls, s.n_ptgs, s.set_index, s.cluster, s.members, seed, tuple(algorithms))
             for s in sc[:count]]
 
@@ -46,7 +84,8 @@ def problem_of(cell: Cell) -> Problem:
 
 
 def cell_rows(cell: Cell) -> list[dict[str, Any]]:
-    """Run one scenario: one row per algorithm (metrics, seconds, bounds)."""
+    """Run one scenario: one row per algorithm (metrics, own ``seconds`` and the one-time
+    ``shared_seconds`` of the precomputations it uses, bounds)."""
     cls, n, k, cluster, _members, _seed, algs = cell
     pb = problem_of(cell)
     b = lower_bounds(pb)
@@ -58,6 +97,7 @@ def cell_rows(cell: Cell) -> list[dict[str, Any]]:
                      "makespan": m.makespan, "ssct": m.scaled_sum_completion,
                      "max_stretch": m.max_stretch, "min_stretch": float(m.stretch.min()),
                      "utilisation": m.utilisation, "seconds": r.seconds,
+                     "shared_seconds": r.shared_seconds,
                      "lb_makespan": b.makespan, "lb_ssct": b.ssct,
                      "lb_ptg_ok": bool((m.completion >= np.fmax(b.ptg_classical, b.ptg_lp)
                                         * (1 - 1e-9)).all())})
@@ -158,9 +198,64 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: check 3: "CAFM CRA ... achieves a makespan 20% lower than that of SELFISH" [L689-690]
+CHECK3_BAND = (0.7, 0.9)
+#: check 6: "An interesting phenomenon, which occurs in 6% of our simulation scenarios" [L592]
+CHECK6_BAND = (0.03, 0.12)
+#: check 7: "CAFM LPTF leads to much worse worst cases" [L585-586]: at least 10 % worse
+CHECK7_MARGIN = 1.1
+
+
+def _check_best_cmax(ratios: dict[str, dict[str, float]]) -> tuple[str, bool, dict[str, Any]]:
+    """Check 3: a CAFM algorithm has the smallest harmonic-mean Cmax ratio to SELFISH, and
+    that ratio lies in :data:`CHECK3_BAND` ("about 0.8")."""
+    cm = {a: v["makespan"] for a, v in ratios.items()}
+    best = min(cm, key=cm.__getitem__)
+    lo, hi = CHECK3_BAND
+    return (f"3 a CAFM algorithm has the best Cmax ratio, in [{lo}, {hi}] (paper 0.80)",
+            best.startswith("cafm") and lo <= cm[best] <= hi,
+            {"best": best, "ratio": cm[best], "cafm_cra_ratio": cm.get("cafm-cra")})
+
+
+def _share(t: dict[str, Any], hit: np.ndarray, mask: np.ndarray) -> float | None:
+    """Share of the scenarios of ``mask`` rows in which some row has ``hit``."""
+    scen = set(t["scenario"][mask].tolist())
+    return len(set(t["scenario"][mask & hit].tolist())) / len(scen) if scen else None
+
+
+def _check_small_stretch(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
+    """Check 6: the share of scenarios where some CRA algorithm gives a PTG a stretch below
+    1 lies in :data:`CHECK6_BAND` (paper 6 %), and the phenomenon is at least as frequent
+    with ``N <= 4`` as with ``N >= 6`` ("cases with few concurrent PTGs") when both
+    occur in the rows."""
+    cra = np.char.startswith(t["algorithm"].astype(str), "cra")
+    hit = t["min_stretch"] < 1 - 1e-9
+    share = _share(t, cra & hit, cra)
+    small = _share(t, cra & hit, cra & (t["N"] <= 4))
+    large = _share(t, cra & hit, cra & (t["N"] > 4))
+    lo, hi = CHECK6_BAND
+    passed = (share is not None and lo <= share <= hi
+              and (small is None or large is None or small >= large))
+    return (f"6 CRA gives stretches < 1 in {100 * lo:g}-{100 * hi:g} % of the scenarios "
+            "(paper 6 %), mostly when N is small", passed,
+            {"share_of_scenarios": share, "share_N<=4": small, "share_N>=6": large})
+
+
+def _check_lptf(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
+    """Check 7: CAFM LPTF's worst SSCT is at least :data:`CHECK7_MARGIN` times the worst
+    SSCT of each CAFM algorithm that schedules short PTGs first (SAF, SPTF, K SHELVES)."""
+    worst = {a: float(t["ssct"][t["algorithm"] == a].max())
+             for a in ("cafm-lptf", "cafm-saf", "cafm-sptf", "cafm-k-shelves")}
+    others = max(v for a, v in worst.items() if a != "cafm-lptf")
+    return (f"7 CAFM LPTF's worst SSCT >= {CHECK7_MARGIN} x that of SAF, SPTF and K SHELVES "
+            "(paper: almost 6)", worst["cafm-lptf"] >= CHECK7_MARGIN * others,
+            {"max_ssct": worst, "lptf_over_worst_other": worst["cafm-lptf"] / others})
+
+
 def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                util: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
-    """The seven qualitative checks of spec §(a), each with ``passed`` and its values."""
+    """The seven qualitative checks of spec §(a), each with ``passed`` and its values; the
+    tolerances and the seed line behind each are in docs/decisions.md (decision 134)."""
     def stat(a: str, m: str, f: Any = np.mean) -> float:
         return float(f(t[m][t["algorithm"] == a]))
 
@@ -179,11 +274,7 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                    min(med, key=med.__getitem__) == "selfish-order" and r_order >= 1.1,
                    {"best_maxs_median": min(med, key=med.__getitem__),
                     "order_cmax_ratio": r_order}))
-    cm = {a: v["makespan"] for a, v in ratios.items()}
-    best = min(cm, key=cm.__getitem__)
-    checks.append(("3 a CAFM algorithm has the best Cmax ratio (about 0.8)",
-                   best.startswith("cafm") and cm[best] <= 0.9,
-                   {"best": best, "ratio": cm[best]}))
+    checks.append(_check_best_cmax(ratios))
     pairs = [("selfish", "selfish-weight"), ("cra-ndags", "cra-ndags-weight"),
              ("cra-work", "cra-work-weight"), ("cra-width", "cra-width-weight"),
              ("cafm-cra", "cafm-cra-weight")]
@@ -198,12 +289,6 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
     checks.append(("5 on gdx CAFM utilisation <= 80%, CRA >= 98%",
                    bool(max(cafm) <= 0.80 and min(cra) >= 0.98),
                    {"cafm_max": max(cafm), "cra_min": min(cra)}))
-    small = (t["N"] <= 4) & np.char.startswith(t["algorithm"].astype(str), "cra")
-    share = float((t["min_stretch"][small] < 1).mean()) if small.any() else math.nan
-    checks.append(("6 CRA produces stretches < 1 when N is small", share > 0,
-                   {"share_of_cra_rows_N<=4": share}))
-    mxs = {a: stat(a, "ssct", np.max) for a in algs if a.startswith("cafm")}
-    checks.append(("7 CAFM LPTF has a poor worst-case SSCT",
-                   mxs["cafm-lptf"] > mxs["cafm-k-shelves"],
-                   {"max_ssct": mxs}))
+    checks.append(_check_small_stretch(t))
+    checks.append(_check_lptf(t))
     return [{"check": c, "passed": bool(p), "values": v} for c, p, v in checks]

@@ -23,6 +23,11 @@ ch. 3)             max_flow         search (lp); above 3,000 tasks one processor
                                     of speed m, EDF (combinatorial)
 tasks              sum_flow         SRPT on one processor of speed m, Σp            none
                                     (combinatorial)
+campaigns (seed    makespan,        largest user's Σ l_i (campaigns sequential),    none
+002)               max_campaign_    area / m; every campaign stretch >= 1
+                   stretch          (combinatorial)
+ptg (seed 004)     makespan,        critical path and area, or the LP on the        none
+                   sum_completion   tangents of Amdahl's work curves (lp)
 =================  ===============  ==============================================  ==========
 
 An unsupported pair raises :class:`UnsupportedObjectiveError` (an
@@ -56,6 +61,8 @@ LOWER_BOUNDS: dict[str, tuple[str, ...]] = {
     "moldable": ("makespan",),
     "star": ("max_stretch", "max_flow", "sum_flow", "makespan"),
     "tasks": ("max_stretch", "max_flow", "sum_flow"),
+    "campaigns": ("makespan", "max_campaign_stretch"),
+    "ptg": ("makespan", "sum_completion"),
 }
 OPTIMA: dict[str, tuple[str, ...]] = {
     "identical": ("makespan",), "hybrid": ("makespan",), "rigid": ("makespan",),
@@ -264,9 +271,41 @@ def _tasks_lb(inst: Any, objective: str) -> Bound:
                  objective)
 
 
+def _campaigns_lb(inst: Any, objective: str) -> Bound:
+    """Campaigns (seed 002): a campaign cannot end before ``t_i + l_i`` with ``l_i =
+    max(W_i/m, p_max,i)`` (its stretch denominator [L782]), and a user's campaigns run one
+    after the other (``t_{i+1} >= C_i``, spec §1.1): the makespan is at least the largest
+    user's ``Σ_i l_i`` and the total area over ``m``; every campaign stretch is at least 1."""
+    if objective == "max_campaign_stretch":
+        return Bound(1.0, "combinatorial", "C_i - t_i >= l_i = max(W_i/m, p_max,i) [L782]",
+                     objective)
+    chain = np.bincount(inst.user, weights=inst.lower_bound, minlength=1).max()
+    area = float((inst.p * inst.q).sum()) / inst.processors
+    return Bound(float(max(chain, area)), "combinatorial", "max(largest user's sum of "
+                 "l_i = max(W_i/m, p_max,i) (campaigns are sequential), total area / m)",
+                 objective)
+
+
+def _ptg_lb(inst: Any, objective: str) -> Bound:
+    """Multiple PTGs (seed 004): :func:`lpsched.ptg.bounds.lower_bounds` (critical path and
+    area; the LP on Amdahl's convex work curves; the area-order bound on the sum)."""
+    from lpsched.ptg.bounds import lower_bounds
+
+    b = lower_bounds(inst)
+    if objective == "makespan":
+        lp = b.makespan_lp >= b.makespan_classical
+        return Bound(b.makespan, "lp" if lp else "combinatorial", "lpsched.ptg.bounds."
+                     "lower_bounds: " + ("makespan LP on the tangents of the work curves"
+                                         if lp else "max(critical path, area / P)"), objective)
+    kind: Kind = "lp" if b.ssct_source == "lp" else "combinatorial"
+    return Bound(b.sum_completion, kind, f"lpsched.ptg.bounds.lower_bounds: sum of each "
+                 f"PTG's completion bound ({b.ssct_source})", objective)
+
+
 _LOWER: dict[str, Callable[[Any, str], Bound]] = {
     "identical": _identical_lb, "hybrid": _hybrid_lb, "rigid": _rigid_lb,
-    "moldable": _moldable_lb, "tasks": _tasks_lb,
+    "moldable": _moldable_lb, "tasks": _tasks_lb, "campaigns": _campaigns_lb,
+    "ptg": _ptg_lb,
 }
 
 

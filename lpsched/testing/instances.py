@@ -32,7 +32,11 @@ import numpy as np
 from lpsched.approx.certified import check_count, check_times
 from lpsched.approx.moldable import check_table
 from lpsched.bags import Instance, instance_from_dict, instance_to_dict
+from lpsched.campaigns.instance import Workload
+from lpsched.campaigns.instance import from_dict as workload_from_dict
+from lpsched.campaigns.instance import to_dict as workload_to_dict
 from lpsched.errors import InvalidInstanceError
+from lpsched.ptg.problem import Problem
 from lpsched.tasks.instance import TaskInstance
 
 
@@ -302,13 +306,15 @@ class MoldableJobs:
 
 
 #: Every instance type the testing helpers accept.
-AnyInstance = IdenticalJobs | HybridTasks | RigidJobs | MoldableJobs | Instance | TaskInstance
+AnyInstance = (IdenticalJobs | HybridTasks | RigidJobs | MoldableJobs | Instance | TaskInstance
+               | Workload | Problem)
 
 
 def family(inst: Any) -> str:
     """The family name of an instance: ``identical``, ``hybrid``, ``rigid``, ``moldable``,
-    ``star`` (seed 003) or ``tasks`` (seed 000 ch. 3, :class:`~lpsched.tasks.instance
-    .TaskInstance`).
+    ``star`` (seed 003), ``tasks`` (seed 000 ch. 3, :class:`~lpsched.tasks.instance
+    .TaskInstance`), ``campaigns`` (seed 002, :class:`~lpsched.campaigns.instance.Workload`)
+    or ``ptg`` (seed 004, :class:`~lpsched.ptg.problem.Problem`).
 
     Examples
     --------
@@ -319,11 +325,16 @@ def family(inst: Any) -> str:
         return "star"
     if isinstance(inst, TaskInstance):
         return "tasks"
+    if isinstance(inst, Workload):
+        return "campaigns"
+    if isinstance(inst, Problem):
+        return "ptg"
     if isinstance(inst, (IdenticalJobs, HybridTasks, RigidJobs, MoldableJobs)):
         return inst.family
     raise InvalidInstanceError("instance", type(inst).__name__, "not an instance lpsched.testing "
                                "knows: IdenticalJobs, HybridTasks, RigidJobs, MoldableJobs, "
-                               "lpsched.bags.Instance or lpsched.tasks.TaskInstance")
+                               "lpsched.bags.Instance, lpsched.tasks.TaskInstance, "
+                               "lpsched.campaigns.Workload or lpsched.ptg.Problem")
 
 
 def to_dict(inst: AnyInstance) -> dict[str, Any]:
@@ -335,9 +346,16 @@ def to_dict(inst: AnyInstance) -> dict[str, Any]:
     >>> to_dict(IdenticalJobs([1, 2], 1))
     {'times': [1, 2], 'machines': 1}
     """
-    if family(inst) == "star":
+    fam = family(inst)
+    if fam == "star":
         return instance_to_dict(inst)  # type: ignore[arg-type]
-    return inst.to_dict()
+    if fam == "campaigns":
+        return workload_to_dict(inst)  # type: ignore[arg-type]
+    if fam == "ptg":
+        c = inst.cluster  # type: ignore[union-attr]
+        return {"cluster": {"name": c.name, "processors": c.processors, "speed": c.speed},
+                "ptgs": [g.to_dict() for g in inst.ptgs]}  # type: ignore[union-attr]
+    return inst.to_dict()  # type: ignore[union-attr]
 
 
 def command(inst: AnyInstance, path: str) -> str:
@@ -352,6 +370,10 @@ def command(inst: AnyInstance, path: str) -> str:
         return f"lpsched solve {path}"
     if family(inst) == "tasks":
         return f"lpsched online {path} --policy all --table"
+    if family(inst) == "campaigns":
+        return f"lpsched campaigns run {path} --policy ostrich --json"
+    if family(inst) == "ptg":
+        return f"lpsched.testing.instances.load_example('{path}')"
     return inst.command(path)  # type: ignore[union-attr]
 
 
@@ -371,6 +393,10 @@ def from_dict(data: Mapping[str, Any]) -> AnyInstance:
         return instance_from_dict(data)
     if {"processors", "tasks"} <= keys:
         return TaskInstance.from_dict(dict(data))
+    if {"processors", "campaigns"} <= keys:
+        return workload_from_dict(dict(data))
+    if {"cluster", "ptgs"} <= keys:
+        return _problem_from_dict(data)
     if {"cpu_times", "gpu_times", "cpus", "gpus"} <= keys:
         return HybridTasks(data["cpu_times"], data["gpu_times"], data["cpus"], data["gpus"])
     if {"jobs", "processors", "cluster_size"} <= keys:
@@ -405,3 +431,17 @@ def load_example(path: str | Path) -> AnyInstance:
     from lpsched.bags.io import read_json_file
 
     return from_dict(read_json_file(path))
+
+
+def _problem_from_dict(data: Mapping[str, Any]) -> Problem:
+    """The :class:`~lpsched.ptg.problem.Problem` of :func:`to_dict`'s ``ptg`` document."""
+    from lpsched.ptg.io import ptg_from_dict
+    from lpsched.ptg.model import Cluster
+
+    c = data["cluster"]
+    if not isinstance(c, Mapping) or not isinstance(data["ptgs"], list):
+        raise InvalidInstanceError("cluster", c, "expected {cluster: {name, processors, "
+                                   "speed}, ptgs: [...]}")
+    return Problem([ptg_from_dict(g) for g in data["ptgs"]],
+                   Cluster(str(c.get("name", "")), c.get("processors"), c.get("speed")))
+

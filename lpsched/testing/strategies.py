@@ -13,6 +13,8 @@ the moldable MIP, which needs whole numbers, can solve it).
 * :func:`moldable_jobs` → :class:`~lpsched.testing.instances.MoldableJobs`
 * :func:`star_instances` → :class:`lpsched.bags.Instance` (seed 003)
 * :func:`online_tasks` → :class:`lpsched.tasks.instance.TaskInstance` (seed 000 ch. 3)
+* :func:`campaign_workloads` → :class:`lpsched.campaigns.instance.Workload` (seed 002)
+* :func:`ptg_scenarios` → :class:`lpsched.ptg.problem.Problem` (seed 004)
 
 Every drawn instance is also remembered for the plugin's ``--lpsched-examples`` (the last
 one drawn in a failing test is written to a file).
@@ -26,12 +28,14 @@ import numpy as np
 from hypothesis import strategies as st
 
 from lpsched.bags import Application, Instance, StarPlatform
+from lpsched.campaigns.instance import Workload
+from lpsched.ptg.problem import Problem
 from lpsched.tasks.instance import TaskInstance
 from lpsched.testing import record
 from lpsched.testing.instances import HybridTasks, IdenticalJobs, MoldableJobs, RigidJobs
 
-__all__ = ["hybrid_tasks", "identical_jobs", "moldable_jobs", "online_tasks", "rigid_jobs",
-           "star_instances"]
+__all__ = ["campaign_workloads", "hybrid_tasks", "identical_jobs", "moldable_jobs",
+           "online_tasks", "ptg_scenarios", "rigid_jobs", "star_instances"]
 
 #: Tiny but valid processing times (far above ``approx.certified.TIME_MIN``).
 TINY = (1e-6, 1e-3)
@@ -337,5 +341,95 @@ def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20
             release = draw(st.lists(st.integers(0, 2 * max_time).map(float),
                                     min_size=len(p), max_size=len(p)))
         return TaskInstance(m, release, p)
+
+    return draw_one().map(_remember)
+
+
+def campaign_workloads(max_users: int = 3, max_campaigns: int = 3, max_jobs: int = 4,
+                       max_processors: int = 4, max_time: int = 20, *,
+                       parallel: bool | None = None) -> st.SearchStrategy[Workload]:
+    """Campaign workloads (seed 002): 1..``max_users`` users, each with 1..``max_campaigns``
+    campaigns of 1..``max_jobs`` jobs on 1..``max_processors`` processors, as
+    :class:`~lpsched.campaigns.instance.Workload` (the file ``lpsched campaigns run`` reads).
+
+    Job lengths are whole numbers 1..``max_time`` (sometimes tiny or equal); campaigns are
+    closed-loop (a user submits the next one when the previous completes, after a think
+    time) or, one draw in two, open-loop with whole-number submission times. With
+    ``parallel=None`` (default) one draw in three has parallel jobs (``q`` up to the
+    machine, a job as wide as the machine included); ``False``/``True`` force it.
+
+    Examples
+    --------
+    >>> from hypothesis import given
+    >>> @given(campaign_workloads(max_users=2))
+    ... def test(w):
+    ...     assert 1 <= w.campaigns and w.processors >= 1
+    >>> test()
+    """
+    from lpsched.campaigns.instance import make_workload
+
+    _check_sizes(max_jobs, max_processors)
+
+    @st.composite
+    def draw_one(draw: Any) -> Workload:
+        m = draw(st.integers(1, max_processors))
+        wide = parallel if parallel is not None else draw(st.integers(0, 2)) == 0
+        users = draw(st.integers(1, max_users))
+        open_loop = draw(st.booleans())
+        campaigns = []
+        for u in range(users):
+            for _ in range(draw(st.integers(1, max_campaigns))):
+                p = [max(x, 1e-3) for x in _times(draw, max_jobs, max_time, zero=False)]
+                q = [draw(st.integers(1, m)) if wide else 1 for _ in p]
+                camp: dict[str, Any] = {"user": u, "jobs": [{"p": a, "q": b}
+                                                            for a, b in zip(p, q, strict=True)],
+                                        "think": float(draw(st.integers(0, 3)))}
+                camp["submit"] = float(draw(st.integers(0, 4 * max_time))) if open_loop \
+                    else None
+                campaigns.append(camp)
+        return make_workload(m, campaigns)
+
+    return draw_one().map(_remember)
+
+
+def ptg_scenarios(max_ptgs: int = 3, max_tasks: int = 5, max_processors: int = 8, *,
+                  max_work: int = 20) -> st.SearchStrategy[Problem]:
+    """Multiple parallel task graphs on one cluster (seed 004): 1..``max_ptgs`` random DAGs
+    of 1..``max_tasks`` moldable Amdahl tasks (work whole numbers of Gflop 1..``max_work``,
+    ``α`` in {0, 0.1, 0.5, 1} and other values of [0, 1]) on a cluster of
+    1..``max_processors`` processors at 1 Gflop/s, as :class:`~lpsched.ptg.problem.Problem`
+    (what the 19 algorithms and :func:`lpsched.ptg.bounds.lower_bounds` take). Edges go
+    from lower to higher task index (a DAG); chains, forks and independent tasks all occur.
+
+    Examples
+    --------
+    >>> from hypothesis import given
+    >>> @given(ptg_scenarios(max_ptgs=2, max_tasks=3))
+    ... def test(pb):
+    ...     assert 1 <= pb.N <= 2 and pb.P >= 1
+    >>> test()
+    """
+    from lpsched.ptg.model import Cluster, make_ptg
+
+    _check_sizes(max_tasks, max_processors)
+    alphas = st.one_of(st.sampled_from([0.0, 0.1, 0.5, 1.0]),
+                       st.floats(0.0, 1.0).map(lambda a: round(a, 3)))
+
+    @st.composite
+    def one_ptg(draw: Any, k: int) -> Any:
+        n = draw(st.integers(1, max_tasks))
+        ids = [f"t{i}" for i in range(n)]
+        work = [float(draw(st.integers(1, max_work))) * 1e9 for _ in ids]
+        alpha = [draw(alphas) for _ in ids]
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+        chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs))) \
+            if pairs else []
+        return make_ptg(ids, work, alpha, [(ids[a], ids[b]) for a, b in chosen], name=f"g{k}")
+
+    @st.composite
+    def draw_one(draw: Any) -> Problem:
+        cluster = Cluster("test", draw(st.integers(1, max_processors)), 1e9)
+        graphs = [draw(one_ptg(k)) for k in range(draw(st.integers(1, max_ptgs)))]
+        return Problem(graphs, cluster)
 
     return draw_one().map(_remember)

@@ -62,15 +62,25 @@ def test_schedule_all_table(graphs: dict[str, Path]) -> None:
                 "--cluster", "grillon", "--algorithm", "all", "--table")
     assert p.returncode == 0 and p.stderr == ""
     lines = p.stdout.strip().splitlines()
-    assert len(lines) == 20 and lines[0].startswith("algorithm")
-    assert [ln.split()[0] for ln in lines[1:]][-1] == "cafm-k-shelves"
-    assert all(float(ln.split()[2]) >= 1 - 1e-9 for ln in lines[1:])  # Cmax/LB >= 1
+    assert len(lines) == 21 and lines[0].startswith("algorithm")
+    assert lines[0].split()[-2:] == ["shared", "(s)"]
+    rows = lines[1:20]
+    assert [ln.split()[0] for ln in rows][-1] == "cafm-k-shelves"
+    assert all(float(ln.split()[2]) >= 1 - 1e-9 for ln in rows)  # Cmax/LB >= 1
+    shared = {ln.split()[0]: float(ln.split()[-1]) for ln in rows}
+    assert shared["cafm-k-shelves"] == shared["cafm-cra"] > shared["selfish"]  # spec shown
+    assert lines[20].startswith("lower bounds on grillon") and "every schedule validated" \
+        in lines[20]  # the "the 19, validated"
 
 
 def test_schedule_all_json(graphs: dict[str, Path]) -> None:
     doc = one_json_object(lpsched("ptg", "schedule", str(graphs["f"]), "--cluster", "chti",
                                   "--json"))
     assert len(doc["results"]) == 19 and all(KEYS <= set(r) for r in doc["results"])
+    assert all(r["valid"] is True and r["shared_seconds"] >= r["shared"]["standalone_hcpa"]
+               for r in doc["results"])
+    cafm = [r for r in doc["results"] if r["algorithm"].startswith("cafm")]
+    assert len({r["shared"]["moldable_spec"] for r in cafm}) == 1  # every CAFM shows it
 
 
 @pytest.mark.parametrize(("content", "words"), [
@@ -79,6 +89,7 @@ def test_schedule_all_json(graphs: dict[str, Path]) -> None:
     ('{"tasks": [{"id": "a", "work": 1, "alpha": 2}]}', "tasks[0].alpha"),
     ('{"tasks": [{"id": "a", "work": -1}]}', "tasks[0].work"),
     ('{"tasks": [{"id": "a", "work": 1}], "edges": [["a", "zz"]]}', "edges[0]"),
+    ('{"tasks": [{"id": "a", "work": 1}], "edges": [[["x"], "a"]]}', "edges[0]"),
     ("not json", "bad.json"),
 ])
 def test_bad_input_exit_2(tmp_path: Path, content: str, words: str) -> None:
@@ -88,6 +99,17 @@ def test_bad_input_exit_2(tmp_path: Path, content: str, words: str) -> None:
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("lpsched: error:") and p.stderr.count("\n") == 1
     assert words in p.stderr
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1 - 1e-12])
+def test_alpha_one_schedules_with_its_lp_bound(tmp_path: Path, alpha: float) -> None:
+    g = tmp_path / "a.json"
+    g.write_text(json.dumps({"tasks": [{"id": "a", "work": 1e10, "alpha": alpha},
+                                       {"id": "b", "work": 2e10, "alpha": 0.1}],
+                             "edges": [["a", "b"]]}))
+    doc = one_json_object(lpsched("ptg", "schedule", str(g), "--cluster", "gdx",
+                                  "--algorithm", "selfish", "--json"))
+    assert doc["valid"] is True and doc["lower_bounds"]["makespan"]["lp"] <= doc["makespan"]
 
 
 def test_unknown_cluster_and_options(graphs: dict[str, Path]) -> None:

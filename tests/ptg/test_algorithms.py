@@ -125,3 +125,36 @@ def test_fairness_maps_an_unstarted_ptg_first(name: str) -> None:
     s = run(pb, name).before_backfill
     assert s.order.tolist() == [0, 2, 1]
     assert s.start.tolist() == pytest.approx([0.0, 30.0, 20.0])
+
+
+def test_valid_reports_what_was_checked() -> None:
+    g = chain_fork({"a": (10.0, 0.0), "b": (10.0, 0.5)}, [("a", "b")])
+    pb = Problem([g], small_cluster(4))
+    assert run(pb, "selfish").to_dict()["valid"] is True
+    unchecked = run(pb, "selfish", check=False).to_dict()
+    assert unchecked["valid"] is None  # not validated: neither true nor false
+
+
+def test_shared_precomputation_is_reported_for_every_cafm_algorithm(monkeypatch) -> None:
+    import time
+
+    from lpsched.ptg import cafm
+
+    real = cafm.moldable_spec
+
+    def slow(pb: Problem) -> cafm.MoldableSpec:
+        time.sleep(0.3)  # a known, large cost for the shared specification
+        return real(pb)
+
+    monkeypatch.setattr(cafm, "moldable_spec", slow)
+    pb = Problem(random_problem_ptgs(3, 3), small_cluster(20), seed=3)
+    first, second = run(pb, "cafm-cra"), run(pb, "cafm-lptf")
+    for r in (first, second):
+        assert set(r.shared) == {"standalone_hcpa", "moldable_spec"}
+        assert r.shared["moldable_spec"] >= 0.3
+        assert r.seconds < 0.3  # own time: the specification is not in it
+        assert r.shared_seconds == pytest.approx(sum(r.shared.values()))
+        d = r.to_dict()
+        assert d["shared_seconds"] == r.shared_seconds and d["shared"] == r.shared
+    assert second.shared == first.shared  # the later one shows the cost it did not pay
+    assert set(run(pb, "selfish").shared) == {"standalone_hcpa"}

@@ -59,3 +59,23 @@ def test_lp_shape() -> None:
     assert tangent_points(5).tolist() == [1, 2, 4, 5]
     assert lp.num_rows == g.edges.shape[0] + n + 3 * k + 1
     assert np.isfinite(lp.col_lower).all()
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1 - 1e-12, 1 - 1e-11, 1 - 1e-9, 1 - 1e-6])
+def test_lp_bound_alpha_near_one_stays_a_finite_proof(alpha: float) -> None:
+    # α → 1: the tangent slope −α p²/(1 − α) is 0/0 or huge; the LP must still solve and
+    # stay a bound (no speed-up: every schedule takes >= the serial time of the chain)
+    a = chain_fork({"a1": (100.0, alpha), "a2": (50.0, alpha)}, [("a1", "a2")], "A")
+    b = chain_fork({"b": (100.0, 0.5)}, [], "B")
+    pb = Problem([a, b], small_cluster(216))
+    lp = makespan_lp(pb.flat[0], 216)
+    assert np.isfinite(lp.matrix.data).all()
+    assert np.isfinite(lp.split_rows(lp.row_lower)["tangent"]).all()
+    assert np.abs(lp.matrix.data).max() <= 1e9
+    lb = lower_bounds(pb)
+    assert np.isfinite(lb.makespan_lp) and np.isfinite(lb.ptg_lp).all()
+    assert lb.makespan_lp >= lb.makespan_classical * (1 - 1e-6)
+    assert lb.makespan_lp <= 150.0 * (1 + 1e-9)  # the chain alone, 2 tasks at T(v, P) ≈ t1
+    from lpsched.ptg.registry import ALGORITHMS, run
+
+    assert min(run(pb, n).metrics.makespan for n in ALGORITHMS) >= lb.makespan

@@ -53,6 +53,10 @@ def test_single_entry_added_and_topological() -> None:
     ([{"id": "a", "work": 1}], [["a", "b"]], "edges[0]"),
     ([{"id": "a", "work": 1}, {"id": "b", "work": 1}], [["a", "b"], ["b", "a"]], "edges"),
     ([{"id": "a", "work": True}], [], "tasks[0].work"),
+    ([{"id": "a", "work": 1}], [[["x"], "a"]], "edges[0]"),
+    ([{"id": "a", "work": 1}, {"id": "b", "work": 1}], [["a", "b"], ["a", {"k": 1}]],
+     "edges[1]"),
+    ([{"id": "a", "work": 1}], [[1, "a"]], "edges[0]"),
 ])
 def test_invalid_ptgs_name_the_field(tasks: list, edges: list, field: str) -> None:
     with pytest.raises(InvalidInstanceError) as err:

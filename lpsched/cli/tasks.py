@@ -64,15 +64,12 @@ def _check_params(args: argparse.Namespace) -> None:
 
 def _policies(args: argparse.Namespace, inst: Any) -> list[Any]:
     """The requested policies with their parameters: the options, else Table 3.2's values
-    for the instance's trace, else the defaults (``m_d`` at most ``m - 1``)."""
+    for the instance's trace, else the defaults (``m_d`` at most ``m - 1``). With
+    ``--policy all``, a redirection policy that cannot run on the instance (``m < 2``, or
+    Table 3.2's ``m_d >= m``) is a dict ``{"policy", "status": "skipped", "reason"}``
+    instead (decision 136); named alone, it is an error naming where ``m_d`` came from."""
     from lpsched.tasks.instance import trace_info
-    from lpsched.tasks.policies import (
-        ALL_POLICIES,
-        DEFAULTS,
-        REGISTRY,
-        get_policy,
-        table_params,
-    )
+    from lpsched.tasks.policies import ALL_POLICIES, REGISTRY
 
     names = list(ALL_POLICIES) if args.policy == "all" else args.policy.split(",")
     for name in names:
@@ -82,18 +79,32 @@ def _policies(args: argparse.Namespace, inst: Any) -> list[Any]:
     info = trace_info(str(inst.meta.get("source", "")))
     chosen = []
     for name in names:
-        if REGISTRY[name].base.redirect and inst.processors < 2:
-            if args.policy == "all":
-                continue
-            raise LpschedError(f"policy {name}: a dedicated pool needs m >= 2 processors "
-                               f"(the instance has {inst.processors})")
-        params = {**table_params(name, info)}
-        params.setdefault("md", min(DEFAULTS["md"], inst.processors - 1))
-        for key in ("md", "tau", "b", "c"):
-            if getattr(args, key) is not None:
-                params[key] = getattr(args, key)
-        chosen.append(get_policy(name, seed=args.seed, **params).check(inst.processors))
+        pol = _policy(args, inst, name, info)
+        if isinstance(pol, str):
+            if args.policy != "all":
+                raise LpschedError(f"policy {name}: {pol}")
+            pol = {"policy": name, "status": "skipped", "reason": pol}
+        chosen.append(pol)
     return chosen
+
+
+def _policy(args: argparse.Namespace, inst: Any, name: str, info: Any) -> Any:
+    """One policy with its parameters (see :func:`_policies`), or why its dedicated pool
+    does not fit the instance (a ``str``)."""
+    from lpsched.tasks.policies import DEFAULTS, REGISTRY, get_policy, table_params
+
+    m = inst.processors
+    if REGISTRY[name].base.redirect and m < 2:
+        return f"a dedicated pool needs m >= 2 processors (the instance has {m})"
+    params = {**table_params(name, info)}
+    if REGISTRY[name].base.redirect and args.md is None and params.get("md", 0) >= m:
+        return (f"Table 3.2's m_d = {params['md']} for {info.short} needs m > "
+                f"{params['md']} processors (the instance has {m}); give --md")
+    params.setdefault("md", min(DEFAULTS["md"], m - 1))
+    for key in ("md", "tau", "b", "c"):
+        if getattr(args, key) is not None:
+            params[key] = getattr(args, key)
+    return get_policy(name, seed=args.seed, **params).check(m)
 
 
 def _bounds(args: argparse.Namespace, inst: Any) -> dict[str, Any]:
@@ -107,7 +118,7 @@ def _bounds(args: argparse.Namespace, inst: Any) -> dict[str, Any]:
 
 
 def _row(res: Any, bounds: dict[str, Any]) -> dict[str, Any]:
-    row = res.to_dict()
+    row = {**res.to_dict(), "status": "ok"}
     row["lower_bounds"] = bounds
     for key, b in bounds.items():
         row[f"{key}_over_lb"] = row[key] / b["value"] if b["value"] > 0 else None
@@ -128,7 +139,8 @@ def _cmd_online(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     bounds = _bounds(args, inst)
     bound_seconds = time.perf_counter() - t0
-    rows = [_row(evaluate(inst, pol), bounds) for pol in pols]
+    rows = [pol if isinstance(pol, dict) else _row(evaluate(inst, pol), bounds)
+            for pol in pols]
     if args.csv:
         _write_csv(args.csv, rows)
     if args.json:
@@ -159,6 +171,9 @@ def _print_table(inst: Any, rows: list[dict[str, Any]], bounds: dict[str, Any],
     head = ["policy", *_COLUMNS, "maxS/LB", "maxF/LB", "sumF/LB", "redirect", "seconds"]
     lines = [head]
     for r in rows:
+        if r["status"] != "ok":
+            lines.append([r["policy"], f"{r['status']}:", *([""] * (len(head) - 2))])
+            continue
         lines.append([r["policy"], *(_fmt(r[c]) for c in _COLUMNS),
                       _fmt(r.get("max_stretch_over_lb")), _fmt(r.get("max_flow_over_lb")),
                       _fmt(r.get("sum_flow_over_lb")), str(r["redirections"]),
@@ -171,6 +186,9 @@ def _print_table(inst: Any, rows: list[dict[str, Any]], bounds: dict[str, Any],
     for line in lines:
         print("  ".join(cell.rjust(w) if i else cell.ljust(w)
                         for i, (cell, w) in enumerate(zip(line, widths, strict=True))))
+    for r in rows:
+        if r["status"] != "ok":
+            print(f"{r['policy']} {r['status']}: {r['reason']}")
     if bounds:
         kinds = {k: b["bound"] for k, b in bounds.items()}
         print(f"{inst.n} tasks on {inst.processors} processors; lower bounds: "
@@ -192,17 +210,21 @@ def _print_one(inst: Any, r: dict[str, Any]) -> None:
 # -- reproduce redirection ---------------------------------------------------------------------
 
 def _data_folder(args: argparse.Namespace) -> str:
+    """The trace folder, absolute (cells carry trace paths: a Dask worker started in
+    another folder must read them, and the store's keys must not depend on the working
+    folder)."""
     import os
 
     for folder in (args.data, os.environ.get("LPSCHED_DATA"), "../shared/data",
                    "shared/data"):
         if folder and Path(folder).is_dir():
-            return folder
+            return str(Path(folder).resolve())
     raise ParseError(args.data or "../shared/data", "no trace folder: give --data DIR or "
                      "set LPSCHED_DATA")
 
 
 def _trace_paths(args: argparse.Namespace, spec: str) -> list[str]:
+    """The traces of ``--traces``/``--trace`` as absolute paths (see :func:`_data_folder`)."""
     from lpsched.tasks.instance import TRACES, trace_info
     from lpsched.tasks.reproduce import default_traces
 
@@ -214,7 +236,7 @@ def _trace_paths(args: argparse.Namespace, spec: str) -> list[str]:
     paths = []
     for item in spec.split(","):
         if Path(item).exists():
-            paths.append(item)
+            paths.append(str(Path(item).resolve()))
             continue
         info = trace_info(item)
         if info is None:
@@ -258,8 +280,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     summ = exp.summary(rows, keys)
     _write_rows(out / f"{name}.csv", rows)
     _write_rows(out / f"{name}-summary.csv", summ)
+    skipped = exp.skipped_cells(rows)
     report: dict[str, Any] = {"experiment": name, "traces": [Path(p).name for p in paths],
-                              "cells": len(cells), "computed": ran, "seconds": wall}
+                              "cells": len(cells), "computed": ran, "skipped": skipped,
+                              "seconds": wall}
     if not args.tune:
         report["findings"] = exp.findings(summ)
     if not args.no_plots:
@@ -267,6 +291,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     print(dump_json(report))
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')}; "
           f"{wall:.1f} s; rows in {out / (name + '.csv')}", file=sys.stderr)
+    if skipped:
+        print("skipped cells (Table 3.2's m_d >= m; the summary averages these policies "
+              "over fewer instances): " + ", ".join(f"{k} {v}" for k, v in skipped.items()),
+              file=sys.stderr)
     return 0
 
 

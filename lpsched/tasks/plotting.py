@@ -29,7 +29,8 @@ def comparison_figure(summ: list[dict[str, Any]], trace: str, path: str | Path) 
             if metric in _BOUNDED:
                 value = r.get(f"{metric}_over_lb")
             else:
-                value = r[metric] / ref[metric] if ref and ref[metric] else None
+                value = (r[metric] / ref[metric] if ref and ref[metric]
+                         and r[metric] is not None else None)
             if value is not None:
                 names.append(r["policy"])
                 values.append(value)

@@ -141,21 +141,38 @@ def _mean(values: list[Any]) -> float | None:
 def summary(rows: list[dict[str, Any]], keys: tuple[str, ...] = ("trace", "policy"),
             ) -> list[dict[str, Any]]:
     """Means over the instances per ``keys`` of every metric and metric / bound (the
-    chapter reports averages over the 20 instances)."""
+    chapter reports averages over the 20 instances). ``instances`` counts the rows
+    averaged, ``skipped`` the cells that could not run (Table 3.2's ``m_d >= m``): a
+    group with skipped cells averages over fewer instances than its baseline."""
     groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    skipped: dict[tuple, int] = defaultdict(int)
     for row in rows:
+        key = tuple(row.get(k) for k in keys)
         if row.get("valid"):
-            groups[tuple(row.get(k) for k in keys)].append(row)
+            groups[key].append(row)
+        elif row.get("skipped"):
+            skipped[key] += 1
     out = []
-    for key, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+    for key in sorted(set(groups) | set(skipped), key=str):
+        members = groups.get(key, [])
         entry = dict(zip(keys, key, strict=True))
         entry["instances"] = len(members)
+        entry["skipped"] = skipped.get(key, 0)
         for metric in (*METRICS, "redirections", "interruptions", "preemptions"):
             entry[metric] = _mean([m.get(metric) for m in members])
         for metric in ("max_stretch", "max_flow", "sum_flow"):
             entry[f"{metric}_over_lb"] = _mean([m.get(f"{metric}_over_lb") for m in members])
         out.append(entry)
     return out
+
+
+def skipped_cells(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Cells that could not run, per policy (``{}`` when none)."""
+    out: dict[str, int] = defaultdict(int)
+    for row in rows:
+        if row.get("skipped"):
+            out[row["policy"]] += 1
+    return dict(sorted(out.items()))
 
 
 def findings(summ: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -172,13 +189,16 @@ def findings(summ: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if (trace, name) not in by or (trace, base) not in by:
                 continue
             a, b = by[(trace, name)], by[(trace, base)]
+            if not a["instances"] or not b["instances"]:
+                continue
             lower = [m for m in STRETCH if a[m] is not None and b[m] is not None
                      and a[m] < b[m]]
             expect_lower = not (curie and name == "spt-rd")
             agrees = (len(lower) == 3) == expect_lower
             out.append({"trace": trace, "policy": name, "baseline": base,
                         "stretch_metrics_lower": lower, "expected_lower": expect_lower,
-                        "agrees": agrees,
+                        "agrees": agrees, "instances": a["instances"],
+                        "baseline_instances": b["instances"],
                         "sum_flow_ratio": (a["sum_flow"] / b["sum_flow"]
                                            if b["sum_flow"] else None)})
     return out

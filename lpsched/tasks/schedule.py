@@ -63,8 +63,9 @@ def validate_schedule(inst: TaskInstance, sched: TaskSchedule) -> None:
     a processor nor of one task; each task gets exactly ``p_j`` of work (one complete piece
     of length ``p_j`` for a non-preemptive policy, preceded at most by one interrupted
     piece on the main pool when the policy restarts, the complete piece then on the
-    dedicated pool; pieces summing to ``p_j`` on one processor — any when migratory — for a
-    preemptive one); the completion time is the end of the last piece."""
+    dedicated pool, which takes no other task; pieces summing to ``p_j`` on one processor
+    — any when migratory — for a preemptive one); the completion time is the end of the
+    last piece."""
     tol = _tol(inst, sched)
     t, q, s, e = sched.task, sched.proc, sched.start, sched.end
     if t.size == 0 or t.min() < 0 or t.max() >= inst.n:
@@ -161,6 +162,11 @@ def _restart_work(inst: TaskInstance, sched: TaskSchedule, tol: float) -> None:
               int(t[cut[~on_main][0]]))
     restart_at = np.full(inst.n, -np.inf)
     restart_at[t[cut]] = e[cut]
+    # seed L1319–1321: the dedicated pool "will be only used by the heavy tasks"
+    stray = np.flatnonzero((q >= sched.main) & ~np.isfinite(restart_at[t]))
+    if sched.restarts and stray.size:
+        j = int(t[stray[0]])
+        _fail("restart", f"task {j} runs on the dedicated pool without being interrupted", j)
     redone = np.flatnonzero(full & np.isfinite(restart_at[t]))
     if redone.size and (q[redone] < sched.main).any():
         _fail("restart", "a redirected task restarts on the main pool",

@@ -126,7 +126,7 @@ def test_reproduce_redirection_reduced(capsys, tmp_path: Path, trace: Path) -> N
                             "--instances", "2", "--out", str(out), "--quiet")
     assert code == 0, err
     report = json.loads(stdout)
-    assert report["cells"] == 18 and report["computed"] == 18
+    assert report["cells"] == 18 and report["computed"] == 18 and report["skipped"] == {}
     rows = list(csv.DictReader((out / "redirection.csv").open()))
     assert len(rows) == 18 and all(r["valid"] == "True" for r in rows)
     assert all(float(r["max_stretch_over_lb"]) >= 1 - 1e-7 for r in rows)
@@ -166,3 +166,55 @@ def test_installed_command(tmp_path: Path) -> None:
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
     data = one_json_object(lpsched("tasks", str(trace), "--window", "all", "--json"))
     assert data["tasks"] == 8
+
+
+def test_reproduce_trace_paths_are_absolute(capsys, tmp_path: Path, trace: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cells carry absolute trace paths (a Dask worker started elsewhere reads them), so
+    the store's keys do not depend on the working folder: the same trace named from
+    another folder finds every cell already computed."""
+    import argparse
+
+    from lpsched.cli.tasks import _data_folder, _trace_paths
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "KTH-SP2-1996-2.1-cln.swf.gz").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    args = argparse.Namespace(data="data")
+    assert _data_folder(args) == str(tmp_path.resolve() / "data")
+    assert _trace_paths(args, "KTH-SP2") == [
+        str(tmp_path.resolve() / "data" / "KTH-SP2-1996-2.1-cln.swf.gz")]
+    assert _trace_paths(args, "t.swf") == [str(trace.resolve())]
+    out = str(tmp_path / "r")
+    code, stdout, err = run(capsys, "reproduce", "redirection", "--traces", "t.swf",
+                            "--instances", "1", "--out", out, "--quiet", "--no-plots")
+    assert code == 0 and json.loads(stdout)["computed"] == 9, err
+    monkeypatch.chdir(tmp_path / "sub")
+    code, stdout, err = run(capsys, "reproduce", "redirection", "--traces", "../t.swf",
+                            "--instances", "1", "--out", out, "--quiet", "--no-plots")
+    assert code == 0 and json.loads(stdout)["computed"] == 0, err
+
+
+def test_online_all_reports_table_md_too_large_as_skipped(capsys, tmp_path: Path) -> None:
+    """KTH-SP2 on 7 processors: Table 3.2's m_d is 8 for SPT-RD and 7 for GSPT-RD. With
+    ``--policy all`` both are rows with status "skipped" and the reason; named alone, the
+    error says where m_d = 8 came from (the user gave no --md)."""
+    path = tmp_path / "kth.json"
+    path.write_text(json.dumps({"processors": 7, "source": "KTH-SP2-1996-2.1-cln.swf.gz",
+                                "tasks": [{"release": float(i), "p": 5.0 + i % 3}
+                                          for i in range(20)]}))
+    code, out, err = run(capsys, "online", str(path), "--policy", "all", "--json")
+    assert code == 0, err
+    rows = {r["policy"]: r for r in json.loads(out)}
+    assert len(rows) == 9
+    assert {k for k, r in rows.items() if r["status"] == "skipped"} == {"spt-rd", "gspt-rd"}
+    assert "m_d = 8" in rows["spt-rd"]["reason"] and "m_d = 7" in rows["gspt-rd"]["reason"]
+    assert rows["spt-rr"]["status"] == "ok" and rows["spt-rr"]["md"] == 2
+    code, out, _ = run(capsys, "online", str(path), "--policy", "all", "--table")
+    assert code == 0 and "spt-rd skipped: Table 3.2's m_d = 8" in out
+    code, out, err = run(capsys, "online", str(path), "--policy", "spt-rd")
+    assert code == 2 and "Table 3.2's m_d = 8" in err and "--md 8" not in err
+    code, out, _ = run(capsys, "online", str(path), "--policy", "spt-rd", "--md", "3",
+                       "--json")
+    assert code == 0 and json.loads(out)["md"] == 3

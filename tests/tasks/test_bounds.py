@@ -93,10 +93,16 @@ def test_mcnaughton_case() -> None:
 
 
 def test_per_task_cap_makes_the_exact_bound_stronger() -> None:
-    """One task of 4 on two processors: the speed-m machine does it in 2, exact needs 4."""
+    """One task of 4 on two processors: the speed-m machine alone does it in 2, the
+    trivial bound (taken by both) says 4. Four tasks on two processors: speed-m (with the
+    trivial bound) says 4, the exact optimum is 5."""
     inst = TaskInstance(2, [0.0], [4.0])
-    assert max_weighted_flow_bound(inst, "speed-m", weights=np.ones(1)).value < 2.01
+    assert max_weighted_flow_bound(inst, "speed-m", weights=np.ones(1)).value == 4
     assert max_weighted_flow_bound(inst, "flow", weights=np.ones(1)).value == 4
+    inst = TaskInstance(2, [1.0, 2.0, 2.0, 3.0], [3.0, 4.0, 2.0, 3.0])
+    assert max_weighted_flow_bound(inst, "speed-m", weights=np.ones(1)).value == 4
+    assert max_weighted_flow_bound(inst, "flow", weights=np.ones(1)).value == pytest.approx(
+        5, rel=1e-5)
 
 
 def test_feasibility_tests_agree() -> None:
@@ -108,6 +114,9 @@ def test_feasibility_tests_agree() -> None:
         d = r + p + rng.integers(0, 6, n)
         f, lp = flow_feasible(r, p, d, m), lp_feasible(r, p, d, m)
         assert f == lp
+        # the test rounded against the schedule accepts only feasible deadlines
+        assert not flow_feasible(r, p, d, m, strict=True) or lp
+        assert flow_feasible(r, p, d + 1e-6, m, strict=True) == lp_feasible(r, p, d + 1e-6, m)
         if f:  # feasible on m processors -> feasible on one of speed m
             assert edf_speed_feasible(r, p, d, m)
 
@@ -135,3 +144,28 @@ def test_lower_bounds_switch_to_speed_m_above_the_limit() -> None:
     assert weak["max_stretch"].kind == "speed-m-edf" and weak["max_flow"].kind == "speed-m-edf"
     assert weak["max_flow"].value <= exact["max_flow"].value + 1e-9
     assert exact["sum_flow"].kind == "srpt-speed-m"
+
+
+def test_speed_m_bound_is_at_least_the_trivial_bound_above_the_limit() -> None:
+    """A task alone takes ``p_j``: the speed-m bound (used above ``exact_limit`` tasks)
+    never reports less than ``max_j p_j / w_j`` (one task of 800 on 4 processors: the
+    speed-4 machine alone would say 205 for the max-flow, 0.26 for the max-stretch)."""
+    inst = TaskInstance(4, np.zeros(3), [800.0, 10.0, 10.0])
+    weak = lower_bounds(inst, exact_limit=2)
+    assert weak["max_flow"].kind == "speed-m-edf"
+    assert weak["max_flow"].value >= 800
+    assert weak["max_stretch"].value >= 1
+    assert weak["max_flow"].value <= lower_bounds(inst)["max_flow"].value + 1e-9
+
+
+def test_exact_upper_is_feasible_without_rounding() -> None:
+    """Two unit tasks at 0 on one processor: the optimum max-flow is exactly 2. The flow test
+    rounds capacities up, so it accepts ``S`` a few 1e-9 below 2; the reported ``upper`` is
+    confirmed by the test rounded against the schedule, so it is never below 2."""
+    inst = TaskInstance(1, [0.0, 0.0], [1.0, 1.0])
+    r, p = inst.release, inst.p
+    assert flow_feasible(r, p, np.full(2, 2 - 1e-10), 1)  # the lenient test accepts
+    assert not flow_feasible(r, p, np.full(2, 2 - 1e-10), 1, strict=True)
+    assert flow_feasible(r, p, np.full(2, 2 + 1e-8), 1, strict=True)
+    bound = max_weighted_flow_bound(inst, "flow", weights=np.ones(1), rtol=1e-12)
+    assert bound.value <= 2 <= bound.upper <= 2 * (1 + 1e-8)

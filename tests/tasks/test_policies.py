@@ -143,3 +143,30 @@ def test_zero_length_tasks_and_simultaneous_arrivals() -> None:
                  "spt-rr"):
         res = evaluate(inst, name, md=1)
         assert res.metrics["max_flow"] >= 0
+
+
+@pytest.mark.parametrize("name", ["gspt-rr", "spt-rr"])
+@pytest.mark.parametrize("seed, draws, expected, redirected", [
+    # default_rng(2).random(4) = 0.262, 0.298, 0.814, 0.092: tasks 0, 2, 5 redirected
+    (2, [0.262, 0.298, 0.814, 0.092], [4, 1, 15, 4, 4, 9], 3),
+    # default_rng(1).random(4) = 0.512, 0.950, 0.144, 0.949: task 3 redirected
+    (1, [0.512, 0.950, 0.144, 0.949], [4, 1, 7, 4, 6, 11], 1),
+])
+def test_random_redirection_hand_computed(name: str, seed: int, draws: list[float],
+                                          expected: list[float], redirected: int) -> None:
+    """m = 3, m_d = 1 (main pool 0, 1; dedicated 2), b = 0.5, c = 0.5. Potentially heavy
+    (p >= b·pmax, pmax including the arrival): tasks 0 (4 >= 2), 2 (6 >= 3), 3 (3 >= 3),
+    5 (5 >= 3), each drawing in that order; redirected when the draw is <= c.
+
+    Seed 2: the pool runs 0 in [0, 4], then the shortest of the waiting 2 and 5: 5 in
+    [4, 9], 2 in [9, 15]; the main pool runs 1 in [0, 1], 3 in [1, 4], 4 in [2, 4] (SPT-RR:
+    ΔF 2 on the idle processor against 4 behind 3). Seed 1: the pool runs 3 in [1, 4]; the
+    main pool runs 1 in [0, 1] and 0 in [0, 4] (SPT-RR: ΔF 1 + 1 behind the queued 0 on
+    processor 0, 1 on processor 1), 2 in [1, 7] (SPT-RR: ΔF 6 against 3 + 6), then 4 in
+    [4, 6] and 5 in [6, 11] (SPT-RR: both behind 0, ΔF 2 + 2 against 5 + 2, then 2 + 2 + 5
+    against 5 + 5)."""
+    assert np.round(np.random.default_rng(seed).random(4), 3).tolist() == draws
+    inst = TaskInstance(3, [0, 0, 1, 1, 2, 2], [4, 1, 6, 3, 2, 5])
+    res = evaluate(inst, name, md=1, b=0.5, c=0.5, seed=seed)
+    assert res.schedule.completion.tolist() == expected
+    assert res.counts["redirections"] == redirected

@@ -92,11 +92,33 @@ def test_validator_rejects_broken_schedules() -> None:
 
 
 def test_validator_rejects_migration_of_srpt() -> None:
-    inst = TaskInstance(2, [0, 0, 1], [10, 4, 2])
+    """SRPT preempts tasks 0 and 1 at 1 for the unit tasks 2 and 3, each resuming on its
+    processor at 2. Swapping the processors of the two resumed pieces leaves no overlap,
+    only two migrations, which the dispatch SRPT (non-migratory) may not do."""
+    inst = TaskInstance(2, [0, 0, 1, 1], [10, 8, 1, 1])
     s = evaluate(inst, "srpt").schedule
+    resumed = np.flatnonzero((s.kind == COMPLETE) & np.isin(s.task, [0, 1]))
+    assert (s.kind == PREEMPTED).sum() == 2 and resumed.size == 2
+    assert sorted(s.proc[resumed].tolist()) == [0, 1]
     proc = s.proc.copy()
-    first = np.flatnonzero(s.task == 0)
-    if first.size > 1:
-        proc[first[0]] = 1 - proc[first[0]]
-        with pytest.raises(InvalidScheduleError):
-            validate_schedule(inst, replace(s, proc=proc))
+    proc[resumed] = 1 - proc[resumed]
+    validate_schedule(inst, replace(s, proc=proc, migratory=True))
+    with pytest.raises(InvalidScheduleError, match="migration"):
+        validate_schedule(inst, replace(s, proc=proc))
+
+
+def test_validator_rejects_an_uninterrupted_task_on_the_dedicated_pool() -> None:
+    """RD (seed L1319–1321): the dedicated pool "will be only used by the heavy tasks",
+    the interrupted ones. Two tasks of GSPT-RD, never interrupted, one moved by hand from
+    the main pool (processors 0, 1) to the idle dedicated processor 2."""
+    inst = TaskInstance(3, [0.0, 0.0], [5.0, 3.0])
+    s = evaluate(inst, "gspt-rd", md=1, tau=2).schedule
+    assert s.main == 2 and (s.proc < 2).all() and (s.kind == COMPLETE).all()
+    proc = s.proc.copy()
+    proc[0] = 2
+    with pytest.raises(InvalidScheduleError, match="dedicated"):
+        validate_schedule(inst, replace(s, proc=proc))
+    # the same pieces are a valid schedule of SPT-RR, whose pool takes tasks at arrival
+    rr = evaluate(inst, "spt-rr", md=1, c=0.0).schedule
+    validate_schedule(inst, replace(rr, task=s.task, proc=proc, start=s.start, end=s.end,
+                                    kind=s.kind, completion=s.completion))

@@ -56,3 +56,45 @@ def test_kth_redirection_lowers_stretch_against_gspt() -> None:
     for metric in exp.STRETCH:
         assert summ["gspt-rd"][metric] < summ["gspt"][metric]
         assert summ["gsrpt"][metric] <= summ["gspt-rd"][metric]
+
+
+def test_skipped_cells_are_counted_per_policy(tmp_path: Path) -> None:
+    """A KTH-SP2-named trace of wide jobs gives m = 2 processors, below every m_d of
+    Table 3.2's KTH-SP2 row: those cells are skipped, counted per policy and reported in
+    the summary (instances 0, skipped 2), never silently dropped; no finding compares
+    them."""
+    import numpy as np
+
+    from tests.tasks.conftest import swf_text
+
+    rng = np.random.default_rng(4)
+    submit = np.sort(rng.uniform(0, 30 * 86400, 120)).astype(int)
+    run = np.exp(rng.uniform(1, 9, 120)).astype(int)
+    q = rng.choice([40, 50, 60], 120)
+    path = tmp_path / "KTH-SP2-1996-2.1-cln.swf"
+    path.write_text(swf_text(list(zip(submit.tolist(), run.tolist(), q.tolist(),
+                                      strict=True)), 100))
+    assert exp.instance(str(path), 0).processors == 2
+    rows = [row for cell in exp.comparison_cells([str(path)], 2) for row in exp.run_cell(cell)]
+    assert exp.skipped_cells(rows) == {"gspt-rd": 2, "gspt-rr": 2, "spt-rd": 2, "spt-rr": 2}
+    summ = {s["policy"]: s for s in exp.summary(rows)}
+    assert len(summ) == 9
+    assert summ["spt-rd"]["skipped"] == 2 and summ["spt-rd"]["instances"] == 0
+    assert summ["spt"]["skipped"] == 0 and summ["spt"]["instances"] == 2
+    assert exp.findings(list(summ.values())) == []
+
+
+@pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
+                    reason="the real traces are not here")
+def test_kth_exact_upper_is_feasible_on_the_lp() -> None:
+    """The review's example (KTH-SP2 seed 3, bounded max-stretch): the bisection's last
+    "yes", 1.5117408, is infeasible on the LP; the reported ``upper`` is feasible there
+    and the bound stays below it."""
+    from lpsched.tasks.bounds import lp_feasible, max_weighted_flow_bound
+
+    inst = exp.instance(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"), 3)
+    r, p, w, m = inst.release, inst.p, inst.weights(), inst.processors
+    assert not lp_feasible(r, p, r + 1.5117408 * w, m)
+    bound = max_weighted_flow_bound(inst, "flow")
+    assert bound.value <= 1.5117408 < bound.upper
+    assert lp_feasible(r, p, r + bound.upper * w, m)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -50,13 +51,17 @@ INTERNAL_ERROR = 3
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on one line (exit 2), like every other error of the
-    command: ``lpsched solve: error: argument --time-limit: invalid float value: 'abc' (see
-    lpsched solve --help for usage)``. Subcommand parsers are made of the same class."""
+    """argparse with usage errors on one line (exit 2) in the form of every other error of
+    the command, the option first: ``lpsched: error: --time-limit invalid float value:
+    'abc' (see lpsched solve --help for usage)``. Subcommand parsers are made of the same
+    class."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help "
-                  "for usage)\n")
+        text = _one_line(message)
+        named = re.match(r"argument (\S+): (.*)", text)
+        if named:
+            text = f"{named.group(1)} {named.group(2)}"
+        self.exit(2, f"lpsched: error: {text} (see {self.prog} --help for usage)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.common import dump_json, read_json, seed
 from lpsched.errors import InvalidInstanceError, LpschedError
 
 #: --trials of check-ratios: each trial runs every generator (and small exact MIPs)
@@ -133,8 +133,6 @@ def _cmd_check_ratios(args: argparse.Namespace) -> int:
     from lpsched.approx.ratios import check_ratios
 
     _count_option("--trials", args.trials, 1, MAX_TRIALS)
-    if args.seed < 0:
-        raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
     rep = check_ratios(args.trials, args.seed)
     if args.json:
         print(dump_json(rep.to_dict()))
@@ -177,6 +175,6 @@ def add_commands(sub: Any) -> None:
                         "and tight instances (exit 1 on a violation)")
     cr.add_argument("--trials", type=int, default=200, help="random instances per "
                     f"generator (1 to {MAX_TRIALS:,})")
-    cr.add_argument("--seed", type=int, default=0, help="random seed (>= 0)")
+    cr.add_argument("--seed", type=seed, default=0, help="random seed (>= 0)")
     cr.add_argument("--json", action="store_true")
     cr.set_defaults(func=_cmd_check_ratios)

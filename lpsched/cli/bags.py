@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import dump_json, read_json, seed
+from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
 from lpsched.cli.outputs import atomic_output, atomic_path, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -483,15 +483,11 @@ def add_reproduce(rep_sub: Any) -> None:
     """``reproduce cbs3m`` (seed 003 Tables 4-8)."""
     cb = rep_sub.add_parser("cbs3m", help="seed 003 Tables 4-8 (SimGrid experiments)")
     cb.add_argument("--instances", type=int, default=1000)
-    cb.add_argument("--jobs", type=int, default=1, help="local worker processes")
-    cb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    add_runner_options(cb, "folder of the result store and the CSV files (created if missing)")
     cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
     cb.add_argument("--first-seed", type=seed, default=0)
     cb.add_argument("--base-bandwidth", type=float, default=None,
                     help="generator's link bandwidth before slowdowns (default 1.25e6 B/s)")
-    cb.add_argument("--out", default="results",
-                    help="folder of the result store and the CSV files (created if missing)")
-    cb.add_argument("--quiet", action="store_true", help="no progress bar")
     cb.set_defaults(func=_cmd_reproduce)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.allocation import ALLOCATORS
-from lpsched.cli.common import dump_json
+from lpsched.cli.common import add_runner_options, dump_json
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -300,12 +300,9 @@ def add_reproduce(rep_sub: Any) -> None:
         rb.add_argument("--trace", help="SWF trace (default: the seed's, from "
                         "$LPSCHED_DATA or ../shared/data)")
         rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30)
-        rb.add_argument("--jobs", type=int, default=1, help="local worker processes")
-        rb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
-        rb.add_argument("--first-seed", type=int, default=0)
-        rb.add_argument("--out", default="results", help="folder of the store and the CSV "
-                        "(created if missing; the CSV is replaced atomically)")
-        rb.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_runner_options(rb, "folder of the store and the CSV (created if missing; the CSV "
+                                "is replaced atomically)")
+        rb.add_argument("--first-seed", type=int, default=0)  # checked with the others
         if name == "contiguity":
             rb.add_argument("--jobs-per-instance", type=int, default=300)
             rb.add_argument("--processors", type=int, default=512)

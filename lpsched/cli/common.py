@@ -62,8 +62,19 @@ def seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{text}: must be a whole number >= 0") from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: a seed must be >= 0")
+        raise argparse.ArgumentTypeError(f"{value}: must be a whole number >= 0")
     return value
+
+
+def add_runner_options(parser: Any, out_help: str) -> None:
+    """The options every ``lpsched reproduce`` experiment shares (the resumable runner of
+    :mod:`lpsched.core.runner`): ``--jobs`` (local worker processes), ``--executor``
+    (``local`` or ``dask://HOST:PORT``), ``--out`` (the folder of the result store and
+    the tables; created if missing) and ``--quiet`` (no progress bar)."""
+    parser.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    parser.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    parser.add_argument("--out", default="results", help=out_help)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 

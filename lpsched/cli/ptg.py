@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidScheduleError, LpschedError
 
@@ -174,11 +174,8 @@ def add_reproduce(rep_sub: Any) -> None:
                             "algorithms (Figs 2-8, Table 2, acceptance checks)")
     rp.add_argument("--scenarios", type=int, default=1500, help="the first N scenarios, "
                     "balanced over classes, N and clusters (default 1500)")
-    rp.add_argument("--jobs", type=int, default=1, help="local worker processes")
-    rp.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
-    rp.add_argument("--seed", type=int, default=0)
-    rp.add_argument("--out", default="results", help="folder of the store, CSV and summary")
-    rp.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_runner_options(rp, "folder of the store, CSV and summary")
+    rp.add_argument("--seed", type=seed, default=0)
     rp.add_argument("--no-figures", action="store_true", help="skip Figs 2-8 (PNG files, "
                     "drawn when matplotlib is installed)")
     rp.set_defaults(func=_cmd_reproduce)
@@ -203,14 +200,14 @@ def add_commands(sub: Any) -> None:
     gen.add_argument("--points", type=int, default=4, help="fft: 2, 4, 8, ...")
     gen.add_argument("--complexity", choices=COMPLEXITIES, default="mixed")
     gen.add_argument("--alpha-max", type=float, default=0.25)
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--seed", type=seed, default=0)
     gen.add_argument("-o", "--output", help=".json or .dot (default: JSON on stdout)")
     gen.set_defaults(func=_cmd_generate)
     sch = ps.add_parser("schedule", help="schedule PTGs together, validated, vs lower bounds")
     sch.add_argument("ptgs", nargs="+", help="PTG files (.json or .dot)")
     sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)}")
     sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all")
-    sch.add_argument("--seed", type=int, default=0, help="random ties")
+    sch.add_argument("--seed", type=seed, default=0, help="random ties")
     sch.add_argument("--no-lp", action="store_true", help="classical bounds only")
     fmt = sch.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lpsched.cli.common import dump_json, read_json, seed
+from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import LpschedError, ParseError
 
@@ -342,11 +342,8 @@ def add_reproduce(rep_sub: Any) -> None:
     rr.add_argument("--data", help="trace folder (default $LPSCHED_DATA or ../shared/data)")
     rr.add_argument("--instances", type=int, default=20)
     rr.add_argument("--first-seed", type=seed, default=0)
-    rr.add_argument("--jobs", type=int, default=1, help="local worker processes")
-    rr.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
-    rr.add_argument("--out", default="results", help="folder of the store, CSVs and figures")
+    add_runner_options(rr, "folder of the store, CSVs and figures")
     rr.add_argument("--no-plots", action="store_true")
-    rr.add_argument("--quiet", action="store_true", help="no progress bar")
     rr.set_defaults(func=_cmd_reproduce)
 
 

@@ -365,9 +365,9 @@ def test_a_file_system_that_refuses_files_fails_before_any_work(tmp_path):
 @pytest.mark.parametrize(("argv", "named"), [
     (["solve", "x.json", "--time-limit=abc"], "--time-limit"),
     (["batch", "x.swf", "--processors", "2.5"], "--processors"),
-    (["generate", "bags", "--seed", "-1"], "a seed must be >= 0"),
-    (["demo", "--seed", "-1"], "a seed must be >= 0"),
-    (["reproduce", "cbs3m", "--first-seed", "-1", "--out", "unused"], "a seed must be >= 0"),
+    (["generate", "bags", "--seed", "-1"], "must be a whole number >= 0"),
+    (["demo", "--seed", "-1"], "must be a whole number >= 0"),
+    (["reproduce", "cbs3m", "--first-seed", "-1", "--out", "unused"], "must be a whole number >= 0"),
     (["no-such-command"], "invalid choice"),
 ])
 def test_usage_errors_are_one_line(argv, named):

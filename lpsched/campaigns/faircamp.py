@@ -118,7 +118,7 @@ def faircamp(w: Workload) -> CampaignRun:
                                    "(Prop 4.1 violated: a finding)")
     info = {"deadlines": st.deadline, "rho_lengths": st.length,
             "deadlines_met": not bool(late.any()), "k": st.k}
-    return CampaignRun("faircamp", w, st.start, st.release, info, st.eng.processed)
+    return CampaignRun("faircamp-block", w, st.start, st.release, info, st.eng.processed)
 
 
 class FairCampPacked(Policy):

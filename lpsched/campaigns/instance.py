@@ -6,7 +6,7 @@ user's campaigns are sequential (``t_{i+1} >= C_i``, [L784]) in the order they a
 
 Submission modes (issue 11, workload JSON): a campaign with ``submit`` = a time is
 *open-loop* (from a trace) and is released at ``max(submit, C_{i-1})`` (spec A13, decision
-3); ``submit`` = ``None`` (``nan`` here) is *closed-loop*, released ``think`` after the
+90); ``submit`` = ``None`` (``nan`` here) is *closed-loop*, released ``think`` after the
 user's previous campaign completes, the first at time 0.
 
 Dependencies (§5.6): ``dep_src``/``dep_dst`` are global job indices, both in the same
@@ -24,10 +24,16 @@ from typing import Any
 import numpy as np
 
 from lpsched.campaigns.dag import INTERVAL_ORDER, dependency_edges
+from lpsched.core.swf import FIELD_LIMIT, MAX_PROCESSORS
 from lpsched.errors import InvalidInstanceError, ParseError
 
 #: per-job keys kept as float arrays (original-log data from an extraction)
 JOB_FLOATS = ("id", "submit0", "start0", "end0")
+#: largest magnitude of a time or length (2^53, as an SWF field): beyond it the areas and
+#: stretches computed from it overflow or lose every digit
+MAX_TIME = FIELD_LIMIT
+#: largest user id + 1 (the policies keep arrays per user; as many as processors)
+MAX_USERS = MAX_PROCESSORS
 _CAMPAIGN_KEYS = {"user", "submit", "think", "jobs", "deps", "piece"}
 _JOB_KEYS = {"p", "q", *JOB_FLOATS}
 
@@ -125,8 +131,10 @@ def _first(mask: np.ndarray) -> int:
 
 def _validate(w: Workload) -> None:
     m = w.processors
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        _fail("processors", m, "must be a whole number >= 1")
+    if (isinstance(m, bool) or not isinstance(m, (int, np.integer))
+            or not 1 <= m <= MAX_PROCESSORS):
+        _fail("processors", m, f"must be a whole number from 1 to {MAX_PROCESSORS:,} (the "
+              "largest machine lpsched simulates)")
     n_c = w.user.size
     if n_c == 0:
         _fail("campaigns", [], "a workload needs at least one campaign")
@@ -225,7 +233,7 @@ def make_workload(processors: int, campaigns: list[dict[str, Any]], users: int |
         where = f"campaigns[{c}]"
         if not isinstance(camp, dict):
             _fail(where, type(camp).__name__, "must be an object")
-        user[c] = _whole(camp.get("user"), f"{where}.user")
+        user[c] = _whole(camp.get("user"), f"{where}.user", MAX_USERS - 1)
         s = camp.get("submit")
         submit[c] = np.nan if s is None else _number(s, f"{where}.submit")
         think[c] = _number(camp.get("think", 0.0), f"{where}.think")
@@ -250,8 +258,8 @@ def make_workload(processors: int, campaigns: list[dict[str, Any]], users: int |
     job_data = {k: np.asarray(v, float) for k, v in data.items() if k in seen}
     k = int(user.max()) + 1 if n_c else 0
     if users is not None:
-        k = _whole(users, "users")
-    m = _whole(processors, "processors")
+        k = _whole(users, "users", MAX_USERS)
+    m = _whole(processors, "processors", MAX_PROCESSORS)
     src, dst = np.concatenate(srcs), np.concatenate(dsts)
     if (extra or {}).get("deps_rule") is not None:
         src, dst = _rule_edges(extra or {}, offsets, job_data, src.size)
@@ -321,19 +329,25 @@ def _deps(deps: Any, where: str, n: int, base: int, srcs: list[np.ndarray],
     dsts.append(arr[:, 1].astype(np.int64) + base)
 
 
-def _number(v: Any, where: str) -> float:
+def _number(v: Any, where: str, bounded: bool = True) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         _fail(where, v, "must be a number")
-    x = float(v)
+    try:
+        x = float(v)
+    except OverflowError:  # a Python int beyond the float range
+        x = math.inf
     if not math.isfinite(x):
         _fail(where, v, "must be finite")
+    if bounded and abs(x) > MAX_TIME:
+        _fail(where, v, f"must be at most 2^53 = {MAX_TIME:.4g} in magnitude (larger "
+              "values overflow the areas and stretches)")
     return x
 
 
-def _whole(v: Any, where: str) -> int:
-    x = _number(v, where)
-    if x != math.floor(x) or x < 0:
-        _fail(where, v, "must be a whole number >= 0")
+def _whole(v: Any, where: str, hi: float = MAX_TIME) -> int:
+    x = _number(v, where, bounded=False)
+    if x != math.floor(x) or not 0 <= x <= hi:
+        _fail(where, v, f"must be a whole number from 0 to {int(hi):,}")
     return int(x)
 
 

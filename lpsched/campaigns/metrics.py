@@ -27,6 +27,24 @@ def campaign_stretch(run: CampaignRun) -> np.ndarray:
     return (run.completion - run.release) / run.workload.lower_bound
 
 
+def campaign_stretch_from_log(run: CampaignRun) -> np.ndarray:
+    """(S1) measured from the log's submission time instead of the effective release:
+    ``(C_i - submit_i) / l_i`` for open-loop campaigns (``submit_i <= t_i =
+    max(submit_i, C_{i-1})``, decision 90), ``campaign_stretch`` for closed-loop ones.
+    O(n).
+
+    >>> from lpsched.campaigns.instance import make_workload
+    >>> w = make_workload(1, [{"user": 0, "submit": 0.0, "jobs": [{"p": 2.0}]},
+    ...                       {"user": 0, "submit": 1.0, "jobs": [{"p": 2.0}]}])
+    >>> run = CampaignRun("x", w, np.array([0.0, 2.0]), np.array([0.0, 2.0]))
+    >>> campaign_stretch(run).tolist(), campaign_stretch_from_log(run).tolist()
+    ([1.0, 1.0], [1.0, 1.5])
+    """
+    w = run.workload
+    submitted = np.where(np.isnan(w.submit), run.release, w.submit)
+    return (run.completion - submitted) / w.lower_bound
+
+
 def rho_lengths(w: Workload) -> np.ndarray:
     """``Δ(ζ_i^u)``: the LPT makespan of each campaign alone on all m processors (the
     denominators of S2 for sequential jobs); ``l`` for parallel workloads. O(n log n)."""

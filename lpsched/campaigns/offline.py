@@ -138,7 +138,15 @@ def multicamp(w: Workload) -> OfflineSchedule:
 def multicmax(w: Workload) -> OfflineSchedule:
     """MULTICMAX (Saule-Trystram [L519-L523], B5-B6): each user's jobs (campaign barriers
     ignored) as one LPT block on all machines; blocks by non-decreasing makespan. Guarantee
-    ``(ρ, 2ρ, ..., kρ)`` for the users' makespans. O(n log n)."""
+    ``(ρ, 2ρ, ..., kρ)`` for the users' makespans. O(n log n).
+
+    Raises
+    ------
+    InvalidInstanceError
+        If a job is parallel (``q > 1``): the LPT blocks are for sequential jobs.
+    """
+    if w.parallel:
+        raise InvalidInstanceError("q", int(w.q.max()), "MULTICMAX takes sequential jobs")
     users = np.unique(w.user)
     camp = w.camp
     per = []

@@ -8,7 +8,7 @@ and a Slurm-like fair-share factor; plus the registry of every policy by name.
   the users with a submitted, unfinished campaign in R, ``m // k`` each and one more for the
   first ``m % k`` by user id; re-split when a user joins or leaves; a user starts its jobs in
   FIFO order while they fit in its share. A job wider than its owner's share never runs
-  [L1549-L1555] unless the machine is entirely idle (decision 96: no deadlock).
+  [L1549-L1555] unless the machine is entirely idle (decision 105: no deadlock).
 * ``fair-share`` (Slurm factor ``F = 2^(-U/S)`` [L645-L667], B8): every ``tick`` the usage
   ``U`` of each user over the last tick (area, normalised by the total; no decay) and
   ``S = 1/k̃`` give the factor; users are served by decreasing factor (ties at random, by a
@@ -18,13 +18,72 @@ and a Slurm-like fair-share factor; plus the registry of every policy by name.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from lpsched.campaigns.instance import Workload
 from lpsched.campaigns.offline import fair_share_factor
 from lpsched.campaigns.simulator import TICK, Policy, Simulator
+from lpsched.errors import InvalidInstanceError
+
+#: most fair-share recomputations a run may need (one engine event each, ~10 µs)
+MAX_TICKS = 10**7
+#: smallest tick relative to the largest time of the run (the tick must advance time)
+TICK_REL = 1e-12
+
+
+def tick_horizon(w: Workload) -> tuple[float, float]:
+    """Estimated length of the time span with jobs waiting or running, and the largest
+    absolute time reached, of ``w`` (for :func:`check_tick`).
+
+    Returns
+    -------
+    span, end : float
+        ``span`` = spread of the open-loop submissions + total think time + ``W/m`` +
+        ``p_max`` (the list-scheduling bound for sequential jobs); ``end`` = the latest
+        submission (0 if none) + ``span``.
+    """
+    sub = w.submit[np.isfinite(w.submit)]
+    lo, hi = (float(sub.min()), float(sub.max())) if sub.size else (0.0, 0.0)
+    span = ((hi - lo) + float(np.sum(w.think)) + float(np.dot(w.p, w.q)) / w.processors
+            + float(w.p.max(initial=0.0)))
+    return span, max(abs(lo), abs(hi)) + span
+
+
+def min_tick(w: Workload) -> float:
+    """Smallest fair-share tick accepted for ``w`` (see :func:`check_tick`)."""
+    span, end = tick_horizon(w)
+    return max(span / MAX_TICKS, end * TICK_REL)
+
+
+def check_tick(w: Workload, tick: float) -> None:
+    """Refuse a fair-share ``tick`` that would (nearly) never let the simulation end.
+
+    Parameters
+    ----------
+    w : Workload
+        The workload (or trace piece) to simulate.
+    tick : float
+        Recomputation period.
+
+    Raises
+    ------
+    InvalidInstanceError
+        If ``tick`` is not finite and > 0, would need more than :data:`MAX_TICKS`
+        recomputations over the workload's horizon, or is below ``TICK_REL`` times its
+        largest time (``now + tick == now`` would stop time).
+    """
+    if not (math.isfinite(tick) and tick > 0):
+        raise InvalidInstanceError("tick", tick, "must be a finite number > 0")
+    least = min_tick(w)
+    if tick < least:
+        span, _ = tick_horizon(w)
+        raise InvalidInstanceError("tick", tick, f"too small for the workload's time horizon "
+                                   f"(about {span:.6g}): give a tick >= {least:.3g} (at "
+                                   f"most {MAX_TICKS:,} fair-share recomputations)")
 
 
 class Fcfs(Policy):
@@ -129,6 +188,7 @@ class FairShare(_PerUser):
         self.rng = np.random.default_rng(seed)
 
     def attach(self, sim: Simulator) -> None:
+        check_tick(sim.w, self.tick)
         super().attach(sim)
         k = sim.w.users
         self.area = np.zeros(k)
@@ -170,8 +230,12 @@ class FairShare(_PerUser):
                 break
         waiting = any(self.queues.values()) or sim.running > 0
         if waiting and not self.ticking:
+            nxt = sim.eng.now + self.tick
+            if not nxt > sim.eng.now:  # the tick would not advance time: never loop on it
+                raise InvalidInstanceError("tick", self.tick, f"does not advance time "
+                                           f"{sim.eng.now} (too small for the horizon)")
             self.ticking = True
-            sim.eng.at(sim.eng.now + self.tick, self._tick, TICK)
+            sim.eng.at(nxt, self._tick, TICK)
 
     def info(self) -> dict[str, Any]:
         return {"ticks": self.ticks, "tick": self.tick}

@@ -102,6 +102,79 @@ def validate(run: CampaignRun) -> None:
             raise InvalidScheduleError("precedence", f"job {w.dep_dst[e]} starts before its "
                                        f"predecessor {w.dep_src[e]} ends", int(w.dep_dst[e]))
     _check_releases(w, run.release, run.completion, tol)
+    check_invariants(run)
+
+
+def check_invariants(run: CampaignRun) -> None:
+    """The policy invariants of spec §9.4 that involve the policy's own state, checked on
+    every run (by :func:`validate` and, per trace piece, by the simulator) against R.
+
+    * OStrich with the start gate (``info["gate"]``): every job starts at or after the
+      time its campaign became eligible (``s >= s̃``, V reached the start tag);
+    * parallel OStrich (``info["resize"]``): the area V executed equals R's busy area over
+      the periods with an active user (Lemma 6.2, resizing), recomputed from the starts;
+    * FairCamp in blocks (``info["rho_lengths"]``) in the setting of Prop 4.1 (closed loop,
+      think 0): every campaign completes by its Eq. 4.1 deadline, ``C <= d``.
+
+    A quantity absent from ``run.info`` (another policy, or pieces merged) is not checked.
+
+    Parameters
+    ----------
+    run : CampaignRun
+        The run to check.
+
+    Raises
+    ------
+    InvalidScheduleError
+        On the first broken invariant (a finding, never silenced).
+    """
+    w, info = run.workload, run.info
+    tol = _tol(float(run.end.max()))
+    eligible = info.get("eligible_at")
+    if info.get("gate") and isinstance(eligible, np.ndarray) and eligible.size == w.campaigns:
+        early = ~(run.start >= eligible[w.camp] - tol)
+        if early.any():
+            j = int(np.flatnonzero(early)[0])
+            raise InvalidScheduleError("start-gate", f"job {j} starts at {run.start[j]} "
+                                       f"before its campaign {w.camp[j]} is eligible (s̃ = "
+                                       f"{eligible[w.camp[j]]})", j)
+    intervals = info.get("active_intervals")
+    if info.get("resize") and isinstance(intervals, np.ndarray):
+        r_area = busy_area_inside(w.q, run.start, run.end, intervals)
+        v_area = float(info["virtual_area"])
+        if abs(v_area - r_area) > 1e-7 * max(1.0, r_area):
+            raise InvalidScheduleError("virtual-area", f"V executed area {v_area} while R "
+                                       f"was busy for {r_area} over the active periods "
+                                       "(Lemma 6.2: V's idle area must equal R's)")
+    deadlines = info.get("deadlines")
+    ch4 = bool(np.all(np.isnan(w.submit)) and np.all(w.think == 0))
+    if "rho_lengths" in info and ch4 and isinstance(deadlines, np.ndarray):
+        late = run.completion > deadlines * (1 + 1e-12) + tol
+        if late.any():
+            c = int(np.flatnonzero(late)[0])
+            raise InvalidScheduleError("deadline", f"FairCamp campaign {c} completes at "
+                                       f"{run.completion[c]} after its deadline "
+                                       f"{deadlines[c]} (Prop 4.1)")
+
+
+def busy_area_inside(q: np.ndarray, start: np.ndarray, end: np.ndarray,
+                     intervals: np.ndarray) -> float:
+    """Busy area ``Σ q · |[s, e) ∩ I|`` of jobs over the union of disjoint ``intervals``
+    (rows ``[a, b)``), by one sweep. O((n + I) log(n + I)).
+
+    >>> busy_area_inside(np.array([2]), np.array([0.0]), np.array([4.0]),
+    ...                  np.array([[1.0, 2.0], [3.0, 9.0]]))
+    4.0
+    """
+    iv = np.asarray(intervals, dtype=float).reshape(-1, 2)
+    times = np.concatenate((start, end, iv[:, 0], iv[:, 1]))
+    d_busy = np.concatenate((q, -q, np.zeros(2 * len(iv)))).astype(float)
+    d_act = np.concatenate((np.zeros(2 * start.size), np.ones(len(iv)), -np.ones(len(iv))))
+    order = np.argsort(times, kind="stable")
+    t = times[order]
+    busy = np.cumsum(d_busy[order])[:-1]
+    active = np.cumsum(d_act[order])[:-1] > 0
+    return float(np.sum(np.diff(t) * busy * active))
 
 
 def _check_capacity(q: np.ndarray, m: int, s: np.ndarray, end: np.ndarray) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from lpsched.campaigns.instance import Workload, select_campaigns
-from lpsched.campaigns.schedule import CampaignRun, previous_campaign
+from lpsched.campaigns.schedule import CampaignRun, check_invariants, previous_campaign
 from lpsched.core.engine import Engine
 from lpsched.errors import InvalidScheduleError
 
@@ -191,7 +191,9 @@ def simulate(w: Workload, make_policy: Any) -> CampaignRun:
     pieces' results are merged in the workload's order. See the module doc."""
     pieces = np.unique(w.piece)
     if pieces.size == 1:
-        return Simulator(w, make_policy()).run()
+        run = Simulator(w, make_policy()).run()
+        check_invariants(run)
+        return run
     start = np.empty(w.jobs)
     release = np.empty(w.campaigns)
     events = 0
@@ -201,6 +203,7 @@ def simulate(w: Workload, make_policy: Any) -> CampaignRun:
     for k in pieces.tolist():
         idx = np.flatnonzero(w.piece == k)
         run = Simulator(select_campaigns(w, idx), make_policy()).run()
+        check_invariants(run)  # the piece's own V and tags (merging keeps scalars only)
         start[job_piece == k] = run.start
         release[idx] = run.release
         events += run.events

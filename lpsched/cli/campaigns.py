@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import dump_json, read_json
+from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
-from lpsched.errors import InvalidScheduleError, LpschedError, ParseError
+from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 RUN_POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share", "multicamp",
                 "multicmax")
-TABLE_KEYS = ("policy", "valid", "campaigns", "users", "jobs", "max_campaign_stretch",
+TABLE_KEYS = ("policy", "variant", "valid", "campaigns", "users", "jobs", "max_campaign_stretch",
               "mean_campaign_stretch", "share_stretch_1", "share_stretch_below_1_5",
               "max_user_stretch", "utilisation", "seconds")
 
@@ -38,7 +38,6 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     out = check_output(args.output, "-o", (".json",))
     for option in ("--users", "--jobs", "--processors"):
         _positive(option, getattr(args, option.lstrip("-")))
-    _positive("--seed", args.seed + 1)
     w = generate(args.profile, args.users, args.jobs, args.seed, args.processors)
     with atomic_output(out) as fh:
         fh.write(json.dumps(to_dict(w), allow_nan=False))
@@ -71,14 +70,24 @@ def _offline(w: Any, policy: str) -> Any:
 
 def _simulate(w: Any, args: argparse.Namespace) -> Any:
     from lpsched.campaigns.faircamp import faircamp, faircamp_packed
-    from lpsched.campaigns.policies import policy_factory
+    from lpsched.campaigns.policies import check_tick, min_tick, policy_factory
     from lpsched.campaigns.simulator import simulate
 
     if args.policy == "faircamp":
         return faircamp(w) if args.faircamp_mode == "block" else faircamp_packed(w)
     if args.policy in ("multicamp", "multicmax"):
         return _offline(w, args.policy)
-    tick = args.tick if args.tick is not None else float(np.mean(w.p))
+    if args.policy == "fair-share":
+        if args.tick is None:  # the mean job length, raised if the horizon needs it
+            tick = max(float(np.mean(w.p)), 2 * min_tick(w))
+        else:
+            tick = args.tick
+            try:
+                check_tick(w, tick)
+            except InvalidInstanceError as exc:
+                raise LpschedError(f"--tick {tick:g}: {exc.reason}") from None
+    else:
+        tick = 1.0
     return simulate(w, policy_factory(args.policy, w.parallel, tick, args.seed,
                                       args.fcfs_order))
 
@@ -98,12 +107,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     run = _simulate(w, args)
     seconds = time.perf_counter() - t0
-    try:
-        validate(run)
-    except InvalidScheduleError as exc:
-        raise InvalidScheduleError(exc.rule, f"{args.policy} on {args.workload}: "
-                                   f"{exc}") from None
+    validate(run)
     result = summary(run, seconds, True)
+    result["policy"] = args.policy
+    result["variant"] = _variant(args)
     result["workload"] = args.workload
     if args.json:
         print(dump_json(result))
@@ -114,6 +121,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
             shown = f"{v:.6g}" if isinstance(v, float) else str(v)
             print(f"{k:<{width}}  {shown}")
     return 0
+
+
+def _variant(args: argparse.Namespace) -> str:
+    """The reading of ``--policy`` run, named as ``reproduce faircamp`` names it
+    (``faircamp-packed``, ``faircamp-block``, ``fcfs-submission``, ``fcfs-generation``)."""
+    if args.policy == "faircamp":
+        return f"faircamp-{args.faircamp_mode}"
+    if args.policy == "fcfs":
+        return f"fcfs-{args.fcfs_order}"
+    return str(args.policy)
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
@@ -157,7 +174,7 @@ def add_commands(sub: Any) -> None:
     g.add_argument("--profile", choices=("faircamp", "profiles"), default="faircamp")
     g.add_argument("--users", type=int, default=10)
     g.add_argument("--jobs", type=int, default=10_000)
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--seed", type=seed, default=0)
     g.add_argument("--processors", type=int, help="default: 10 (faircamp), 64 (profiles)")
     g.add_argument("-o", "--output", required=True, help="workload JSON to write")
     g.add_argument("--json", action="store_true", help="print a JSON report")
@@ -167,12 +184,15 @@ def add_commands(sub: Any) -> None:
     r.add_argument("--policy", choices=RUN_POLICIES, default="ostrich")
     r.add_argument("--machines", type=int, help="override the workload's processors")
     r.add_argument("--tick", type=float, help="fair-share recomputation period "
-                   "(default: the mean job length)")
-    r.add_argument("--seed", type=int, default=0, help="fair-share tie-breaking")
-    r.add_argument("--faircamp-mode", choices=("block", "packed"), default="block",
-                   help="FairCamp: blocks on the whole machine (A3 i) or packed (A3 ii)")
+                   "(default: the mean job length; a tick needing more than 10^7 "
+                   "recomputations over the workload's horizon is refused, decision 106)")
+    r.add_argument("--seed", type=seed, default=0, help="fair-share tie-breaking")
+    r.add_argument("--faircamp-mode", choices=("packed", "block"), default="packed",
+                   help="FairCamp: packed as processors free up (A3 ii, default) or blocks "
+                   "on the whole machine (A3 i); docs/decisions.md, decision 91")
     r.add_argument("--fcfs-order", choices=("submission", "generation"),
-                   default="submission", help="FCFS queue order (docs/decisions_campaigns)")
+                   default="submission", help="FCFS queue order (docs/decisions.md, "
+                   "decision 93)")
     fmt = r.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--table", action="store_true")
@@ -214,7 +234,6 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     name = args.experiment
     for option in ("--instances", "--jobs", "--jobs-per-instance"):
         _positive(option, getattr(args, option.lstrip("-").replace("-", "_")))
-    _positive("--first-seed", args.first_seed + 1)
     out = check_output_folder(args.out, "--out")
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
     if name == "faircamp":
@@ -223,7 +242,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                                    args.first_seed)
         fn, summarise, trace = exp.faircamp_cell, exp.faircamp_summary, None
     else:
-        _positive("--limit", args.limit + 1)
+        if args.limit < 0:
+            raise LpschedError(f"--limit {args.limit}: must be a whole number >= 0 (0: all)")
         trace = args.trace or _default_trace()
         if not Path(trace).exists():
             raise ParseError(trace, "no such file")
@@ -284,12 +304,9 @@ def add_reproduce(rep_sub: Any) -> None:
                          "(Figs. 5.6-5.13)")):
         rb = rep_sub.add_parser(name, help=help_)
         rb.add_argument("--instances", type=int, default=1000 if name == "faircamp" else 40)
-        rb.add_argument("--jobs", type=int, default=1, help="local worker processes")
+        add_runner_options(rb, "folder of the store and the CSV")
         rb.add_argument("--jobs-per-instance", type=int, default=10_000)
-        rb.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
-        rb.add_argument("--first-seed", type=int, default=0)
-        rb.add_argument("--out", default="results", help="folder of the store and the CSV")
-        rb.add_argument("--quiet", action="store_true", help="no progress bar")
+        rb.add_argument("--first-seed", type=seed, default=0)
         rb.add_argument("--plots", action="store_true", help="also draw the figures (PNG, "
                         "needs matplotlib)")
         if name == "faircamp":

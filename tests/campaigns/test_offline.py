@@ -21,6 +21,7 @@ from lpsched.campaigns.offline import (
     round_robin_flows,
     zenith,
 )
+from lpsched.errors import InvalidInstanceError
 
 
 def unit_campaigns(k: int, n: int, m: int):
@@ -98,3 +99,11 @@ def test_multicamp_vector_ratio_b5_b10(seed: int) -> None:
     for r, u in enumerate(sched.order.tolist(), start=1):
         assert sched.total_flow[u] <= r * rho * opt[u] + 1e-9
         assert acamp(w, u)[1] <= rho * opt[u] + 1e-9  # A-camp, Prop 3.3
+
+
+def test_multicmax_refuses_parallel_jobs_as_multicamp_does() -> None:
+    w = make_workload(4, [{"user": u, "submit": None, "jobs": [{"p": 2.0, "q": 3}]}
+                          for u in range(5)], 5)
+    for algorithm in (multicamp, multicmax):
+        with pytest.raises(InvalidInstanceError, match="sequential"):
+            algorithm(w)

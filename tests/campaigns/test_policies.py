@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from lpsched.campaigns.faircamp import faircamp
 from lpsched.campaigns.instance import make_workload
 from lpsched.campaigns.metrics import campaign_stretch, job_stretch, summary, user_stretch
-from lpsched.campaigns.policies import Fcfs, policy_factory
+from lpsched.campaigns.ostrich import OStrich
+from lpsched.campaigns.policies import FairShare, Fcfs, min_tick, policy_factory
 from lpsched.campaigns.schedule import validate
 from lpsched.campaigns.simulator import simulate
-from lpsched.errors import InvalidScheduleError
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 from tests.campaigns.helpers import random_workload
 
 SIM = ("fcfs", "ostrich", "space-share", "fair-share")
@@ -117,3 +118,79 @@ def test_validator_catches_a_precedence_violation() -> None:
     assert run.start.tolist() == [0.0, 2.0]
     with pytest.raises(InvalidScheduleError, match="precedence"):
         validate(replace(run, start=np.array([0.0, 1.0])))
+
+
+@pytest.mark.parametrize("tick", [1e-14, 1e-300, 0.0, float("inf")])
+def test_fair_share_refuses_a_tick_that_cannot_advance_time(tick: float) -> None:
+    """A tiny tick used to loop forever (``now + tick == now``): now refused at attach."""
+    w = random_workload(3, open_loop=True)
+    with pytest.raises(InvalidInstanceError, match="tick"):
+        simulate(w, lambda: FairShare(tick))
+
+
+def test_fair_share_tick_guard_at_large_times() -> None:
+    """At large absolute times a tick below 1e-12 of the time is refused (``now + tick``
+    would not advance time)."""
+    w = make_workload(2, [{"user": 0, "submit": 1e15, "jobs": [{"p": 1e3}]}])
+    policy = FairShare(1e6)
+    simulate(w, lambda: policy)  # accepted: 1e6 >= min_tick
+    assert min_tick(w) <= 1e6
+    policy = FairShare(1.0)
+    with pytest.raises(InvalidInstanceError, match="tick"):
+        simulate(w, lambda: policy)
+
+
+def _with_info(run, **changes):
+    return replace(run, info={**run.info, **changes})
+
+
+def test_validate_asserts_the_ostrich_start_gate() -> None:
+    """s >= s̃ on every run: a start before the campaign's eligibility is refused."""
+    w = random_workload(5, users=3, campaigns=8, m=3, open_loop=True)
+    run = simulate(w, policy_factory("ostrich", False))
+    validate(run)
+    late = run.info["eligible_at"].copy()
+    c = int(w.camp[int(np.argmax(run.start))])
+    late[c] = run.start.max() + 1.0
+    with pytest.raises(InvalidScheduleError, match="start-gate"):
+        validate(_with_info(run, eligible_at=late))
+
+
+def test_validate_asserts_parallel_ostrich_idle_areas() -> None:
+    """V's executed area equals R's busy area over the active periods (Lemma 6.2)."""
+    w = random_workload(6, users=3, campaigns=8, m=4, parallel=True)
+    run = simulate(w, policy_factory("ostrich", True))
+    validate(run)
+    area = float(run.info["virtual_area"])
+    with pytest.raises(InvalidScheduleError, match="virtual-area"):
+        validate(_with_info(run, virtual_area=area * 1.01 + 1.0))
+
+
+def test_validate_asserts_faircamp_deadlines_in_the_setting_of_prop_4_1() -> None:
+    w = random_workload(7, users=3, campaigns=8, m=3)
+    w = make_workload(3, [{"user": int(u), "submit": None, "think": 0.0,
+                           "jobs": [{"p": float(x)} for x in w.p[w.offsets[c]:w.offsets[c + 1]]]}
+                          for c, u in enumerate(w.user.tolist())])
+    run = faircamp(w)
+    validate(run)
+    early = run.info["deadlines"].copy()
+    early[0] = run.completion[0] - 1.0
+    with pytest.raises(InvalidScheduleError, match="deadline"):
+        validate(_with_info(run, deadlines=early))
+
+
+def test_the_simulator_checks_the_invariants_per_piece() -> None:
+    """Each trace piece is checked with its own V before the pieces are merged."""
+    w = make_workload(2, [{"user": 0, "submit": 0.0, "piece": 0, "jobs": [{"p": 2.0}]},
+                          {"user": 1, "submit": 100.0, "piece": 1, "jobs": [{"p": 3.0}]}])
+    calls = []
+
+    class Spy(OStrich):
+        def info(self):
+            out = super().info()
+            calls.append(out["eligible_at"].size)
+            return {**out, "eligible_at": out["eligible_at"] + 50.0}
+
+    with pytest.raises(InvalidScheduleError, match="start-gate"):
+        simulate(w, Spy)
+    assert calls == [1]

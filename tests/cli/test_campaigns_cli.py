@@ -47,8 +47,14 @@ def test_generate_then_run_every_policy(tmp_path) -> None:
         assert out["policy"] == policy and out["valid"] is True
         assert out["max_campaign_stretch"] >= 1.0
     packed = one_json_object(lpsched("campaigns", "run", str(w), "--policy", "faircamp",
-                                     "--faircamp-mode", "packed", "--json"))
-    assert packed["policy"] == "faircamp-packed"
+                                     "--json"))  # the default reading (decision 91)
+    assert (packed["policy"], packed["variant"]) == ("faircamp", "faircamp-packed")
+    block = one_json_object(lpsched("campaigns", "run", str(w), "--policy", "faircamp",
+                                    "--faircamp-mode", "block", "--json"))
+    assert block["variant"] == "faircamp-block"
+    fcfs = one_json_object(lpsched("campaigns", "run", str(w), "--policy", "fcfs",
+                                   "--fcfs-order", "generation", "--json"))
+    assert (fcfs["policy"], fcfs["variant"]) == ("fcfs", "fcfs-generation")
     table = lpsched("campaigns", "run", str(w), "--policy", "ostrich", "--table")
     assert table.returncode == 0 and table.stderr == ""
     assert table.stdout.splitlines()[0].split() == ["policy", "ostrich"]
@@ -133,3 +139,52 @@ def test_reproduce_ostrich_small(tmp_path) -> None:
     assert [Path(f).name for f in data["figures"]] == ["ostrich_fig5_6.png",
                                                        "ostrich_fig5_13.png"]
     assert {"ostrich", "ostrich-nodeps", "fcfs", "original"} <= set(data["summary"]["egee"])
+
+
+def test_multicmax_refuses_parallel_jobs_with_exit_2(tmp_path) -> None:
+    """Five jobs of q = 3 on 4 processors: refused (exit 2) as MULTICAMP does, not an
+    invalid schedule (exit 1, with a doubled "invalid schedule" prefix)."""
+    path = tmp_path / "par.json"
+    path.write_text(json.dumps({"processors": 4, "campaigns": [
+        {"user": u, "submit": None, "jobs": [{"p": 2.0, "q": 3}]} for u in range(5)]}))
+    for policy in ("multicamp", "multicmax"):
+        line = one_error_line(lpsched("campaigns", "run", str(path), "--policy", policy))
+        assert "sequential" in line and "invalid schedule" not in line
+
+
+@pytest.mark.parametrize("tick", ["1e-14", "1e-300"])
+def test_tiny_tick_refused_not_hanging(tmp_path, tick) -> None:
+    w = tmp_path / "w.json"
+    one_json_object(lpsched("campaigns", "generate", "--users", "3", "--jobs", "200",
+                            "-o", str(w), "--json"))
+    line = one_error_line(lpsched("campaigns", "run", str(w), "--policy", "fair-share",
+                                  "--tick", tick))
+    assert f"--tick {tick}" in line and "horizon" in line
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (("campaigns", "generate", "--seed", "-1", "-o", "g.json"), "-1"),
+    (("campaigns", "run", "w.json", "--seed", "-4"), "-4"),
+    (("reproduce", "faircamp", "--first-seed", "-3", "--out", "r"), "-3"),
+    (("reproduce", "ostrich", "--limit", "-2", "--out", "r", "--trace", "t.swf"), "-2"),
+])
+def test_negative_seed_and_limit_name_the_value(tmp_path, argv, shown) -> None:
+    proc = lpsched(*argv, cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f" {shown}" in lines[0] and ">= 0" in lines[0], lines
+
+
+@pytest.mark.parametrize("processors, campaign, field", [
+    (4, {"user": 1e30, "submit": None, "jobs": [{"p": 1.0}]}, "campaigns[0].user"),
+    (1e30, {"user": 0, "submit": None, "jobs": [{"p": 1.0}]}, "processors"),
+    (10**7 + 1, {"user": 0, "submit": None, "jobs": [{"p": 1.0}]}, "processors"),
+    (4, {"user": 0, "submit": 1e308, "jobs": [{"p": 1.0}]}, "campaigns[0].submit"),
+    (4, {"user": 0, "submit": None, "jobs": [{"p": 1e308}]}, "campaigns[0].jobs[0].p"),
+    (4, {"user": 0, "submit": None, "think": 1e308, "jobs": [{"p": 1.0}]},
+     "campaigns[0].think"),
+])
+def test_huge_numbers_refused_naming_the_field(tmp_path, processors, campaign, field) -> None:
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps({"processors": processors, "campaigns": [campaign]}))
+    assert f"{field} = " in one_error_line(lpsched("campaigns", "run", str(path), "--json"))

@@ -367,7 +367,8 @@ def test_a_file_system_that_refuses_files_fails_before_any_work(tmp_path):
     (["batch", "x.swf", "--processors", "2.5"], "--processors"),
     (["generate", "bags", "--seed", "-1"], "must be a whole number >= 0"),
     (["demo", "--seed", "-1"], "must be a whole number >= 0"),
-    (["reproduce", "cbs3m", "--first-seed", "-1", "--out", "unused"], "must be a whole number >= 0"),
+    (["reproduce", "cbs3m", "--first-seed", "-1", "--out", "unused"],
+     "must be a whole number >= 0"),
     (["no-such-command"], "invalid choice"),
 ])
 def test_usage_errors_are_one_line(argv, named):

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
+from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
 from lpsched.cli.outputs import atomic_output, atomic_path, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -269,24 +269,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from lpsched.bags import reproduce as exp
-    from lpsched.core import ResultStore, run_cells
-
     if args.instances < 1:
         raise LpschedError(f"--instances {args.instances}: must be at least 1")
     _positive(args.base_bandwidth, "--base-bandwidth", "a finite number of bytes/s > 0")
     out = check_output_folder(args.out, "--out")
-    store = ResultStore(out / "cbs3m.sqlite")
     base = None if args.base_bandwidth is None else args.base_bandwidth
     todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base)
-    t0 = time.perf_counter()
-    ran = run_cells(exp.EXPERIMENT, todo, exp.cell, store, executor=args.executor,
-                    group=exp.by_instance,
-                    jobs=args.jobs, progress=not args.quiet)
-    wall = time.perf_counter() - t0
-    keys = {ResultStore.key(list(c)) for c in todo}
-    tail = [] if base is None else [float(base)]
-    rows = [r for r in store.rows(exp.EXPERIMENT, exp.ROW_SCHEMA)
-            if ResultStore.key([r["seed"], r["policy"], args.profile, *tail]) in keys]
+    rows, ran, wall = run_experiment(exp.EXPERIMENT, todo, exp.cell, out, args,
+                                     exp.ROW_SCHEMA, group=exp.by_instance)
     tab = exp.tables(rows)
     exp.write_csv(tab, rows, out, opener=lambda path: atomic_output(path, newline=""))
     print(exp.format_tables(tab))

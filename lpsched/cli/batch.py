@@ -7,14 +7,13 @@ import argparse
 import contextlib
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from lpsched.batch.allocation import ALLOCATORS
-from lpsched.cli.common import add_runner_options, dump_json
+from lpsched.cli.common import add_runner_options, dump_json, run_experiment
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -36,7 +35,6 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     import csv
 
     from lpsched.batch import reproduce as exp
-    from lpsched.core import ResultStore, run_cells
 
     name = args.experiment
     _check_reproduce_options(args)
@@ -56,12 +54,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         trace = args.trace or _default_trace("LLNL-Atlas-2006-2.1-cln.swf")
         cells = exp.topology_cells(trace, _speedups(args.speedups), args.limit)
         fn, summarise = exp.topology_cell, exp.topology_summary
-    store = ResultStore(out / f"{name}.sqlite")
-    t0 = time.perf_counter()
-    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
-                    progress=not args.quiet)
-    wall = time.perf_counter() - t0
-    rows = store.rows_of(name, cells, exp.ROW_SCHEMAS[name])
+    rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
     if rows:
         with atomic_output(csv_path, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))

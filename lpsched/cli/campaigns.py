@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
+from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -229,7 +229,6 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     import csv
 
     from lpsched.campaigns import reproduce as exp
-    from lpsched.core import ResultStore, run_cells
 
     name = args.experiment
     for option in ("--instances", "--jobs", "--jobs-per-instance"):
@@ -250,12 +249,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         cells = exp.ostrich_cells(trace, args.instances, args.jobs_per_instance,
                                   args.users_per_instance, args.limit, args.first_seed)
         fn, summarise = exp.ostrich_cell, exp.ostrich_summary
-    store = ResultStore(out / f"{name}.sqlite")
-    t0 = time.perf_counter()
-    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
-                    progress=not args.quiet)
-    wall = time.perf_counter() - t0
-    rows = store.rows_of(name, cells)
+    rows, ran, wall = run_experiment(name, cells, fn, out, args)
     if rows:
         with atomic_output(csv_path, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))

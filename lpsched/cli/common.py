@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -77,4 +79,23 @@ def add_runner_options(parser: Any, out_help: str) -> None:
     parser.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
     parser.add_argument("--out", default="results", help=out_help)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dict[str, Any]]],
+                   folder: Path, args: Any, schema: Mapping[str, str] | None = None,
+                   group: Callable[[Any], Any] | None = None,
+                   ) -> tuple[list[dict[str, Any]], int, float]:
+    """Run the ``cells`` of experiment ``name`` through the resumable runner into
+    ``folder/<name>.sqlite`` with the options of :func:`add_runner_options`; returns the
+    stored rows of these cells (checked against ``schema`` when given), the number of
+    cells computed now and the wall time (seconds)."""
+    import time
+
+    from lpsched.core import ResultStore, run_cells
+
+    store = ResultStore(Path(folder) / f"{name}.sqlite")
+    t0 = time.perf_counter()
+    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
+                    progress=not args.quiet, group=group)
+    return store.rows_of(name, cells, schema), ran, time.perf_counter() - t0
 

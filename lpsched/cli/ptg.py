@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
+from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidScheduleError, LpschedError
 
@@ -123,7 +123,6 @@ def _print_table(results: list[Any], b: Any, cluster: str) -> None:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     import csv
 
-    from lpsched.core import ResultStore, run_cells
     from lpsched.ptg import reproduce as exp
 
     if not 1 <= args.scenarios <= 1500:
@@ -136,12 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     csv_path = check_output(str(out / "ptg.csv"), "--out")
     json_path = check_output(str(out / "ptg_summary.json"), "--out")
     cells = exp.cells(args.scenarios, args.seed)
-    store = ResultStore(out / "ptg.sqlite")
-    t0 = time.perf_counter()
-    ran = run_cells("ptg", cells, exp.cell_rows, store, executor=args.executor,
-                    jobs=args.jobs, progress=not args.quiet)
-    wall = time.perf_counter() - t0
-    rows = store.rows_of("ptg", cells)
+    rows, ran, wall = run_experiment("ptg", cells, exp.cell_rows, out, args)
     with atomic_output(csv_path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
         w.writeheader()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, seed
+from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import LpschedError, ParseError
 
@@ -250,7 +250,6 @@ def _trace_paths(args: argparse.Namespace, spec: str) -> list[str]:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from lpsched.core import ResultStore, run_cells
     from lpsched.tasks import reproduce as exp
 
     for option, least in (("instances", 1), ("jobs", 1), ("first_seed", 0)):
@@ -271,12 +270,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         fn, keys = exp.run_cell, ("trace", "policy")
     for path in paths:
         exp.instance(path, args.first_seed)  # a bad trace fails before any cell runs
-    store = ResultStore(out / f"{name}.sqlite")
-    t0 = time.perf_counter()
-    ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
-                    progress=not args.quiet, group=exp.group)
-    wall = time.perf_counter() - t0
-    rows = store.rows_of(name, cells)
+    rows, ran, wall = run_experiment(name, cells, fn, out, args, group=exp.group)
     summ = exp.summary(rows, keys)
     _write_rows(out / f"{name}.csv", rows)
     _write_rows(out / f"{name}-summary.csv", summ)

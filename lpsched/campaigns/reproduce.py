@@ -65,6 +65,14 @@ def _faircamp_run(w: Workload, name: str) -> CampaignRun:
     return simulate(w, policy_factory("fcfs", False, fcfs_order=order))
 
 
+#: The fields every stored row of each experiment has, checked when rows are read back
+#: (:func:`lpsched.core.store.check_row`; issue 10): a damaged store is one line.
+ROW_SCHEMAS: dict[str, dict[str, str]] = {
+    "faircamp": {"k": "int>=1", "seed": "int>=0", "policy": "text", "jobs": "int>=0"},
+    "ostrich": {"part": "text", "policy": "text", "campaigns": "int>=0"},
+}
+
+
 def faircamp_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """Every policy of :data:`FAIRCAMP_POLICIES` on one instance; each schedule validated.
     O(n log n)."""

@@ -249,7 +249,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         cells = exp.ostrich_cells(trace, args.instances, args.jobs_per_instance,
                                   args.users_per_instance, args.limit, args.first_seed)
         fn, summarise = exp.ostrich_cell, exp.ostrich_summary
-    rows, ran, wall = run_experiment(name, cells, fn, out, args)
+    rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
     if rows:
         with atomic_output(csv_path, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))

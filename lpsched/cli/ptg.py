@@ -135,7 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     csv_path = check_output(str(out / "ptg.csv"), "--out")
     json_path = check_output(str(out / "ptg_summary.json"), "--out")
     cells = exp.cells(args.scenarios, args.seed)
-    rows, ran, wall = run_experiment("ptg", cells, exp.cell_rows, out, args)
+    rows, ran, wall = run_experiment("ptg", cells, exp.cell_rows, out, args, exp.ROW_SCHEMA)
     with atomic_output(csv_path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
         w.writeheader()

@@ -270,7 +270,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         fn, keys = exp.run_cell, ("trace", "policy")
     for path in paths:
         exp.instance(path, args.first_seed)  # a bad trace fails before any cell runs
-    rows, ran, wall = run_experiment(name, cells, fn, out, args, group=exp.group)
+    rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMA,
+                                     group=exp.group)
     summ = exp.summary(rows, keys)
     _write_rows(out / f"{name}.csv", rows)
     _write_rows(out / f"{name}-summary.csv", summ)

@@ -83,6 +83,14 @@ def problem_of(cell: Cell) -> Problem:
     return Problem(ptgs, get_cluster(cluster), seed=seed * 1000 + k)
 
 
+#: The fields the summary and the figures read, checked when rows are read back
+#: (:func:`lpsched.core.store.check_row`; issue 10): a damaged store is one line.
+ROW_SCHEMA: dict[str, str] = {
+    "class": "text", "N": "int>=1", "set": "int>=0", "cluster": "text", "algorithm": "text",
+    "makespan": "number>=0", "ssct": "number>=0", "max_stretch": "number>=0",
+    "lb_makespan": "number>=0", "lb_ssct": "number>=0"}
+
+
 def cell_rows(cell: Cell) -> list[dict[str, Any]]:
     """Run one scenario: one row per algorithm (metrics, own ``seconds`` and the one-time
     ``shared_seconds`` of the precomputations it uses, bounds)."""

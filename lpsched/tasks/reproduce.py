@@ -100,6 +100,11 @@ def group(cell: list[Any]) -> tuple[str, int]:
     return cell[0], cell[1]
 
 
+#: The fields every stored row has (skipped cells included), checked when rows are read
+#: back (:func:`lpsched.core.store.check_row`; issue 10): a damaged store is one line.
+ROW_SCHEMA: dict[str, str] = {"trace": "text", "seed": "int>=0", "policy": "text"}
+
+
 def run_cell(cell: list[Any], exact_limit: int = EXACT_LIMIT) -> list[dict[str, Any]]:
     """One policy on one instance: metrics, counts, bounds, metric / bound."""
     path, seed, name, params = cell

@@ -243,3 +243,27 @@ def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
     assert "not a row this experiment writes" in proc.stderr and named in proc.stderr
+
+
+@pytest.mark.parametrize(("argv", "store", "field"), [
+    (["ptg", "--scenarios", "1", "--no-figures"], "ptg.sqlite", "lb_makespan"),
+    (["faircamp", "--instances", "1", "--jobs-per-instance", "50", "--users", "2"],
+     "faircamp.sqlite", "policy"),
+])
+def test_new_families_refuse_rows_they_did_not_write(tmp_path, argv, store, field):
+    """The reproductions of the families that landed after issue 10 (seed 004's ptg, seed
+    002's campaigns) check their stored rows too: a missing field is one line, exit 2."""
+    command = [LPSCHED, "reproduce", *argv, "--quiet", "--out", str(tmp_path)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env(),
+                           check=False)
+    assert first.returncode == 0, first.stderr
+    con = sqlite3.connect(tmp_path / store)
+    with con:
+        con.execute(f"UPDATE rows SET data = json_remove(data, '$.{field}') "
+                    "WHERE rowid = (SELECT MIN(rowid) FROM rows)")
+    con.close()
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env(),
+                          check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"field '{field}' missing" in proc.stderr

@@ -44,7 +44,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from lpsched.errors import LpschedError
+from lpsched.errors import LpschedError, SolverError
+from lpsched.solvers import Status
 from lpsched.testing.instances import (
     AnyInstance,
     HybridTasks,
@@ -70,10 +71,11 @@ OPTIMA: dict[str, tuple[str, ...]] = {
 }
 
 
-#: HiGHS's default MIP stopping rule (``ub − lb <= max(MIP_REL_GAP·|ub|, MIP_ABS_GAP)``).
-#: :mod:`lpsched.approx.exact` now solves with both gaps at 0 (decision 87); :func:`certify`
-#: keeps this margin as a second, conservative guard against HiGHS's tolerances.
-MIP_REL_GAP, MIP_ABS_GAP = 1e-4, 1e-6
+#: What HiGHS's tolerances may still hide once it reports a MIP optimal, relative to the
+#: makespan: :mod:`lpsched.approx.exact` solves with both gaps at 0 in a unit where the
+#: largest time is in [1, 2) (decision 87), so only the feasibility and optimality
+#: tolerances (1e-6 there) remain; a factor 4 of margin.
+MIP_TOLERANCE = 4e-6
 
 
 #: HiGHS's feasibility tolerance: a MIP whose objective is not recomputed from a schedule
@@ -93,7 +95,7 @@ def _grid(values: np.ndarray, digits: int = 6) -> int | None:
 def certify(value: float, data: np.ndarray, slack: float = 0.0) -> tuple[float, float, bool]:
     """``(value, lower, exact)`` for a MIP answer reported optimal.
 
-    HiGHS stops once ``ub − lb <= max(MIP_REL_GAP·|ub|, MIP_ABS_GAP)``; ``slack`` adds what
+    HiGHS's tolerances leave a doubt of ``MIP_TOLERANCE·|value|``; ``slack`` adds what
     its feasibility tolerance may shift a value that is not recomputed from a schedule.
     When the data are multiples of ``10^-d`` (whole numbers, few decimals), every makespan
     is too; if the total doubt is below half that step, the optimum is ``value`` rounded to
@@ -103,10 +105,10 @@ def certify(value: float, data: np.ndarray, slack: float = 0.0) -> tuple[float, 
     --------
     >>> certify(8.999999, np.array([3.0, 3.0, 3.0]), slack=3e-6)
     (9.0, 9.0, True)
-    >>> certify(2e-6, np.array([1e-6, 1e-6]))
-    (2e-06, 1e-06, False)
+    >>> certify(1000000.5, np.array([0.5, 1e6]))[2]  # a doubt of 4 spans many steps of 0.5
+    False
     """
-    doubt = max(MIP_REL_GAP * abs(value), MIP_ABS_GAP) + slack
+    doubt = MIP_TOLERANCE * abs(value) + slack
     d = _grid(np.asarray(data, dtype=float).ravel())
     if d is not None and doubt < 0.5 * 10.0**-d * (1 - 1e-9):
         exact = round(value * 10**d) / 10**d
@@ -426,7 +428,14 @@ def optimum(inst: AnyInstance, objective: str = "makespan", *,
     if _trivial(inst):
         return Optimum(0.0, 0.0, True, "every job takes 0", "optimal", objective, 0.0)
     scale = _scale(inst)
-    res, how = _solve_exact(_scaled(inst, scale), time_limit)
+    try:
+        res, how = _solve_exact(_scaled(inst, scale), time_limit)
+    except SolverError as exc:  # out of time before any schedule: nothing proven
+        if exc.status not in (Status.TIME_LIMIT, "time_limit"):
+            raise
+        low = lower_bound(inst, objective).value
+        return Optimum(math.inf, low, False, "no schedule within the time limit; lower: "
+                       "lower_bound()", "time_limit", objective, time.perf_counter() - t0)
     value = float(res.makespan)
     lower = float(min(res.bound, value))
     proven = bool(res.optimal)

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from lpsched.errors import LpschedError
 from lpsched.testing import record
@@ -74,6 +77,12 @@ class RatioCheck:
         return {"value": self.value, "claimed": self.claimed, "reference": self.reference,
                 "against": self.against, "how": self.how, "reached": self.reached,
                 "instance": self.instance}
+
+
+def _real(x: Any) -> bool:
+    """A real number, numpy's included (a makespan computed on an int array is an
+    ``np.int64``), never a boolean."""
+    return isinstance(x, (numbers.Real, np.number)) and not isinstance(x, (bool, np.bool_))
 
 
 def _reference(inst: AnyInstance, objective: str, time_limit: float,
@@ -165,10 +174,11 @@ def assert_ratio(value: float, ratio: float, inst: AnyInstance, objective: str =
     ...
     lpsched.testing.ratio.RatioError: claimed ratio 1.1 exceeded on an instance of the ...
     """
-    if not (isinstance(ratio, (int, float)) and math.isfinite(ratio) and ratio >= 1):
+    if not (_real(ratio) and math.isfinite(ratio) and ratio >= 1):
         raise LpschedError(f"ratio {ratio!r}: must be a finite number >= 1")
-    if not (isinstance(value, (int, float)) and math.isfinite(float(value))):
+    if not (_real(value) and math.isfinite(float(value))):
         raise LpschedError(f"value {value!r}: must be a finite number")
+    ratio, value = float(ratio), float(value)
     reference, against, how = _reference(inst, objective, time_limit)
     value = float(value)
     if reference > 0:

@@ -21,7 +21,7 @@ from lpsched.testing import (
     optimum,
     strategies,
 )
-from lpsched.testing.instances import HybridTasks
+from lpsched.testing.instances import HybridTasks, RigidJobs
 
 REL = 1e-9
 
@@ -88,11 +88,19 @@ def test_integral_optima_are_proven_and_tiny_ones_are_not_overclaimed() -> None:
     assert "scaled by 1e+06" in opt.how
     few = optimum(IdenticalJobs([1.25, 3.5, 0.75], 2))  # steps of 0.01: provable
     assert few.proven and few.value == pytest.approx(3.5, rel=1e-12)
-    # steps of 0.001 and an optimum of 12.75: HiGHS's relative gap (1e-4) spans more than
-    # a step, so the answer is not proven, but its lower bound is within that gap
+    # steps of 0.001 and an optimum of 12.75: the exact MIPs solve with zero gaps
+    # (decision 87), so only HiGHS's tolerances (4e-6 relative) remain: proven
     real = optimum(IdenticalJobs([12.456, 3.5, 9.25], 2))
-    assert not real.proven and real.value == pytest.approx(12.75, rel=1e-12)
-    assert real.value * (1 - 1.001e-4) <= real.lower <= real.value
+    assert real.proven and real.value == pytest.approx(12.75, rel=1e-12)
+    # review of issue 18: optima of thousands of grid units were never proven (a true
+    # "ratio 1" claim failed against a bound below the optimum)
+    big = optimum(IdenticalJobs([5000, 5000, 4000, 4000, 3000, 3000, 3000, 1], 3))
+    assert big.proven and big.value == 9001.0
+    odd = optimum(IdenticalJobs([0.001, 7, 7], 2))
+    assert odd.proven and odd.value == pytest.approx(7.001, rel=1e-12)
+    # beyond what the tolerances can separate, nothing is claimed
+    huge = optimum(IdenticalJobs([0.5, 1e6, 1e6], 2))
+    assert not huge.proven and huge.lower <= 1e6 + 0.5 <= huge.value
 
 
 def _leq(a: float, b: float) -> bool:
@@ -171,9 +179,18 @@ def test_unsupported_pairs_are_clear_errors() -> None:
 
 
 def test_a_stopped_solver_never_claims_optimality() -> None:
+    """Small whole numbers (provable if the solver finished), a limit that stops it: the
+    answer must not be proven (review of issue 18: with large times the old test passed
+    whatever optimum() claimed). Rigid and moldable MIPs stopped before any schedule
+    return an unproven answer instead of raising."""
     rng = np.random.default_rng(3)
-    inst = IdenticalJobs(rng.integers(1_000, 100_000, 60).astype(float), 7)
-    opt = optimum(inst, time_limit=0.05)
-    assert not opt.proven and opt.kind == "incumbent"
+    inst = IdenticalJobs(rng.integers(1, 50, 60).astype(float), 7)
+    opt = optimum(inst, time_limit=0.01)
+    assert not opt.proven and opt.kind == "incumbent" and opt.status == "time_limit"
     assert opt.lower <= opt.value
     assert lower_bound(inst).value <= opt.value
+    rigid = RigidJobs(rng.integers(1, 1000, 25).astype(float), rng.integers(1, 5, 25), 2, 4,
+                      False)
+    stopped = optimum(rigid, time_limit=0.05)
+    assert not stopped.proven and stopped.status == "time_limit"
+    assert stopped.lower == lower_bound(rigid).value

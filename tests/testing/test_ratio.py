@@ -6,6 +6,7 @@ import json
 import re
 import time
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 
@@ -212,3 +213,17 @@ def test_the_report_keeps_the_largest_share_then_the_largest_ratio():
     finally:
         record.close_test()
     assert rec.worst_instance == "tight" and rec.worst == pytest.approx(11 / 9)
+
+
+def test_numpy_scalars_are_values_and_booleans_are_not() -> None:
+    """Review of issue 18: a makespan computed on an int array is an ``np.int64``; it was
+    refused as "not a finite number" while ``ratio=True`` was accepted."""
+    from lpsched.errors import LpschedError
+    from lpsched.testing.instances import IdenticalJobs
+
+    inst = IdenticalJobs([3, 3, 2, 2, 2], 2)
+    assert assert_ratio(np.int64(7), np.float32(1.2), inst).reached == pytest.approx(7 / 6)
+    with pytest.raises(LpschedError, match="ratio True"):
+        assert_ratio(7.0, True, inst)
+    with pytest.raises(AssertionError):
+        assert_ratio(7.0 + 1e-6, 7 / 6, inst)  # exceeded by 1e-6: caught

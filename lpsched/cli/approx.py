@@ -1,5 +1,5 @@
 """Subcommands of the approximation algorithms (seeds 000 ch. 2/4, 004 §5): ``approx hybrid``,
-``approx moldable`` and ``check-ratios``.
+``approx identical``, ``approx moldable`` and ``check-ratios``.
 
 Input files are checked before any algorithm runs: every time must be a JSON number (a
 boolean or a string is refused even where Python would convert it), finite, within
@@ -129,6 +129,44 @@ def _cmd_approx_moldable(args: argparse.Namespace) -> int:
     return 0 if res.holds() else 1
 
 
+def _cmd_approx_identical(args: argparse.Namespace) -> int:
+    """``approx identical``: P||Cmax by LPT or list scheduling, certified (seed 000 ch. 2
+    background: Graham's 2 − 1/m, LPT's 4/3 − 1/(3m)); ``--exact`` adds the MIP optimum."""
+    from lpsched.approx.certified import MAX_MACHINES, check_count, check_times
+    from lpsched.approx.listsched import list_scheduling, lpt
+
+    data = read_json(args.jobs)
+    if not isinstance(data, dict) or "times" not in data:
+        raise InvalidInstanceError("instance", type(data).__name__,
+                                   "expected {'times': [...], 'machines': m}")
+    times = check_times("times", data["times"])
+    if args.machines is not None:
+        machines = _count_option("--machines", args.machines, 1, MAX_MACHINES)
+    elif "machines" in data:
+        machines = check_count("machines", data["machines"])
+    else:
+        raise InvalidInstanceError("machines", None, "give 'machines' in the file or "
+                                   "--machines")
+    res = (lpt if args.algorithm == "lpt" else list_scheduling)(times, machines)
+    out = res.to_dict(schedule=args.schedule)
+    if args.exact:
+        from lpsched.approx.exact import makespan_identical
+
+        e = makespan_identical(times, machines, time_limit=args.time_limit)
+        out["exact"] = {"makespan": e.makespan, "bound": e.bound, "optimal": e.optimal,
+                        "status": e.status}
+    if args.json:
+        print(dump_json(out))
+    else:
+        exact = (f"; optimum {out['exact']['makespan']:.6g}" if out["exact"]["optimal"]
+                 else f"; optimum in [{out['exact']['bound']:.6g}, "
+                 f"{out['exact']['makespan']:.6g}]") if args.exact else ""
+        print(f"{res.algorithm}: makespan {res.makespan:.6g}, lower bound "
+              f"{res.lower_bound:.6g} (ratio {res.ratio:.4f}, guarantee <= "
+              f"{res.guarantee:.6g}), {times.size} jobs on {machines} machines{exact}")
+    return 0 if res.holds() else 1
+
+
 def _cmd_check_ratios(args: argparse.Namespace) -> int:
     from lpsched.approx.ratios import check_ratios
 
@@ -156,6 +194,16 @@ def add_commands(sub: Any) -> None:
     hyb.add_argument("--json", action="store_true")
     hyb.add_argument("--schedule", action="store_true", help="with --json: every task")
     hyb.set_defaults(func=_cmd_approx)
+    ide = approx_sub.add_parser("identical", help="independent jobs on identical machines "
+                                "(P||Cmax): LPT or list scheduling, certified")
+    ide.add_argument("jobs", help="JSON: {'times': [p1, ...], 'machines': m}")
+    ide.add_argument("--machines", type=int, default=None, help="default: the file's")
+    ide.add_argument("--algorithm", choices=("lpt", "list"), default="lpt")
+    ide.add_argument("--exact", action="store_true", help="also the MIP optimum (HiGHS)")
+    ide.add_argument("--time-limit", type=float, default=10.0, help="seconds for --exact")
+    ide.add_argument("--json", action="store_true")
+    ide.add_argument("--schedule", action="store_true", help="with --json: every job")
+    ide.set_defaults(func=_cmd_approx_identical)
     mol = approx_sub.add_parser("moldable", help="monotonic moldable jobs: MRT 3/2 dual "
                                 "approximation or the K-shelf algorithm (seed 004)")
     mol.add_argument("jobs", help="JSON: {'times': [[T(1), ..., T(m)], ...]} (+ 'processors')")

@@ -88,14 +88,14 @@ class IdenticalJobs:
         return {"times": _plain(self.times), "machines": self.machines}
 
     def command(self, path: str) -> str:
-        """How lpsched reads the file ``path`` back.
+        """The ``lpsched`` command that runs the file ``path`` (LPT and the MIP optimum).
 
         Examples
         --------
         >>> IdenticalJobs([1], 1).command('x.json')
-        "lpsched.testing.load_example('x.json')"
+        'lpsched approx identical x.json --exact'
         """
-        return f"lpsched.testing.load_example({path!r})"
+        return f"lpsched approx identical {path} --exact"
 
     def __repr__(self) -> str:
         return f"IdenticalJobs({json.dumps(self.to_dict())})"

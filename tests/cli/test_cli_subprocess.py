@@ -196,3 +196,15 @@ def test_reproduce_progress_has_no_banner(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "HiGHS" not in proc.stdout + proc.stderr
     assert "Copyright" not in proc.stdout + proc.stderr
+
+
+def test_approx_identical_runs_the_files_lpsched_testing_prints(tmp_path: Path) -> None:
+    """Issue 18: a failing P||Cmax example is printed as {"times", "machines"} JSON that an
+    lpsched command accepts: LPT's tight instance on 3 machines (LPT 11, optimum 9)."""
+    path = tmp_path / "instance.json"
+    path.write_text(json.dumps({"times": [5, 5, 4, 4, 3, 3, 3], "machines": 3}))
+    data = one_json_object(lpsched("approx", "identical", str(path), "--exact", "--json"))
+    assert data["algorithm"] == "lpt" and data["makespan"] == 11.0
+    assert data["exact"]["optimal"] and data["exact"]["makespan"] == 9.0
+    bad = lpsched("approx", "identical", str(path), "--machines", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--machines" in bad.stderr

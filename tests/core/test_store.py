@@ -228,21 +228,8 @@ def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
     """Review of issue 10: a stored row with a field missing ended in "internal error:
     KeyError" (exit 3), a text metric in a ValueError, a negative stretch in a silently
     wrong Table 4. Rows are checked against the experiment's schema when read back."""
-    argv = [LPSCHED, "reproduce", "cbs3m", "--instances", "1", "--quiet", "--out",
-            str(tmp_path)]
-    first = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(),
-                           check=False)
-    assert first.returncode == 0, first.stderr
-    con = sqlite3.connect(tmp_path / "cbs3m.sqlite")
-    with con:
-        con.execute(f"UPDATE rows SET data = {damage} WHERE rowid = (SELECT MIN(rowid) "
-                    "FROM rows)")
-    con.close()
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(),
-                          check=False)
-    assert proc.returncode == 2, proc.stderr
-    assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
-    assert "not a row this experiment writes" in proc.stderr and named in proc.stderr
+    err = _damaged_rerun(["cbs3m", "--instances", "1"], tmp_path, "cbs3m.sqlite", damage)
+    assert "not a row this experiment writes" in err and named in err
 
 
 @pytest.mark.parametrize(("argv", "store", "field"), [
@@ -253,17 +240,24 @@ def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
 def test_new_families_refuse_rows_they_did_not_write(tmp_path, argv, store, field):
     """The reproductions of the families that landed after issue 10 (seed 004's ptg, seed
     002's campaigns) check their stored rows too: a missing field is one line, exit 2."""
-    command = [LPSCHED, "reproduce", *argv, "--quiet", "--out", str(tmp_path)]
+    err = _damaged_rerun(argv, tmp_path, store, f"json_remove(data, '$.{field}')")
+    assert f"field '{field}' missing" in err
+
+
+def _damaged_rerun(argv: list[str], folder: Path, store: str, damage: str) -> str:
+    """Run ``lpsched reproduce ARGV`` into ``folder``, damage the first stored row with the
+    SQL expression ``damage``, run again: one stderr line and exit 2 (returned)."""
+    command = [LPSCHED, "reproduce", *argv, "--quiet", "--out", str(folder)]
     first = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env(),
                            check=False)
     assert first.returncode == 0, first.stderr
-    con = sqlite3.connect(tmp_path / store)
+    con = sqlite3.connect(folder / store)
     with con:
-        con.execute(f"UPDATE rows SET data = json_remove(data, '$.{field}') "
-                    "WHERE rowid = (SELECT MIN(rowid) FROM rows)")
+        con.execute(f"UPDATE rows SET data = {damage} WHERE rowid = (SELECT MIN(rowid) "
+                    "FROM rows)")
     con.close()
     proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env(),
                           check=False)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
-    assert f"field '{field}' missing" in proc.stderr
+    return proc.stderr

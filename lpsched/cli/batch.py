@@ -14,7 +14,7 @@ import numpy as np
 
 from lpsched.batch.allocation import ALLOCATORS
 from lpsched.cli.common import add_runner_options, dump_json, run_experiment
-from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 
@@ -32,7 +32,6 @@ def _default_trace(name: str) -> str:
 def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     """Checks the options, the output folder and the trace before any cell runs; the CSV is
     written atomically (an existing one is replaced)."""
-    import csv
 
     from lpsched.batch import reproduce as exp
 
@@ -55,11 +54,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         cells = exp.topology_cells(trace, _speedups(args.speedups), args.limit)
         fn, summarise = exp.topology_cell, exp.topology_summary
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
-    if rows:
-        with atomic_output(csv_path, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
-            w.writeheader()
-            w.writerows(rows)
+    write_rows_csv(csv_path, rows)
     summary = summarise(rows)
     print(dump_json({"experiment": name, "trace": trace, "summary": summary}))
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
-from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 RUN_POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share", "multicamp",
@@ -226,7 +226,6 @@ def _default_trace() -> str:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    import csv
 
     from lpsched.campaigns import reproduce as exp
 
@@ -250,11 +249,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                                   args.users_per_instance, args.limit, args.first_seed)
         fn, summarise = exp.ostrich_cell, exp.ostrich_summary
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
-    if rows:
-        with atomic_output(csv_path, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
-            w.writeheader()
-            w.writerows(rows)
+    write_rows_csv(csv_path, rows)
     figures = _plots(name, rows, out) if args.plots and rows else []
     print(dump_json({"experiment": name, "trace": trace, "summary": summarise(rows),
                      "figures": figures}))

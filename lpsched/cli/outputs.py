@@ -17,11 +17,12 @@ import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from lpsched.errors import LpschedError
 
-__all__ = ["atomic_output", "atomic_path", "check_output", "check_output_folder"]
+__all__ = ["atomic_output", "atomic_path", "check_output", "check_output_folder",
+           "write_rows_csv"]
 
 
 def check_output(path: str, what: str, suffixes: Sequence[str] = ()) -> Path:
@@ -147,3 +148,17 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_rows_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Write ``rows`` as CSV, atomically (:func:`atomic_output`): one column per key met in
+    any row, in sorted order; nothing is written when there are no rows."""
+    import csv
+
+    if not rows:
+        return
+    with atomic_output(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
+        writer.writeheader()
+        writer.writerows(rows)
+

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
-from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidScheduleError, LpschedError
 
 
@@ -121,7 +121,6 @@ def _print_table(results: list[Any], b: Any, cluster: str) -> None:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    import csv
 
     from lpsched.ptg import reproduce as exp
 
@@ -136,10 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     json_path = check_output(str(out / "ptg_summary.json"), "--out")
     cells = exp.cells(args.scenarios, args.seed)
     rows, ran, wall = run_experiment("ptg", cells, exp.cell_rows, out, args, exp.ROW_SCHEMA)
-    with atomic_output(csv_path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows_csv(csv_path, rows)
     summ = exp.summary(rows)
     with atomic_output(json_path) as fh:
         fh.write(dump_json(summ))

@@ -5,7 +5,6 @@ redirection``."""
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import sys
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
-from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
+from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import LpschedError, ParseError
 
 _COLUMNS = ("max_stretch", "sum_stretch", "l2_stretch", "max_flow", "sum_flow", "l2_flow")
@@ -153,11 +152,7 @@ def _cmd_online(args: argparse.Namespace) -> int:
 
 
 def _write_csv(path: str, rows: list[dict[str, Any]]) -> None:
-    flat = [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows]
-    with atomic_output(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=sorted({k for r in flat for k in r}))
-        w.writeheader()
-        w.writerows(flat)
+    write_rows_csv(path, [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows])
 
 
 def _fmt(value: Any) -> str:
@@ -294,12 +289,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        return
-    with atomic_output(str(path), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows_csv(path, rows)
 
 
 def _figures(out: Path, name: str, summ: list[dict[str, Any]], tune: bool) -> list[str]:

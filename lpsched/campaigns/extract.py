@@ -1,5 +1,6 @@
 """Campaigns from an SWF log (seed 002 §5.6-5.7): downtime pieces, batch detection per
-user (MAX, the thesis's choice; LAST; ARRIVAL) and the dependency DAG of each campaign.
+user (MAX, the thesis's choice; LAST; ARRIVAL; SESSION) and the dependency DAG of each
+campaign.
 
 Conventions (spec A11-A14, docs/decisions.md ("Campaign scheduling")):
 
@@ -13,6 +14,14 @@ Conventions (spec A11-A14, docs/decisions.md ("Campaign scheduling")):
   started after it belongs to the next piece, submitted at the piece's start (A14);
 * campaigns are detected per user inside each piece (A11); MAX: a job opens a new campaign
   iff it is submitted at or after the largest original end of the user's current campaign;
+* SESSION ([L1296], [ZF12]; spec A11): a user's session breaks when the think time, from
+  the end of the user's previous job (submission order) to this submission, exceeds
+  ``session_gap`` (default 20 min, [external]: ZF12's "more than, say, 20 minutes");
+  inside a session, overlapping jobs form a batch (MAX, ``maxEnd`` reset at each session
+  start), and a batch is a campaign. Every session break is a LAST break and every MAX
+  break a session break: the campaigns refine MAX's and are unions of LAST's; SESSION
+  equals MAX for an infinite gap and splits a MAX campaign only where a long "linker" job
+  ([L1310-L1316]) still runs through a pause of more than ``session_gap``;
 * dependency edge ``a -> b`` iff ``end_a <= submit_b`` (same campaign, A12), transitively
   reduced by a sweep (the non-overlap relation is an interval order: ``a -> b`` stays iff
   ``end_a > M(b)``, ``M(b)`` the latest submission among the jobs that ended by
@@ -32,9 +41,12 @@ from lpsched.campaigns.schedule import previous_campaign
 from lpsched.core.swf import SwfTrace
 from lpsched.errors import InvalidInstanceError
 
-METHODS = ("max", "last", "arrival")
+METHODS = ("max", "last", "arrival", "session")
 #: default minimum downtime (spec A14)
 DOWNTIME = 3600.0
+#: default session break of the ``session`` method: a think time of more than 20 minutes
+#: ([external]: ZF12's abstract; spec A11)
+SESSION_GAP = 1200.0
 
 
 @dataclass(frozen=True)
@@ -47,9 +59,12 @@ class Extraction:
     method: str = "max"
 
     def report(self, first: int = 20) -> dict[str, Any]:
+        """JSON-ready counts (``session_gap`` too for the SESSION method)."""
+        gap = self.workload.extra.get("session_gap")
         return {"campaigns": self.workload.campaigns, "jobs": self.workload.jobs,
                 "users": int(np.unique(self.workload.user).size), "pieces": self.pieces,
                 "method": self.method, "edges": int(self.workload.dep_src.size),
+                **({"session_gap": gap} if gap is not None else {}),
                 "unplaced": {r: {"count": len(ids), "jobs": ids[:first]}
                              for r, ids in self.unplaced.items()}}
 
@@ -86,26 +101,41 @@ def split_pieces(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
 
 
 def detect(user: np.ndarray, submit: np.ndarray, end: np.ndarray, method: str = "max",
-           threshold: float = 600.0) -> np.ndarray:
+           threshold: float = 600.0, session_gap: float = SESSION_GAP) -> np.ndarray:
     """Campaign id of every job (ids ascend with (group, submit)); jobs are grouped by
-    ``user`` (a combined user/piece key). ``max``: [L1306-L1310]; ``last``: new iff
-    submitted at or after the previous job's end; ``arrival``: new iff more than
-    ``threshold`` after the previous submission. Vectorised, O(n log n)."""
+    ``user`` (a combined user/piece key), in submission order (ties by index).
+
+    ``max``: [L1306-L1310]; ``last``: new iff submitted at or after the previous job's
+    end; ``arrival``: new iff more than ``threshold`` after the previous submission;
+    ``session``: new iff the think time from the previous job's end exceeds
+    ``session_gap`` (a session break) or, inside the session, submitted at or after the
+    largest end so far (MAX). Vectorised, O(n log n).
+
+    >>> user = np.zeros(4, dtype=np.int64)
+    >>> submit, end = np.array([0.0, 1.0, 4000.0, 4100.0]), np.array([9000.0, 2.0,
+    ...                                                             4050.0, 4200.0])
+    >>> detect(user, submit, end, "max").tolist()       # job 0 links them all
+    [0, 0, 0, 0]
+    >>> detect(user, submit, end, "session").tolist()   # 3998 s of thinking after job 1
+    [0, 0, 1, 2]
+    """
     if method not in METHODS:
         raise InvalidInstanceError("method", method, f"one of {', '.join(METHODS)}")
+    if method == "session" and not (np.isfinite(session_gap) and session_gap >= 0):
+        raise InvalidInstanceError("session_gap", session_gap, "a finite number of seconds "
+                                   f">= 0 (default {SESSION_GAP:g}: 20 minutes)")
     n = user.size
     order = np.lexsort((np.arange(n), submit, user))
     u, s, e = user[order], submit[order], end[order]
     first = np.ones(n, dtype=bool)
     first[1:] = u[1:] != u[:-1]
-    if method == "max":
-        span = float(e.max() - s.min()) + 1.0 if n else 1.0
-        group = np.cumsum(first) - 1
-        shifted = e + group * span  # groups never mix in the running maximum
-        prev = np.concatenate(([-np.inf], np.maximum.accumulate(shifted)[:-1]))
-        new = first | (s + group * span >= prev)
+    prev_end = np.concatenate(([-np.inf], e[:-1]))
+    if method in ("max", "session"):
+        if method == "session":  # a session starts a new group of the running maximum
+            first = first | (s - prev_end > session_gap)
+        new = _max_breaks(first, s, e)
     elif method == "last":
-        new = first | (s >= np.concatenate(([-np.inf], e[:-1])))
+        new = first | (s >= prev_end)
     else:
         new = first | (s - np.concatenate(([-np.inf], s[:-1])) > threshold)
     ids = np.empty(n, dtype=np.int64)
@@ -113,12 +143,27 @@ def detect(user: np.ndarray, submit: np.ndarray, end: np.ndarray, method: str = 
     return ids
 
 
+def _max_breaks(first: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """MAX inside groups (a group starts where ``first``): True where a job is submitted at
+    or after the largest end of the earlier jobs of its group. The groups are laid on one
+    shifted time scale so that they never mix in the running maximum. O(n)."""
+    n = s.size
+    span = float(e.max() - s.min()) + 1.0 if n else 1.0
+    group = np.cumsum(first) - 1
+    shifted = e + group * span  # groups never mix in the running maximum
+    prev = np.concatenate(([-np.inf], np.maximum.accumulate(shifted)[:-1]))
+    return first | (s + group * span >= prev)
+
+
 def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
             deps: bool = False, downtime: float = DOWNTIME,
-            threshold: float = 600.0, replay: str = "open") -> Extraction:
+            threshold: float = 600.0, replay: str = "open",
+            session_gap: float = SESSION_GAP) -> Extraction:
     """The campaign workload of an SWF log (module doc). ``processors`` defaults to the
     header's ``MaxProcs``. Every job of the log is either in exactly one campaign or
-    reported in ``unplaced`` with its reason. ``replay="closed"`` (spec A13): a user's
+    reported in ``unplaced`` with its reason. ``method``: one of :data:`METHODS`
+    (``threshold``: ARRIVAL's largest gap; ``session_gap``: SESSION's largest think time,
+    both in seconds; see :func:`detect`). ``replay="closed"`` (spec A13): a user's
     first campaign of each piece keeps its submission time, the next ones are submitted
     their original think time after the previous one completes. O(n log n + edges)."""
     if replay not in ("open", "closed"):
@@ -139,7 +184,7 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
     submit = np.maximum(submit0, piece_start[piece])
     user = c["user"].astype(np.int64)
     key = user * (int(piece.max(initial=0)) + 1) + piece
-    camp = detect(key, submit, end0, method, threshold)
+    camp = detect(key, submit, end0, method, threshold, session_gap)
     n_c = int(camp.max(initial=-1)) + 1
     t_c = np.full(n_c, np.inf)
     np.minimum.at(t_c, camp, submit)
@@ -163,7 +208,8 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
                  {"id": c["job"][jobs], "submit0": submit[jobs], "start0": start0[jobs],
                   "end0": end0[jobs]},
                  {"source": trace.path, "method": method, "downtime": downtime,
-                  "unplaced": unplaced, **({"deps_rule": INTERVAL_ORDER} if deps else {})})
+                  "unplaced": unplaced, **({"deps_rule": INTERVAL_ORDER} if deps else {}),
+                  **({"session_gap": float(session_gap)} if method == "session" else {})})
     if replay == "closed":
         w = closed_loop(w)
     return Extraction(w, unplaced, int(np.unique(piece).size), method)

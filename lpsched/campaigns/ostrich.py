@@ -14,6 +14,17 @@ Sequential OStrich (defaults of spec A7): the start gate is on (a campaign is el
 campaign of smallest ``F`` with a released job, jobs in the intra-campaign order.
 Parallel OStrich: no gate, ``m_eff`` = busy processors of R after the previous pass
 (resizing, Lemma 6.2), greedy first fit over the queue by priority, LJF inside a campaign.
+
+``resize_mode`` (spec A7-A8) sets V's capacity ``m_eff`` on each inter-event interval from
+R's state after the scheduling pass that opens it:
+
+* ``"none"``: ``m_eff = m`` (ch. 5; the sequential default);
+* ``"literal"``: ``m_eff`` = R's busy processors (ch. 6, [L1455]; the parallel default):
+  V's idle area equals R's (Lemma 6.2);
+* ``"fragmentation_only"``: R's busy processors while at least one released job of an
+  eligible campaign waits (idle processors are fragmentation), else ``m``: idle processors
+  with nothing eligible to run do not slow V down, so a gated campaign is not held back by
+  R's lack of work (spec A7's remedy for the gate with resizing).
 """
 
 from __future__ import annotations
@@ -25,10 +36,12 @@ from typing import Any
 import numpy as np
 
 from lpsched.campaigns.simulator import VIRTUAL, Policy, Simulator
-from lpsched.errors import InvalidScheduleError
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 
 #: relative tolerance on virtual-time tags (a tag within it of V is crossed)
 TAG_TOL = 1e-9
+#: V's capacity rules (module doc, spec A7)
+RESIZE_MODES = ("literal", "fragmentation_only", "none")
 
 
 class VirtualClock:
@@ -96,6 +109,10 @@ class VirtualClock:
             return False
         return True
 
+    def first_gated(self) -> tuple[float, int] | None:
+        """``(S, campaign)`` of the gated campaign with the smallest start tag, if any."""
+        return self._pending[0] if self._pending else None
+
     def next_tag(self) -> float:
         """The smallest tag (a last finish tag or a pending start tag) above V."""
         while self._active and self.f_last.get(self._active[0][1]) != self._active[0][0]:
@@ -120,14 +137,30 @@ class VirtualClock:
 
 class OStrich(Policy):
     """OStrich on the simulator (module doc). ``gate``: the start gate ``s >= s̃``;
-    ``resize``: V's capacity is R's busy count (ch. 6); ``first_fit``: greedy first fit
-    over the whole queue (Algorithm 3's ``execute``) instead of strict priority;
-    ``lifo_ties``: equal tags go to the latest submission first (the adversarial order of
-    Prop 5.2, B22) instead of the earliest (spec A5)."""
+    ``resize_mode``: V's capacity (module doc: ``"none"``, ``"literal"``,
+    ``"fragmentation_only"``; ``resize=True`` is the older spelling of ``"literal"``);
+    ``first_fit``: greedy first fit over the whole queue (Algorithm 3's ``execute``)
+    instead of strict priority; ``lifo_ties``: equal tags go to the latest submission first
+    (the adversarial order of Prop 5.2, B22) instead of the earliest (spec A5).
+
+    Raises
+    ------
+    InvalidInstanceError
+        For an unknown ``resize_mode``.
+    InvalidScheduleError
+        During the run, if V froze (``m_eff = 0`` with active users) while R is idle and a
+        campaign waits at the gate (spec A7's deadlock; never observed with exact area
+        accounting, see :meth:`after_pass`).
+    """
 
     def __init__(self, gate: bool = True, resize: bool = False, first_fit: bool = False,
-                 name: str = "ostrich", lifo_ties: bool = False) -> None:
-        self.gate, self.resize, self.first_fit, self.name = gate, resize, first_fit, name
+                 name: str = "ostrich", lifo_ties: bool = False,
+                 resize_mode: str | None = None) -> None:
+        mode = resize_mode if resize_mode is not None else ("literal" if resize else "none")
+        if mode not in RESIZE_MODES:
+            raise InvalidInstanceError("resize_mode", mode, f"one of {', '.join(RESIZE_MODES)}")
+        self.gate, self.resize_mode, self.first_fit, self.name = gate, mode, first_fit, name
+        self.resize = mode != "none"
         self.tie_sign = -1.0 if lifo_ties else 1.0
 
     def attach(self, sim: Simulator) -> None:
@@ -223,14 +256,39 @@ class OStrich(Policy):
 
     def after_pass(self) -> None:
         sim = self.sim
-        if self.resize:
+        if self.resize_mode == "literal":
             self.vc.m_eff = float(sim.m - sim.free)
+        elif self.resize_mode == "fragmentation_only":
+            # after a pass the queue holds only eligible campaigns whose head job waits
+            # (strict priority pops empty heads while processors are free; first fit keeps
+            # the campaigns with ready jobs), so it is non-empty iff an eligible job waits
+            waiting = sim.free > 0 and bool(self.queue)
+            self.vc.m_eff = float(sim.m - sim.free) if waiting else float(sim.m)
         sim.eng.cancel(self.vevent)
         tag = self.vc.next_tag()
         t = self.vc.time_of(tag, sim.eng.now)
+        gated = self.vc.first_gated()
+        if math.isinf(t) and gated is not None and sim.running == 0 and \
+                math.isinf(sim.eng.peek()):
+            self._stalled(gated)
         self.vevent = None if math.isinf(t) else sim.eng.at(max(t, sim.eng.now),
                                                             lambda: self._virtual(tag),
                                                             VIRTUAL)
+
+    def _stalled(self, gated: tuple[float, int]) -> None:
+        """R is idle, V cannot advance and a campaign waits at the gate: nothing can ever
+        happen again (spec A7). Under ``"literal"`` with exact area accounting this cannot
+        arise (V's served area equals R's busy area, so a user ahead of V in R implies
+        another behind, whose unfinished work would run on the idle machine); under
+        ``"fragmentation_only"`` and ``"none"`` V never freezes with an active user. So
+        reaching it is a finding; it is reported, never a hang."""
+        tag, c = gated
+        raise InvalidScheduleError(
+            "gate-deadlock", f"at t = {self.sim.eng.now:g} R is idle and V is frozen at "
+            f"{self.vc.V:g} (m_eff = {self.vc.m_eff:g}, {self.vc.k} active users) while "
+            f"campaign {c} waits at the start gate for V = {tag:g} "
+            f"(resize_mode {self.resize_mode!r}): use resize_mode 'fragmentation_only' or "
+            "'none', or turn the gate off")
 
     def _virtual(self, tag: float) -> None:
         """VIRTUAL_FINISH: V reaches ``tag`` (snapped: the prediction was exact)."""
@@ -242,19 +300,21 @@ class OStrich(Policy):
         self.vc.close(self.sim.eng.now)
         c = self.sim.w.campaigns
         return {"virtual_time": self.vc.V, "virtual_area": self.vc.area,
-                "gate": self.gate, "resize": self.resize,
+                "gate": self.gate, "resize": self.resize, "resize_mode": self.resize_mode,
                 "eligible_at": self.eligible_at,
                 "start_tag": np.array([self.vc.S.get(i, np.nan) for i in range(c)]),
                 "finish_tag": np.array([self.vc.F.get(i, np.nan) for i in range(c)]),
                 "active_intervals": np.array(self.vc.intervals, dtype=float).reshape(-1, 2)}
 
 
-def sequential_ostrich() -> OStrich:
-    """Sequential OStrich (ch. 5): gate on, V with all m processors, strict priority."""
-    return OStrich(gate=True, resize=False, first_fit=False, name="ostrich")
+def sequential_ostrich(resize_mode: str = "none", gate: bool = True) -> OStrich:
+    """Sequential OStrich (ch. 5): gate on, V with all m processors (``resize_mode``
+    ``"none"``; the others: module doc), strict priority."""
+    return OStrich(gate=gate, first_fit=False, name="ostrich", resize_mode=resize_mode)
 
 
-def parallel_ostrich() -> OStrich:
-    """Parallel OStrich (ch. 6, Algorithm 3): gate off (spec A7), event-based resizing,
-    greedy first fit (spec A9)."""
-    return OStrich(gate=False, resize=True, first_fit=True, name="ostrich")
+def parallel_ostrich(resize_mode: str = "literal", gate: bool = False) -> OStrich:
+    """Parallel OStrich (ch. 6, Algorithm 3): gate off (spec A7), event-based resizing
+    (``resize_mode``, module doc; ``"literal"`` is Algorithm 3's), greedy first fit (spec
+    A9)."""
+    return OStrich(gate=gate, first_fit=True, name="ostrich", resize_mode=resize_mode)

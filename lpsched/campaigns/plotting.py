@@ -1,4 +1,4 @@
-"""Figures of the campaign reproductions (seed 002 Figs. 4.3, 4.4, 5.6, 5.13), drawn with
+"""Figures of the campaign reproductions (seed 002 Figs. 4.3, 4.4, 5.6, 5.9-5.11, 5.13), drawn with
 matplotlib's object API (no pyplot state, any backend). Each function takes the stored rows
 of :mod:`lpsched.campaigns.reproduce` and returns ``{name: Figure}``; the caller saves them.
 """
@@ -54,8 +54,9 @@ def faircamp_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def ostrich_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Fig. 5.6 (campaign stretch histogram, bins of 0.15, LPC-EGEE) and Fig. 5.13 (mean
-    per-user max-stretch by profile)."""
+    """Fig. 5.6 (campaign stretch histogram, bins of 0.15, LPC-EGEE), Figs. 5.9-5.11 (the
+    Dec-Jan utilisation, :func:`utilisation_figure`, when the rows carry it) and Fig. 5.13
+    (mean per-user max-stretch by profile)."""
     out: dict[str, Any] = {}
     egee = [r for r in rows if r["part"] == "egee"]
     if egee:
@@ -69,6 +70,9 @@ def ostrich_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ax.set_ylabel("share of campaigns")
         ax.legend()
         out["ostrich_fig5_6"] = fig
+    series = utilisation_figure(rows)
+    if series is not None:
+        out["ostrich_fig5_11"] = series
     prof = [r for r in rows if r["part"] == "profiles"]
     if prof:
         fig = _figure()
@@ -84,3 +88,34 @@ def ostrich_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ax.legend()
         out["ostrich_fig5_13"] = fig
     return out
+
+
+#: the panels of the Dec-Jan utilisation figure: (series name, the seed's figure)
+UTILISATION_PANELS = (("original", "Fig. 5.9: original log (Maui)"),
+                      ("ostrich", "Fig. 5.10: OStrich, with dependencies"),
+                      ("ostrich-nodeps", "Fig. 5.11: OStrich, no dependencies"))
+
+
+def utilisation_figure(rows: list[dict[str, Any]]) -> Any | None:
+    """Figs. 5.9-5.11 (B26): hourly utilisation over the Dec-Jan extract of the LPC-EGEE
+    replay, one panel per schedule, the 10% load line dashed; ``None`` when no row
+    carries the series (e.g. a ``--limit`` run)."""
+    series = {f"{r['policy']}{'' if r['deps'] else '-nodeps'}": r
+              for r in rows if r.get("part") == "egee" and r.get("utilisation_dec_jan")}
+    panels = [(k, t) for k, t in UTILISATION_PANELS if k in series]
+    if not panels:
+        return None
+    fig = _figure()
+    fig.set_size_inches(8.0, 2.2 * len(panels) + 0.6)
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (key, title) in zip(axes, panels, strict=True):
+        u = 100 * np.asarray(series[key]["utilisation_dec_jan"], dtype=float)
+        days = np.arange(u.size) / 24.0
+        ax.fill_between(days, u, step="post", linewidth=0.4)
+        ax.axhline(10, color="r", linestyle="--", linewidth=0.8)
+        ax.set_ylim(0, 105)
+        ax.set_ylabel("utilisation %")
+        ax.set_title(title, fontsize=9)
+    start = next(iter(series.values()))["series_start"]
+    axes[-1].set_xlabel(f"days from {start} (bins of one hour)")
+    return fig

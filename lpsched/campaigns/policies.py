@@ -245,13 +245,35 @@ POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share")
 
 
 def policy_factory(name: str, parallel: bool, tick: float = 1.0, seed: int = 0,
-                   fcfs_order: str = "submission") -> Callable[[], Policy]:
+                   fcfs_order: str = "submission", resize_mode: str | None = None,
+                   gate: bool | None = None) -> Callable[[], Policy]:
     """A fresh policy per simulated piece, found by name (``faircamp`` is not a simulator
-    policy: see :func:`lpsched.campaigns.faircamp.faircamp`)."""
-    from lpsched.campaigns.ostrich import parallel_ostrich, sequential_ostrich
+    policy: see :func:`lpsched.campaigns.faircamp.faircamp`).
 
+    ``resize_mode`` and ``gate`` apply to ``ostrich`` only (spec A7,
+    :mod:`lpsched.campaigns.ostrich`); ``None`` keeps the variant's default: sequential
+    (every ``q = 1``) gate on and ``"none"``, parallel gate off and ``"literal"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        For an unknown ``resize_mode``, or ``resize_mode`` / ``gate`` given to another
+        policy.
+    """
+    from lpsched.campaigns.ostrich import RESIZE_MODES, parallel_ostrich, sequential_ostrich
+
+    if name != "ostrich" and (resize_mode is not None or gate is not None):
+        raise InvalidInstanceError("resize_mode" if resize_mode is not None else "gate",
+                                   resize_mode if resize_mode is not None else gate,
+                                   f"only OStrich has a virtual schedule (policy {name!r})")
+    if resize_mode is not None and resize_mode not in RESIZE_MODES:
+        raise InvalidInstanceError("resize_mode", resize_mode,
+                                   f"one of {', '.join(RESIZE_MODES)}")
+    variant = parallel_ostrich if parallel else sequential_ostrich
+    options: dict[str, Any] = {k: v for k, v in (("resize_mode", resize_mode), ("gate", gate))
+                               if v is not None}
     makers: dict[str, Callable[[], Policy]] = {
         "fcfs": lambda: Fcfs(fcfs_order), "space-share": SpaceShare,
         "fair-share": lambda: FairShare(tick, seed),
-        "ostrich": parallel_ostrich if parallel else sequential_ostrich}
+        "ostrich": (lambda: variant(**options)) if options else variant}
     return makers[name]

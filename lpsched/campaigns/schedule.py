@@ -111,8 +111,14 @@ def check_invariants(run: CampaignRun) -> None:
 
     * OStrich with the start gate (``info["gate"]``): every job starts at or after the
       time its campaign became eligible (``s >= s̃``, V reached the start tag);
-    * parallel OStrich (``info["resize"]``): the area V executed equals R's busy area over
-      the periods with an active user (Lemma 6.2, resizing), recomputed from the starts;
+    * OStrich's virtual schedule (``info["resize_mode"]``; ``info["resize"]`` alone means
+      ``"literal"``): the area V served over the periods with an active user equals the
+      capacity its mode gives V, recomputed from R's starts (:func:`virtual_capacity_area`):
+      ``"literal"``: R's busy area (Lemma 6.2, V's idle area equals R's, B31);
+      ``"fragmentation_only"``: R's busy area while a released job of an eligible campaign
+      waits, ``m`` otherwise (Lemma 6.2 then holds only over the periods with a waiting
+      job); ``"none"``: ``m`` throughout (V idles only with no active user; Lemma 6.2 does
+      not hold, Lemma 5.1's bound is a property test, not a per-run check);
     * FairCamp in blocks (``info["rho_lengths"]``) in the setting of Prop 4.1 (closed loop,
       think 0): every campaign completes by its Eq. 4.1 deadline, ``C <= d``.
 
@@ -138,14 +144,7 @@ def check_invariants(run: CampaignRun) -> None:
             raise InvalidScheduleError("start-gate", f"job {j} starts at {run.start[j]} "
                                        f"before its campaign {w.camp[j]} is eligible (s̃ = "
                                        f"{eligible[w.camp[j]]})", j)
-    intervals = info.get("active_intervals")
-    if info.get("resize") and isinstance(intervals, np.ndarray):
-        r_area = busy_area_inside(w.q, run.start, run.end, intervals)
-        v_area = float(info["virtual_area"])
-        if abs(v_area - r_area) > 1e-7 * max(1.0, r_area):
-            raise InvalidScheduleError("virtual-area", f"V executed area {v_area} while R "
-                                       f"was busy for {r_area} over the active periods "
-                                       "(Lemma 6.2: V's idle area must equal R's)")
+    _check_virtual_area(run)
     deadlines = info.get("deadlines")
     ch4 = bool(np.all(np.isnan(w.submit)) and np.all(w.think == 0))
     if "rho_lengths" in info and ch4 and isinstance(deadlines, np.ndarray):
@@ -155,6 +154,84 @@ def check_invariants(run: CampaignRun) -> None:
             raise InvalidScheduleError("deadline", f"FairCamp campaign {c} completes at "
                                        f"{run.completion[c]} after its deadline "
                                        f"{deadlines[c]} (Prop 4.1)")
+
+
+#: what V's served area must equal, per OStrich ``resize_mode`` (:func:`check_invariants`)
+VIRTUAL_AREA_RULE = {"literal": "R's busy area (Lemma 6.2)",
+                     "fragmentation_only": "R's busy area while an eligible job waits, "
+                                           "m otherwise",
+                     "none": "m per unit of time"}
+
+
+def _check_virtual_area(run: CampaignRun) -> None:
+    info = run.info
+    intervals = info.get("active_intervals")
+    mode = info.get("resize_mode", "literal" if info.get("resize") else None)
+    if mode not in VIRTUAL_AREA_RULE or not isinstance(intervals, np.ndarray):
+        return
+    w = run.workload
+    eligible = info.get("eligible_at")
+    if mode == "fragmentation_only" and not (isinstance(eligible, np.ndarray)
+                                             and eligible.size == w.campaigns):
+        return
+    avail = job_available(run, eligible if mode == "fragmentation_only" else None)
+    expected = virtual_capacity_area(w.q, run.start, run.end, avail, intervals,
+                                     w.processors, mode)
+    v_area = float(info["virtual_area"])
+    if abs(v_area - expected) > 1e-7 * max(1.0, expected):
+        raise InvalidScheduleError("virtual-area", f"V executed area {v_area} over the active "
+                                   f"periods, its capacity (resize_mode {mode!r}: "
+                                   f"{VIRTUAL_AREA_RULE[mode]}) gives {expected}")
+
+
+def job_available(run: CampaignRun, eligible_at: np.ndarray | None = None) -> np.ndarray:
+    """When each job could start: its campaign's release (or, given, the time the campaign
+    became eligible in V) and its predecessors' ends, whichever is last. O(n + edges)."""
+    w = run.workload
+    base = run.release if eligible_at is None else np.maximum(eligible_at, run.release)
+    avail = np.array(base[w.camp], dtype=float)
+    if w.dep_src.size:
+        np.maximum.at(avail, w.dep_dst, run.end[w.dep_src])
+    return avail
+
+
+def virtual_capacity_area(q: np.ndarray, start: np.ndarray, end: np.ndarray,
+                          avail: np.ndarray, intervals: np.ndarray, m: int,
+                          mode: str) -> float:
+    """The area V serves over the union of disjoint ``intervals`` (rows ``[a, b)``, the
+    periods with an active user) under ``mode`` (:data:`VIRTUAL_AREA_RULE`), from R's
+    schedule: on each interval between consecutive event times R's state after the
+    events (busy processors, jobs with ``avail <= t < start`` waiting) is constant. One
+    sweep, O((n + I) log(n + I)).
+
+    >>> q, s, e = np.array([1, 2]), np.array([0.0, 2.0]), np.array([4.0, 3.0])
+    >>> avail, iv = np.array([0.0, 1.0]), np.array([[0.0, 5.0]])
+    >>> [virtual_capacity_area(q, s, e, avail, iv, 3, mode)  # job 1 waits during [1, 2)
+    ...  for mode in ("literal", "fragmentation_only", "none")]
+    [6.0, 13.0, 15.0]
+    """
+    iv = np.asarray(intervals, dtype=float).reshape(-1, 2)
+    t = np.unique(np.concatenate((start, end, avail, iv.ravel())))
+    if t.size < 2:
+        return 0.0
+    left = t[:-1]
+    s_order = np.argsort(start, kind="stable")
+    e_order = np.argsort(end, kind="stable")
+    q_start = np.concatenate(([0.0], np.cumsum(q[s_order], dtype=float)))
+    q_end = np.concatenate(([0.0], np.cumsum(q[e_order], dtype=float)))
+    busy = (q_start[np.searchsorted(start[s_order], left, side="right")]
+            - q_end[np.searchsorted(end[e_order], left, side="right")])
+    active = (np.searchsorted(np.sort(iv[:, 0]), left, side="right")
+              - np.searchsorted(np.sort(iv[:, 1]), left, side="right")) > 0
+    if mode == "literal":
+        cap = busy
+    elif mode == "none":
+        cap = np.full(left.size, float(m))
+    else:
+        waiting = (np.searchsorted(np.sort(avail), left, side="right")
+                   - np.searchsorted(start[s_order], left, side="right")) > 0
+        cap = np.where(waiting, busy, float(m))
+    return float(np.sum(np.diff(t) * cap * active))
 
 
 def busy_area_inside(q: np.ndarray, start: np.ndarray, end: np.ndarray,

@@ -213,5 +213,7 @@ def simulate(w: Workload, make_policy: Any) -> CampaignRun:
                 info[key] = info.get(key, 0) + v
             elif isinstance(v, bool):
                 info[key] = info.get(key, True) and v
+            elif isinstance(v, str):  # e.g. OStrich's resize_mode: the same in every piece
+                info[key] = v if info.get(key, v) == v else "mixed"
     return CampaignRun(name, w, start, release, info, events)
 

@@ -164,3 +164,141 @@ def test_egee_extraction_round_trip() -> None:
     orig = campaign_stretch(original_run(w))
     assert 0.45 < np.mean(orig < 1.5) < 0.65      # seed: 55.2 %
     assert np.mean(orig <= 1 + 1e-9) < 0.01       # seed: 0.3 %
+
+
+# -- SESSION (spec A11, [ZF12]): sessions bounded by a think time, MAX batches inside --
+
+def test_session_splits_a_linker_campaign_at_a_long_pause() -> None:
+    """User 0: a 3-hour linker job (0) runs through a 25-minute pause after job 1 ends:
+    MAX keeps one campaign, SESSION (gap 20 min) breaks the session there; inside the
+    second session jobs 2 and 3 overlap (one batch), job 4 comes after their end (new
+    batch). User 1's jobs never overlap: three campaigns under every method (a think time
+    of 19 min keeps the session, but the next job is a new batch)."""
+    user = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    submit = np.array([0.0, 10.0, 1660.0, 1700.0, 2100.0, 0.0, 1240.0, 3700.0])
+    end = np.array([10800.0, 160.0, 2000.0, 1800.0, 2200.0, 100.0, 2440.0, 3800.0])
+    # job 2: 1660 - 160 = 1500 s > 1200 after job 1 (in submission order): a break
+    assert detect(user, submit, end, "session").tolist() == [0, 0, 1, 1, 2, 3, 4, 5]
+    assert detect(user, submit, end, "max").tolist() == [0, 0, 0, 0, 0, 1, 2, 3]
+    assert detect(user, submit, end, "last").tolist() == [0, 0, 1, 1, 2, 3, 4, 5]
+    # a larger gap keeps user 0's first session whole; gap 0 breaks at every pause
+    assert detect(user, submit, end, "session", session_gap=1800.0).tolist() == [
+        0, 0, 0, 0, 0, 1, 2, 3]
+    assert detect(user, submit, end, "session", session_gap=0.0).tolist() == [
+        0, 0, 1, 1, 2, 3, 4, 5]
+    # think time exactly at the gap: same session (a break needs *more than* the gap)
+    three, ends = np.zeros(3, np.int64), np.array([5000.0, 100.0, 1400.0])
+    assert detect(three, np.array([0.0, 10.0, 1300.0]), ends, "session").tolist() == [0, 0, 0]
+    assert detect(three, np.array([0.0, 10.0, 1300.5]), ends, "session").tolist() == [0, 0, 1]
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(InvalidInstanceError, match="session_gap"):
+            detect(user, submit, end, "session", session_gap=bad)
+
+
+SESSION_SWF = """; Version: 2.2
+; MaxProcs: 4
+1 0 0 10800 1 -1 -1 1 -1 -1 1 5 1 -1 -1 -1 -1 -1
+2 10 0 150 1 -1 -1 1 -1 -1 1 5 1 -1 -1 -1 -1 -1
+3 1660 0 340 1 -1 -1 1 -1 -1 1 5 1 -1 -1 -1 -1 -1
+4 1700 0 100 1 -1 -1 1 -1 -1 1 5 1 -1 -1 -1 -1 -1
+5 2100 0 100 1 -1 -1 1 -1 -1 1 5 1 -1 -1 -1 -1 -1
+6 2150 0 0 1 -1 -1 1 -1 -1 5 5 1 -1 -1 -1 -1 -1
+7 0 0 100 2 -1 -1 2 -1 -1 1 8 1 -1 -1 -1 -1 -1
+8 1240 0 1200 1 -1 -1 1 -1 -1 1 8 1 -1 -1 -1 -1 -1
+9 3700 0 100 1 -1 -1 1 -1 -1 1 8 1 -1 -1 -1 -1 -1
+"""
+
+
+def test_extract_session_exact_campaigns(tmp_path) -> None:
+    """The same two users as an SWF log (user 5 = 0, user 8 = 1; job 6 was cancelled):
+    the exact campaigns, as sets of log job ids, and the report."""
+    path = tmp_path / "s.swf"
+    path.write_text(SESSION_SWF)
+    ex = extract(read_swf(path), method="session", deps=True)
+    w = ex.workload
+    ids = w.job_data["id"].astype(int)
+    got = sorted(sorted(ids[w.offsets[c]:w.offsets[c + 1]].tolist())
+                 for c in range(w.campaigns))
+    assert got == [[1, 2], [3, 4], [5], [7], [8], [9]]
+    assert ex.unplaced == {"did not run (run time <= 0 or unknown)": [6]}
+    assert ex.report()["session_gap"] == 1200.0 and ex.report()["method"] == "session"
+    assert w.extra["session_gap"] == 1200.0
+    # the DAG inside a session campaign: job 4 (ends 1800) precedes nothing; none here
+    assert w.dep_src.size == 0
+    got_max = extract(read_swf(path), method="max")
+    assert got_max.workload.campaigns == 4 and "session_gap" not in got_max.report()
+    run = simulate(w, policy_factory("ostrich", False))
+    validate(run)
+    with pytest.raises(InvalidInstanceError, match="session_gap"):
+        extract(read_swf(path), method="session", session_gap=-5.0)
+
+
+def _partition(ids: np.ndarray) -> set[frozenset[int]]:
+    return {frozenset(np.flatnonzero(ids == c).tolist()) for c in np.unique(ids).tolist()}
+
+
+def _refines(fine: np.ndarray, coarse: np.ndarray) -> bool:
+    """Every block of ``fine`` lies inside one block of ``coarse``."""
+    return all(np.unique(coarse[list(b)]).size == 1 for b in _partition(fine))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 5000), st.integers(1, 3000)),
+                min_size=1, max_size=25), st.sampled_from([0.0, 60.0, 1200.0, 1e9]))
+def test_session_round_trip_and_refinement(jobs, gap) -> None:
+    """Every job in exactly one campaign, one user per campaign, ids 0..C-1 ascending with
+    (user, submit); LAST refines SESSION refines MAX; SESSION = MAX for a huge gap."""
+    user = np.array([j[0] for j in jobs], dtype=np.int64)
+    submit = np.array([j[1] for j in jobs], dtype=float)
+    end = submit + np.array([j[2] for j in jobs], dtype=float)
+    ids = detect(user, submit, end, "session", session_gap=gap)
+    assert ids.shape == user.shape and ids.min() == 0
+    assert np.array_equal(np.unique(ids), np.arange(ids.max() + 1))   # no empty campaign
+    assert all(np.unique(user[list(b)]).size == 1 for b in _partition(ids))
+    order = np.lexsort((np.arange(user.size), submit, user))
+    assert np.all(np.diff(ids[order]) >= 0)                            # contiguous runs
+    mx, last = detect(user, submit, end, "max"), detect(user, submit, end, "last")
+    assert _refines(ids, mx) and _refines(last, ids)
+    if gap >= 1e9:
+        assert _partition(ids) == _partition(mx)
+
+
+def test_extract_session_round_trip_on_a_random_log(tmp_path) -> None:
+    """A random SWF log (cancelled jobs, unknown users, wide jobs, a downtime): every job
+    either in exactly one campaign or reported, for every method."""
+    rng = np.random.default_rng(3)
+    lines = ["; Version: 2.2", "; MaxProcs: 8"]
+    t = 0
+    for j in range(1, 301):
+        t += int(rng.integers(0, 900)) + (20_000 if j == 150 else 0)
+        run = int(rng.integers(-1, 4000))
+        procs = int(rng.integers(1, 10))
+        user = int(rng.integers(-1, 6))
+        lines.append(f"{j} {t} {int(rng.integers(0, 50))} {run} {procs} -1 -1 {procs} -1 -1 "
+                     f"1 {user} 1 -1 -1 -1 -1 -1")
+    path = tmp_path / "r.swf"
+    path.write_text("\n".join(lines) + "\n")
+    trace = read_swf(path)
+    for method in ("max", "last", "arrival", "session"):
+        ex = extract(trace, method=method, deps=True)
+        placed = ex.workload.job_data["id"].astype(int).tolist()
+        unplaced = [j for v in ex.unplaced.values() for j in v]
+        assert sorted(placed + unplaced) == list(range(1, 301)), method
+        assert len(set(placed)) == len(placed) and ex.pieces == 2
+        validate(simulate(ex.workload, policy_factory("ostrich", False)))
+
+
+@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+def test_egee_session_extraction_round_trip() -> None:
+    """SESSION on LPC-EGEE: every job in exactly one campaign or reported; its campaigns
+    refine MAX's (more of them: MAX's linker campaigns split at long pauses)."""
+    trace = read_swf(EGEE)
+    ses, mx = (extract(trace, 140, m).workload for m in ("session", "max"))
+    assert np.array_equal(np.sort(ses.job_data["id"]), np.sort(mx.job_data["id"]))
+    assert np.unique(ses.job_data["id"]).size == ses.jobs
+    assert mx.campaigns < ses.campaigns < 1.2 * mx.campaigns
+    by_id = np.empty(int(mx.job_data["id"].max()) + 1, dtype=np.int64)
+    by_id[mx.job_data["id"].astype(np.int64)] = mx.camp
+    outer = by_id[ses.job_data["id"].astype(np.int64)]          # MAX campaign of each job
+    first = ses.offsets[:-1]
+    assert np.all(outer == np.repeat(outer[first], np.diff(ses.offsets)))

@@ -203,3 +203,124 @@ def test_parallel_greedy_lemma_6_1_b30(seed: int, deps: bool) -> None:
         waiting = (avail <= t) & (t < s)
         if waiting.any():
             assert w.processors - busy < w.q[waiting].min(), f"idle at {t}: a finding"
+
+
+# -- resize_mode (spec A7): literal / fragmentation_only / none ---------------------------
+
+def _three_jobs():
+    """m = 3, closed loop, think 0: user 0 runs a (p 4, q 2) then b (p 4, q 1); user 1 runs
+    c (p 4, q 2). Tags at 0: F_a = F_c = 8 (tie: user 0 first)."""
+    return make_workload(3, [
+        {"user": 0, "submit": None, "jobs": [{"p": 4.0, "q": 2}]},
+        {"user": 0, "submit": None, "jobs": [{"p": 4.0, "q": 1}]},
+        {"user": 1, "submit": None, "jobs": [{"p": 4.0, "q": 2}]}], 2)
+
+
+@pytest.mark.parametrize("mode, b_start", [
+    # [0, 4): a runs, c waits (does not fit): V gets 2 (literal, fragmentation) or 3
+    # (none) for k = 2 users: V(4) = 4, 4, 6. At 4 b is submitted, gated until V = F_a = 8;
+    # c runs, 1 processor idle and nothing eligible waits: V gets 2, 3, 3 from then on.
+    ("literal", 8.0),                      # 4 + (8 - 4) / (2 / 2)
+    ("fragmentation_only", 4 + 4 / 1.5),   # 4 + (8 - 4) / (3 / 2)
+    ("none", 4 + 2 / 1.5),                 # 4 + (8 - 6) / (3 / 2)
+])
+def test_resize_modes_differ_hand_checked(mode, b_start) -> None:
+    w = _three_jobs()
+    run = simulate(w, lambda: OStrich(gate=True, first_fit=True, resize_mode=mode))
+    validate(run)
+    assert run.start[[0, 2]].tolist() == [0.0, 4.0]
+    assert run.start[1] == pytest.approx(b_start, rel=1e-12)
+    assert run.info["eligible_at"][1] == pytest.approx(b_start, rel=1e-12)
+    assert run.info["resize_mode"] == mode and run.info["resize"] == (mode != "none")
+    # V's served area: literal = R's busy area while a user is active (Lemma 6.2)
+    want = {"literal": 2 * 4 + 2 * 4,                  # [0, 8): 2 busy
+            "fragmentation_only": 2 * 4 + 3 * (b_start - 4),   # user 1 leaves at V = 8
+            "none": 3 * b_start}[mode]
+    # ... then user 0 alone until V = F_b = 12 (4 more units of area)
+    assert run.info["virtual_area"] == pytest.approx(want + 4.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["literal", "fragmentation_only", "none"])
+def test_validation_checks_the_virtual_area_of_every_mode(mode) -> None:
+    """The per-mode capacity rule is recomputed from R: a wrong V area is caught."""
+    from dataclasses import replace
+
+    from lpsched.errors import InvalidScheduleError
+
+    run = simulate(_three_jobs(), lambda: OStrich(gate=True, first_fit=True,
+                                                  resize_mode=mode))
+    validate(run)
+    bad = replace(run, info={**run.info, "virtual_area": run.info["virtual_area"] + 0.5})
+    with pytest.raises(InvalidScheduleError, match="virtual-area"):
+        validate(bad)
+    other = "none" if mode != "none" else "literal"   # checked against its own rule only
+    with pytest.raises(InvalidScheduleError, match="virtual-area"):
+        validate(replace(run, info={**run.info, "resize_mode": other}))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.booleans(), st.booleans(), st.booleans())
+def test_every_resize_mode_validates(seed, gate, first_fit, deps) -> None:
+    """Every mode, with and without the gate, strict priority or first fit: the schedule
+    validates (capacity, releases, precedences, gate, V's area by its mode's rule) and
+    the run ends (no stall)."""
+    w = random_workload(seed, users=3, campaigns=8, m=4, parallel=True, deps=deps,
+                        open_loop=seed % 2 == 0)
+    for mode in ("literal", "fragmentation_only", "none"):
+        run = simulate(w, lambda m=mode: OStrich(gate=gate, first_fit=first_fit,
+                                                 resize_mode=m))
+        validate(run)
+        assert np.all(np.isfinite(run.start))
+
+
+class _LaggingLiteral(OStrich):
+    """A misreading of literal resizing: V's capacity over ``[t, t')`` is R's busy count
+    *before* the pass at ``t`` (so V runs with 0 processors from 0 until the first job
+    ends, and again whenever R was idle before the pass). It makes V lag R, which is what
+    spec A7's deadlock needs."""
+
+    def __init__(self) -> None:
+        super().__init__(gate=True, first_fit=True, resize_mode="none")
+
+    def schedule(self) -> None:
+        self.busy_before = self.sim.m - self.sim.free
+        super().schedule()
+
+    def after_pass(self) -> None:
+        self.vc.m_eff = float(self.busy_before)
+        super().after_pass()
+
+
+def test_gate_deadlock_is_reported_and_avoided() -> None:
+    """Spec A7: R fully idle while a user's next campaign waits at the gate, V frozen
+    (m_eff = 0). Reported at once with a clear error (never a hang); fragmentation_only
+    (V gets m while nothing eligible waits) and our literal (m_eff after the pass: V's
+    area equals R's, so V catches up exactly when R idles) both complete."""
+    from lpsched.errors import InvalidScheduleError
+
+    w = make_workload(2, [{"user": 0, "submit": None, "jobs": [{"p": 5.0}]},
+                          {"user": 0, "submit": None, "jobs": [{"p": 1.0}]}], 1)
+    with pytest.raises(InvalidScheduleError, match=r"gate-deadlock.*fragmentation_only"):
+        simulate(w, _LaggingLiteral)
+    for mode in ("fragmentation_only", "literal", "none"):
+        run = simulate(w, lambda m=mode: OStrich(gate=True, first_fit=True, resize_mode=m))
+        validate(run)
+        assert run.start.tolist() == [0.0, 5.0]           # V reached F_1 = 5 by t = 5
+        assert run.info["eligible_at"][1] == 5.0
+
+
+def test_policy_factory_resize_mode_and_defaults() -> None:
+    from lpsched.errors import InvalidInstanceError
+
+    seq, par = policy_factory("ostrich", False)(), policy_factory("ostrich", True)()
+    assert (seq.gate, seq.resize_mode, seq.first_fit) == (True, "none", False)
+    assert (par.gate, par.resize_mode, par.first_fit) == (False, "literal", True)
+    p = policy_factory("ostrich", True, resize_mode="fragmentation_only", gate=True)()
+    assert (p.gate, p.resize_mode, p.first_fit) == (True, "fragmentation_only", True)
+    assert OStrich(resize=True).resize_mode == "literal"      # the older spelling
+    with pytest.raises(InvalidInstanceError, match="resize_mode"):
+        policy_factory("ostrich", True, resize_mode="half")
+    with pytest.raises(InvalidInstanceError, match="resize_mode"):
+        OStrich(resize_mode="half")
+    with pytest.raises(InvalidInstanceError, match="OStrich"):
+        policy_factory("fcfs", False, resize_mode="literal")

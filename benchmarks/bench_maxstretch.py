@@ -1,15 +1,23 @@
-"""Benchmarks of the optimal max-stretch (issue #2): prints a Markdown report.
+"""Benchmarks of the optimal max-stretch (issues #2 and #13): prints a Markdown report.
 
     python benchmarks/bench_maxstretch.py                 # 20x10 instances, medians of 3 runs
     python benchmarks/bench_maxstretch.py --large         # also 50x10 and 100x20
+    python benchmarks/bench_maxstretch.py --family balanced   # issue 13's benchmark set only
+    python benchmarks/bench_maxstretch.py --family balanced --large  # + the 5 100x20 ones
 
-Every figure is measured in this run, side by side on the same instances.
+Two families: ``simgrid`` (``random_bags(20, 10, seed=s)``, communication-bound: the
+single-resource bound is usually the optimum) and ``balanced`` (issue 13's benchmark set:
+:func:`balanced_set`, 20 seeded 20x10 instances and 5 seeded 100x20 ones, computation and
+communication of the same order). Every figure is measured in this run, side by side on
+the same instances; times are the inner call ``max_stretch(inst, ...)`` (no Python start,
+no JSON), wall clock and CPU (``time.process_time``) of this process.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -27,23 +35,106 @@ from lpsched.core.versions import versions_report
 from lpsched.solvers import console
 from lpsched.solvers.highs import HighsModel
 
-NO_LEVERS = {"relaxation_bound": False, "worker_generation": False}
+NO_LEVERS = {"relaxation_bound": False, "window_bound": False, "worker_generation": False}
+NO_BOUND = {"relaxation_bound": False, "window_bound": False}
+DEFAULT = "intervals (default: bounds + worker generation + tangent-guided + Newton)"
 VARIANTS: dict[str, dict[str, Any]] = {
-    "intervals (default: bound + worker generation + Newton)": {"method": "intervals"},
+    DEFAULT: {"method": "intervals"},
+    "intervals, no window bound (issue 13's other lever only)": {"method": "intervals",
+                                                                  "window_bound": False},
     "intervals, all workers": {"method": "intervals", "worker_generation": False},
-    "intervals, no bound": {"method": "intervals", "relaxation_bound": False},
+    "intervals, no bound": {"method": "intervals", **NO_BOUND},
     "intervals, no bound, all workers": {"method": "intervals", **NO_LEVERS},
     "intervals-lp (paper's Alg. 2), no bound, all workers": {"method": "intervals-lp",
                                                              **NO_LEVERS},
-    "bisection 1e-7, no bound": {"method": "bisection", "tol": 1e-7,
-                                 "relaxation_bound": False},
+    "bisection 1e-7, no bound": {"method": "bisection", "tol": 1e-7, **NO_BOUND},
     "bisection 1e-7 (Alg. 1), no bound, all workers": {"method": "bisection", "tol": 1e-7,
                                                        **NO_LEVERS},
     "bisection 1e-7 (Alg. 1), all workers, cold LPs": {"method": "bisection", "tol": 1e-7,
                                                        **NO_LEVERS, "warm_start": False},
 }
-DEFAULT = "intervals (default: bound + worker generation + Newton)"
 PAPER = "intervals-lp (paper's Alg. 2), no bound, all workers"
+
+
+def balanced_set(large: bool = False) -> list[tuple[str, Instance]]:
+    """Issue 13's benchmark set: ``random_bags(profile="balanced", seed=s)`` for s = 0..19
+    (20 applications x 10 workers), and with ``large`` ``random_bags(100, 20,
+    profile="balanced", seed=s)`` for s = 0..4."""
+    out = [(f"balanced 20x10 seed {s}", random_bags(profile="balanced", seed=s))
+           for s in range(20)]
+    if large:
+        out += [(f"balanced 100x20 seed {s}", random_bags(100, 20, profile="balanced", seed=s))
+                for s in range(5)]
+    return out
+
+
+BALANCED_VARIANTS: dict[str, dict[str, Any]] = {
+    "intervals (default)": {"method": "intervals"},
+    "intervals, no window bound": {"method": "intervals", "window_bound": False},
+    "intervals-lp (paper's Alg. 2), no bound, all workers": {"method": "intervals-lp",
+                                                             **NO_LEVERS},
+    "bisection 1e-7 (same levers as the default)": {"method": "bisection", "tol": 1e-7},
+}
+
+
+def balanced_report(repeats: int, large: bool, time_limit: float) -> None:
+    """The balanced family: per variant, median wall and CPU time, LP solves, and the
+    ratio bisection / intervals measured in this run."""
+    print("## Offline optimum on the balanced family (issue 13)")
+    print()
+    print(f"`benchmarks.bench_maxstretch.balanced_set()`; median of {repeats} runs per instance "
+          "and variant, all in this run; inner call `max_stretch(inst, ...)` only.")
+    print()
+    groups: dict[str, list[tuple[str, Instance]]] = {}
+    for label, inst in balanced_set(large):
+        groups.setdefault(label.split(" seed")[0], []).append((label, inst))
+    for group, items in groups.items():
+        reps = repeats if group.endswith("20x10") else 1
+        variants = (BALANCED_VARIANTS if group.endswith("20x10")
+                    else {"intervals (default)": {"method": "intervals"}})
+        rows: dict[str, list[tuple[float, float, Any]]] = {v: [] for v in variants}
+        for _, inst in items:
+            for name, kw in variants.items():
+                rows[name].append(median_cpu_run(
+                    lambda kw=kw, inst=inst: max_stretch(inst, time_limit=time_limit, **kw),
+                    reps))
+        ref = [r.stretch for *_, r in rows["intervals (default)"]]
+        print(f"### {group}, {len(items)} instances, {reps} run(s) each")
+        print()
+        print("| variant | median wall (s) | max wall (s) | median CPU (s) | LP solves "
+              "(median, max) | + relaxation LPs (median) | in HiGHS | max abs diff of S vs "
+              "default |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, res in rows.items():
+            wall = [w for w, _, _ in res]
+            cpu = [c for _, c, _ in res]
+            lps = [r.lp_solves for *_, r in res]
+            relax = statistics.median(r.relaxation_solves for *_, r in res)
+            share = sum(r.highs_seconds for *_, r in res) / sum(r.seconds for *_, r in res)
+            diff = max(abs(r.stretch - s) for (*_, r), s in zip(res, ref, strict=True))
+            print(f"| {name} | {statistics.median(wall):.3f} | {max(wall):.3f} | "
+                  f"{statistics.median(cpu):.3f} | {statistics.median(lps):g}, {max(lps)} | "
+                  f"{relax:g} | {100 * share:.0f}% | {diff:.1e} |")
+        print()
+        if "bisection 1e-7 (same levers as the default)" in rows:
+            for what, j in (("wall", 0), ("CPU", 1)):
+                slow = statistics.median(x[j] for x in rows[
+                    "bisection 1e-7 (same levers as the default)"])
+                fast = statistics.median(x[j] for x in rows["intervals (default)"])
+                print(f"- bisection 1e-7 / intervals, ratio of medians ({what}): "
+                      f"{slow / fast:.1f}x")
+            print()
+
+
+def median_cpu_run(fn: Callable[[], Any], repeats: int) -> tuple[float, float, Any]:
+    """Median wall and median CPU (process_time) seconds of ``repeats`` calls, last result."""
+    walls, cpus, out = [], [], None
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus), out
 
 
 def median_run(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -135,9 +226,17 @@ def main() -> None:
     ap.add_argument("--instances", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--large", action="store_true")
+    ap.add_argument("--family", choices=("simgrid", "balanced", "both"), default="both")
+    ap.add_argument("--time-limit", type=float, default=1800.0,
+                    help="seconds per max_stretch call of the balanced family")
     args = ap.parse_args()
     print("Measured with:\n" + versions_report("- ") + "\n")
+    print(f"Load average at start: {os.getloadavg()}")
     print()
+    if args.family in ("balanced", "both"):
+        balanced_report(args.repeats, args.large, args.time_limit)
+    if args.family == "balanced":
+        return
     print("## Offline optimum, 20 applications x 10 workers, one-port (Table 2 shape)")
     print()
     print(f"Instances `random_bags(20, 10, seed=s)`, s = 0..{args.instances - 1}; "

@@ -1,9 +1,12 @@
 """Optimal max-stretch of concurrent bags-of-tasks (seed 003 §3.1–3.5).
 
 ``max_stretch(inst, method="intervals")`` — the stretch-interval search (Algorithm 2,
-Theorems 7–8): binary search over the *critical values* of the stretch, where the order of
-release dates and deadlines changes, then one LP (12)–(20) in the bracketing interval.
-Exact (up to LP tolerances); ``ceil(log2(#intervals)) + 1`` LP solves.
+Theorems 7–8): a search over the *critical values* of the stretch, where the order of
+release dates and deadlines changes, for the interval holding the optimum, then the
+optimum inside it. Exact (up to LP tolerances). The critical values are probed where the
+deficit's tangent points (halving after an overshoot), and Newton steps finish inside the
+interval (issue 13: ``_guided_search``); ``method="intervals-lp"`` is the paper's version,
+binary search then one LP (12)–(20), ``ceil(log2(#intervals)) + 1`` LP solves.
 
 ``max_stretch(inst, method="bisection", tol=1e-6)`` — Algorithm 1 (Theorem 2): bisection on
 ``S`` with the feasibility LP; returns an achievable ``S <= S_opt + tol``;
@@ -16,7 +19,10 @@ How each LP is posed (the always-feasible "deliver" LP for every yes/no question
 min-stretch LP only on an interval known to contain a feasible stretch) is documented in
 :mod:`lpsched.bags.stretch_model`. Search bounds: ``S_lo = 1`` offline, and ``S_up`` is the
 stretch of running the applications one after another at ``ρ*`` in release order
-(``S_FIFO``, spec §3.7; the seed's printed ``S_max`` is inverted, decision A1).
+(``S_FIFO``, spec §3.7; the seed's printed ``S_max`` is inverted, decision A1). ``S_lo`` is
+raised by the single-resource bounds (:mod:`lpsched.bags.bounds`) and by the window
+relaxation (:func:`window_lower_bound`: buffers free inside each window, ``n·p`` balance
+rows instead of ``C·p``), which lands within 0.5 % of the optimum on the balanced family.
 """
 
 from __future__ import annotations
@@ -194,9 +200,12 @@ class MaxStretchResult:
     """The optimal max-stretch and how it was found.
 
     ``stretch`` is achievable (the plan proves it); ``lower`` is the largest stretch shown
-    infeasible (``stretch`` itself for the exact interval method). ``lp_solves`` counts LPs,
-    ``highs_seconds`` the time inside HiGHS, ``build_seconds`` the model building in Python,
-    ``seconds`` everything. ``probes`` lists every LP in order.
+    infeasible (``stretch`` itself for the exact interval method). ``lp_solves`` counts the
+    LPs of the exact model, ``pricing_solves`` the one-worker pricing LPs and
+    ``relaxation_solves`` the (smaller) LPs of the window relaxation that raised the lower
+    bound, its pricing LPs included; ``highs_seconds`` is the time inside HiGHS,
+    ``build_seconds`` the model building in Python (both including the relaxation's),
+    ``seconds`` everything. ``probes`` lists every LP of the exact model in order.
     """
 
     stretch: float
@@ -217,6 +226,7 @@ class MaxStretchResult:
     lp_size: dict[str, int]
     probes: tuple[Probe, ...]
     search: Any = field(default=None, repr=False, compare=False)
+    relaxation_solves: int = 0
 
     @property
     def deadlines(self) -> np.ndarray:
@@ -251,7 +261,8 @@ class MaxStretchResult:
         out: dict[str, Any] = {
             "stretch": self.stretch, "lower": self.lower, "method": self.method,
             "status": self.status, "lp_solves": self.lp_solves,
-            "pricing_solves": self.pricing_solves, "workers_used": self.workers_used,
+            "pricing_solves": self.pricing_solves,
+            "relaxation_solves": self.relaxation_solves, "workers_used": self.workers_used,
             "critical_values": self.critical_values, "seconds": self.seconds,
             "highs_seconds": self.highs_seconds, "build_seconds": self.build_seconds,
             "iterations": self.iterations, "lp_size": self.lp_size,
@@ -397,7 +408,9 @@ class StretchSearch:
     interval (bisection steps, Newton steps, the final min-stretch LP) warm-start HiGHS from
     its last basis. ``warm_start=False`` loads a fresh HiGHS model for every LP (the
     baseline the benchmarks compare with). ``S_lo`` is raised to the single-resource bound of
-    :mod:`lpsched.bags.bounds` unless ``relaxation_bound=False``.
+    :mod:`lpsched.bags.bounds` unless ``relaxation_bound=False``, then (``window_bound``) to
+    the window relaxation's by a search of its own (:attr:`window`, ``relaxed=True``: the
+    models are :class:`StretchModel` ``relaxed``).
 
     **Worker generation** (``worker_generation=True``, exact): the feasibility LPs are
     first posed on the workers that serve some application in its steady state alone (plus
@@ -419,8 +432,10 @@ class StretchSearch:
 
     def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
                  relaxation_bound: bool = True, warm_start: bool = True,
-                 worker_generation: bool = True, **highs_options: Any) -> None:
+                 worker_generation: bool = True, window_bound: bool = True,
+                 relaxed: bool = False, **highs_options: Any) -> None:
         check_time_limit(time_limit)
+        self.relaxed = relaxed
         self.time_limit = time_limit
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
         conditioned = condition(problem)
@@ -434,9 +449,20 @@ class StretchSearch:
         trivial = self.low
         if relaxation_bound:
             self.low = relaxation_lower_bound(problem, self.low, self.deadline)
-        #: True when the relaxation raised the lower bound above the trivial one.
-        self.bound_is_informative = self.low > trivial * (1 + 1e-9)
         self.high = max(sequential_stretch(problem), self.low)
+        #: The window relaxation's search (issue 13), when it ran: its LPs are counted
+        #: apart (:attr:`relaxation_solves`).
+        self.window: StretchSearch | None = None
+        if (relaxation_bound and window_bound and not relaxed
+                and self.high > self.low * (1 + 1e-9)):
+            self.window = StretchSearch(
+                conditioned.original, time_limit=None if self.deadline is None else max(
+                    1e-3, self.deadline - time.monotonic()), relaxation_bound=relaxation_bound,
+                warm_start=warm_start, worker_generation=worker_generation, relaxed=True,
+                **highs_options)
+            self.low = max(self.low, min(window_lower_bound(self.window), self.high))
+        #: True when the relaxations raised the lower bound above the trivial one.
+        self.bound_is_informative = self.low > trivial * (1 + 1e-9)
         crit = critical_values(problem, self.low, self.high)
         self.points = np.unique(np.concatenate([[self.low], crit, [self.high]]))
         self.n_critical = int(crit.size)
@@ -444,11 +470,18 @@ class StretchSearch:
         self.workers = (initial_workers(problem) if worker_generation else self.all_workers)
         self.models: dict[Hashable, tuple[StretchModel, HighsModel | None]] = {}
         self.probes: list[Probe] = []
-        self.highs_seconds = 0.0
-        self.build_seconds = 0.0
-        self.iterations = 0
+        w = self.window
+        self.highs_seconds = 0.0 if w is None else w.highs_seconds
+        self.build_seconds = 0.0 if w is None else w.build_seconds
+        self.iterations = 0 if w is None else w.iterations
         self.last_feasible: Check | None = None
         self.checks: dict[tuple[float, Hashable], Check] = {}
+
+    @property
+    def delivery_tolerance(self) -> float:
+        """Deficit (tasks) under which a stretch counts as feasible (as every model's)."""
+        pr = self.problem
+        return tolerances.DELIVERY * max(1.0, float(pr.remaining.sum() + pr.buffered.sum()))
 
     @property
     def n_intervals(self) -> int:
@@ -461,6 +494,12 @@ class StretchSearch:
     @property
     def pricing_solves(self) -> int:
         return sum(p.kind == "pricing" for p in self.probes)
+
+    @property
+    def relaxation_solves(self) -> int:
+        """LPs solved by the window relaxation's search (:attr:`window`), its one-worker
+        pricing LPs included."""
+        return 0 if self.window is None else len(self.window.probes)
 
     def interval_of(self, stretch: float) -> int:
         """Index ``i`` with ``points[i] < stretch <= points[i+1]`` (clamped to the axis)."""
@@ -497,7 +536,7 @@ class StretchSearch:
         if cached is None:
             problem = (self.problem if workers == self.all_workers
                        else self.problem.restrict(np.array(workers)))
-            model = StretchModel(problem, self.order_of(i))
+            model = StretchModel(problem, self.order_of(i), relaxed=self.relaxed)
         else:
             model = cached[0]
         highs = HighsModel(model.lp, **self.highs_options)
@@ -519,13 +558,21 @@ class StretchSearch:
         return left
 
     def _run(self, highs: HighsModel, what: str) -> Solution:
-        sol = highs.solve(self.time_left(what))
-        self.highs_seconds += sol.solve_seconds
-        self.iterations += sol.iterations
-        sol.require_optimal(what)
-        if not sol.residual <= 1e-6:
-            raise SolverError(f"{what}: HiGHS answer violates a constraint by {sol.residual:.3g}")
-        return sol
+        """Solve, check the status and the primal residual; a warm solve whose answer
+        violates a constraint (a basis carried through many bound changes can drift just
+        past the 1e-6 check) is solved once more from scratch before giving up."""
+        for attempt in range(2):
+            sol = highs.solve(self.time_left(what))
+            self.highs_seconds += sol.solve_seconds
+            self.iterations += sol.iterations
+            sol.require_optimal(what)
+            if sol.residual <= 1e-6:
+                return sol
+            if attempt or highs.solves < 2:
+                break
+            highs.restart()
+            highs.set_option("simplex_strategy", PRIMAL)
+        raise SolverError(f"{what}: HiGHS answer violates a constraint by {sol.residual:.3g}")
 
     def _apply(self, highs: HighsModel, bounds: dict[str, tuple[np.ndarray, ...]]) -> None:
         highs.set_col_bounds(*bounds["cols"])
@@ -680,6 +727,19 @@ def initial_workers(problem: StretchProblem) -> tuple[int, ...]:
 
 
 # -- the two algorithms -----------------------------------------------------------------------
+def window_lower_bound(relaxed: StretchSearch) -> float:
+    """The least stretch the window relaxation cannot rule out (issue 13), by the same
+    tangent-guided search as the exact problem: a lower bound of the optimum, since every
+    plan of (K)/(K1) is a point of the relaxation. ``relaxed`` is a ``StretchSearch`` with
+    ``relaxed=True``; its lower end if its search meets numerical trouble."""
+    try:
+        return _guided_search(relaxed)[1]
+    except SolverError as err:
+        if err.status is Status.TIME_LIMIT:
+            raise
+        return float(relaxed.points[0])
+
+
 def _bracket(search: StretchSearch) -> int:
     """Binary search over the critical values (Algorithm 2's outer loop, Theorem 8).
 
@@ -703,53 +763,96 @@ def _bracket(search: StretchSearch) -> int:
     return lo
 
 
-def _root_in_interval(search: StretchSearch, i: int) -> tuple[float, float, Check]:
-    """The least feasible stretch of interval ``i``, by Newton steps on the deficit.
+def _tangent(c: Check, level: float = 0.0) -> float:
+    """Where the tangent of the deficit at ``c`` falls to ``level`` tasks (``inf`` if never):
+    inside ``c``'s interval no stretch below it has a deficit of at most ``level``."""
+    return c.stretch - (c.deficit - level) / c.slope if c.slope < 0 else math.inf
 
-    Inside one stretch interval the deficit ``D(S)`` is convex, piecewise linear and
-    non-increasing, so the tangent's root from any infeasible point is a lower bound of the
-    root and lies further right: the iterates increase, each is proven infeasible or is the
-    answer, and the step that lands in the last linear piece hits the root exactly. Every
-    step is a warm-started feasibility LP (only the stretch moves). A step that would not
-    make progress falls back to bisecting toward the interval's upper end.
-    Returns ``(stretch, proven lower bound, the accepting check)``.
+
+def _newton_in(search: StretchSearch, i: int, c: Check,
+               lower: float) -> tuple[Check | None, float]:
+    """Newton steps on the deficit inside interval ``i`` from the infeasible check ``c``.
+
+    ``D`` is convex and piecewise linear inside the interval, so the tangent's root is a
+    lower bound of the least feasible stretch there and the iterates climb to it (the step
+    landing in the last piece hits it exactly). Returns ``(accepting check, lower bound)``,
+    or ``(None, lower)`` when the interval holds no feasible stretch: the tangent stays above
+    the delivery tolerance up to the interval's end, or its upper end is infeasible.
     """
-    lo, hi = search._interval(i)
-    c = search.checks.get((lo, i)) or search.check(lo, i)
-    lower = lo
+    _, hi = search._interval(i)
+    tol = search.delivery_tolerance
     for _ in range(200):
         if c.feasible:
-            return c.stretch, min(lower, c.stretch), c
-        step = c.stretch - c.deficit / c.slope if c.slope < 0 else math.inf
-        if not (c.stretch < step):  # no information: bisect toward the feasible end
-            step = 0.5 * (c.stretch + hi)
-        lower = max(lower, min(step, hi)) if c.slope < 0 else max(lower, c.stretch)
-        nxt = min(step, hi)
+            return c, min(lower, c.stretch)
+        reach = _tangent(c, tol)
+        if reach > hi or c.stretch >= hi:
+            return None, max(lower, hi)
+        lower = max(lower, reach)
+        nxt = min(_tangent(c), hi)
         if nxt <= c.stretch * (1 + 4 * np.finfo(float).eps):
             nxt = hi
         c = search.check(nxt, i)
-    raise SolverError(f"no convergence in stretch interval [{lo:.9g}, {hi:.9g}]")
+    raise SolverError(f"no convergence in stretch interval {search._interval(i)}")
+
+
+def _aim(points: np.ndarray, tangent: float) -> int:
+    """Index of the critical value at or below the tangent's root (the next probe)."""
+    return int(np.searchsorted(points, tangent, side="right")) - 1
+
+
+def _guided_search(search: StretchSearch) -> tuple[float, float, Check]:
+    """Algorithm 2 with the deficit's tangent choosing the next critical value (issue 13).
+
+    Invariants of :func:`_bracket`: everything below the current infeasible check ``c``
+    (posed in interval ``lo``) is infeasible (monotonicity), ``points[hi]`` is feasible.
+    When ``c``'s tangent leaves its interval, that interval is ruled out and the next probe
+    is the critical value below the tangent's root (``D`` is nearly convex across
+    intervals, so this lands at or just below the optimum's interval; after a probe that
+    overshoots, plain halving takes over). When the tangent stays inside, Newton steps
+    finish in that interval (:func:`_newton_in`), all on one warm model. Exact like
+    Algorithm 2; every verdict is one feasibility LP.
+    """
+    pts = search.points
+    lo, hi, guided = 0, search.n_intervals, True
+    c = search.check(float(pts[0]), 0)
+    lower = float(pts[0])
+    while True:
+        _, top = search._interval(lo)
+        if c.feasible or _tangent(c, search.delivery_tolerance) <= top or hi - lo == 1:
+            found, lower = _newton_in(search, lo, c, lower)
+            if found is not None:
+                return found.stretch, lower, found
+            if lo + 1 >= search.n_intervals:
+                raise SolverError(f"the upper bound S={top:.9g} was found infeasible "
+                                  f"(deficit {c.deficit:.3g} tasks); numerical trouble")
+            lo += 1
+            hi = max(hi, lo + 1)
+            at = float(pts[lo])  # checked already when it was a feasible probe
+            c, guided = search.checks.get((at, lo)) or search.check(at, lo), True
+            continue
+        m = min(max(_aim(pts, _tangent(c)) if guided else (lo + hi) // 2, lo + 1), hi - 1)
+        probe = search.check(float(pts[m]), m)
+        if probe.feasible:
+            hi, guided = m, False
+        else:
+            lo, c, guided = m, probe, True
+            lower = max(lower, probe.stretch)
 
 
 def _search_intervals(search: StretchSearch,
                       final: str) -> tuple[float, float, Hashable, np.ndarray]:
     """Algorithm 2: bracket the optimum between critical values, then solve inside.
 
-    ``final="newton"``: Newton steps on the deficit inside the bracket (exact, see
-    :func:`_root_in_interval`). ``final="lp"``: the stretch-interval LP (12)–(20) on the
-    bracket (Theorem 7). If that LP lands on the bracket's lower end (only after a borderline
-    verdict), the interval below is solved as well, as Algorithm 2's ``U ← M`` branch does.
+    ``final="newton"``: :func:`_guided_search` (the tangent picks the critical values,
+    Newton steps finish, exact). ``final="lp"``: :func:`_bracket`, then the stretch-interval
+    LP (12)–(20) on the bracket (Theorem 7). If that LP lands on the bracket's lower end
+    (only after a borderline verdict), the interval below is solved as well, as
+    Algorithm 2's ``U ← M`` branch does.
     """
-    if search.bound_is_informative and final == "newton":
-        # The single-resource bound is often the optimum itself (the master port of a
-        # communication-bound platform, spec §11 inv. 15): one LP then settles it.
-        c = search.check(float(search.points[0]), 0)
-        if c.feasible:
-            return c.stretch, c.stretch, c.model_key, c.x
-    i = _bracket(search)
     if final == "newton":
-        stretch, lower, c = _root_in_interval(search, i)
+        stretch, lower, c = _guided_search(search)
         return stretch, lower, c.model_key, c.x
+    i = _bracket(search)
     value, x, key = search.minimize(i)
     while i > 0 and value <= search.points[i] + tolerances.STRETCH_EQUAL * max(1.0, value):
         if not search.check(float(search.points[i]), i - 1).feasible:
@@ -791,7 +894,8 @@ def _search_bisection(search: StretchSearch,
 def solve_problem(problem: StretchProblem, method: str = "intervals",
                   tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
                   relaxation_bound: bool = True, warm_start: bool = True,
-                  worker_generation: bool = True, **highs_options: Any) -> MaxStretchResult:
+                  worker_generation: bool = True, window_bound: bool = True,
+                  **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
     if method not in METHODS:
         raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -800,7 +904,7 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
     t0 = time.perf_counter()
     search = StretchSearch(problem, time_limit=time_limit, relaxation_bound=relaxation_bound,
                            warm_start=warm_start, worker_generation=worker_generation,
-                           **highs_options)
+                           window_bound=window_bound, **highs_options)
     if method in ("intervals", "intervals-lp"):
         final = "lp" if method == "intervals-lp" else "newton"
         stretch, lower, i, x = _search_intervals(search, final)
@@ -816,13 +920,15 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
         workers_used=len(search.workers), critical_values=search.n_critical,
         seconds=time.perf_counter() - t0, highs_seconds=search.highs_seconds,
         build_seconds=search.build_seconds, iterations=search.iterations,
-        lp_size=search.lp_size(i), probes=tuple(search.probes), search=search)
+        lp_size=search.lp_size(i), probes=tuple(search.probes), search=search,
+        relaxation_solves=search.relaxation_solves)
 
 
 def max_stretch(inst: Instance, method: str = "intervals", tol: float = tolerances.BISECTION,
                 *, memory: np.ndarray | None = None, time_limit: float | None = 120.0,
                 relaxation_bound: bool = True, warm_start: bool = True,
-                worker_generation: bool = True, **highs_options: Any) -> MaxStretchResult:
+                worker_generation: bool = True, window_bound: bool = True,
+                **highs_options: Any) -> MaxStretchResult:
     """Optimal max-stretch of ``inst`` in the fluid model of its port (seed 003 §3).
 
     Polyhedron (K1) for a one-port platform, (K) for bounded multiport; ``memory`` adds the
@@ -830,11 +936,13 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     (Theorems 7–8, ``ceil(log2(#intervals)) + 1`` LPs); ``method="bisection"`` returns an
     achievable stretch within ``tol`` (absolute) of the optimum (Theorem 2);
     ``method="intervals-lp"`` is Algorithm 2 with the paper's final LP (12)–(20) instead of
-    Newton steps. ``relaxation_bound`` starts every search from the single-resource lower
-    bound; ``warm_start=False`` solves every LP from scratch; ``worker_generation`` poses
-    the feasibility LPs on the useful workers only, proving the rest useless by pricing
-    (:class:`StretchSearch`; exact either way). Every LP is checked: a
-    non-optimal status or a violated constraint raises :class:`SolverError`.
+    Newton steps. ``relaxation_bound`` starts every search from the relaxations' lower
+    bounds: the single-resource ones and, unless ``window_bound=False``, the window
+    relaxation's (:func:`window_lower_bound`, a smaller LP, issue 13);
+    ``warm_start=False`` solves every LP from scratch; ``worker_generation`` poses the
+    feasibility LPs on the useful workers only, proving the rest useless by pricing
+    (:class:`StretchSearch`; exact either way). Every LP is checked: a non-optimal status
+    or a violated constraint raises :class:`SolverError`.
 
     ``time_limit`` (seconds, finite and > 0, or ``None``) is the wall-clock budget of the
     whole search, every LP and loop included; when it runs out, :class:`SolverError` with
@@ -850,7 +958,8 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     (True, (4, 3))
     """
     return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
-                         relaxation_bound, warm_start, worker_generation, **highs_options)
+                         relaxation_bound, warm_start, worker_generation, window_bound,
+                         **highs_options)
 
 
 def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
@@ -858,7 +967,8 @@ def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
                        method: str = "intervals", tol: float = tolerances.BISECTION,
                        *, memory: np.ndarray | None = None,
                        time_limit: float | None = 120.0, relaxation_bound: bool = True,
-                       worker_generation: bool = True) -> MaxStretchResult:
+                       worker_generation: bool = True,
+                       window_bound: bool = False) -> MaxStretchResult:
     """Optimal max-stretch on ``[T_new, ∞)`` from a state (seed 003 §3.5).
 
     ``remaining[k]``: tasks of ``A_k`` at the master; ``buffered[k, u]``: tasks on worker
@@ -866,9 +976,12 @@ def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
     plan covers only the applications with work left (``result.plan.apps``), from ``T_new``.
     The seed solves this with Algorithm 1 (decision A13); the interval search (default) gives
     the same optimum exactly, with critical values where ``T_new`` meets a deadline.
+    ``window_bound`` is off by default here: CBS3M's re-solves on communication-bound
+    platforms settle at the single-resource bound, where the window relaxation's extra LP
+    costs more than it saves (measured in issue 13's notes).
     """
     from lpsched.bags.stretch_model import online_problem
 
     problem = online_problem(inst, t_new, remaining, buffered, released, memory)
     return solve_problem(problem, method, tol, time_limit, relaxation_bound,
-                         worker_generation=worker_generation)
+                         worker_generation=worker_generation, window_bound=window_bound)

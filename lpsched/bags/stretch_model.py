@@ -190,10 +190,14 @@ class StretchModel:
 
     Build with :meth:`build`; switch modes on a live solver with :meth:`deliver_bounds` and
     :meth:`stretch_bounds`; read a solution back as a plan with :meth:`plan_arrays`.
+    ``relaxed=True`` builds the window relaxation instead (:meth:`_add_window_balance`, issue
+    13): a smaller LP whose least feasible stretch is a lower bound of the exact one.
     """
 
-    def __init__(self, problem: StretchProblem, order: np.ndarray) -> None:
+    def __init__(self, problem: StretchProblem, order: np.ndarray,
+                 relaxed: bool = False) -> None:
         self.problem = problem
+        self.relaxed = relaxed
         self.order = np.asarray(order)
         pr = problem
         pos = np.empty_like(self.order)
@@ -233,13 +237,17 @@ class StretchModel:
         pr = self.problem
         self._add_columns()
         self._add_tasks()
-        self._add_conservation()
+        if self.relaxed:
+            self._add_window_balance()
+        else:
+            self._add_conservation()
         da, db = self._capacity_intervals()
         # (8)/(17): CPU of each worker in each interval.
         self.cpu_rows = self._add_per_worker("cpu", self.comp, pr.comp[self.cell_app] / pr.scale,
                                              da, db)
         self._add_master(da, db)
-        self._add_memory()
+        if not self.relaxed:
+            self._add_memory()
         self._add_objective()
 
     def _add_columns(self) -> None:
@@ -252,8 +260,11 @@ class StretchModel:
         ones = np.ones((cells, p))
         self.send = lp.add_variables("send", (cells, p))
         self.comp = lp.add_variables("comp", (cells, p))
-        self.buffer = lp.add_variables("buffer", (cells, p), upper=np.where(
-            self.last_cell[:, None], 0.0, INF) * ones)
+        if self.relaxed:  # only the buffers at the windows' ends, B_u^(k)(d_k)
+            self.buffer = lp.add_variables("buffer", (self.problem.n, p), upper=0.0)
+        else:
+            self.buffer = lp.add_variables("buffer", (cells, p), upper=np.where(
+                self.last_cell[:, None], 0.0, INF) * ones)
         self.stretch = lp.add_variables("stretch", (1,), lower=1.0, upper=1.0)
 
     def _add_tasks(self) -> None:
@@ -278,6 +289,20 @@ class StretchModel:
             np.concatenate([np.ones(cells * p), -np.ones(int(prev.sum()) * p),
                             -np.ones(cells * p), np.ones(cells * p)]),
             lower=rhs.ravel(), upper=rhs.ravel(), num_rows=cells * p)
+
+    def _add_window_balance(self) -> None:
+        """The relaxation of (7)/(16) to whole windows: ``Σ_j send − Σ_j comp − B(d_k) =
+        −B̂`` for each application and worker, the intermediate buffers free (they may go
+        negative: a task may be computed before it arrives). Every plan of (K)/(K1)
+        satisfies it, so the model's optimum bounds the exact one; it has ``n·p`` balance
+        rows instead of ``C·p`` and no buffer columns inside the windows."""
+        pr, p, app = self.problem, self.problem.p, self.cell_app
+        rows = app[:, None] * p + np.arange(p)
+        self.lp.add_constraints(
+            "balance", np.concatenate([rows.ravel(), rows.ravel(), np.arange(pr.n * p)]),
+            np.concatenate([self.send.ravel(), self.comp.ravel(), self.buffer.ravel()]),
+            np.concatenate([np.ones(rows.size), -np.ones(rows.size), -np.ones(pr.n * p)]),
+            lower=-pr.buffered.ravel(), upper=-pr.buffered.ravel(), num_rows=pr.n * p)
 
     def _capacity_intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """Number the intervals where some application is active (only they get capacity
@@ -351,8 +376,8 @@ class StretchModel:
         pr, lp, app = self.problem, self.lp, self.cell_app
         # Leftover buffers at a window's end are allowed (and penalised) in deliver mode only
         # where tasks were already buffered (online states), so that mode stays feasible.
-        self.leftover = self.buffer[self.last_cell][
-            pr.buffered[app[self.last_cell]] > 0]
+        at_end = self.buffer if self.relaxed else self.buffer[self.last_cell]  # (n, p)
+        self.leftover = at_end[pr.buffered[app[self.last_cell]] > 0]
         self.deliver_cost = np.zeros(lp.num_cols)
         self.deliver_cost[self.send.ravel()] = 1.0
         self.deliver_cost[self.leftover] = -1.0
@@ -431,7 +456,10 @@ class StretchModel:
 
     # -- reading a solution ---------------------------------------------------------------
     def plan_arrays(self, x: np.ndarray) -> dict[str, np.ndarray]:
-        """Dense ``comm``/``comp`` ``(n, p, J)`` and ``buffers`` ``(n, p, E)`` from ``x``."""
+        """Dense ``comm``/``comp`` ``(n, p, J)`` and ``buffers`` ``(n, p, E)`` from ``x``
+        (not for a relaxed model: its points are not plans)."""
+        if self.relaxed:
+            raise LpschedError("a relaxed stretch model has no plan")
         pr = self.problem
         n, p, J, E = pr.n, pr.p, self.n_intervals, self.n_epochs
         comm = np.zeros((n, p, J))

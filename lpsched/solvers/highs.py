@@ -94,6 +94,11 @@ class HighsModel:
     def set_option(self, key: str, value: Any) -> None:
         self.highs.setOptionValue(key, value)
 
+    def restart(self) -> None:
+        """Forget the basis and solution (the model, bounds and costs stay): the next
+        :meth:`solve` starts cold, as on a freshly loaded model."""
+        self.highs.clearSolver()
+
     @staticmethod
     def _bounds(index: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:

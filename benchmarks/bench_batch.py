@@ -1,15 +1,31 @@
-"""Batch simulator on the real SWF traces of shared/data (issue #5): prints Markdown.
+"""Batch simulator on the real SWF traces of shared/data (issues #5, 13): prints Markdown.
 
     python benchmarks/bench_batch.py [path/to/shared/data] [--repeats 3] [--quick]
+                                     [--end-to-end-only] [--cli-repeats 5]
 
-Times are the simulation alone (``stats["seconds"]``), medians of ``--repeats`` runs;
-reading and validating are reported apart. ``--quick`` skips CEA-Curie.
+Two kinds of figures, always named as such:
+
+* **end to end** (issue 13): the installed ``lpsched batch TRACE --policy easy --alloc basic
+  --out s.csv --json`` as a user runs it (Python start, imports, parsing, simulation,
+  validation, metrics, CSV), in a subprocess, beside the plain textbook simulator
+  ``benchmarks/textbook_easy.py`` on the same trace, alternated run by run so that both see
+  the same load; wall and CPU (user + system) time and peak memory of each child, medians of
+  ``--cli-repeats`` runs, with the load average before and after;
+* **inner loop**: the simulation alone (``stats["seconds"]``), medians of ``--repeats`` runs;
+  reading and validating are reported apart.
+
+``--quick`` skips CEA-Curie; ``--end-to-end-only`` prints only the first table.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -37,20 +53,85 @@ def timed(work: Workload, repeats: int, **kw: object) -> tuple[float, object, di
     return statistics.median(times), out[0], out[1]
 
 
+def child(argv: list[str]) -> tuple[float, float, float]:
+    """Run ``argv`` (output discarded); its wall time, CPU time (user + system) and peak
+    resident memory (MB), from ``wait4``."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status:
+        raise SystemExit(f"{argv} failed: {proc.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
+    proc.stderr.close()  # type: ignore[union-attr]
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def end_to_end(data: Path, names: list[str], repeats: int, textbook_on: set[str]) -> None:
+    """The end-to-end table (module doc)."""
+    lpsched = shutil.which("lpsched") or sys.exit("the lpsched command is not installed")
+    textbook = str(Path(__file__).resolve().parent / "textbook_easy.py")
+    print(f"## End to end: EASY, basic allocation, CSV and JSON written (median of {repeats}"
+          " runs, alternated)")
+    print()
+    print(f"Load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"{os.cpu_count()} CPUs.")
+    print()
+    print("| trace | command | wall (s) | CPU (s) | peak memory (MB) |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            path = data / name
+            if not path.exists():
+                continue
+            runs: dict[str, list[tuple[float, float, float]]] = {"lpsched": [], "textbook": []}
+            for _ in range(repeats):
+                runs["lpsched"].append(child([sys.executable, lpsched, "batch", str(path),
+                                              "--policy", "easy", "--alloc", "basic",
+                                              "--out", f"{tmp}/s.csv", "--json"]))
+                if name in textbook_on:
+                    runs["textbook"].append(child([sys.executable, textbook, str(path),
+                                                   "--out", f"{tmp}/t.csv", "--json"]))
+            for who, got in runs.items():
+                if not got:
+                    continue
+                wall, cpu, mem = (statistics.median(x[i] for x in got) for i in range(3))
+                command = ("lpsched batch --policy easy --alloc basic --out --json"
+                           if who == "lpsched" else "benchmarks/textbook_easy.py --out --json")
+                print(f"| {name} | {command} | {wall:.2f} | {cpu:.2f} | {mem:.0f} |")
+            if runs["textbook"]:
+                ratio_wall = statistics.median(t[0] / s[0] for s, t in zip(
+                    runs["lpsched"], runs["textbook"], strict=True))
+                ratio_cpu = statistics.median(t[1] / s[1] for s, t in zip(
+                    runs["lpsched"], runs["textbook"], strict=True))
+                print(f"| {name} | textbook / lpsched, run by run | {ratio_wall:.2f}x | "
+                      f"{ratio_cpu:.2f}x | |")
+    print()
+    print(f"Load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}.")
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("data", nargs="?",
                     default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--cli-repeats", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--end-to-end-only", action="store_true")
     args = ap.parse_args()
     print("Measured with:\n" + versions_report("- ") + "\n")
     data = Path(args.data)
     names = ["hpc2n-excerpt.swf", "lublin_256.swf", "UniLu-Gaia-2014-1.swf"]
     if not args.quick:
         names.append("CEA-Curie-2011-2.1-cln.swf.gz")
+    end_to_end(data, names, args.cli_repeats, set(names[:3]))
+    if args.end_to_end_only:
+        return
     traces = {}
-    print("## Whole traces, basic allocation (median of", args.repeats, "runs)")
+    print("## Inner loop: whole traces, basic allocation (the simulation alone, median of",
+          args.repeats, "runs; reading and validation timed apart)")
+    print()
+    print(f"Load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}.")
     print()
     print("| trace | jobs | processors | policy | mean wait (s) | mean bounded slowdown | "
           "utilisation | seconds | jobs/s | validate (s) |")
@@ -79,19 +160,21 @@ def main() -> None:
     gaia = traces.get("UniLu-Gaia-2014-1.swf")
     if gaia is not None:
         print()
-        print("## Conservative on UniLu-Gaia: what happens when jobs end early")
+        print("## Inner loop: conservative on UniLu-Gaia, what happens when jobs end early "
+              "(the simulation alone, one run each)")
         print()
         print("| compression | mean wait (s) | utilisation | jobs after their first "
               "reservation | seconds |")
         print("|---|---|---|---|---|")
-        for comp in ("reassign", "rebuild", "none"):
+        for comp in ("textbook", "reassign", "rebuild", "none"):
             sec, sched, stats = timed(gaia, 1, policy="conservative", compression=comp)
             met = batch_metrics(gaia, sched, int(gaia.processors))
             late = int((sched.start > stats["first_reservation"] + 1e-6).sum())
             print(f"| {comp} | {met['mean_wait']:.0f} | {met['utilisation']:.3f} | {late} | "
                   f"{sec:.2f} |")
         print()
-        print("## EASY on UniLu-Gaia with each allocator (fat-tree:16,4,4,8; median of",
+        print("## Inner loop: EASY on UniLu-Gaia with each allocator (fat-tree:16,4,4,8; the "
+              "simulation alone, median of",
               args.repeats, "runs)")
         print()
         print("| alloc | seconds | jobs/s | mean wait (s) | locality factor | "
@@ -109,7 +192,8 @@ def main() -> None:
     curie = traces.get("CEA-Curie-2011-2.1-cln.swf.gz")
     if curie is not None:
         print()
-        print("## Growth with the number of jobs: EASY on the first N jobs of CEA-Curie "
+        print("## Inner loop: growth with the number of jobs, EASY on the first N jobs of "
+              "CEA-Curie "
               f"(median of {args.repeats})")
         print()
         print("| jobs | seconds | jobs/s | microseconds per job |")

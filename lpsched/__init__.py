@@ -6,26 +6,17 @@ The most used entry points are re-exported here::
     inst = lpsched.load_instance("inst.json")
     res = lpsched.max_stretch(inst, method="intervals")
     lpsched.throughput(inst.platform, inst.applications[0])
+
+The names are loaded on first use (PEP 562 ``__getattr__``): ``import lpsched`` alone, and
+every command that does not need them (``lpsched batch``), imports neither scipy nor
+highspy. ``from lpsched import max_stretch`` works as before.
 """
 
-from lpsched.bags import (
-    Application,
-    Instance,
-    StarPlatform,
-    load_instance,
-    random_bags,
-    save_instance,
-)
-from lpsched.bags.check import PlanCheck, check_plan
-from lpsched.bags.maxstretch import (
-    MaxStretchResult,
-    StretchPlan,
-    critical_values,
-    max_stretch,
-    online_max_stretch,
-)
-from lpsched.bags.schedule import metrics, validate
-from lpsched.bags.steady_state import dedicated_makespans, dedicated_throughputs, throughput
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from lpsched.core.versions import __version__
 from lpsched.errors import (
     InfeasibleError,
@@ -35,6 +26,57 @@ from lpsched.errors import (
     ParseError,
     SolverError,
 )
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from lpsched.bags import (
+        Application,
+        Instance,
+        StarPlatform,
+        load_instance,
+        random_bags,
+        save_instance,
+    )
+    from lpsched.bags.check import PlanCheck, check_plan
+    from lpsched.bags.maxstretch import (
+        MaxStretchResult,
+        StretchPlan,
+        critical_values,
+        max_stretch,
+        online_max_stretch,
+    )
+    from lpsched.bags.schedule import metrics, validate
+    from lpsched.bags.steady_state import (
+        dedicated_makespans,
+        dedicated_throughputs,
+        throughput,
+    )
+
+#: lazily re-exported name -> the module that defines it
+_LAZY = {
+    **dict.fromkeys(("Application", "Instance", "StarPlatform", "load_instance",
+                     "random_bags", "save_instance"), "lpsched.bags"),
+    **dict.fromkeys(("PlanCheck", "check_plan"), "lpsched.bags.check"),
+    **dict.fromkeys(("MaxStretchResult", "StretchPlan", "critical_values", "max_stretch",
+                     "online_max_stretch"), "lpsched.bags.maxstretch"),
+    **dict.fromkeys(("metrics", "validate"), "lpsched.bags.schedule"),
+    **dict.fromkeys(("dedicated_makespans", "dedicated_throughputs", "throughput"),
+                    "lpsched.bags.steady_state"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a re-exported name on first use and keep it (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lpsched' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Application",

@@ -8,7 +8,8 @@ runner (:func:`lpsched.core.runner.run_cells`):
   when every job fits a cluster;
   compared by makespan deviation from basic and contiguous / local shares.
 * ``platform-level`` — seed 000 ch. 5 §5.7 [L3660–L3750]: instances = a random run of
-  7-day periods of the trace, conservative backfilling with wall times, the quadratic
+  7-day periods of the trace, conservative backfilling with wall times and the seed's
+  reassignment (§5.5, ``compression="reassign"``, not the textbook default), the quadratic
   penalty ``F = 2`` on a fat tree, the seven variants; every metric divided by the mean of
   basic over the instances (A5.13).
 * ``topology-aware`` — seed 001 §8: FCFS and EASY x non-contiguous / contiguous /
@@ -91,7 +92,8 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
         row["makespan"] = res.makespan
         row["contiguous_jobs"] = row["local_jobs"] = 1.0
         return [row]
-    sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell)
+    sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell,
+                              compression="reassign")  # the seed's rule (§5.5)
     validate_batch(work, sched, m, cluster_size=ell, forced=alloc)
     met = batch_metrics(work, sched, m, cluster_size=ell)
     used = np.array([np.unique(p // ell).size for p in sched.procs])
@@ -158,7 +160,7 @@ def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
     work = period_instance(trace, seed, periods)
     topo: Topology = parse_topology(topo_spec, int(work.processors or 0) or None)
     sched, stats = simulate_batch(work, "conservative", alloc=alloc, topology=topo,
-                                  penalty=(penalty, factor))
+                                  penalty=(penalty, factor), compression="reassign")
     validate_batch(work, sched, topo.installed, topology=topo, forced=alloc)
     met = batch_metrics(work, sched, topo.installed, topology=topo)
     return [{"seed": seed, "alloc": alloc, "jobs": work.jobs,

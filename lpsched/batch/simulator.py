@@ -13,14 +13,28 @@ scheduling pass runs:
   now without delaying that reservation starts (backfilling);
 * ``conservative``: every job gets, when submitted, the earliest reservation that delays no
   earlier one (seed 000 §4.5), and starts when it is due. ``compression`` says what happens
-  when jobs end early: ``"reassign"`` (default; seed 000 §5.5) moves a queued job, in queue
-  order, to *now* when it fits now without touching any other reservation — only start-now
-  moves, so no job ever starts after its first reservation unless a job overruns its
-  estimate or a forced allocation refuses it (then it is re-planned from now); ``"none"``
-  keeps every reservation (with real, overestimated wall times the machine then idles:
-  8 % utilisation on UniLu-Gaia); ``"rebuild"`` re-plans every reservation in queue order
-  at every pass (a job can then lose its first reservation to an earlier job that moved
-  into its slot — 202 of 300 random workloads in the suite's generator).
+  when jobs end before their estimate (all four keep the reservations of submission until
+  then; the rule runs once per instant, after all of its ends and before the reservations
+  of the jobs submitted at that instant):
+
+  - ``"textbook"`` (the default; Mu'alem & Feitelson 2001, the rule peer simulators and
+    papers mean by "conservative backfilling"): every queued job, in queue (submission)
+    order, has its reservation removed and re-inserted at the earliest time ``>= now`` the
+    profile fits it, the others staying in place. The old slot is still free, so a
+    reservation never moves later; it may move to a *future* time, earlier than before;
+  - ``"reassign"`` (seed 000 §5.5): a queued job, in queue order, moves only to *now*, when
+    it fits now without touching any other reservation; otherwise it keeps its reservation
+    even if an earlier future slot opened (the machine may idle until it);
+  - ``"none"``: every reservation is kept (with real, overestimated wall times the machine
+    then idles: 8 % utilisation on UniLu-Gaia);
+  - ``"rebuild"``: every reservation is re-planned in queue order at every pass, from the
+    running jobs' estimated ends alone (a job can then lose its first reservation to an
+    earlier job that moved into its slot — 202 of 300 random workloads in the suite's
+    generator).
+
+  Under ``textbook``, ``reassign`` and ``none`` no job starts after its first reservation
+  unless a job overruns its estimate or a forced allocation refuses it (it is then re-planned
+  from now).
 
 Processors are chosen by an allocation rule (:mod:`lpsched.batch.allocation`; default
 ``basic``, the lowest-numbered free ones), on a line of processors or, with a
@@ -35,15 +49,26 @@ estimates):
   ``T' > estimate`` is killed at its estimate and counted failed (success rate, §4.4);
 * ``speedup=s`` (percent) — seed 001 §5.1: under ``contiguous``/``quasi-contiguous``
   allocation every job of two or more processors runs ``T·(1 − s/100)``.
+
+**Cost** (issue 13, the lean batch path). The event loop is the simulator's own, in the
+order of :class:`~lpsched.core.engine.Engine` (ends, submissions, one pass) but with plain
+Python containers: a heap of ends (O(log n) per job), the sorted submissions, a sorted
+list of releases (EASY's shadow, an insertion per start). Under ``basic`` on a line the
+free processors are runs of ids (:class:`~lpsched.batch.procsets.FreeLine`: a job costs
+the runs it takes, not its size) and the schedule keeps every job's set as runs
+(:class:`~lpsched.batch.procsets.ProcSets`); the other rules keep the boolean mask. An
+EASY pass is O(queue) Python comparisons after the FCFS part (no array built per pass).
+Conservative backfilling keeps its numpy profile: O(breakpoints) per reservation search.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import time as _time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -55,16 +80,15 @@ from lpsched.batch.allocation import (
     NEEDS_TOPOLOGY,
     allocate,
     block_counts,
-    is_contiguous,
     is_local,
 )
+from lpsched.batch.procsets import FreeLine, ProcSets, proc_runs
 from lpsched.batch.topology import Topology
-from lpsched.core.engine import Engine
 from lpsched.core.swf import Workload
-from lpsched.errors import InvalidInstanceError, InvalidScheduleError
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError, LpschedError
 
 POLICIES = ("fcfs", "easy", "conservative")
-END, SUBMIT, PASS = range(3)
+_NO_PROCS = np.zeros(0, np.int32)
 
 
 class Profile:
@@ -144,11 +168,13 @@ class Profile:
 
 @dataclass(frozen=True)
 class BatchSchedule:
-    """Per job (workload order): start, end, and its processors (``procs[j]`` array)."""
+    """Per job (workload order): start, end, and its processors (``procs[j]``, an array of
+    ids; a :class:`~lpsched.batch.procsets.ProcSets` of runs under ``basic`` on a line, a
+    list of arrays otherwise)."""
 
     start: np.ndarray
     end: np.ndarray
-    procs: list[np.ndarray]
+    procs: Sequence[np.ndarray]
     failed: np.ndarray | None = None  # killed by a placement penalty (seed 000 §4.4)
 
     @property
@@ -157,21 +183,24 @@ class BatchSchedule:
 
 
 PENALTIES = ("linear", "quadratic")
-COMPRESSIONS = ("none", "reassign", "rebuild")
+#: conservative backfilling's rules for early ends (module doc); the first is the default
+COMPRESSIONS = ("textbook", "reassign", "none", "rebuild")
 
 
 def simulate_batch(work: Workload, policy: str = "easy", processors: int | None = None,
                    kill: bool = False, alloc: str = "basic",
                    cluster_size: int | None = None, topology: Topology | None = None,
                    qct: int = 20, penalty: tuple[str, float] | None = None,
-                   speedup: float = 0.0, compression: str = "reassign",
+                   speedup: float = 0.0, compression: str | None = None,
                    ) -> tuple[BatchSchedule, dict[str, Any]]:
     """Run ``policy`` on ``work`` with the allocation rule ``alloc`` (module doc); returns
     the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
     the tree for ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent),
-    the clusters for ``beloc``/``loc`` and the levels for ``penalty``."""
+    the clusters for ``beloc``/``loc`` and the levels for ``penalty``. ``compression``
+    (conservative only; default ``"textbook"``) is one of :data:`COMPRESSIONS`."""
     cluster_size = _check_options(policy, alloc, cluster_size, topology, qct, penalty,
                                   speedup, compression)
+    compression = compression or COMPRESSIONS[0]
     topology, m = _machine(work, processors, topology)
     sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
                     speedup, compression)
@@ -180,7 +209,7 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
 
 def _check_options(policy: str, alloc: str, cluster_size: int | None,
                    topology: Topology | None, qct: int, penalty: tuple[str, float] | None,
-                   speedup: float, compression: str) -> int | None:
+                   speedup: float, compression: str | None) -> int | None:
     """The option checks of :func:`simulate_batch`, in its order; returns the cluster size
     (the topology's when one is given)."""
     if alloc not in ALLOCATORS:
@@ -202,12 +231,12 @@ def _check_options(policy: str, alloc: str, cluster_size: int | None,
         raise InvalidInstanceError("qct", qct, "must be a percentage in [0, 100]")
     if policy not in POLICIES:
         raise InvalidInstanceError("policy", policy, f"must be one of {POLICIES}")
-    if compression not in COMPRESSIONS:
+    if compression is not None and compression not in COMPRESSIONS:
         raise InvalidInstanceError("compression", compression, f"must be one of "
                                    f"{COMPRESSIONS}")
-    if compression != "reassign" and policy != "conservative":
-        raise InvalidInstanceError("compression", compression, "reassignment and rebuilding "
-                                   "apply to conservative backfilling only")
+    if compression is not None and policy != "conservative":
+        raise InvalidInstanceError("compression", compression, "compression rules apply to "
+                                   "conservative backfilling only")
     return cluster_size
 
 
@@ -229,19 +258,23 @@ def _machine(work: Workload, processors: int | None, topology: Topology | None,
 
 
 class _BatchSim:
-    """One run of :func:`simulate_batch`. State: the clock (an :class:`Engine`), the queue,
-    the free processors (mask ``free``, count ``nfree`` and per-bucket ``counts``, kept in
-    step), the running jobs (``running``: job -> estimated end; ``releases``: sorted
+    """One run of :func:`simulate_batch`. State: the clock ``now`` and the events (the jobs'
+    ends in a heap, the submissions as a sorted list, conservative's wake-ups in a heap),
+    the queue, the free processors (``line``, a :class:`FreeLine`, for ``basic`` on a line;
+    otherwise the mask ``free`` and per-bucket ``counts``; ``nfree`` counts them in both),
+    the running jobs (``running``: job -> estimated end; ``releases``: sorted
     ``(estimated end, job)``, EASY's shadow; ``version`` changes whenever they do) and, for
     conservative backfilling, the reservations. Each method is one phase of a pass; the
     loops bind the attributes they read to locals, and ``__slots__`` keeps attribute reads
-    fast (more attributes than an instance dict shares keys for)."""
+    fast. ``begin``/``finish`` are bound at construction to the line's or the mask's
+    methods."""
 
-    __slots__ = ("alloc", "cluster_size", "compression", "counts", "early_end", "end", "eng", "est",
-                 "est_l", "failed", "first_resv", "fixed", "free", "nfree", "pass_action",
-                 "penalty", "pending", "plan", "policy", "procs", "qct", "queue", "releases",
-                 "run_time", "running", "shadow_memo", "sizes_l", "slot", "start", "topology",
-                 "version", "work")
+    __slots__ = ("alloc", "begin", "cluster_size", "compression", "counts", "early_end",
+                 "end", "ends", "est", "est_l", "failed", "finish", "first_resv", "fixed",
+                 "free", "line", "nfree", "now", "penalty", "plan", "policy", "procs", "qct",
+                 "queue", "releases", "run_l", "running", "scan_from", "scan_state", "seq",
+                 "shadow_memo", "sizes_l", "slot", "start", "topology", "version", "wakes",
+                 "work")
 
     def __init__(self, work: Workload, policy: str, m: int, kill: bool, alloc: str,
                  cluster_size: int | None, topology: Topology | None, qct: int,
@@ -256,56 +289,118 @@ class _BatchSim:
         self.fixed = policy == "conservative" and compression != "rebuild"
         self.alloc, self.cluster_size, self.topology, self.qct = alloc, cluster_size, topology, qct
         self.penalty = penalty
-        self.run_time, self.est = run, est
-        self.sizes_l, self.est_l = work.size.tolist(), est.tolist()  # Python scalars: hot loops
+        self.est = est
+        # Python scalars for the hot loops
+        self.sizes_l, self.est_l, self.run_l = work.size.tolist(), est.tolist(), run.tolist()
         self.failed = np.zeros(n, bool)
-        self.eng = Engine()
-        self.free = topology.free_mask() if topology is not None else np.ones(m, bool)
-        self.nfree = int(self.free.sum())  # kept in step with ``free``
-        self.counts = block_counts(self.free)  # free processors per bucket, kept in step too
+        self.now = 0.0
+        self.ends: list[tuple[float, int, int]] = []  # (time, sequence, job): the ends' heap
+        self.wakes: list[float] = []  # conservative: times a reservation falls due
+        self.seq = 0
+        if alloc == "basic" and topology is None and penalty is None:
+            self.line: FreeLine | None = FreeLine(m)
+            self.begin, self.finish = self.begin_line, self.finish_line
+            self.free = self.counts = None
+            self.nfree = m
+        else:
+            self.line = None
+            self.begin, self.finish = self.begin_mask, self.finish_mask
+            self.free = topology.free_mask() if topology is not None else np.ones(m, bool)
+            self.nfree = int(self.free.sum())  # kept in step with ``free``
+            self.counts = block_counts(self.free)  # free per bucket, kept in step too
         self.queue: list[int] = []
         self.running: dict[int, float] = {}  # job -> estimated end
         self.releases: list[tuple[float, int]] = []  # (estimated end, job), sorted: the shadow
         self.version = 0  # changes whenever the running set does
-        self.start = np.full(n, np.nan)
-        self.end = np.full(n, np.nan)
-        self.procs: list[np.ndarray] = [np.zeros(0, int)] * n
-        self.pending = False  # a scheduling pass is due at ``now``
-        self.first_resv = np.full(n, np.nan)  # conservative: at submission; EASY: first as head
+        self.start: list[float] = [math.nan] * n
+        self.end: list[float] = [math.nan] * n
+        self.procs: list[Any] = [_NO_PROCS] * n  # ids (mask) or flat runs (line)
+        self.first_resv = [math.nan] * n  # conservative: at submission; EASY: first as head
         self.plan: Profile | None = None  # the persistent profile of fixed reservations (lazy)
         self.slot: dict[int, tuple[float, float]] = {}  # fixed mode: each job's plan interval
         self.early_end = False  # a job ended before its estimate since the last pass
         self.shadow_memo: dict[tuple[int, int, int], tuple[float, int]] = {}
-        self.pass_action = self.scheduling_pass  # bound once: one object for every pass
+        self.scan_state: tuple[int, int, float, int] | None = None  # EASY: last idle pass
+        self.scan_from = 1
 
     def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
-        """Submit every job (submission order, ties by index), run the clock to the end."""
-        work, eng, submit = self.work, self.eng, self.submit
+        """Run the events to the end: at each instant the jobs ending (in the order they
+        started), then those submitted (submission order, ties by index), then the
+        conservative wake-ups, then one scheduling pass — the order of the event engine
+        (:class:`lpsched.core.engine.Engine`: ends, submissions, passes) without an object
+        per event: O(log n) per end, O(1) per submission."""
+        work = self.work
         order = np.lexsort((np.arange(work.jobs), work.submit))
-        for j in order:
-            eng.at(float(work.submit[j]), partial(submit, int(j)), SUBMIT)
+        subs = work.submit[order].tolist()
+        bad = [t for t in subs if not t >= 0.0]
+        if bad:
+            raise LpschedError(f"cannot schedule an event at {bad[0]} before now = 0.0")
         t0 = _time.perf_counter()
-        eng.run()
+        events = self.run(order.tolist(), subs)
         seconds = _time.perf_counter() - t0
-        return BatchSchedule(self.start, self.end, self.procs, self.failed), {
-            "events": eng.processed, "seconds": seconds, "first_reservation": self.first_resv}
+        procs = ProcSets.from_flat(self.procs) if self.line is not None else self.procs
+        sched = BatchSchedule(np.array(self.start), np.array(self.end), procs, self.failed)
+        return sched, {"events": events, "seconds": seconds,
+                       "first_reservation": np.array(self.first_resv)}
 
-    def request(self) -> None:
-        """One scheduling pass at ``now``, after this instant's other events."""
-        if not self.pending:
-            self.pending = True
-            self.eng.at(self.eng.now, self.pass_action, PASS)
+    def run(self, order: list[int], subs: list[float]) -> int:
+        """The event loop of :meth:`simulate`; returns the number of events handled."""
+        ends, wakes, queue, finish, npass = self.ends, self.wakes, self.queue, self.finish, 0
+        i, n, inf, pop = 0, len(order), math.inf, heapq.heappop
+        while True:
+            t = ends[0][0] if ends else inf
+            if i < n and subs[i] < t:
+                t = subs[i]
+            if wakes and wakes[0] < t:
+                t = wakes[0]
+            if t == inf:
+                return n + len(order) + npass  # ends + submissions + passes
+            self.now = t
+            while ends and ends[0][0] == t:
+                finish(pop(ends)[2])
+            while i < n and subs[i] == t:
+                queue.append(order[i])
+                i += 1
+            while wakes and wakes[0] == t:
+                pop(wakes)
+                npass += 1
+            self.scheduling_pass()
+            npass += 1
 
     def wake_at(self, t: float) -> None:
         """A pass at ``t`` (a reservation falls due)."""
-        self.eng.at(t, self.request, PASS)
+        heapq.heappush(self.wakes, t)
 
-    def submit(self, j: int) -> None:
-        """``j`` is submitted: it joins the queue and a pass is due."""
-        self.queue.append(j)
-        self.request()
+    def started(self, j: int, length: float) -> None:
+        """``j`` starts now and runs ``length``: its times, its estimated release, its end."""
+        now = self.now
+        self.start[j] = now
+        self.end[j] = end = now + length
+        if not end >= now:
+            raise LpschedError(f"cannot schedule an event at {end} before now = {now}")
+        self.running[j] = released = now + self.est_l[j]
+        bisect.insort(self.releases, (released, j))
+        self.version += 1
+        self.seq += 1
+        heapq.heappush(self.ends, (end, self.seq, j))
 
-    def begin(self, j: int) -> bool:
+    def begin_line(self, j: int) -> bool:
+        """Start ``j`` now on the lowest free ids of the line (``basic``): O(runs taken)."""
+        size = self.sizes_l[j]
+        if size > self.nfree:
+            return False
+        self.procs[j] = self.line.take(size)  # type: ignore[union-attr]
+        self.nfree -= size
+        self.started(j, self.run_l[j])
+        return True
+
+    def finish_line(self, j: int) -> None:
+        """``j`` ends: its runs are free again (:meth:`finish_mask` for the rest)."""
+        self.line.give(self.procs[j])  # type: ignore[union-attr]
+        self.nfree += self.sizes_l[j]
+        self.ended(j)
+
+    def begin_mask(self, j: int) -> bool:
         """Start ``j`` now if the allocation rule places it: take its processors, fix its run
         time (placement penalty: killed at its estimate if longer), schedule its end."""
         counts = self.counts
@@ -313,21 +408,14 @@ class _BatchSim:
                        self.topology, self.qct, counts)
         if ids is None:
             return False
-        self.free[ids] = False
+        self.free[ids] = False  # type: ignore[index]
         self.nfree -= ids.size
-        counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
+        counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)  # type: ignore[union-attr]
         self.procs[j] = ids.astype(np.int32)
-        now = self.eng.now
-        self.start[j] = now
-        length = self.run_time[j]
+        length = self.run_l[j]
         if self.penalty is not None:
             length = self.penalised(j, ids, length)
-        end = self.end
-        end[j] = now + length
-        self.running[j] = released = now + self.est_l[j]
-        bisect.insort(self.releases, (released, j))
-        self.version += 1
-        self.eng.at(end[j], partial(self.finish, j), END)
+        self.started(j, length)
         return True
 
     def penalised(self, j: int, ids: np.ndarray, length: float) -> float:
@@ -341,41 +429,46 @@ class _BatchSim:
             length, self.failed[j] = self.est[j], True
         return length
 
-    def finish(self, j: int) -> None:
-        """``j`` ends: its processors are free again (in fixed mode, so is the rest of its
-        slot if it ended early), and a pass is due."""
+    def finish_mask(self, j: int) -> None:
+        """``j`` ends: its processors are free again."""
+        ids = self.procs[j]
+        self.free[ids] = True  # type: ignore[index]
+        self.nfree += ids.size
+        counts = self.counts
+        counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)  # type: ignore[union-attr]
+        self.ended(j)
+
+    def ended(self, j: int) -> None:
+        """``j`` has ended: in fixed mode the rest of its slot is free again if it ended
+        early; it leaves the running jobs."""
         if self.fixed:
-            now = self.eng.now
+            now = self.now
             _rs, re = self.slot.pop(j)
             if now < re:  # ended early: its estimated rest is free again
                 self.plan.add(now, re, self.sizes_l[j])  # type: ignore[union-attr]
                 self.early_end = True
-        ids = self.procs[j]
-        self.free[ids] = True
-        self.nfree += ids.size
-        counts = self.counts
-        counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)
         releases = self.releases
         del releases[bisect.bisect_left(releases, (self.running.pop(j), j))]
         self.version += 1
-        self.request()
 
     def scheduling_pass(self) -> None:
         """The FCFS part of every policy (a forced allocation may refuse the head), then
         EASY's backfilling or the conservative re-plan (or the fixed-reservation pass)."""
-        self.pending = False
         if self.fixed:
             self.fixed_pass()
             return
-        queue = self.queue
-        while queue and self.sizes_l[queue[0]] <= self.nfree and self.begin(queue[0]):
-            queue.pop(0)
+        queue, sizes_l, begin = self.queue, self.sizes_l, self.begin
+        k = 0
+        while k < len(queue) and sizes_l[queue[k]] <= self.nfree and begin(queue[k]):
+            k += 1
+        if k:
+            del queue[:k]
         if not queue or self.policy == "fcfs":
             return
         if self.policy == "easy":
-            self.easy_backfill(self.eng.now)
+            self.easy_backfill(self.now)
             return
-        self.rebuild_pass(self.eng.now)
+        self.rebuild_pass(self.now)
 
     def fixed_pass(self) -> None:
         """Conservative backfilling with reservations kept from submission (module doc), on
@@ -383,12 +476,12 @@ class _BatchSim:
         end, queued jobs their reservation; only starts, early ends and re-plans edit it.
         A job overrunning its estimate is not extended in the plan: jobs due on its
         processors fail to start and are re-planned from now until they fit."""
-        now = self.eng.now
+        now = self.now
         prof = self.plan
         if prof is None:
             prof = self.plan = Profile(now, self.nfree)
         prof.trim(now)
-        reassign = self.compression == "reassign" and self.early_end  # seed 000 §5.5
+        rule = self.compression if self.early_end else "none"  # compress after early ends
         self.early_end = False
         queue, sizes_l, est_l, slot = self.queue, self.sizes_l, self.est_l, self.slot
         started: list[int] = []
@@ -403,7 +496,11 @@ class _BatchSim:
                     self.wake_at(t)
             rs, re = slot[j]
             due = rs <= now
-            if not due and (not reassign or size > self.nfree):
+            if not due and rule == "textbook":
+                if self.reinsert(j, size, length, rs, re):
+                    started.append(j)
+                continue
+            if not due and (rule != "reassign" or size > self.nfree):  # seed 000 §5.5
                 continue
             prof.add(rs, re, size)  # let go of its own slot, then try now
             if (due or prof.earliest(size, length) <= now) and size <= self.nfree \
@@ -422,6 +519,30 @@ class _BatchSim:
         for j in started:
             queue.remove(j)
 
+    def reinsert(self, j: int, size: int, length: float, rs: float, re: float) -> bool:
+        """Textbook compression of one queued job (Mu'alem & Feitelson 2001): its reservation
+        ``[rs, re)`` removed from the plan and re-inserted at the earliest fitting time
+        ``t >= now`` (never after ``rs``: the old slot still fits); ``j`` starts when
+        ``t = now`` and its allocation places it. True when it started. One profile search:
+        O(breakpoints)."""
+        prof, now = self.plan, self.now
+        assert prof is not None
+        prof.add(rs, re, size)
+        t = prof.earliest(size, length)
+        if t >= rs:  # nothing earlier: the same slot back
+            prof.add(rs, re, -size)
+            return False
+        if t <= now and size <= self.nfree and self.begin(j):
+            t = now
+            started = True
+        else:
+            started = False
+            if t > now:
+                self.wake_at(t)
+        self.slot[j] = (t, t + length)
+        prof.add(t, t + length, -size)
+        return started
+
     def rebuild_pass(self, now: float) -> None:
         """Conservative backfilling re-planning every reservation in queue order, on the
         profile of the running jobs' estimated ends; the jobs whose slot is now start."""
@@ -436,7 +557,7 @@ class _BatchSim:
                 started.append(j)
             else:
                 prof.reserve(t, max(length, 1e-12), size)
-                if np.isnan(first_resv[j]):
+                if math.isnan(first_resv[j]):
                     first_resv[j] = t
         for j in started:
             queue.remove(j)
@@ -446,38 +567,44 @@ class _BatchSim:
         running = self.running
         jobs = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
         ends = np.fromiter(running.values(), dtype=float, count=len(running))
-        return Profile.from_releases(self.eng.now, self.nfree, ends, self.work.size[jobs])
+        return Profile.from_releases(self.now, self.nfree, ends, self.work.size[jobs])
 
     def easy_backfill(self, now: float) -> None:
-        """EASY after the FCFS part: the head's reservation at the shadow time ``t_h``, then
-        any job that fits now and either ends by ``t_h`` or uses only the ``extra``
-        processors the head leaves free at ``t_h`` — an O(1) test per job, equal to checking
-        the whole (never decreasing) profile; a numpy pre-filter skips the jobs that cannot
-        start (the free counts only fall during the pass)."""
-        queue, sizes_l = self.queue, self.sizes_l
+        """EASY after the FCFS part: the head's reservation at the shadow time ``t_h``, then,
+        in queue order, any job that fits now and either ends by ``t_h`` or uses only the
+        ``extra`` processors the head leaves free at ``t_h`` — an O(1) test per queued job,
+        equal to checking the whole (never decreasing) profile; O(queue) per pass, in plain
+        Python (no array is built for a pass), and only the newly submitted jobs when no job
+        started or ended since a pass that started none (the others are refused again)."""
+        queue, sizes_l, est_l, begin = self.queue, self.sizes_l, self.est_l, self.begin
         head = queue[0]
         size_h = sizes_l[head]
         t_h, free_then = self.shadow(size_h, now)
         first_resv = self.first_resv
-        if np.isnan(first_resv[head]):
+        if first_resv[head] != first_resv[head]:  # NaN: not set yet
             first_resv[head] = t_h
         extra = free_then - size_h
-        slack = 1e-9 * max(1.0, abs(t_h))
-        rest = np.array(queue[1:], dtype=np.int64)
-        sizes, ends = self.work.size[rest], now + self.est[rest]
-        maybe = rest[(sizes <= self.nfree) & ((ends <= t_h + slack) | (sizes <= extra))]
-        started: list[int] = []
-        for j in maybe.tolist():
+        bound = t_h + 1e-9 * max(1.0, abs(t_h))
+        started = []
+        nfree = self.nfree
+        state = (self.version, head, t_h, free_then)
+        for k in range(self.scan_from if state == self.scan_state else 1, len(queue)):
+            j = queue[k]
             size = sizes_l[j]
-            if size > self.nfree:
+            if size > nfree:
                 continue
-            ends_first = now + self.est_l[j] <= t_h + slack
-            if (ends_first or size <= extra) and self.begin(j):
-                started.append(j)
+            ends_first = now + est_l[j] <= bound
+            if (ends_first or size <= extra) and begin(j):
+                started.append(k)
+                nfree = self.nfree
                 if not ends_first:
                     extra -= size
-        for j in started:
-            queue.remove(j)
+        for k in reversed(started):
+            del queue[k]
+        # nothing started: until a job starts or ends, the same head, shadow and free
+        # counts refuse these jobs again (``now + estimate`` only grows): the next pass
+        # need only read the jobs submitted meanwhile, from ``scan_from``
+        self.scan_state, self.scan_from = (None, 1) if started else (state, len(queue))
 
     def shadow(self, size: int, now: float) -> tuple[float, int]:
         """Earliest time ``size`` processors are free by the estimates, and how many are
@@ -496,17 +623,17 @@ class _BatchSim:
         return found
 
     def _shadow(self, size: int, now: float) -> tuple[float, int]:
-        """:meth:`shadow` without the memo: one walk of the sorted releases."""
-        releases, sizes_l = self.releases, self.sizes_l
-        have, t, i = self.nfree, now, 0
-        while True:
-            if i < len(releases) and max(releases[i][0], now) <= t:
-                have += sizes_l[releases[i][1]]
-                i += 1
-            elif have >= size:
-                return t, have
-            else:  # size <= machine, so the releases always suffice
-                t = max(releases[i][0], now)
+        """:meth:`shadow` without the memo: one walk of the sorted releases (every release
+        due by ``now`` counts at ``now``; then release times in order, ties together).
+        ``size`` is at most the machine, so the releases always suffice."""
+        sizes_l, have, at = self.sizes_l, self.nfree, now
+        for t, j in self.releases:
+            if t > at:
+                if have >= size:
+                    return at, have
+                at = t
+            have += sizes_l[j]
+        return at, have
 
 
 def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
@@ -520,24 +647,18 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     ``topology`` and ``forced`` = ``"plat"`` or ``"contiguous"`` every job sits at its
     minimal platform level, with ``"quasi-contiguous"`` every job has at most
     ``⌈qct·size/100⌉`` processors outside its best level-``L_min`` block, all inside one
-    level-``L_min + 1`` block."""
+    level-``L_min + 1`` block.
+
+    Independent of the simulator: the processor sets are read as runs of consecutive ids
+    (:func:`~lpsched.batch.procsets.proc_runs`) and one sweep in start order keeps each
+    processor's busy-until time as an interval map over the ids (pieces of equal value):
+    O(R log R) for R runs, whatever the machine size."""
     contiguous = contiguous or forced in ("cont", "cont-ff")
     local = local or forced == "loc"
     if topology is not None:
         cluster_size = topology.cluster_size
         processors = min(processors or topology.installed, topology.installed)
-        for j, ids in enumerate(sched.procs):
-            size = int(work.size[j])
-            lmin, lcur = topology.min_level(size), topology.level_of(ids)
-            if forced in ("plat", "contiguous") and lcur != lmin:
-                raise InvalidScheduleError("platform level", f"job {j} at level {lcur}, "
-                                           f"not its minimal level {lmin}", j)
-            if forced == "quasi-contiguous" and lcur != lmin:
-                bs = topology.block_sizes[lmin - 1]
-                kept = np.bincount(ids // bs).max()
-                if lcur > lmin + 1 or size - kept > (qct * size + 99) // 100:
-                    raise InvalidScheduleError("quasi-contiguity", f"job {j}: {size - kept} "
-                                               f"processors outside its block", j)
+        _check_levels(work, sched, topology, forced, qct)
     if np.isnan(sched.start).any():
         raise InvalidScheduleError("counts", "a job never started",
                                    int(np.argmax(np.isnan(sched.start))))
@@ -545,25 +666,99 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     if late.any():
         raise InvalidScheduleError("release", "a job started before its submission",
                                    int(np.argmax(late)))
-    sizes = np.array([p.size for p in sched.procs])
-    if (sizes != work.size).any() or any(np.unique(p).size != p.size for p in sched.procs):
+    runs, repeated = proc_runs(sched.procs)
+    lo, hi, offsets = runs.lo, runs.hi, runs.offsets
+    inner = np.ones(lo.size, bool)  # run r and r + 1 belong to the same job
+    bounds = offsets[1:-1]
+    inner[bounds[bounds > 0] - 1] = False
+    overlapping = (lo[1:] < hi[:-1]) & inner[:-1]
+    if len(runs) != work.jobs or (runs.sizes() != work.size).any() or repeated.any() \
+            or (hi <= lo).any() or overlapping.any():
         raise InvalidScheduleError("size", "a job has the wrong number of processors")
+    first, last = _extent(runs)
+    broken = (last - first != work.size) & (work.size > 0) if contiguous else \
+        np.zeros(work.jobs, bool)
+    upto = int(np.argmax(broken)) if broken.any() else work.jobs
+    if local:
+        for j in range(upto):
+            if not is_local(sched.procs[j], int(cluster_size or 0)):
+                raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
+    if upto < work.jobs:
+        raise InvalidScheduleError("contiguity", f"job {upto} is not contiguous", upto)
+    outside = (work.size > 0) & ((first < 0) | (last > processors))
+    _sweep(runs, sched.start, sched.end, outside)
+
+
+def _extent(runs: ProcSets) -> tuple[np.ndarray, np.ndarray]:
+    """Per job its lowest id and its highest id + 1 (0 and 0 for a job without any)."""
+    offsets = runs.offsets
+    held = np.flatnonzero(np.diff(offsets) > 0)
+    first, last = np.zeros(len(runs), np.int64), np.zeros(len(runs), np.int64)
+    first[held], last[held] = runs.lo[offsets[held]], runs.hi[offsets[held + 1] - 1]
+    return first, last
+
+
+def _check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
+                  forced: str | None, qct: int) -> None:
+    """The platform-level rules of :func:`validate_batch` (``plat``, ``contiguous``,
+    ``quasi-contiguous`` on a tree), job by job."""
+    if forced not in ("plat", "contiguous", "quasi-contiguous"):
+        return
     for j, ids in enumerate(sched.procs):
-        if contiguous and not is_contiguous(ids):
-            raise InvalidScheduleError("contiguity", f"job {j} is not contiguous", j)
-        if local and not is_local(ids, int(cluster_size or 0)):
-            raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
-    # sweep in start order with each processor's busy-until time: O(Σ sizes), no copies
-    busy_until = np.full(processors, -math.inf)
-    for j in np.lexsort((sched.end, sched.start)):  # a zero-length job before its successor
-        ids, t = sched.procs[j], sched.start[j]
-        if ids.size and (ids.min() < 0 or ids.max() >= processors):
-            raise InvalidScheduleError("processors", f"job {j} uses a processor outside the "
-                                       "machine", int(j))
-        if (busy_until[ids] > t + 1e-9 * max(1.0, abs(t))).any():
-            raise InvalidScheduleError("overlap", f"job {j} starts on a busy processor",
-                                       int(j))
-        busy_until[ids] = sched.end[j]
+        size = int(work.size[j])
+        lmin, lcur = topology.min_level(size), topology.level_of(ids)
+        if forced in ("plat", "contiguous") and lcur != lmin:
+            raise InvalidScheduleError("platform level", f"job {j} at level {lcur}, "
+                                       f"not its minimal level {lmin}", j)
+        if forced == "quasi-contiguous" and lcur != lmin:
+            bs = topology.block_sizes[lmin - 1]
+            kept = np.bincount(ids // bs).max()
+            if lcur > lmin + 1 or size - kept > (qct * size + 99) // 100:
+                raise InvalidScheduleError("quasi-contiguity", f"job {j}: {size - kept} "
+                                           f"processors outside its block", j)
+
+
+def _sweep(runs: ProcSets, start: np.ndarray, end: np.ndarray, outside: np.ndarray) -> None:
+    """The overlap sweep of :func:`validate_batch`: jobs in start order (a zero-length job
+    before its successor); ``busy`` is every processor's busy-until time as pieces
+    ``[cut[i], cut[i+1])`` of value ``busy[i]`` (the last to infinity). A run's check reads
+    the pieces it covers, which its update then replaces by one: amortised O(log R) per
+    run. The runs are put in sweep order by numpy and read in chunks (bounded memory).
+    ``outside[j]``: job ``j`` uses a processor outside the machine (an error when the
+    sweep reaches it)."""
+    order = np.lexsort((end, start))
+    bad = np.flatnonzero(outside[order])
+    if bad.size:  # the sweep stops there, unless an overlap comes first
+        order = order[: int(bad[0])]
+    count = np.diff(runs.offsets)[order]
+    total = int(count.sum())
+    first_run = np.repeat(runs.offsets[order] - (np.cumsum(count) - count), count)
+    idx = first_run + np.arange(total)
+    job = np.repeat(order, count)
+    limit = start + 1e-9 * np.maximum(1.0, np.abs(start))
+    cut, busy = [0], [-math.inf]
+    right, left = bisect.bisect_right, bisect.bisect_left
+    for c in range(0, total, 1 << 16):
+        part = idx[c:c + (1 << 16)]
+        owner = job[c:c + (1 << 16)]
+        for a, b, lim, e, j in zip(runs.lo[part].tolist(), runs.hi[part].tolist(),
+                                   limit[owner].tolist(), end[owner].tolist(),
+                                   owner.tolist(), strict=True):
+            i = right(cut, a) - 1
+            k = left(cut, b, i + 1)
+            if (busy[i] if k == i + 1 else max(busy[i:k])) > lim:
+                raise InvalidScheduleError("overlap", f"job {j} starts on a busy processor", j)
+            if k == len(cut) or cut[k] > b:  # the last piece goes on past b
+                new_cut, new_busy = [a, b], [e, busy[k - 1]]
+            else:
+                new_cut, new_busy = [a], [e]
+            if cut[i] < a:  # the first piece starts before a: keep its head
+                i += 1
+            cut[i:k], busy[i:k] = new_cut, new_busy
+    if bad.size:
+        j = int(np.lexsort((end, start))[bad[0]])
+        raise InvalidScheduleError("processors", f"job {j} uses a processor outside the "
+                                   "machine", j)
 
 
 def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
@@ -602,7 +797,7 @@ def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
     out = {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
            "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
            "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util,
-           "contiguous_jobs": float(np.mean([is_contiguous(p) for p in sched.procs]))}
+           "contiguous_jobs": _contiguous_share(sched.procs)}
     # stretch = flow / run time, run times floored at 1 s (decision 52)
     out["mean_stretch"] = float((flow / np.maximum(runtime, 1.0)).mean()) if work.jobs \
         else 0.0
@@ -611,3 +806,11 @@ def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
     if topology is not None:
         out.update(placement_factors(work, sched, topology))
     return out
+
+
+def _contiguous_share(procs: Sequence[np.ndarray]) -> float:
+    """The share of jobs on one run of consecutive ids (:func:`is_contiguous` of each),
+    read from the runs: ``highest − lowest + 1 = size``."""
+    runs, _ = proc_runs(procs)
+    first, last = _extent(runs)
+    return float(np.mean(last - first == runs.sizes())) if len(runs) else float("nan")

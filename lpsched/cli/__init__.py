@@ -64,8 +64,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"lpsched: error: {text} (see {self.prog} --help for usage)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line; each family adds its own subcommands."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; each family adds its own subcommands. Given the command
+    line ``argv``, the ``ptg`` subcommands are only built when it names ``ptg`` (their
+    option choices import networkx; ``lpsched --help`` lists ``ptg`` all the same)."""
     parser = _Parser(
         prog="lpsched", description="Scheduling on parallel and distributed platforms with "
         "linear programming and approximation algorithms.")
@@ -90,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_commands(sub)
     tasks.add_commands(sub)
     campaigns.add_commands(sub)
-    ptg.add_commands(sub)
+    ptg.add_commands(sub, full=argv is None or "ptg" in argv)
     bags.add_info_commands(sub)
     return parser
 
@@ -102,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(versions_report() if "--verbose" in argv else f"lpsched {__version__}")
         return 0
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.solver_log or args.verbose:
         from lpsched.solvers.console import STDERR, set_solver_log

@@ -416,12 +416,13 @@ def add_model_commands(sub: Any) -> None:
     bags = gen_sub.add_parser("bags", help="concurrent bags-of-tasks (seed 003 Tables 1-2)")
     bags.add_argument("--apps", type=int, default=None, help="applications (profile default)")
     bags.add_argument("--workers", type=int, default=None, help="workers (profile default)")
-    bags.add_argument("--profile", choices=("mpi", "simgrid"), default="simgrid")
+    bags.add_argument("--profile", choices=("mpi", "simgrid", "balanced"), default="simgrid")
     bags.add_argument("--seed", type=seed, default=0)
     bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
     bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
-    bags.add_argument("--base-bandwidth", type=float, default=1.25e6,
-                      help="link bandwidth before slowdowns, bytes/s (1.25e6 = 10 Mbit/s)")
+    bags.add_argument("--base-bandwidth", type=float, default=None,
+                      help="link bandwidth before slowdowns, bytes/s (default: the "
+                      "profile's: 1.25e6 = 10 Mbit/s for mpi and simgrid, 1e7 for balanced)")
     bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
     bags.set_defaults(func=_cmd_generate)
 

@@ -142,17 +142,17 @@ def _dropped_text(work: Any) -> str:
     return text
 
 
-def _ranges(ids: Any) -> str:
-    """Processor ids as a compact range list, e.g. ``0-3,8``."""
-    ids = sorted(int(i) for i in ids)
-    parts, i = [], 0
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        parts.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
-        i = j + 1
-    return ",".join(parts)
+def _ranges(runs: Any, first: int, stop: int) -> list[str]:
+    """The processors of jobs ``first`` to ``stop - 1``, from their runs (a
+    :class:`~lpsched.batch.procsets.ProcSets`: ``[lo, hi)`` of consecutive ids, increasing,
+    none adjacent), each as a compact range list, e.g. ``0-3,8``: one string per run, then
+    one join per job, O(runs)."""
+    from itertools import pairwise
+
+    offsets = runs.offsets[first:stop + 1].tolist()
+    lo, hi = runs.lo[offsets[0]:offsets[-1]].tolist(), runs.hi[offsets[0]:offsets[-1]].tolist()
+    parts = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(lo, hi, strict=True)]
+    return [",".join(parts[a - offsets[0]:b - offsets[0]]) for a, b in pairwise(offsets)]
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
@@ -182,7 +182,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                    qct=args.qct)
     report = work.report()
     out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
-           "compression": args.compression if args.policy == "conservative" else None,
+           "compression": (args.compression or "textbook") if args.policy == "conservative"
+           else None,
            "topology": topo.describe() if topo else None,
            **{k: report[k] for k in ("records", "jobs", "dropped", "skipped_lines",
                                      "rounded")},
@@ -266,17 +267,23 @@ def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
 
 
 def _write_schedule(path: str, work: Any, sched: Any) -> None:
-    """The schedule as CSV on stdout (``-``) or atomically into ``path``."""
+    """The schedule as CSV on stdout (``-``) or atomically into ``path``: one row per job,
+    its processors as ranges read from the runs of its set (no array of ids is built)."""
     import csv
 
+    from lpsched.batch.procsets import proc_runs
+
+    runs = proc_runs(sched.procs)[0]
+    columns = (work.job, work.submit, sched.start, sched.end, work.size)
     with contextlib.ExitStack() as stack:
         fh = sys.stdout if path == "-" else stack.enter_context(
             atomic_output(path, "w", newline=""))
         w = csv.writer(fh)
         w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
-        for j in range(work.jobs):
-            w.writerow([int(work.job[j]), work.submit[j], sched.start[j], sched.end[j],
-                        int(work.size[j]), _ranges(sched.procs[j])])
+        for first in range(0, work.jobs, 1 << 15):  # in chunks: bounded memory
+            stop = min(first + (1 << 15), work.jobs)
+            w.writerows(zip(*(c[first:stop].tolist() for c in columns),
+                            _ranges(runs, first, stop), strict=True))
 
 
 def add_reproduce(rep_sub: Any) -> None:
@@ -334,13 +341,16 @@ def add_commands(sub: Any) -> None:
                      help="quasi-contiguity threshold, percent of the job size (seed 001)")
     bat.add_argument("--penalty", help="placement penalty linear:F or quadratic:F "
                      "(seed 000 Eq. 5.1/5.2; jobs past their estimate fail)")
-    bat.add_argument("--compression", choices=("none", "reassign", "rebuild"),
-                     default="reassign", help="conservative, when jobs end early: start "
-                     "queued jobs now if they fit without moving any other reservation "
-                     "(reassign, seed 000 §5.5), keep every reservation (none), or re-plan "
-                     "all at every event (rebuild)")
+    bat.add_argument("--compression", choices=("textbook", "reassign", "none", "rebuild"),
+                     default=None, help="conservative only, when jobs end before their "
+                     "estimate: textbook (default; Mu'alem & Feitelson 2001) re-inserts every "
+                     "queued job, in queue order, at the earliest time it fits, the others "
+                     "staying in place (no reservation ever moves later); reassign (seed 000 "
+                     "§5.5) only starts queued jobs now when they fit now without moving any "
+                     "other reservation; none keeps every reservation; rebuild re-plans all "
+                     "reservations from the running jobs at every event")
     bat.add_argument("--reassign", dest="compression", action="store_const",
-                     const="reassign", help="the same as --compression reassign (default)")
+                     const="reassign", help="the same as --compression reassign")
     bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
                      "parallel jobs under contiguous/quasi-contiguous (seed 001)")
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested")

@@ -88,8 +88,14 @@ def _simulate(w: Any, args: argparse.Namespace) -> Any:
                 raise LpschedError(f"--tick {tick:g}: {exc.reason}") from None
     else:
         tick = 1.0
+    if args.policy != "ostrich":
+        for option, value in (("--resize-mode", args.resize_mode), ("--gate", args.gate)):
+            if value is not None:
+                raise LpschedError(f"{option} {value}: only with --policy ostrich (the "
+                                   "other policies have no virtual schedule)")
+    gate = None if args.gate is None else args.gate == "on"
     return simulate(w, policy_factory(args.policy, w.parallel, tick, args.seed,
-                                      args.fcfs_order))
+                                      args.fcfs_order, args.resize_mode, gate))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -140,14 +146,14 @@ def _cmd_extract(args: argparse.Namespace) -> int:
 
     out = check_output(args.output, "-o", (".json",))
     _positive("--machines", args.machines)
-    for option in ("--downtime", "--threshold"):
-        _positive(option, getattr(args, option.lstrip("-")), whole=False)
+    for option in ("--downtime", "--threshold", "--session-gap"):
+        _positive(option, getattr(args, option.lstrip("-").replace("-", "_")), whole=False)
     if not Path(args.trace).exists():
         raise ParseError(args.trace, "no such file")
     trace = read_swf(args.trace, lenient=args.lenient)
     t0 = time.perf_counter()
     ex = extract(trace, args.machines, args.method, args.deps, args.downtime, args.threshold,
-                 args.replay)
+                 args.replay, args.session_gap)
     seconds = time.perf_counter() - t0
     with atomic_output(out) as fh:
         fh.write(json.dumps(to_dict(ex.workload), allow_nan=False))
@@ -193,19 +199,27 @@ def add_commands(sub: Any) -> None:
     r.add_argument("--fcfs-order", choices=("submission", "generation"),
                    default="submission", help="FCFS queue order (docs/decisions.md, "
                    "decision 93)")
+    r.add_argument("--resize-mode", choices=("literal", "fragmentation_only", "none"),
+                   help="OStrich: V's capacity (default: none for sequential workloads, "
+                   "literal for parallel ones; decision 140)")
+    r.add_argument("--gate", choices=("on", "off"), help="OStrich: the start gate "
+                   "(default: on for sequential workloads, off for parallel ones)")
     fmt = r.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--table", action="store_true")
     r.set_defaults(func=_cmd_run)
     e = csub.add_parser("extract", help="campaigns (and dependency DAGs) from an SWF log")
     e.add_argument("trace", help=".swf or .swf.gz")
-    e.add_argument("--method", choices=("max", "last", "arrival"), default="max")
+    e.add_argument("--method", choices=("max", "last", "arrival", "session"), default="max")
     e.add_argument("--deps", action="store_true", help="dependency DAG of each campaign")
     e.add_argument("--machines", type=int, help="default: the header's MaxProcs")
     e.add_argument("--downtime", type=float, default=3600.0,
                    help="minimum downtime splitting the log into pieces (seconds)")
     e.add_argument("--threshold", type=float, default=600.0,
                    help="ARRIVAL: largest gap inside a campaign (seconds)")
+    e.add_argument("--session-gap", type=float, default=1200.0,
+                   help="SESSION: largest think time inside a session, from the end of the "
+                   "user's previous job (seconds; decision 139)")
     e.add_argument("--replay", choices=("open", "closed"), default="open",
                    help="open: campaigns submitted at their log times (after the previous "
                    "one completes); closed: the log's think times after completion")
@@ -250,9 +264,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         fn, summarise = exp.ostrich_cell, exp.ostrich_summary
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
     write_rows_csv(csv_path, rows)
+    outputs = {}
+    series = exp.ostrich_series_rows(rows) if name == "ostrich" else []
+    if series:  # B26: the Dec-Jan hourly utilisation of every LPC-EGEE replay
+        outputs["b26_series"] = str(out / "ostrich_b26_utilisation.csv")
+        write_rows_csv(Path(outputs["b26_series"]), series)
     figures = _plots(name, rows, out) if args.plots and rows else []
     print(dump_json({"experiment": name, "trace": trace, "summary": summarise(rows),
-                     "figures": figures}))
+                     "figures": figures, **outputs}))
     if not args.quiet:
         print(f"{ran} cells computed now, {len(cells) - ran} found in "
               f"{out / (name + '.sqlite')}; {wall:.1f} s; rows in {csv_path}",

@@ -171,13 +171,17 @@ def add_reproduce(rep_sub: Any) -> None:
     rp.set_defaults(func=_cmd_reproduce)
 
 
-def add_commands(sub: Any) -> None:
-    """``ptg generate``, ``ptg schedule``."""
+def add_commands(sub: Any, full: bool = True) -> None:
+    """``ptg generate``, ``ptg schedule``. Their choices come from the ptg family, which
+    imports networkx: with ``full=False`` (a command line that does not name ``ptg``) only
+    the ``ptg`` entry of ``lpsched --help`` is added, so other commands never import it."""
+    ptg = sub.add_parser("ptg", help="multiple parallel task graphs on one cluster (seed 004)")
+    if not full:
+        return
     from lpsched.ptg.generators import COMPLEXITIES
     from lpsched.ptg.model import CLUSTERS
     from lpsched.ptg.registry import ALGORITHMS
 
-    ptg = sub.add_parser("ptg", help="multiple parallel task graphs on one cluster (seed 004)")
     ps = ptg.add_subparsers(dest="ptg_command", required=True)
     gen = ps.add_parser("generate", help="a random (daggen), FFT or Strassen PTG")
     gen.add_argument("--class", dest="cls", choices=("random", "fft", "strassen"),

@@ -188,3 +188,46 @@ def test_huge_numbers_refused_naming_the_field(tmp_path, processors, campaign, f
     path = tmp_path / "huge.json"
     path.write_text(json.dumps({"processors": processors, "campaigns": [campaign]}))
     assert f"{field} = " in one_error_line(lpsched("campaigns", "run", str(path), "--json"))
+
+
+def test_ostrich_resize_mode_and_gate_options(tmp_path) -> None:
+    """``--resize-mode`` / ``--gate`` reach OStrich (decision 140) and are refused, one
+    line, for a policy without a virtual schedule."""
+    w = tmp_path / "w.json"
+    lpsched("campaigns", "generate", "--profile", "faircamp", "--users", "3", "--jobs",
+            "200", "--seed", "2", "-o", str(w))
+    seen = {}
+    for mode in ("literal", "fragmentation_only", "none"):
+        out = one_json_object(lpsched("campaigns", "run", str(w), "--policy", "ostrich",
+                                      "--resize-mode", mode, "--gate", "on", "--json"))
+        assert out["valid"] is True and out["resize_mode"] == mode and out["gate"] is True
+        seen[mode] = out["virtual_area"]
+    default = one_json_object(lpsched("campaigns", "run", str(w), "--policy", "ostrich",
+                                      "--json"))
+    assert default["resize_mode"] == "none" and default["gate"] is True  # sequential
+    assert seen["none"] == default["virtual_area"]
+    line = one_error_line(lpsched("campaigns", "run", str(w), "--policy", "fcfs",
+                                  "--resize-mode", "literal"))
+    assert "--resize-mode literal" in line and "ostrich" in line
+
+
+def test_extract_session_method(tmp_path) -> None:
+    """SESSION (decision 139): job 3, submitted 5 s after job 2 ended, stays in the
+    session with a gap of 10 s (one campaign, as under MAX, where job 1, running 0-100,
+    holds all three together) and opens a new session and campaign with a gap of 1 s."""
+    log = tmp_path / "s.swf"
+    log.write_text("; MaxProcs: 4\n"
+                   "1 0 0 100 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1\n"
+                   "2 10 0 20 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1\n"
+                   "3 35 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1\n")
+    counts = {}
+    for gap in ("10", "1"):
+        rep = one_json_object(lpsched("campaigns", "extract", str(log), "--method",
+                                      "session", "--session-gap", gap, "-o",
+                                      str(tmp_path / f"e{gap}.json"), "--json"))
+        assert rep["method"] == "session" and rep["session_gap"] == float(gap)
+        counts[gap] = rep["campaigns"]
+    assert counts == {"10": 1, "1": 2}
+    line = one_error_line(lpsched("campaigns", "extract", str(log), "--method", "session",
+                                  "--session-gap", "-5", "-o", str(tmp_path / "x.json")))
+    assert "--session-gap" in line

@@ -208,3 +208,16 @@ def test_approx_identical_runs_the_files_lpsched_testing_prints(tmp_path: Path) 
     assert data["exact"]["optimal"] and data["exact"]["makespan"] == 9.0
     bad = lpsched("approx", "identical", str(path), "--machines", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--machines" in bad.stderr
+
+
+def test_generate_bags_uses_the_profiles_units() -> None:
+    """``generate bags --profile balanced`` gives the Python API's instance: the profile's
+    10 MB/s base links, not the 10 Mbit/s of the seed's profiles (issue 13)."""
+    from lpsched.bags import instance_to_dict, random_bags
+
+    out = one_json_object(lpsched("generate", "bags", "--profile", "balanced", "--seed", "3"))
+    assert out == json.loads(json.dumps(instance_to_dict(random_bags(profile="balanced",
+                                                                      seed=3))))
+    assert min(out["platform"]["bandwidths"]) >= 1e6  # 1e7 / U[1, 10]
+    simgrid = one_json_object(lpsched("generate", "bags", "--seed", "3"))
+    assert max(simgrid["platform"]["bandwidths"]) <= 1.25e6

@@ -360,7 +360,7 @@ def test_batch_out_unwritable(tmp_path, capsys, no_simulation):
 def test_batch_out_overwrites_atomically(tmp_path, capsys, monkeypatch):
     """An existing file is replaced once the CSV is complete; a run that fails while
     writing leaves it as it was, and no temporary file behind."""
-    import lpsched.cli.batch as cli_batch
+    import csv
 
     path = write(tmp_path, swf_text())
     out = tmp_path / "s.csv"
@@ -370,15 +370,26 @@ def test_batch_out_overwrites_atomically(tmp_path, capsys, monkeypatch):
     out.write_text("old\n")
     calls = []
 
-    def broken(ids: Any) -> str:
-        calls.append(ids)
-        if len(calls) == 2:  # the disk fills up half-way through the CSV
-            raise OSError(28, "No space left on device")
-        return "0"
+    class DiskFull:
+        """A CSV writer whose disk fills up half-way through the rows."""
 
-    monkeypatch.setattr(cli_batch, "_ranges", broken)
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def writerow(self, row: Any) -> None:
+            calls.append(row)
+            if len(calls) == 2:
+                raise OSError(28, "No space left on device")
+            self.fh.write("0\n")
+
+        def writerows(self, rows: Any) -> None:
+            for row in rows:
+                self.writerow(row)
+
+    monkeypatch.setattr(csv, "writer", DiskFull)
     err = one_error(capsys, "batch", path, "--out", out)
     assert "No space left on device" in err and out.read_text() == "old\n"
+    assert len(calls) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv", "t.swf"]
 
 

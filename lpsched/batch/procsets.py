@@ -1,0 +1,154 @@
+"""Processor sets as runs of consecutive ids (issue 13, the lean batch path; seed 000 ch. 5
+§5.6 Alg. 2, ``basic`` allocation).
+
+A job of the batch simulator holds a set of processor ids. Stored one id at a time they cost
+``Σ sizes`` (2·10^8 ids on CEA-Curie: 870 MB, and as many numpy element writes to take,
+free, validate and print them); stored as runs ``[lo, hi)`` of consecutive ids they cost a
+few numbers per job. :class:`FreeLine` is the free processors of a line as sorted disjoint
+runs (``basic``'s lowest free ids are its first runs); :class:`ProcSets` is every job's set
+as runs (compressed rows: ``offsets``, ``lo``, ``hi``), read as arrays of ids on demand, so
+code that indexes ``sched.procs[j]`` keeps working; :func:`proc_runs` gives the runs of any
+list of id arrays.
+
+>>> line = FreeLine(8)
+>>> a, b = line.take(3), line.take(2)
+>>> a, b
+([0, 3], [3, 5])
+>>> line.give(a); line.take(4), line.free
+([0, 3, 5, 6], 2)
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from itertools import chain
+from typing import Any, overload
+
+import numpy as np
+
+
+class FreeLine:
+    """The free processors of a line of ``m``: sorted disjoint runs ``[lo[i], hi[i])``, no
+    two adjacent (merged on release). :meth:`take` is ``basic`` (the ``size`` lowest free
+    ids) in O(runs taken + 1) plus a memmove, :meth:`give` O(log F) plus a memmove per run
+    (``F`` free runs, at most one more than the running jobs)."""
+
+    __slots__ = ("free", "hi", "lo")
+
+    def __init__(self, m: int) -> None:
+        self.lo: list[int] = [0] if m else []
+        self.hi: list[int] = [m] if m else []
+        self.free = m
+
+    def take(self, size: int) -> list[int]:
+        """The ``size`` lowest free ids (``size <= free``) as flat runs
+        ``[lo0, hi0, lo1, hi1, ...]``, in increasing order."""
+        lo, hi = self.lo, self.hi
+        out: list[int] = []
+        k, left = 0, size
+        while left:
+            a, b = lo[k], hi[k]
+            if b - a <= left:
+                out += (a, b)
+                left -= b - a
+                k += 1
+            else:
+                out += (a, a + left)
+                lo[k] = a + left
+                left = 0
+        if k:
+            del lo[:k], hi[:k]
+        self.free -= size
+        return out
+
+    def give(self, runs: list[int]) -> None:
+        """The flat runs of :meth:`take` are free again."""
+        lo, hi = self.lo, self.hi
+        for i in range(0, len(runs), 2):
+            a, b = runs[i], runs[i + 1]
+            k = bisect_left(lo, a)
+            left = k > 0 and hi[k - 1] == a
+            if k < len(lo) and lo[k] == b:
+                if left:
+                    hi[k - 1] = hi[k]
+                    del lo[k], hi[k]
+                else:
+                    lo[k] = a
+            elif left:
+                hi[k - 1] = b
+            else:
+                lo.insert(k, a)
+                hi.insert(k, b)
+            self.free += b - a
+
+
+class ProcSets(Sequence[np.ndarray]):
+    """Every job's processors as runs: job ``j`` holds ``[lo[r], hi[r])`` for ``r`` in
+    ``offsets[j]:offsets[j+1]`` (increasing, disjoint). ``procs[j]`` is the array of its ids
+    (``int32``, increasing), built when asked for."""
+
+    def __init__(self, offsets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+        self.offsets, self.lo, self.hi = offsets, lo, hi
+
+    @classmethod
+    def from_flat(cls, runs: list[list[int]]) -> ProcSets:
+        """From one flat run list per job (:meth:`FreeLine.take`'s form). O(total runs)."""
+        counts = np.fromiter(map(len, runs), np.int64, len(runs)) // 2
+        offsets = np.zeros(len(runs) + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        flat = np.fromiter(chain.from_iterable(runs), np.int64, 2 * int(offsets[-1]))
+        return cls(offsets, flat[0::2].copy(), flat[1::2].copy())
+
+    def __len__(self) -> int:
+        return self.offsets.size - 1
+
+    @overload
+    def __getitem__(self, j: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[np.ndarray]: ...
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        n = len(self)
+        if not -n <= j < n:
+            raise IndexError(j)
+        j %= n
+        a, b = self.offsets[j], self.offsets[j + 1]
+        parts = [np.arange(lo, hi, dtype=np.int32)
+                 for lo, hi in zip(self.lo[a:b].tolist(), self.hi[a:b].tolist(), strict=True)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int32)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[j] for j in range(len(self)))
+
+    def sizes(self) -> np.ndarray:
+        """Processors per job."""
+        total = np.concatenate([[0], np.cumsum(self.hi - self.lo)])
+        return total[self.offsets[1:]] - total[self.offsets[:-1]]
+
+
+def proc_runs(procs: Sequence[np.ndarray]) -> tuple[ProcSets, np.ndarray]:
+    """The runs of ``procs`` (a :class:`ProcSets`, kept, or any list of id arrays, whose
+    ids are sorted per job and cut where they stop being consecutive), and per job whether
+    an id repeats. O(Σ sizes) for id arrays, O(1) for runs."""
+    if isinstance(procs, ProcSets):
+        return procs, np.zeros(len(procs), bool)
+    n = len(procs)
+    sizes = np.fromiter((np.size(p) for p in procs), np.int64, n)
+    ids = np.concatenate([np.asarray(p, np.int64).ravel() for p in procs]) if n else \
+        np.zeros(0, np.int64)
+    owner = np.repeat(np.arange(n), sizes)
+    order = np.lexsort((ids, owner))
+    ids, owner = ids[order], owner[order]
+    same = owner[1:] == owner[:-1]
+    repeated = np.zeros(n, bool)
+    repeated[owner[1:][same & (ids[1:] == ids[:-1])]] = True
+    cut = np.flatnonzero(~(same & (ids[1:] == ids[:-1] + 1))) + 1
+    starts = np.concatenate([[0], cut]) if ids.size else np.zeros(0, np.int64)
+    ends = np.concatenate([cut, [ids.size]]) if ids.size else np.zeros(0, np.int64)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(owner[starts], minlength=n), out=offsets[1:])
+    return ProcSets(offsets, ids[starts], ids[ends - 1] + 1), repeated

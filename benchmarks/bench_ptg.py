@@ -1,7 +1,7 @@
 """Scheduler run times of seed 004 (A32 of spec §(a)): the 19 algorithms on 10 random PTGs
 on gdx (216 processors), the LP lower bound, and the reproduction's cost per scenario.
 
-    .venv/bin/python benchmarks/bench_ptg.py [--repeat 5] [--scenarios 0]
+    .venv/bin/python benchmarks/bench_ptg.py [--repeat 5] [--scenarios 0] [--hcpa-bound B]
 
 ``fresh``: a new :class:`~lpsched.ptg.problem.Problem` per run, so the time includes every
 HCPA run the algorithm needs (the standalone allocations and ``C*_i``; for CAFM the moldable
@@ -12,7 +12,8 @@ algorithm after the first; ``RunResult.seconds``). ``shared precomp.``: the one-
 those shared parts (``RunResult.shared_seconds``: standalone HCPA, plus the moldable
 specification for CAFM), which ``lpsched ptg schedule`` reports for every algorithm.
 ``--scenarios K`` also times the first K scenarios of the reproduction (one process), 19
-algorithms and the bounds each, with validation.
+algorithms and the bounds each, with validation. ``--hcpa-bound`` (default the calibrated
+``DEFAULT_BOUND``) is the improved-HCPA processor bound of the problems (DECIDE-1).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from lpsched.core.versions import versions_report
 from lpsched.ptg import reproduce as exp
 from lpsched.ptg.bounds import lower_bounds
 from lpsched.ptg.generators import build_member, population
+from lpsched.ptg.hcpa import DEFAULT_BOUND, HcpaBound
 from lpsched.ptg.model import CLUSTERS
 from lpsched.ptg.problem import Problem
 from lpsched.ptg.registry import ALGORITHMS, run
@@ -39,22 +41,23 @@ def a32_ptgs(seed: int = 0) -> list:
     return [build_member(pop[int(k)], seed) for k in pick]
 
 
-def bench_algorithms(repeat: int) -> None:
+def bench_algorithms(repeat: int, bound: HcpaBound = DEFAULT_BOUND) -> None:
     ptgs = a32_ptgs()
     gdx = CLUSTERS["gdx"]
+    print(f"improved-HCPA bound: {bound}")
     print(f"{'algorithm':<18} {'fresh mean (s)':>15} {'fresh max':>10} {'own (s)':>9} "
           f"{'shared precomp. (s)':>20}")
     for name in ALGORITHMS:
         fresh = []
         for _ in range(repeat):
-            pb = Problem(ptgs, gdx, seed=1)
+            pb = Problem(ptgs, gdx, seed=1, hcpa_bound=bound)
             t0 = time.perf_counter()
             r = run(pb, name, check=False)
             fresh.append(time.perf_counter() - t0)
         again = run(pb, name, check=False)
         print(f"{name:<18} {statistics.mean(fresh):>15.3f} {max(fresh):>10.3f} "
               f"{again.seconds:>9.4f} {r.shared_seconds:>20.3f}")
-    pb = Problem(ptgs, gdx, seed=1)
+    pb = Problem(ptgs, gdx, seed=1, hcpa_bound=bound)
     pb.cstar  # noqa: B018 - the bounds divide by sum C*
     t0 = time.perf_counter()
     b = lower_bounds(pb)
@@ -62,8 +65,8 @@ def bench_algorithms(repeat: int) -> None:
           f"(Cmax >= {b.makespan:.2f} s, SSCT >= {b.ssct:.3f})")
 
 
-def bench_reproduction(count: int) -> None:
-    cells = exp.cells(count)
+def bench_reproduction(count: int, bound: HcpaBound = DEFAULT_BOUND) -> None:
+    cells = exp.cells(count, hcpa_bound=bound)
     t0 = time.perf_counter()
     for c in cells:
         exp.cell_rows(c)
@@ -76,11 +79,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scenarios", type=int, default=0)
+    ap.add_argument("--hcpa-bound", type=HcpaBound.parse, default=DEFAULT_BOUND,
+                    help="improved-HCPA bound, e.g. none, fraction:0.5 (default: calibrated)")
     args = ap.parse_args()
     print(versions_report())
-    bench_algorithms(args.repeat)
+    bench_algorithms(args.repeat, args.hcpa_bound)
     if args.scenarios:
-        bench_reproduction(args.scenarios)
+        bench_reproduction(args.scenarios, args.hcpa_bound)
 
 
 if __name__ == "__main__":

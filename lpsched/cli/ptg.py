@@ -73,7 +73,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
     cluster = get_cluster(args.cluster)
-    pb = Problem(_load(args.ptgs), cluster, seed=args.seed)
+    pb = Problem(_load(args.ptgs), cluster, seed=args.seed, hcpa_bound=_bound(args))
     names = list(ALGORITHMS) if args.algorithm == "all" else [args.algorithm]
     t0 = time.perf_counter()
     b = lower_bounds(pb, lp=not args.no_lp)
@@ -93,7 +93,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
             "algorithm": "all", "cluster": cluster.name, "lower_bounds": bounds,
             "results": rows}
         doc.update({"cluster": cluster.name, "ptgs": [g.name for g in pb.ptgs],
-                    "lower_bound_seconds": lb_seconds})
+                    "hcpa_bound": str(pb.hcpa_bound), "lower_bound_seconds": lb_seconds})
         print(dump_json(doc))
     else:
         _print_table(results, b, cluster.name)
@@ -120,6 +120,14 @@ def _print_table(results: list[Any], b: Any, cluster: str) -> None:
     print("\n".join(lines))
 
 
+def _bound(args: argparse.Namespace) -> Any:
+    """The improved-HCPA processor bound of ``--hcpa-bound`` (DECIDE-1; the calibrated
+    default when absent)."""
+    from lpsched.ptg.hcpa import DEFAULT_BOUND, HcpaBound
+
+    return HcpaBound.parse(args.hcpa_bound) if args.hcpa_bound else DEFAULT_BOUND
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     from lpsched.ptg import reproduce as exp
@@ -133,7 +141,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = check_output_folder(args.out, "--out")
     csv_path = check_output(str(out / "ptg.csv"), "--out")
     json_path = check_output(str(out / "ptg_summary.json"), "--out")
-    cells = exp.cells(args.scenarios, args.seed)
+    cells = exp.cells(args.scenarios, args.seed, hcpa_bound=_bound(args))
     rows, ran, wall = run_experiment("ptg", cells, exp.cell_rows, out, args, exp.ROW_SCHEMA)
     write_rows_csv(csv_path, rows)
     summ = exp.summary(rows)
@@ -158,6 +166,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+HCPA_BOUND_HELP = ("the improved-HCPA processor bound (DECIDE-1): none, fraction:F, sqrt:X, "
+                   "efficiency:E, level:F or budget:F (default: budget:0.65, calibrated on "
+                   "A9; docs/decisions.md)")
+
+
 def add_reproduce(rep_sub: Any) -> None:
     """``reproduce ptg``."""
     rp = rep_sub.add_parser("ptg", help="seed 004: multiple PTGs, 1,500 scenarios x 19 "
@@ -166,6 +179,7 @@ def add_reproduce(rep_sub: Any) -> None:
                     "balanced over classes, N and clusters (default 1500)")
     add_runner_options(rp, "folder of the store, CSV and summary")
     rp.add_argument("--seed", type=seed, default=0)
+    rp.add_argument("--hcpa-bound", default=None, help=HCPA_BOUND_HELP)
     rp.add_argument("--no-figures", action="store_true", help="skip Figs 2-8 (PNG files, "
                     "drawn when matplotlib is installed)")
     rp.set_defaults(func=_cmd_reproduce)
@@ -202,6 +216,7 @@ def add_commands(sub: Any, full: bool = True) -> None:
     sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)}")
     sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all")
     sch.add_argument("--seed", type=seed, default=0, help="random ties")
+    sch.add_argument("--hcpa-bound", default=None, help=HCPA_BOUND_HELP)
     sch.add_argument("--no-lp", action="store_true", help="classical bounds only")
     fmt = sch.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")

@@ -5,23 +5,23 @@ step of all 19, [L230-233]) and validates.
 
 * SELFISH / ORDER / WEIGHT [L212-253]: standalone HCPA allocations, M-STATIC on ``P`` with
   the BL, ORDER or WEIGHT key.
-* C1 [L259-263]: one composite graph (common zero-cost entry and exit), HCPA on it with
-  budget ``P``, M-STATIC by bottom level.
+* C1 [L259-263]: one composite graph (common zero-cost entry and exit), improved HCPA
+  on it (budget ``P``, the problem's ``hcpa_bound``), M-STATIC by bottom level.
 * C4 [L265-268] (DECIDE-12): PTGs by decreasing ``C*``; each shorter one is grafted after
   the base task ``u`` with the smallest ``bl(u) − T(u)`` that is still ``>= C*_k`` (as late
   as possible without lengthening the base's critical path), else after the base entry.
 * F1 / F2 [L269-282] (DECIDE-14/15): task by task, the PTG with the worst current stretch
   (an unstarted PTG first) maps its ready task of largest bottom level with BEST_SET.
 * CRA NDAGS / WORK / WIDTH (+WEIGHT) [L295-348] (DECIDE-16/17/18): ``β_i`` per strategy,
-  ``P_i = max(1, ⌊β_i P⌋)``, HCPA with budget, task cap and level cap ``P_i``, M-READY on
-  the whole cluster.
+  ``P_i = max(1, ⌊β_i P⌋)``, HCPA with budget, task cap and level cap ``P_i`` and no
+  improved-HCPA bound, M-READY on the whole cluster.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from lpsched.ptg.hcpa import best_set, bottom_levels, hcpa_alloc, m_static
+from lpsched.ptg.hcpa import NO_BOUND, best_set, bottom_levels, hcpa_alloc, m_static
 from lpsched.ptg.mapping import m_ready
 from lpsched.ptg.model import Dag
 from lpsched.ptg.problem import Problem
@@ -89,7 +89,7 @@ def _back_to_flat(pb: Problem, s: PtgSchedule, fl: np.ndarray) -> PtgSchedule:
 
 def _on_composite(pb: Problem, comp: Dag, fl: np.ndarray, rng: np.random.Generator,
                   ) -> PtgSchedule:
-    p = hcpa_alloc(comp, pb.P)
+    p = hcpa_alloc(comp, pb.P, bound=pb.hcpa_bound)
     s = m_static(comp, p, (-bottom_levels(comp, p),), pb.P, rng)
     return _back_to_flat(pb, s, fl)
 
@@ -212,11 +212,14 @@ def cra_betas(pb: Problem, strategy: str) -> np.ndarray:
 
 
 def cra_alloc(pb: Problem, strategy: str) -> np.ndarray:
-    """Constrained HCPA of every PTG (DECIDE-16/17): ``P_i = max(1, ⌊β_i P⌋)``."""
+    """Constrained HCPA of every PTG (DECIDE-16/17): ``P_i = max(1, ⌊β_i P⌋)``, without the
+    improved-HCPA bound (``NO_BOUND``): the seed explains CRA's stretches below 1 by HCPA's
+    own bound being "more stringent than the bound used by the CRA algorithms"
+    [L592-597], so CRA's bound is ``P_i`` alone."""
     beta = cra_betas(pb, strategy)
     caps = np.maximum(1, np.floor(beta * pb.P + 1e-9)).astype(int)
     return np.concatenate([hcpa_alloc(d, int(c), cap=int(c), level_cap=int(c),
-                                      levels=g.levels)
+                                      levels=g.levels, bound=NO_BOUND)
                            for d, g, c in zip(pb.dags, pb.ptgs, caps, strict=True)])
 
 

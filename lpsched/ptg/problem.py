@@ -17,23 +17,37 @@ from typing import Any
 import numpy as np
 
 from lpsched.errors import InvalidInstanceError
-from lpsched.ptg.hcpa import Trajectory, all_allocs, bottom_levels, hcpa_schedule
+from lpsched.ptg.hcpa import (
+    DEFAULT_BOUND,
+    HcpaBound,
+    Trajectory,
+    all_allocs,
+    bottom_levels,
+    hcpa_schedule,
+)
 from lpsched.ptg.model import PTG, Cluster, Dag, flatten, single
 from lpsched.ptg.schedule import PtgSchedule
 
 
 @dataclass
 class Problem:
-    """``ptgs`` on ``cluster``; ``seed`` fixes every random tie of the shared parts."""
+    """``ptgs`` on ``cluster``; ``seed`` fixes every random tie of the shared parts;
+    ``hcpa_bound`` is the processor bound of "improved HCPA" (DECIDE-1) used wherever the
+    seed says improved HCPA: standalone allocations and ``C*_i``, the SELFISH and Zhao
+    families, the moldable specification and CAFM CRA (not CRA's own allocations,
+    DECIDE-17)."""
 
     ptgs: list[PTG]
     cluster: Cluster
     seed: int = 0
+    hcpa_bound: HcpaBound = DEFAULT_BOUND
     _spec: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
     timings: dict[str, float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.hcpa_bound, HcpaBound):
+            raise InvalidInstanceError("hcpa_bound", self.hcpa_bound, "must be an HcpaBound")
         if not self.ptgs:
             raise InvalidInstanceError("ptgs", [], "give at least one PTG")
         for i, g in enumerate(self.ptgs):
@@ -67,7 +81,7 @@ class Problem:
         ``standalone_hcpa``)."""
         dags = self.dags
         t0 = time.perf_counter()
-        out = [Trajectory.build(d, self.P) for d in dags]
+        out = [Trajectory.build(d, self.P, self.hcpa_bound) for d in dags]
         self.charge("standalone_hcpa", t0)
         return out
 

@@ -19,11 +19,13 @@ import numpy as np
 
 from lpsched.ptg.bounds import lower_bounds
 from lpsched.ptg.generators import CLASSES, N_VALUES, build_member, population, scenarios
+from lpsched.ptg.hcpa import DEFAULT_BOUND, HcpaBound
 from lpsched.ptg.model import CLUSTERS, get_cluster
 from lpsched.ptg.problem import Problem
 from lpsched.ptg.registry import ALGORITHMS, run
 
-Cell = tuple[str, int, int, str, tuple[int, ...], int, tuple[str, ...]]
+#: (class, N, set, cluster, population members, seed, algorithms, improved-HCPA bound)
+Cell = tuple[str, int, int, str, tuple[int, ...], int, tuple[str, ...], str]
 
 
 def interleaved(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -59,28 +61,32 @@ def interleaved(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(ALGORITHMS),
           sets: int = 25, n_values: tuple[int, ...] = N_VALUES,
-          clusters: tuple[str, ...] = tuple(CLUSTERS)) -> list[Cell]:
+          clusters: tuple[str, ...] = tuple(CLUSTERS),
+          hcpa_bound: HcpaBound = DEFAULT_BOUND) -> list[Cell]:
     """The first ``count`` scenarios, ordered by set number first and, inside a set, by
     :func:`interleaved` over (class, ``N``, cluster), so that any prefix is balanced over
     classes, ``N`` and clusters (counts differ by at most 1; 60 scenarios = set 0 of every
     combination); ``sets``, ``n_values``, ``clusters`` restrict the grid (reduced runs).
-    A cell's content (its store key) does not depend on the order (decision 131)."""
+    A cell's content (its store key) does not depend on the order (decision 131); it
+    holds ``str(hcpa_bound)``, the improved-HCPA bound of its problem (DECIDE-1), so stores
+    computed under another bound are never reused."""
     sizes = (len(CLASSES), len(n_values), len(clusters))
     rank = {c: r for r, c in enumerate(interleaved(sizes))}
     sc = sorted(scenarios(seed, sets, n_values, CLASSES, clusters),
                 key=lambda s: (s.set_index, rank[(CLASSES.index(s.cls),
                                                   n_values.index(s.n_ptgs),
                                                   clusters.index(s.cluster))]))
-    return [(s.cls, s.n_ptgs, s.set_index, s.cluster, s.members, seed, tuple(algorithms))
-            for s in sc[:count]]
+    return [(s.cls, s.n_ptgs, s.set_index, s.cluster, s.members, seed, tuple(algorithms),
+             str(hcpa_bound)) for s in sc[:count]]
 
 
 def problem_of(cell: Cell) -> Problem:
     """The :class:`Problem` of one cell (PTGs rebuilt from their population indices)."""
-    cls, _n, k, cluster, members, seed, _algs = cell
+    cls, _n, k, cluster, members, seed, _algs, bound = cell
     pop = population(cls)
     ptgs = [build_member(pop[m], seed) for m in members]
-    return Problem(ptgs, get_cluster(cluster), seed=seed * 1000 + k)
+    return Problem(ptgs, get_cluster(cluster), seed=seed * 1000 + k,
+                   hcpa_bound=HcpaBound.parse(bound))
 
 
 #: The fields the summary and the figures read, checked when rows are read back
@@ -94,7 +100,7 @@ ROW_SCHEMA: dict[str, str] = {
 def cell_rows(cell: Cell) -> list[dict[str, Any]]:
     """Run one scenario: one row per algorithm (metrics, own ``seconds`` and the one-time
     ``shared_seconds`` of the precomputations it uses, bounds)."""
-    cls, n, k, cluster, _members, _seed, algs = cell
+    cls, n, k, cluster, _members, _seed, algs, _bound = cell
     pb = problem_of(cell)
     b = lower_bounds(pb)
     rows = []

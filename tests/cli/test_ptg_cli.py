@@ -140,3 +140,23 @@ def test_reproduce_small(tmp_path: Path) -> None:
                                                 for f in doc["figures"])
     again = lpsched("reproduce", "ptg", "--scenarios", "2", "--out", str(out), "--quiet")
     assert again.returncode == 0 and "0 scenarios computed now" in again.stderr
+
+
+def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
+    """``--hcpa-bound`` reaches the problem (DECIDE-1): the default is the calibrated
+    budget, ``none`` is plain CPA and changes SELFISH's schedule on the random PTG; a bad
+    bound is one error line, exit 2."""
+    runs = {}
+    for bound in (None, "none", "budget:0.65"):
+        extra = [] if bound is None else ["--hcpa-bound", bound]
+        out = one_json_object(lpsched("ptg", "schedule", str(graphs["g"]), str(graphs["f"]),
+                                      "--cluster", "gdx", "--algorithm", "selfish",
+                                      "--json", *extra))
+        assert out["valid"] is True
+        runs[bound] = (out["hcpa_bound"], out["makespan"])
+    assert runs[None] == runs["budget:0.65"] and runs[None][0] == "budget:0.65"
+    assert runs["none"][0] == "none" and runs["none"][1] != runs[None][1]
+    bad = lpsched("ptg", "schedule", str(graphs["g"]), "--cluster", "gdx", "--hcpa-bound",
+                  "bogus:3")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "bogus" in bad.stderr

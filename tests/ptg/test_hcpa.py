@@ -7,12 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lpsched.errors import InvalidInstanceError
 from lpsched.ptg.generators import random_ptg
 from lpsched.ptg.hcpa import (
+    NO_BOUND,
+    HcpaBound,
     Trajectory,
     all_allocs,
     best_set,
     bottom_levels,
+    dag_levels,
     hcpa_alloc,
     hcpa_schedule,
     m_static,
@@ -31,7 +35,7 @@ def test_hcpa_hand_computed_fork() -> None:
     # p=(1,1): T_CP=100 > T_A=160/4; a→2: CP is b (60); b→2: CP is a (50) > 40; a→3:
     # T_CP = max(33.3, 30) <= 40: stop.
     d = fork()
-    p = hcpa_alloc(d, 4)
+    p = hcpa_alloc(d, 4, bound=NO_BOUND)
     real = dict(zip(np.flatnonzero(~d.dummy).tolist(), p[~d.dummy].tolist(), strict=True))
     assert list(real.values()) == [3, 2]
     assert p[d.dummy].tolist() == [0, 0]
@@ -40,20 +44,20 @@ def test_hcpa_hand_computed_fork() -> None:
 def test_hcpa_single_task_amdahl() -> None:
     # α = 0.5, t1 = 100, P = 8: T_CP = T(p) and T_A = p·T(p)/8 meet at p = 8 (56.25)
     d = single(chain_fork({"x": (100.0, 0.5)}, []), SPEED)
-    assert hcpa_alloc(d, 8).tolist() == [8]
-    assert hcpa_alloc(d, 8, cap=3).tolist() == [3]
+    assert hcpa_alloc(d, 8, bound=NO_BOUND).tolist() == [8]
+    assert hcpa_alloc(d, 8, cap=3, bound=NO_BOUND).tolist() == [3]
 
 
 def test_level_cap() -> None:
     d = fork()
-    p = hcpa_alloc(d, 4, cap=4, level_cap=3, levels=np.array([0, 1, 1, 2]))
+    p = hcpa_alloc(d, 4, cap=4, level_cap=3, levels=np.array([0, 1, 1, 2]), bound=NO_BOUND)
     assert p[~d.dummy].sum() <= 3
 
 
 def test_hcpa_schedule_hand_computed() -> None:
     # a on 3 processors [0, 33.3]; b (2 processors) appended after a on BEST_SET {3, 0}
     d = fork()
-    s = hcpa_schedule(d, 4, np.random.default_rng(0))
+    s = hcpa_schedule(d, 4, np.random.default_rng(0), bound=NO_BOUND)
     a, b = np.flatnonzero(~d.dummy)
     assert s.start[a] == 0 and s.end[a] == pytest.approx(100 / 3)
     assert s.procs[a].tolist() == [0, 1, 2]
@@ -67,9 +71,17 @@ def test_best_set_prefers_smallest_gap() -> None:
     assert best_set(avail, 4, 4.0).tolist() == [2, 1, 4, 0]  # then the later ones
 
 
-def _naive(dag: Dag, budget: int) -> np.ndarray:
-    """One increment at a time, full recomputation (an independent reference)."""
+def _naive(dag: Dag, budget: int, bound: HcpaBound = NO_BOUND) -> np.ndarray:
+    """One increment at a time, full recomputation (an independent reference); the bound's
+    caps, level cap and stopping budget are applied literally (spec §3.1's pseudo-code)."""
     p = np.where(dag.dummy, 0, 1)
+    caps, lcap, eff = bound.caps(dag, budget), bound.level_cap(budget), bound.budget(budget)
+    lev = dag_levels(dag)
+
+    def fits(u: int) -> bool:
+        return not dag.dummy[u] and p[u] < caps[u] and (
+            lcap is None or p[(lev == lev[u]) & ~dag.dummy].sum() + 1 <= lcap)
+
     while True:
         tt = dag.times(p)
         bl = tt.copy()
@@ -83,9 +95,9 @@ def _naive(dag: Dag, budget: int) -> np.ndarray:
             v = max(dag.succs[v], key=lambda u: (bl[u], -u))
             path.append(v)
         area = (np.maximum(p, 1) * tt)[~dag.dummy].sum()
-        if cp <= area / budget * (1 + 1e-12):
+        if cp <= area / eff * (1 + 1e-12):
             return p
-        cand = [v for v in path if not dag.dummy[v] and p[v] < budget]
+        cand = [v for v in path if fits(v)]
         if not cand:
             return p
 
@@ -101,13 +113,93 @@ def _naive(dag: Dag, budget: int) -> np.ndarray:
 def test_batched_hcpa_and_trajectory_equal_the_reference(seed: int, n: int, jump: int,
                                                          density: float) -> None:
     d = single(random_ptg(n, 0.5, density, 0.5, jump, seed=seed), SPEED)
-    traj = Trajectory.build(d, 24)
+    traj = Trajectory.build(d, 24, NO_BOUND)
     every = all_allocs(traj)
     for b in (1, 2, 3, 7, 16, 24):
         ref = _naive(d, b)
-        assert np.array_equal(hcpa_alloc(d, b), ref)
+        assert np.array_equal(hcpa_alloc(d, b, bound=NO_BOUND), ref)
         assert np.array_equal(traj.alloc(b), ref)
         assert np.array_equal(every[b - 1], ref)
+
+
+BOUNDS = ["none", "fraction:0.5", "fraction:0.3", "sqrt:1", "efficiency:0.6", "level:1",
+          "level:0.5", "budget:0.5"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 16), jump=st.integers(1, 3),
+       density=st.sampled_from([0.2, 0.8]), bound=st.sampled_from(BOUNDS))
+def test_every_bound_replays_exactly(seed: int, n: int, jump: int, density: float,
+                                     bound: str) -> None:
+    """hcpa_alloc, Trajectory.alloc and all_allocs equal the literal reference for every
+    budget under every kind of improved-HCPA bound (the replay needs monotone caps)."""
+    d = single(random_ptg(n, 0.5, density, 0.5, jump, seed=seed), SPEED)
+    hb = HcpaBound.parse(bound)
+    traj = Trajectory.build(d, 24, hb)
+    every = all_allocs(traj)
+    for b in range(1, 25):
+        ref = _naive(d, b, hb)
+        assert np.array_equal(hcpa_alloc(d, b, bound=hb), ref), b
+        assert np.array_equal(traj.alloc(b), ref), b
+        assert np.array_equal(every[b - 1], ref), b
+        assert (ref[~d.dummy] <= hb.caps(d, b)[~d.dummy]).all()
+
+
+@pytest.mark.parametrize(("bound", "expected"), [
+    # fork a (100 s), b (60 s), α = 0, P = 4; plain CPA gives [3, 2] (above)
+    ("none", [3, 2]),
+    ("efficiency:0.9", [3, 2]),  # α = 0: every allocation is efficient
+    # cap 2: a→2 (CP a, 100 > 160/4), b→2 (CP b, 60 > 40); CP a (50) > 40 but a is capped
+    ("fraction:0.5", [2, 2]),
+    ("sqrt:1", [2, 2]),  # ⌈√4⌉ = 2, as above
+    ("fraction:0.75", [3, 2]),  # cap 3 does not bind
+    # a and b share a level: level cap 4 stops a at 2 (2 + 2 = 4), level cap 2 at 1 each
+    ("level:1", [2, 2]),
+    ("level:0.5", [1, 1]),
+    # HCPA on 2 processors: a→2, then T_CP = 60 <= 160/2
+    ("budget:0.5", [2, 1]),
+])
+def test_bound_hand_computed_fork(bound: str, expected: list[int]) -> None:
+    d = fork()
+    p = hcpa_alloc(d, 4, bound=HcpaBound.parse(bound))
+    assert p[~d.dummy].tolist() == expected and p[d.dummy].tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(("bound", "expected"), [
+    # one task, t1 = 100, α = 0.5, P = 8: plain CPA goes to 8 (T_CP = T_A at p = 8)
+    ("fraction:0.5", 4), ("fraction:0.3", 3), ("sqrt:1", 3), ("sqrt:2", 6),
+    # efficiency 1/(0.5 p + 0.5) >= e: e = 0.4 → p <= 4; e = 0.6 → p <= 2.33 → 2
+    ("efficiency:0.4", 4), ("efficiency:0.6", 2), ("efficiency:1", 1),
+    # area 4: T(4) = 62.5 = 4·62.5/4, the stopping test holds at 4
+    ("budget:0.5", 4), ("level:0.25", 2),
+])
+def test_bound_hand_computed_single_task(bound: str, expected: int) -> None:
+    d = single(chain_fork({"x": (100.0, 0.5)}, []), SPEED)
+    assert hcpa_alloc(d, 8, bound=HcpaBound.parse(bound)).tolist() == [expected]
+
+
+def test_bound_caps_and_parsing() -> None:
+    d = single(chain_fork({"x": (10.0, 0.0), "y": (10.0, 0.1), "z": (10.0, 0.25)}, []),
+               SPEED)
+    real = ~d.dummy
+    # 1/(αp + 1 − α) >= 0.5 ⟺ p <= (1 + α)/α: α = 0.1 → 11, α = 0.25 → 5; α = 0 → Pb
+    assert HcpaBound("efficiency", 0.5).caps(d, 216)[real].tolist() == [216, 11, 5]
+    assert HcpaBound("efficiency", 0.5).caps(d, 8)[real].tolist() == [8, 8, 5]
+    assert HcpaBound("fraction", 0.4).caps(d, 20)[real].tolist() == [8, 8, 8]  # not 9
+    assert HcpaBound("fraction", 0.5).caps(d, 1)[real].tolist() == [1, 1, 1]
+    assert HcpaBound("sqrt", 1).caps(d, 216)[0] == 15
+    assert HcpaBound("level", 0.5).level_cap(47) == 24 and NO_BOUND.level_cap(47) is None
+    assert HcpaBound("budget", 0.5).budget(47) == 24 and NO_BOUND.budget(47) == 47
+    assert HcpaBound("none", 0.3) == NO_BOUND
+    for b in (1, 2, 5, 47, 120, 216):  # caps never decrease with the budget
+        for text in BOUNDS:
+            hb = HcpaBound.parse(text)
+            assert (hb.caps(d, b) <= hb.caps(d, b + 1)).all()
+            assert str(HcpaBound.parse(str(hb))) == str(hb) == text
+    for bad in ("fraction:0", "fraction:1.5", "level:-1", "nope:0.5", "fraction", "sqrt:x",
+                "efficiency:nan"):
+        with pytest.raises(InvalidInstanceError):
+            HcpaBound.parse(bad)
 
 
 def test_m_static_never_before_predecessors_and_bottom_levels() -> None:

@@ -1,12 +1,16 @@
 """Online task policies and their lower bounds on the real traces (issue 14): prints Markdown.
 
-    python benchmarks/bench_tasks.py [path/to/shared/data] [--repeats 3] [--skip-policies]
+    python benchmarks/bench_tasks.py [path/to/shared/data] [--repeats 3]
+        [--skip-policies | --policies-only]
 
 1. Method-C instances of Table 3.1 (seed 0): build time, tasks, processors, Q.
 2. Every policy on a 70,000-task, 160-processor instance (the first 70,000 tasks of a
    CEA-Curie window, ``p`` rescaled so the load per processor is kept): simulation time
    (median of ``--repeats``, wall and CPU: the CPU time is what a busy machine does not
    inflate), validation time and the peak of traced memory (tracemalloc).
+   Then ``lpsched online big.json --policy P --json`` end to end for the slowest policies
+   (subprocess of the installed command, median of ``--repeats``: Python start, reading
+   the 70,000-task JSON, simulation, independent validation, the speed-m bounds, JSON out).
 3. The lower bounds on 3,000-task instances (the first 3,000 tasks of a window of each
    trace with that many): exact search and speed-m, time and number of feasibility tests;
    "proven gap": ``upper / value − 1``, the optimum lying in ``[value, upper]``.
@@ -15,7 +19,12 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -81,6 +90,30 @@ def policies(inst: TaskInstance, repeats: int) -> None:
               f"{check:.2f} | {peak:.0f} | {sched.stats['events']:,} |")
 
 
+def end_to_end(inst: TaskInstance, repeats: int,
+               names: tuple[str, ...] = ("spt", "srpt", "spt-rd", "gspt")) -> None:
+    print("\n`lpsched online big.json --policy P --md 10 --tau 4 --c 0.8 --json`, end to end:\n")
+    print("| policy | wall s (median) | CPU s (median) |")
+    print("|---|---:|---:|")
+    lpsched = str(Path(sys.executable).parent / "lpsched")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.json"
+        path.write_text(json.dumps(inst.to_dict()))
+        for name in names:
+            walls, cpus = [], []
+            for _ in range(repeats):
+                before = os.times()
+                t0 = time.perf_counter()
+                subprocess.run([lpsched, "online", str(path), "--policy", name, "--md", "10",
+                                "--tau", "4", "--c", "0.8", "--json"], check=True,
+                               stdout=subprocess.DEVNULL)
+                walls.append(time.perf_counter() - t0)
+                after = os.times()
+                cpus.append(after.children_user - before.children_user
+                            + after.children_system - before.children_system)
+            print(f"| {name} | {statistics.median(walls):.2f} | {statistics.median(cpus):.2f} |")
+
+
 def bounds(insts: dict[str, TaskInstance], n: int = 3000) -> None:
     print(f"\n## Lower bounds on the first {n:,} tasks of each window\n")
     print("| trace | m | exact maxS | proven gap | s | tests | speed-m maxS | s | exact maxF | "
@@ -105,13 +138,18 @@ def main() -> None:
     ap.add_argument("data", nargs="?", default="../shared/data")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-policies", action="store_true", help="sections 1 and 3 only")
+    ap.add_argument("--policies-only", action="store_true", help="section 2 only")
     args = ap.parse_args()
     data = Path(args.data)
     print("```\n" + versions_report() + "\n```\n")
-    insts = instances(data)
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}\n")
     if not args.skip_policies:
-        policies(big_instance(data), args.repeats)
-    bounds(insts)
+        big = big_instance(data)
+        policies(big, args.repeats)
+        end_to_end(big, args.repeats)
+    if not args.policies_only:
+        bounds(instances(data))
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

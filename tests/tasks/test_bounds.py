@@ -169,3 +169,16 @@ def test_exact_upper_is_feasible_without_rounding() -> None:
     assert flow_feasible(r, p, np.full(2, 2 + 1e-8), 1, strict=True)
     bound = max_weighted_flow_bound(inst, "flow", weights=np.ones(1), rtol=1e-12)
     assert bound.value <= 2 <= bound.upper <= 2 * (1 + 1e-8)
+
+
+def test_speed_m_search_starts_at_the_trivial_bound() -> None:
+    """Decision 174: spread-out tasks meet the trivial bound ``max p / w`` on the speed-m
+    machine, proven by one EDF test; under contention the search runs above it."""
+    spread = TaskInstance(2, np.array([0.0, 100.0, 200.0]), np.array([5.0, 7.0, 3.0]))
+    res = max_weighted_flow_bound(spread, "speed-m", weights=np.ones(1))
+    assert (res.value, res.tests) == (7.0, 1)
+    # four tasks of 4 released at once on 2 processors: speed 2 finishes them at 8
+    crowd = TaskInstance(2, np.zeros(4), np.full(4, 4.0))
+    res = max_weighted_flow_bound(crowd, "speed-m", weights=np.ones(1))
+    assert res.tests > 1 and res.value == pytest.approx(8.0, rel=1e-5)
+    assert res.value <= 8.0  # a lower bound: the real optimum is 8

@@ -17,8 +17,12 @@ from lpsched.bags.instance import Application, Instance
 from lpsched.bags.platform import StarPlatform
 from lpsched.errors import InvalidInstanceError
 
-#: Base link bandwidth (10 Mbit/s, decision A25) and base CPU speed (1 Gflop/s).
+#: Base link bandwidth (10 Mbit/s, the literal "10 Mbps" of seed 003 [L796], decision A25;
+#: the ``mpi`` profile's) and base CPU speed (1 Gflop/s).
 BASE_BANDWIDTH = 1.25e6
+#: The ``simgrid`` profile's base link bandwidth: 100 Mbit/s, the "Fast Ethernet" of [L796]
+#: (decision 36, issue 13 item 5): the reading closest to the seed's Tables 4-8.
+SIMGRID_BANDWIDTH = 12.5e6
 BASE_SPEED = 1e9
 
 
@@ -73,8 +77,9 @@ BALANCED = BagsProfile(
 PROFILES: dict[str, BagsProfile] = {
     # Table 1: the MPI experiments (8 workers, 12 applications).
     "mpi": BagsProfile(8, 12, 76.8e9, 3.1e9, 800e6, 40e6),
-    # Table 2: the SimGrid experiments (10 workers, 20 applications).
-    "simgrid": BagsProfile(10, 20, 409e9, 3.1e9, 6e9, 40e6),
+    # Table 2: the SimGrid experiments (10 workers, 20 applications), 100 Mbit/s links
+    # before slowdowns (decision 36).
+    "simgrid": BagsProfile(10, 20, 409e9, 3.1e9, 6e9, 40e6, base_bandwidth=SIMGRID_BANDWIDTH),
     # Issue 13: computation and communication of the same order (decision in h1 notes).
     "balanced": BALANCED,
 }
@@ -147,8 +152,11 @@ def random_bags(
     any ``apps`` x ``workers`` is accepted.
 
     ``base_bandwidth``, ``base_speed`` and ``integer_slowdowns`` default to the profile's
-    own (``None``). The same ``seed`` gives the same instance on every machine (numpy's
-    PCG64); the ``mpi`` and ``simgrid`` draws are unchanged by issue 13 (pinned by a test).
+    own (``None``): 12.5e6 B/s (100 Mbit/s) for ``simgrid``, 1.25e6 B/s (10 Mbit/s) for
+    ``mpi``, 1e7 B/s for ``balanced``. The same ``seed`` gives the same instance on every
+    machine (numpy's PCG64); the ``mpi`` and ``simgrid`` random draws are unchanged by
+    issue 13 (pinned by a test), ``simgrid``'s bandwidths being 10 times those of before
+    (decision 36; ``base_bandwidth=1.25e6`` gives the old instances back).
 
     >>> inst = random_bags(3, 2, seed=1)
     >>> (inst.n, inst.p, inst.platform.port)

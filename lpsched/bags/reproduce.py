@@ -28,7 +28,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from lpsched.bags.generators import BASE_BANDWIDTH, random_bags
+from lpsched.bags.generators import PROFILES, random_bags
 from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import max_stretch
 from lpsched.bags.policies import get_policy, policy_names
@@ -84,7 +84,7 @@ SEED_AVERAGES: dict[str, dict[str, float]] = {
 
 @functools.lru_cache(maxsize=64)
 def _instance_and_bound(seed: int, profile: str,
-                        base_bandwidth: float = BASE_BANDWIDTH) -> tuple[Instance, float]:
+                        base_bandwidth: float | None = None) -> tuple[Instance, float]:
     inst = random_bags(profile=profile, seed=seed, base_bandwidth=base_bandwidth)
     return inst, max_stretch(inst).stretch
 
@@ -100,13 +100,13 @@ def outcome(exc: LpschedError) -> str:
 
 def cell(key: tuple) -> list[dict[str, Any]]:
     """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``;
-    an optional ``key[3]`` overrides the generator's base bandwidth, bytes/s).
+    ``key[3]`` is the generator's base bandwidth, bytes/s; without it, the profile's).
 
     One row, with ``status`` and ``reason``: a policy that cannot finish, or whose schedule
     is invalid, is reported in its row (metrics ``None``) instead of failing the cell.
     """
     seed, policy, profile = key[:3]
-    base = float(key[3]) if len(key) > 3 else BASE_BANDWIDTH
+    base = float(key[3]) if len(key) > 3 else None
     row: dict[str, Any] = {"seed": int(seed), "policy": policy, "status": "ok",
                            "reason": None, "lp_bound": None}
     t0 = time.perf_counter()
@@ -133,9 +133,15 @@ def cell(key: tuple) -> list[dict[str, Any]]:
 def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
           policies: list[str] | None = None,
           base_bandwidth: float | None = None) -> list[tuple]:
+    """The cells ``(seed, policy, profile, base bandwidth)``: the bandwidth (``None``: the
+    profile's) is always in the key, so a store filled under another default (10 Mbit/s
+    for ``simgrid`` before issue 13, decision 36) is never read back as today's."""
+    if profile not in PROFILES:
+        raise LpschedError(f"unknown profile {profile!r}: must be one of {sorted(PROFILES)}")
     names = policies or policy_names()
-    extra = () if base_bandwidth is None else (float(base_bandwidth),)
-    return [(seed, name, profile, *extra) for seed in range(first_seed, first_seed + instances)
+    base = float(PROFILES[profile].base_bandwidth if base_bandwidth is None
+                 else base_bandwidth)
+    return [(seed, name, profile, base) for seed in range(first_seed, first_seed + instances)
             for name in names]
 
 

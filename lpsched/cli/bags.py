@@ -422,7 +422,8 @@ def add_model_commands(sub: Any) -> None:
     bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
     bags.add_argument("--base-bandwidth", type=float, default=None,
                       help="link bandwidth before slowdowns, bytes/s (default: the "
-                      "profile's: 1.25e6 = 10 Mbit/s for mpi and simgrid, 1e7 for balanced)")
+                      "profile's: 1.25e6 = 10 Mbit/s for mpi, 12.5e6 = 100 Mbit/s for "
+                      "simgrid, 1e7 for balanced)")
     bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
     bags.set_defaults(func=_cmd_generate)
 
@@ -478,7 +479,9 @@ def add_reproduce(rep_sub: Any) -> None:
     cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
     cb.add_argument("--first-seed", type=seed, default=0)
     cb.add_argument("--base-bandwidth", type=float, default=None,
-                    help="generator's link bandwidth before slowdowns (default 1.25e6 B/s)")
+                    help="generator's link bandwidth before slowdowns, bytes/s (default: "
+                    "the profile's: 12.5e6 = 100 Mbit/s for simgrid, 1.25e6 = 10 Mbit/s "
+                    "for mpi)")
     cb.set_defaults(func=_cmd_reproduce)
 
 

@@ -19,26 +19,47 @@ def _digest(inst):
 
 
 # Computed with the generator of commit e86136f, before the balanced profile existed: the
-# seed 003 profiles must keep drawing exactly the same instances.
+# seed 003 profiles must keep drawing exactly the same instances. The simgrid entries pin
+# that generator's base bandwidth of 1.25e6 B/s (10 Mbit/s): decision 36 made 100 Mbit/s
+# the simgrid default, which changes the bandwidths only (by a factor of 10, tested below),
+# so the digests of e86136f still check that the draws themselves are unchanged.
+OLD_SIMGRID = 1.25e6
 PINNED = [
-    (dict(profile="simgrid", seed=0), "12b44ebc24d6b81d"),
-    (dict(profile="simgrid", seed=1), "cc842efafd4bff9f"),
-    (dict(profile="simgrid", seed=12345), "726d3fa49c60c36d"),
+    (dict(profile="simgrid", seed=0, base_bandwidth=OLD_SIMGRID), "12b44ebc24d6b81d"),
+    (dict(profile="simgrid", seed=1, base_bandwidth=OLD_SIMGRID), "cc842efafd4bff9f"),
+    (dict(profile="simgrid", seed=12345, base_bandwidth=OLD_SIMGRID), "726d3fa49c60c36d"),
     (dict(profile="mpi", seed=0), "eb8745a22d27fd03"),
     (dict(profile="mpi", seed=7), "677161dcbb85536c"),
-    (dict(apps=5, workers=3, profile="simgrid", seed=3, arrivals="interarrival"),
-     "563e733485adfa3e"),
+    (dict(apps=5, workers=3, profile="simgrid", seed=3, arrivals="interarrival",
+          base_bandwidth=OLD_SIMGRID), "563e733485adfa3e"),
     (dict(apps=7, workers=4, profile="mpi", seed=4, integer_slowdowns=False,
           port="multiport"), "899b2f2f4a9d6e89"),
     (dict(profile="simgrid", seed=2, base_bandwidth=1.25e7, base_speed=2e9),
      "3fd53fe0e60a9ed4"),
-    (dict(apps=100, workers=20, profile="simgrid", seed=5), "4cf30fcc89c0dc68"),
+    (dict(apps=100, workers=20, profile="simgrid", seed=5, base_bandwidth=OLD_SIMGRID),
+     "4cf30fcc89c0dc68"),
 ]
 
 
 @pytest.mark.parametrize(("kwargs", "digest"), PINNED)
 def test_seed003_profiles_draw_the_same_instances_as_before(kwargs, digest):
     assert _digest(random_bags(**kwargs)) == digest
+
+
+@pytest.mark.parametrize("kwargs", [k for k, _ in PINNED
+                                    if k.get("base_bandwidth") == OLD_SIMGRID])
+def test_simgrid_default_is_the_old_draw_with_100_mbit_links(kwargs):
+    """Decision 36: the simgrid default (no ``base_bandwidth``) is the pinned instance with
+    every link 10 times faster (12.5e6 B/s before slowdowns), nothing else changed."""
+    old = random_bags(**kwargs)
+    new = random_bags(**{k: v for k, v in kwargs.items() if k != "base_bandwidth"})
+    assert PROFILES["simgrid"].base_bandwidth == 12.5e6
+    assert PROFILES["mpi"].base_bandwidth == 1.25e6
+    assert np.allclose(new.platform.bandwidths, old.platform.bandwidths * 10, rtol=1e-15, atol=0)
+    assert _digest(new) == _digest(random_bags(**{**kwargs, "base_bandwidth": 12.5e6}))
+    for field in ("release", "tasks", "work", "size"):
+        assert np.array_equal(getattr(new, field), getattr(old, field))
+    assert np.array_equal(new.platform.speeds, old.platform.speeds)
 
 
 def test_balanced_ranges_and_shape():
@@ -70,17 +91,21 @@ def test_balanced_draws_spread_over_their_ranges():
 
 
 def test_balanced_computation_and_communication_are_of_the_same_order():
-    """The point of the family: the master's port and the CPUs are loaded alike (the
-    simgrid profile's 10 Mbit/s links make the port the bottleneck by far)."""
+    """The point of the family: the master's port and the CPUs are loaded alike (the seed's
+    literal 10 Mbit/s links, simgrid's default before decision 36, make the port the
+    bottleneck by far; its 100 Mbit/s default divides that ratio by exactly 10)."""
     def ratio(inst):
         port = (inst.tasks * inst.comm_time.min(axis=1)).sum()
         cpus = (inst.tasks * inst.work).sum() / inst.platform.speeds.sum()
         return port / cpus
 
     balanced = [ratio(random_bags(profile="balanced", seed=s)) for s in range(10)]
-    simgrid = [ratio(random_bags(profile="simgrid", seed=s)) for s in range(10)]
+    simgrid = [ratio(random_bags(profile="simgrid", seed=s, base_bandwidth=OLD_SIMGRID))
+               for s in range(10)]
     assert 0.2 < np.median(balanced) < 5
     assert np.median(simgrid) > 20
+    default = [ratio(random_bags(profile="simgrid", seed=s)) for s in range(10)]
+    assert np.allclose(default, np.array(simgrid) / 10)
 
 
 def test_balanced_is_deterministic_and_accepts_other_sizes():

@@ -47,8 +47,15 @@ def test_first_online_solve_is_stretch_one():
 
 def test_reduced_reproduction_ranking():
     """A reduced seed 003 Table 4 (max-stretch / LP optimum, averaged over 12 instances of the
-    Table 2 shape): CBS3M EDF online best on average; for every application rule X, X-MCT
-    beats X-RR and X-DD (resource selection matters, [L863]); FIFO-RR among the worst.
+    Table 2 shape, the ``simgrid`` default of 100 Mbit/s links, decision 36): the four CBS3M
+    variants are the four best on average (seed: 1.163-1.379 against 1.857 and more [L893-
+    L911]); CBS3M EDF online beats both offline variants and is within 1% of the best
+    average; for every application rule X, X-MCT beats X-RR and X-DD (resource selection
+    matters, [L863]); FIFO-RR among the worst.
+
+    EDF online is no longer asserted to be *the* best: at 100 Mbit/s it and FIFO online
+    are within 0.2% of each other on these 12 instances (1.1111 vs 1.1098), a tie within
+    the noise; over 1,000 instances EDF online is best on average (1.109 vs 1.121, notes h3).
 
     The issue asks for "every *-rr and *-dd worse than every *-mct"; the seed's own Table 4
     contradicts that (FIFO_MCT 6.912 > SPT_RR 4.274), and so do our runs (FIFO-MCT lands
@@ -66,7 +73,41 @@ def test_reduced_reproduction_ranking():
             ratios[n].append(m.max_stretch / lp)
     avg = {n: float(np.mean(v)) for n, v in ratios.items()}
     assert min(v for r in ratios.values() for v in r) >= 1 - 1e-6
-    assert avg["cbs3m-edf-online"] == min(avg.values())
+    cbs3m = [n for n in names if n.startswith("cbs3m-")]
+    assert len(cbs3m) == 4
+    assert max(avg[n] for n in cbs3m) < min(v for n, v in avg.items() if n not in cbs3m)
+    assert avg["cbs3m-edf-online"] < min(avg["cbs3m-edf-offline"], avg["cbs3m-fifo-offline"])
+    assert avg["cbs3m-edf-online"] <= 1.01 * min(avg.values())
     for rule in ("fifo", "spt", "srpt", "swrpt"):
         assert avg[f"{rule}-mct"] < min(avg[f"{rule}-rr"], avg[f"{rule}-dd"])
     assert avg["fifo-rr"] >= sorted(avg.values())[-3]
+
+
+def _old_row(key):
+    return [{"seed": key[0], "policy": key[1], "status": "ok", "reason": None,
+             "lp_bound": 1.0, "max_stretch": 1.0}]
+
+
+def test_reproduction_keys_carry_the_bandwidth():
+    """Decision 36: every cell of ``reproduce cbs3m`` names its base bandwidth (the profile's
+    by default), so a store filled under simgrid's old default of 10 Mbit/s (keys
+    ``(seed, policy, profile)``) is recomputed, never read back as today's results."""
+    from lpsched.bags import reproduce as exp
+    from lpsched.core import ResultStore, run_cells
+
+    assert exp.cells(1, policies=["fifo-mct"]) == [(0, "fifo-mct", "simgrid", 12.5e6)]
+    assert exp.cells(1, "mpi", policies=["fifo-mct"]) == [(0, "fifo-mct", "mpi", 1.25e6)]
+    assert exp.cells(1, policies=["fifo-mct"], base_bandwidth=1.25e6) == [
+        (0, "fifo-mct", "simgrid", 1.25e6)]
+    store = ResultStore(":memory:")
+    old = [(s, "fifo-mct", "simgrid") for s in range(2)]  # the keys before decision 36
+    assert run_cells(exp.EXPERIMENT, old, _old_row, store, progress=False) == 2
+    new = exp.cells(2, policies=["fifo-mct"])
+    assert run_cells(exp.EXPERIMENT, new, exp.cell, store, progress=False) == 2
+    assert run_cells(exp.EXPERIMENT, new, exp.cell, store, progress=False) == 0
+    rows = store.rows(exp.EXPERIMENT)  # the 2 old rows kept beside the 2 computed now
+    assert len(rows) == 4 and sum(r["max_stretch"] > 1.0 for r in rows) == 2
+    # a key without the bandwidth is the profile's default: the same row as the new key
+    short, full = exp.cell(old[0])[0], exp.cell(new[0])[0]
+    short.pop("seconds"), full.pop("seconds")
+    assert short == full

@@ -139,8 +139,17 @@ def test_generator_is_deterministic_and_follows_table2():
     assert (a.work >= 3.1e9 * (1 - 1e-9)).all() and (a.size >= 40e6 * (1 - 1e-9)).all()
     assert (a.tasks >= 10).all()
     assert (np.diff(a.release) >= 0).all()
-    slow = 1.25e6 / a.platform.bandwidths
+    # 100 Mbit/s links before integer slowdowns U{1..10} (decision 36, issue 13 item 5)
+    slow = 12.5e6 / a.platform.bandwidths
     assert np.allclose(slow, np.round(slow)) and slow.min() >= 1 and slow.max() <= 10
+    # the literal 10 Mbit/s of [L796] (the default before decision 36, and mpi's) draws the
+    # same instance with links 10 times slower
+    old = random_bags(seed=11, base_bandwidth=1.25e6)
+    assert np.allclose(old.platform.bandwidths * 10, a.platform.bandwidths)
+    assert instance_to_dict(old)["applications"] == instance_to_dict(a)["applications"]
+    assert np.array_equal(old.platform.speeds, a.platform.speeds)
+    mpi_slow = 1.25e6 / random_bags(profile="mpi", seed=11).platform.bandwidths  # mpi: kept
+    assert np.allclose(mpi_slow, np.round(mpi_slow)) and 1 <= mpi_slow.min() <= mpi_slow.max() <= 10
 
 
 def test_generator_profiles_and_overrides():

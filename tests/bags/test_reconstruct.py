@@ -64,7 +64,10 @@ def test_sends_follow_lemma1_inside_each_interval():
 
 
 def test_granularity_theorem5_drives_the_stretch_to_the_optimum():
-    base = random_bags(5, 3, seed=2)
+    """Theorem 5 holds on any instance; the thresholds were set on this one, drawn with the
+    literal 10 Mbit/s links (the ``simgrid`` default before decision 36: pinned so that
+    the instance, and so the test, stay the same; gaps 0.158, 0.034, 0.0085)."""
+    base = random_bags(5, 3, seed=2, base_bandwidth=1.25e6)
     gaps = []
     for g in (1, 4, 16):
         inst = finer(base, g)
@@ -106,7 +109,9 @@ def test_theorems_3_and_4_bounded_multiport(seed, computation, bw_share):
 def test_bmp_granularity_converges():
     from lpsched.bags.reconstruct import reconstruct_bmp
 
-    base = random_bags(5, 3, seed=2, port="multiport")
+    # the instance the threshold was set on (10 Mbit/s links, see the one-port test above;
+    # gaps 0.53, 0.137, 0.025)
+    base = random_bags(5, 3, seed=2, port="multiport", base_bandwidth=1.25e6)
     gaps = []
     for g in (1, 4, 16):
         inst = finer(base, g)

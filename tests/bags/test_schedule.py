@@ -135,12 +135,14 @@ def test_fluid_computation_window_test():
 def test_multiport_check_accepts_simulated_schedules_with_a_bounded_master(frac):
     """Issue 10: the independent multiport check once rejected (HiGHS "unknown" status on
     intervals of 1e-12 s, in bytes) schedules the simulator produced on a bounded master;
-    every policy's schedule must now pass it (seed 1, 5x5 simgrid: mwma-nbt failed)."""
+    every policy's schedule must now pass it (seed 1, 5x5 simgrid: mwma-nbt failed; at the
+    10 Mbit/s links of then, pinned since decision 36 made 100 Mbit/s the default)."""
     from lpsched.bags import instance_from_dict, instance_to_dict, random_bags
     from lpsched.bags.policies import get_policy, policy_names
     from lpsched.bags.simulator import simulate
 
-    d = instance_to_dict(random_bags(5, 5, seed=1, port="multiport", profile="simgrid"))
+    d = instance_to_dict(random_bags(5, 5, seed=1, port="multiport", profile="simgrid",
+                                     base_bandwidth=1.25e6))
     d["platform"]["master_bandwidth"] = frac * sum(d["platform"]["bandwidths"])
     inst = instance_from_dict(d)
     for name in policy_names():
@@ -154,7 +156,8 @@ def test_tiny_master_link_schedules_pass_the_check(master):
     simulated schedules "invalid"), and the BMP constructions moved a computation's start
     past a pause but not its end (the "at the pause" tolerance, 1e-9·t, exceeded a task's
     duration): both produced or rejected schedules wrongly. Seed 1, 3 applications on 2
-    workers, as `lpsched generate bags --apps 3 --workers 2 --seed 1`."""
+    workers, as `lpsched generate bags --apps 3 --workers 2 --seed 1 --base-bandwidth
+    1.25e6` (the default before decision 36, pinned to keep the instance of the bug)."""
     from lpsched.bags import instance_from_dict, instance_to_dict, random_bags
     from lpsched.bags.maxstretch import max_stretch
     from lpsched.bags.policies import get_policy, policy_names
@@ -162,7 +165,7 @@ def test_tiny_master_link_schedules_pass_the_check(master):
     from lpsched.bags.simulator import simulate
     from lpsched.errors import LpschedError
 
-    d = instance_to_dict(random_bags(3, 2, seed=1))
+    d = instance_to_dict(random_bags(3, 2, seed=1, base_bandwidth=1.25e6))
     d["platform"].update(port="multiport", master_bandwidth=master)
     inst = instance_from_dict(d)
     plan = max_stretch(inst).plan

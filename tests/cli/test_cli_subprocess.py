@@ -212,7 +212,8 @@ def test_approx_identical_runs_the_files_lpsched_testing_prints(tmp_path: Path) 
 
 def test_generate_bags_uses_the_profiles_units() -> None:
     """``generate bags --profile balanced`` gives the Python API's instance: the profile's
-    10 MB/s base links, not the 10 Mbit/s of the seed's profiles (issue 13)."""
+    10 MB/s base links, not the 10 or 100 Mbit/s of the seed's profiles (issue 13; mpi and
+    simgrid, decision 36), and so does the default simgrid profile."""
     from lpsched.bags import instance_to_dict, random_bags
 
     out = one_json_object(lpsched("generate", "bags", "--profile", "balanced", "--seed", "3"))
@@ -220,4 +221,7 @@ def test_generate_bags_uses_the_profiles_units() -> None:
                                                                       seed=3))))
     assert min(out["platform"]["bandwidths"]) >= 1e6  # 1e7 / U[1, 10]
     simgrid = one_json_object(lpsched("generate", "bags", "--seed", "3"))
-    assert max(simgrid["platform"]["bandwidths"]) <= 1.25e6
+    assert simgrid == json.loads(json.dumps(instance_to_dict(random_bags(seed=3))))
+    assert max(simgrid["platform"]["bandwidths"]) <= 12.5e6  # 100 Mbit/s / U{1..10}
+    mpi = one_json_object(lpsched("generate", "bags", "--profile", "mpi", "--seed", "3"))
+    assert max(mpi["platform"]["bandwidths"]) <= 1.25e6  # 10 Mbit/s / U{1..10}

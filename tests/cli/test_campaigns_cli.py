@@ -139,6 +139,8 @@ def test_reproduce_ostrich_small(tmp_path) -> None:
     assert [Path(f).name for f in data["figures"]] == ["ostrich_fig5_6.png",
                                                        "ostrich_fig5_13.png"]
     assert {"ostrich", "ostrich-nodeps", "fcfs", "original"} <= set(data["summary"]["egee"])
+    header = (tmp_path / "ostrich.csv").read_text().splitlines()[0].split(",")
+    assert "part" in header and "utilisation_dec_jan" not in header  # its own CSV (B26)
 
 
 def test_multicmax_refuses_parallel_jobs_with_exit_2(tmp_path) -> None:

@@ -30,7 +30,7 @@ def _number(name: str, value: Any, *, positive: bool, integer: bool = False) -> 
     try:
         v = float(value)
     except OverflowError:  # a JSON integer with hundreds of digits
-        raise InvalidInstanceError(name, huge_integer(value),
+        raise InvalidInstanceError(name, huge_integer(int(value)),
                                    "outside the float range (about ±1.8e308)") from None
     if not math.isfinite(v):
         raise InvalidInstanceError(name, value, "must be finite")
@@ -88,7 +88,9 @@ class Instance:
 
     The per-application arrays (``release``, ``tasks``, ``work``, ``size``) and the
     per-(application, worker) times ``comp_time[k, u] = w^(k)/s_u^(k)`` and
-    ``comm_time[k, u] = δ^(k)/b_u`` are computed once and read-only.
+    ``comm_time[k, u] = δ^(k)/b_u`` are computed once and read-only. ``comm_time`` is seed
+    003's transfer time and leaves out the link latencies (``platform.latencies``), which
+    only the simulator adds.
 
     Validated on construction (:class:`InvalidInstanceError` naming the field): at least one
     application, unrelated speeds with one row per application, and times per task whose
@@ -152,6 +154,15 @@ class Instance:
                     name, float(v), f"{what} = {float(value[k, u]):.3g} on worker {u} for "
                     f"application {k} is outside what a float can compute with (it or its "
                     "inverse overflows); rescale the units")
+        latency = np.asarray(plat.latencies, float)
+        if latency.any():
+            with np.errstate(all="ignore"):
+                send = comm + latency[None, :]
+            if not np.isfinite(send).all():
+                k, u = (int(i) for i in np.argwhere(~np.isfinite(send))[0])
+                raise InvalidInstanceError(
+                    f"platform.latencies[{u}]", float(latency[u]), f"latency + size / "
+                    f"bandwidth overflows on worker {u} for application {k}; rescale the units")
         if not np.isfinite(makespan).all():
             k = int(np.argmin(np.isfinite(makespan)))
             raise InvalidInstanceError(
@@ -194,7 +205,7 @@ class Instance:
         return self.platform.workers
 
     def _frozen(self, values: Sequence[float], dtype: type = float) -> np.ndarray:
-        arr = np.array(values, dtype=dtype)
+        arr: np.ndarray = np.array(values, dtype=dtype)
         arr.setflags(write=False)
         return arr
 
@@ -243,6 +254,7 @@ class Instance:
         plat = self.platform
         if plat.unrelated:
             plat = StarPlatform(
-                plat.speeds[idx], plat.bandwidths, plat.master_bandwidth, plat.port, plat.extra
+                plat.speeds[idx], plat.bandwidths, plat.master_bandwidth, plat.port, plat.extra,
+                plat.latencies,
             )
         return Instance(plat, tuple(self.applications[i] for i in idx), self.extra)

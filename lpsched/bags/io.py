@@ -7,7 +7,11 @@
 ```
 
 ``speeds`` may be a list of lists (one row per application); ``master_bandwidth: null`` means
-unbounded. Unknown keys at every level are kept and written back.
+unbounded. ``latencies`` (optional, seconds, one per worker, default all zero) is the latency
+of each worker's link (read from SimGrid platform files, :mod:`lpsched.bags.simgrid`); it is
+written only when some latency is nonzero, so the files of platforms without latency (and
+their hashes) are those written before it existed. Unknown keys at every level are kept and
+written back.
 
 Reading validates in two layers, each error naming the field: :func:`parse_json` (UTF-8
 text, JSON syntax, nesting depth, and numbers: ``NaN``/``Infinity`` literals and numbers
@@ -25,11 +29,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from lpsched.bags.instance import Application, Instance
 from lpsched.bags.platform import StarPlatform, shown
 from lpsched.errors import InvalidInstanceError, ParseError
 
-_PLATFORM_KEYS = ("speeds", "bandwidths", "master_bandwidth", "port")
+_PLATFORM_KEYS = ("speeds", "bandwidths", "master_bandwidth", "port", "latencies")
 _APP_KEYS = ("release", "tasks", "work", "size")
 
 
@@ -48,13 +54,15 @@ def instance_from_dict(data: Any) -> Instance:
     """
     _require(data, "instance", ("platform", "applications"))
     plat = data["platform"]
-    _require(plat, "platform", _PLATFORM_KEYS, optional=("master_bandwidth", "port"))
+    _require(plat, "platform", _PLATFORM_KEYS,
+             optional=("master_bandwidth", "port", "latencies"))
     platform = StarPlatform(
         speeds=plat["speeds"],
         bandwidths=plat["bandwidths"],
         master_bandwidth=plat.get("master_bandwidth"),
         port=plat.get("port", "one-port"),
         extra={k: v for k, v in plat.items() if k not in _PLATFORM_KEYS},
+        latencies=plat.get("latencies"),
     )
     apps_raw = data["applications"]
     if not isinstance(apps_raw, list):
@@ -78,13 +86,15 @@ def instance_to_dict(inst: Instance) -> dict[str, Any]:
     """The JSON document of ``inst`` (inverse of :func:`instance_from_dict`)."""
     plat = inst.platform
     bw = None if math.isinf(plat.master_bandwidth) else plat.master_bandwidth
-    platform = {
+    platform: dict[str, Any] = {
         "speeds": plat.speeds.tolist(),
         "bandwidths": plat.bandwidths.tolist(),
         "master_bandwidth": bw,
         "port": plat.port,
-        **plat.extra,
     }
+    if plat.has_latency:  # only then: files without latency stay byte for byte as before
+        platform["latencies"] = np.asarray(plat.latencies).tolist()
+    platform.update(plat.extra)
     apps = [
         {"release": a.release, "tasks": a.tasks, "work": a.work, "size": a.size, **a.extra}
         for a in inst.applications
@@ -131,11 +141,12 @@ def parse_json(raw: str | bytes, path: str) -> Any:
     {'a': [1, 2.5]}
     """
     if isinstance(raw, bytes):
+        data = raw
         try:
-            raw = raw.decode("utf-8-sig")
+            raw = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line = raw.count(b"\n", 0, exc.start) + 1
-            raise ParseError(path, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise ParseError(path, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
                              f"{exc.start})", line) from None
     bad: list[_NotFinite] = []
 

@@ -1,6 +1,6 @@
 """Star platforms: a master that only sends, and heterogeneous workers (seed 003 §2.1).
 
-Units: speeds in flop/s, bandwidths in bytes/s.
+Units: speeds in flop/s, bandwidths in bytes/s, latencies in seconds.
 """
 
 from __future__ import annotations
@@ -109,6 +109,55 @@ def positive_array(name: str, value: Any, ndim: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
+def latency_array(value: Any, workers: int) -> np.ndarray:
+    """``value`` as the read-only per-worker link latencies of a star platform.
+
+    Validated like :func:`positive_array` (real numbers only, inside the float range), but
+    each entry must be finite and ``>= 0``.
+
+    Parameters
+    ----------
+    value : array-like or None
+        One latency per worker, seconds; ``None`` means all zero.
+    workers : int
+        The number of workers ``p``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(workers,)``, float, read-only (``-0.0`` written as ``0.0``).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Naming ``platform.latencies`` (with the entry's index): a wrong length, an entry
+        that is not a real number, negative, ``nan`` or infinite.
+
+    Examples
+    --------
+    >>> latency_array(None, 2).tolist()
+    [0.0, 0.0]
+    >>> latency_array([1e-3, 0], 2).tolist()
+    [0.001, 0.0]
+    """
+    if value is None:
+        arr = np.zeros(workers)
+    else:
+        arr = _as_float_array("platform.latencies", value)
+        if arr.shape != (workers,):
+            raise InvalidInstanceError("platform.latencies", shown(value),
+                                       f"expected one latency per worker ({workers}), got "
+                                       f"shape {arr.shape}")
+        bad = ~np.isfinite(arr) | (arr < 0)
+        if bad.any():
+            u = int(np.argmax(bad))
+            raise InvalidInstanceError(f"platform.latencies[{u}]", float(arr[u]),
+                                       "must be finite and >= 0 (seconds)")
+        arr = arr + 0.0  # -0.0 -> 0.0, so a zero latency is written as 0.0
+    arr.setflags(write=False)
+    return arr
+
+
 @dataclass(frozen=True, eq=False)
 class StarPlatform:
     """A master feeding ``p`` workers over a star network.
@@ -128,6 +177,15 @@ class StarPlatform:
         ``"multiport"`` (bounded multiport, constraint (10)).
     extra:
         Unknown JSON keys, kept so a load/save round trip loses nothing.
+    latencies:
+        Shape ``(p,)``, the latency of the link master -> ``P_u`` in seconds (``None``: all
+        zero, seed 003's model). Seed 003's models have no latency: the LP models (K) and
+        (K1), the steady state (``ρ*``, ``MS*``), the plan checker and the reconstructions
+        of Theorems 3, 4 and 6 ignore it (the CLI says so in a ``lpsched: note:`` line).
+        Only the master-worker simulator (:mod:`lpsched.bags.simulator`) honours it: each
+        send starts with its link's latency, as in SimGrid's network models. Read from
+        SimGrid platform files (:mod:`lpsched.bags.simgrid`); written to JSON only when
+        some latency is nonzero.
 
     Raises
     ------
@@ -136,7 +194,7 @@ class StarPlatform:
         ``bandwidths`` must hold real numbers only (no booleans, strings or ``null``, rows
         of one length), finite, > 0 and inside the float range, one per worker;
         ``master_bandwidth`` a number > 0 or ``None``/``inf``; ``port`` one of
-        :data:`PORTS`.
+        :data:`PORTS`; ``latencies`` one finite number ``>= 0`` per worker.
     """
 
     speeds: np.ndarray
@@ -144,6 +202,7 @@ class StarPlatform:
     master_bandwidth: float = math.inf
     port: Port = "one-port"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    latencies: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         speeds = positive_array("platform.speeds", self.speeds, (1, 2))
@@ -171,11 +230,17 @@ class StarPlatform:
         object.__setattr__(self, "bandwidths", bws)
         object.__setattr__(self, "master_bandwidth", float(bw))
         object.__setattr__(self, "extra", dict(self.extra))
+        object.__setattr__(self, "latencies", latency_array(self.latencies, bws.shape[0]))
 
     @property
     def workers(self) -> int:
         """Number of workers ``p``."""
         return int(self.bandwidths.shape[0])
+
+    @property
+    def has_latency(self) -> bool:
+        """True when some worker's link has a nonzero latency (see ``latencies``)."""
+        return bool(np.any(np.asarray(self.latencies) > 0))
 
     @property
     def unrelated(self) -> bool:
@@ -196,4 +261,5 @@ class StarPlatform:
 
     def with_port(self, port: Port) -> StarPlatform:
         """The same platform under another communication model."""
-        return StarPlatform(self.speeds, self.bandwidths, self.master_bandwidth, port, self.extra)
+        return StarPlatform(self.speeds, self.bandwidths, self.master_bandwidth, port, self.extra,
+                            self.latencies)

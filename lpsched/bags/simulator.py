@@ -15,10 +15,21 @@ reception order).
 Event order at one instant (fixed, documented in docs/decisions.md): computations ending,
 then sends ending, then releases, then policy wake-ups, and only then one dispatch decision,
 so a policy always sees everything that happened at ``now``.
+
+**Link latencies** (``platform.latencies``, e.g. read from a SimGrid platform file; not in
+seed 003's model). A send to ``P_u`` decided at ``t`` first pays the latency ``λ_u`` of its
+link, then carries its ``δ_k`` bytes, as a message does in SimGrid's flow models (no
+bandwidth is used during the latency). One-port: the master's port stays busy for
+``λ_u + δ_k/b_u`` (a blocking send); bounded multiport: the link is taken at ``t`` and its
+bytes flow (and share ``BW``) from ``t + λ_u``. The schedule records the transfer of the
+bytes, ``send_start = t + λ_u``, so :func:`~lpsched.bags.schedule.validate` checks the same
+rules as without latency; policies see ``comm[k, u] = λ_u + δ_k/b_u``. With every latency
+zero nothing changes (no extra event, the same floating-point times).
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import time as _time
@@ -140,7 +151,11 @@ class StarSimulator:
         self.engine = Engine()
         n, p = inst.n, inst.p
         self.n, self.p = n, p
-        self.comm = np.asarray(inst.comm_time, float)
+        self.payload = np.asarray(inst.comm_time, float)  # δ/b: the bytes alone
+        self.latency = np.asarray(inst.platform.latencies, float)
+        self.has_latency = bool((self.latency > 0).any())
+        # a send's duration alone on its link, latency included (what policies estimate with)
+        self.comm = self.payload + self.latency[None, :] if self.has_latency else self.payload
         self.comp = np.asarray(inst.comp_time, float)
         self.tasks = inst.tasks.astype(int)
         self.rho = dedicated_throughputs(inst)
@@ -158,6 +173,7 @@ class StarSimulator:
         self.port_busy = False  # one-port: a send is in progress
         # multiport: per link, the task in transit, bytes left, time of the last rate change
         self._transit: dict[int, list[Any]] = {}
+        self._latent: dict[int, int] = {}  # multiport: link -> task paying its latency
         self._all_free = np.ones(self.p, bool)
         self._none_free = np.zeros(self.p, bool)
         self._all_free.setflags(write=False)
@@ -192,6 +208,8 @@ class StarSimulator:
             return self._none_free if self.port_busy else self._all_free
         free = np.ones(self.p, bool)
         free[list(self._transit)] = False
+        if self._latent:
+            free[list(self._latent)] = False
         return free
 
     def queued(self, u: int) -> int:
@@ -221,7 +239,8 @@ class StarSimulator:
 
     def _dispatch(self) -> None:
         self._dispatch_event = None
-        while (not self.port_busy) if self.one_port else len(self._transit) < self.p:
+        while ((not self.port_busy) if self.one_port
+               else len(self._transit) + len(self._latent) < self.p):
             choice = self.policy.next_send(self)
             if choice is None:
                 return
@@ -234,21 +253,34 @@ class StarSimulator:
                                f"(application {k}, worker {u}) at t={self.now}")
         i = self._next_task
         self._next_task += 1
-        now = self.now
-        dur = self.comm[k, u]
+        lat = float(self.latency[u])
+        start = self.now + lat if lat > 0 else self.now  # the bytes start after the latency
+        end = start + self.payload[k, u]
         self.rec_app[i], self.rec_worker[i] = k, u
-        self.rec[0, i], self.rec[1, i] = now, now + dur
+        self.rec[0, i], self.rec[1, i] = start, end
         self.unsent[k] -= 1
         self.sent[k, u] += 1
         self.in_flight[u] += 1
         self.in_flight_app[k, u] += 1
-        self.ready[u] = max(now + dur, self.ready[u]) + self.comp[k, u]
+        self.ready[u] = max(end, self.ready[u]) + self.comp[k, u]
         if self.one_port:
             self.port_busy = True
-            self.engine.at(now + dur, lambda: self._send_done(i), SEND_DONE)
+            self.engine.at(end, lambda: self._send_done(i), SEND_DONE)
+            return
+        if lat > 0:  # the link is taken; the bytes flow (and share BW) from `start`
+            self._latent[u] = i
+            self.engine.at(start, lambda: self._payload_start(u), SEND_DONE)
             return
         self._progress()
         self._transit[u] = [i, float(self.inst.size[k]), None]
+        self._reschedule()
+
+    def _payload_start(self, u: int) -> None:
+        """Multiport: the latency of the send on link ``u`` is paid, its bytes start."""
+        i = self._latent.pop(u)
+        self._progress()
+        self.rec[0, i] = self.now
+        self._transit[u] = [i, float(self.inst.size[int(self.rec_app[i])]), None]
         self._reschedule()
 
     def _rates(self) -> dict[int, float]:
@@ -270,9 +302,8 @@ class StarSimulator:
             entry = self._transit[u]
             if entry[2] is not None:
                 self.engine.cancel(entry[2][0])
-            i = entry[0]
             event = self.engine.at(self.now + entry[1] / rate,
-                                   lambda i=i: self._send_done(i), SEND_DONE)
+                                   functools.partial(self._send_done, entry[0]), SEND_DONE)
             entry[2] = (event, self.now)
 
     def _send_done(self, i: int) -> None:
@@ -335,8 +366,8 @@ class StarSimulator:
         t0 = _time.perf_counter()
         order = np.lexsort((np.arange(self.n), self.inst.release))
         for k in order:
-            self.engine.at(float(self.inst.release[k]), lambda k=int(k): self._release(k),
-                           RELEASE)
+            self.engine.at(float(self.inst.release[k]),
+                           functools.partial(self._release, int(k)), RELEASE)
         self.policy.start(self)
         self._loop()
         if (self.done != self.tasks).any():

@@ -1,5 +1,19 @@
 """Subcommands of seed 003 (bags of tasks on a star platform): generate, solve, throughput,
-check, simulate, schedule, plot, policies, demo and ``reproduce cbs3m``.
+check, simulate, schedule, plot, export, policies, demo and ``reproduce cbs3m``.
+
+**SimGrid platforms** (issue 17, :mod:`lpsched.bags.simgrid`). ``generate bags --platform
+P.xml`` draws the applications on the star platform of a SimGrid platform file; ``solve``,
+``throughput``, ``check``, ``simulate``, ``schedule`` and ``plot gantt`` take ``--platform
+P.xml`` to replace the instance's platform by the file's (same applications); ``--master
+HOST`` names the master when several hosts could be it. The port model read is
+``--port`` (``schedule``: the ``--model``'s), else the file's ``lpsched.port`` property, else
+the instance's (``generate``: one-port). ``export simgrid INSTANCE -o
+P.xml`` writes the instance's platform as a SimGrid file (``--deployment D.xml``: the
+applications as a deployment file). What the reader notices (values without unit, ignored
+profiles) is one ``lpsched: note: ...`` line each on stderr; so is a platform with link
+latencies given to a command whose model has none (the LP models (K)/(K1), the steady
+state, the reconstructions: seed 003's models have no latency; the simulator honours it).
+stdout keeps the report (``--json``: one JSON value).
 
 Every option is validated before any work starts and every output path is checked first
 (:mod:`lpsched.cli.outputs`: not a folder, its folder exists, the right suffix) and written
@@ -57,18 +71,69 @@ def _time_limit(args: argparse.Namespace) -> float:
     return float(args.time_limit)
 
 
+def _note(message: str) -> None:
+    """One ``lpsched: note: ...`` line on stderr (stdout keeps the report)."""
+    print(f"lpsched: note: {message}", file=sys.stderr)
+
+
+def _read_platform(args: argparse.Namespace, port: str | None,
+                   default_port: str = "one-port") -> Any:
+    """The SimGrid platform file of ``--platform`` (with ``--master``), its notes printed."""
+    from lpsched.bags.simgrid import read_simgrid_platform
+
+    sg = read_simgrid_platform(args.platform, master=args.master, port=port,
+                               default_port=default_port)
+    for note in sg.notes:
+        _note(f"{args.platform}: {note}")
+    return sg
+
+
+def _check_master(args: argparse.Namespace) -> None:
+    if getattr(args, "master", None) is not None and not getattr(args, "platform", None):
+        raise LpschedError(f"--master {args.master}: names the master host of a SimGrid "
+                           "platform file, give the file with --platform")
+
+
+def _latency_note(inst: Any, ignored_by: str,
+                  honoured: str = "'lpsched simulate' honours them") -> None:
+    """The note of a command whose model has no latency, when the platform has some."""
+    if inst.platform.has_latency:
+        lat = np.asarray(inst.platform.latencies)
+        _note(f"{ignored_by} ignores the link latencies (up to {float(lat.max()):.3g} s on "
+              f"{int((lat > 0).sum())} of {inst.p} workers): seed 003's models have none; "
+              f"{honoured}")
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
-    from lpsched.bags import instance_to_dict, random_bags
+    from lpsched.bags import Instance, instance_to_dict, random_bags
     from lpsched.bags.io import instance_to_json
 
+    _check_master(args)
     _positive(args.base_bandwidth, "--base-bandwidth", "a finite number of bytes/s > 0")
     for option, value in (("--apps", args.apps), ("--workers", args.workers)):
         if value is not None and not 1 <= value <= MAX_GENERATED:
             raise LpschedError(f"{option} {value}: must be between 1 and {MAX_GENERATED}")
+    if args.platform:
+        for option, value in (("--workers", args.workers),
+                              ("--base-bandwidth", args.base_bandwidth)):
+            if value is not None:
+                raise LpschedError(f"{option} {value:g}: the platform file {args.platform} "
+                                   "sets the workers and their links; leave it out")
     target = None if args.output == "-" else check_output(args.output, "-o")
-    inst = random_bags(args.apps, args.workers, profile=args.profile, seed=args.seed,
-                       arrivals=args.arrivals, port=args.port,
+    sg = _read_platform(args, args.port) if args.platform else None
+    workers = sg.platform.workers if sg is not None else args.workers
+    if sg is not None and workers > MAX_GENERATED:
+        raise LpschedError(f"--platform {args.platform}: {workers} workers, more than "
+                           f"{MAX_GENERATED}")
+    port = sg.platform.port if sg is not None else (args.port or "one-port")
+    inst = random_bags(args.apps, workers, profile=args.profile, seed=args.seed,
+                       arrivals=args.arrivals, port=port,
                        base_bandwidth=args.base_bandwidth)
+    if sg is not None:  # the same applications as without --platform, on the file's star
+        meta = dict(inst.extra)
+        meta["generator"] = {**meta["generator"], "platform": Path(args.platform).name,
+                             "master": sg.master}
+        inst = Instance(sg.platform, inst.applications, meta)
     if target is None:
         print(dump_json(instance_to_dict(inst)))
     else:
@@ -102,11 +167,23 @@ def _summary(inst: Any, res: Any) -> str:
     return "\n".join(lines)
 
 
-def _load(path: str, port: str | None) -> Any:
+def _load(path: str, port: str | None, args: argparse.Namespace | None = None,
+          ignored_by: str | None = None) -> Any:
+    """The instance ``path`` under ``port`` (``None``: its own), on the platform of
+    ``--platform`` when ``args`` has one; ``ignored_by`` names the model of a command
+    without latency, for the note (module doc)."""
     from lpsched.bags import load_instance
+    from lpsched.bags.simgrid import with_platform
 
+    if args is not None:
+        _check_master(args)
     inst = load_instance(path)
-    return inst.with_port(port) if port else inst
+    if args is not None and getattr(args, "platform", None):
+        inst = with_platform(inst, _read_platform(args, port, inst.platform.port).platform)
+    inst = inst.with_port(port) if port else inst
+    if ignored_by:
+        _latency_note(inst, ignored_by)
+    return inst
 
 
 def _memory(arg: str | None, p: int) -> np.ndarray | None:
@@ -127,7 +204,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     limit = _time_limit(args)
     _positive(args.tol, "--tol")
     export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES)
-    inst = _load(args.instance, args.port)
+    inst = _load(args.instance, args.port, args, "the max-stretch LP ((K)/(K1))")
     res = max_stretch(inst, method=args.method, tol=args.tol,
                       memory=_memory(args.memory, inst.p), time_limit=limit)
     if export:
@@ -145,7 +222,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_throughput(args: argparse.Namespace) -> int:
     from lpsched.bags.steady_state import dedicated_throughputs
 
-    inst = _load(args.instance, args.port)
+    inst = _load(args.instance, args.port, args, "the steady state")
     rho = dedicated_throughputs(inst)
     ms = inst.tasks / rho
     if args.json:
@@ -161,7 +238,7 @@ def _cmd_throughput(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from lpsched.bags.check import check_plan, plan_from_dict
 
-    inst = _load(args.instance, None)
+    inst = _load(args.instance, None, args, "the plan check ((K)/(K1))")
     plan = plan_from_dict(read_json(args.result), inst, args.result)
     report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
     if args.json:
@@ -252,7 +329,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     limit = _time_limit(args)
     names = _policy_names(args.policy)
-    inst = _load(args.instance, None)
+    inst = _load(args.instance, None, args)
+    _latency_note(inst, "the LP lower bound (K1) of the table",
+                  "the simulated schedules include them")
     check_size(inst)
     lp_bound = max_stretch(inst, time_limit=limit).stretch
     rows = [_run_policy(inst, name, lp_bound, limit) for name in names]
@@ -298,7 +377,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         from lpsched.bags.policies import get_policy
         from lpsched.bags.simulator import simulate
 
-        inst = _load(args.instance, None)
+        inst = _load(args.instance, None, args)
         res = simulate(inst, get_policy(args.policy))
         ax = plotting.gantt(inst, res.schedule, title=f"{args.policy} on {args.instance}")
     else:
@@ -329,7 +408,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
 
     limit = _time_limit(args)
     port = "one-port" if args.model == "op-ac" else "multiport"
-    inst = _load(args.instance, port)
+    inst = _load(args.instance, port, args, "the schedule from the LP (Theorems 3, 4, 6)")
     check_size(inst, "a schedule")
     res = max_stretch(inst, time_limit=limit)
     computation = "fluid" if args.model == "bmp-fc" else "atomic"
@@ -409,6 +488,44 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0 if report.ok else _failed("the plan failed its independent check")
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from lpsched.bags import load_instance
+    from lpsched.bags.simgrid import simgrid_deployment_xml, simgrid_platform_xml
+
+    target = None if args.output == "-" else check_output(args.output, "-o", (".xml",))
+    deployment = args.deployment and check_output(args.deployment, "--deployment", (".xml",))
+    if deployment and target is not None and deployment.resolve() == target.resolve():
+        raise LpschedError(f"--deployment {args.deployment}: the same file as -o")
+    inst = load_instance(args.instance)
+    text = simgrid_platform_xml(inst.platform, exact_network=args.exact_network,
+                                comment=f"from {Path(args.instance).name}")
+    deploy = simgrid_deployment_xml(inst) if deployment else None
+    if target is None:
+        sys.stdout.write(text)
+    else:
+        with atomic_output(target) as fh:
+            fh.write(text)
+        print(f"wrote {args.output}: SimGrid platform (version 4.1), master + {inst.p} "
+              f"workers, {inst.platform.port}", file=sys.stderr)
+    if deployment and deploy is not None:
+        with atomic_output(deployment) as fh:
+            fh.write(deploy)
+        print(f"wrote {args.deployment}: SimGrid deployment, {inst.n} applications",
+              file=sys.stderr)
+    return 0
+
+
+def _platform_args(parser: Any, what: str = "the instance's platform") -> None:
+    """``--platform`` and ``--master`` (module doc)."""
+    parser.add_argument("--platform", metavar="FILE",
+                        help=f"a SimGrid platform file (XML 4.1) whose star replaces {what} "
+                        "(workers: the hosts other than the master, in file order; units as "
+                        "SimGrid's: 1Gf, 100Mbps, 50us)")
+    parser.add_argument("--master", metavar="HOST",
+                        help="with --platform: the master host (default: the only host with "
+                        "a route to every other host)")
+
+
 def add_model_commands(sub: Any) -> None:
     """generate, solve, throughput, check, simulate."""
     gen = sub.add_parser("generate", help="generate a random instance")
@@ -419,11 +536,15 @@ def add_model_commands(sub: Any) -> None:
     bags.add_argument("--profile", choices=("mpi", "simgrid", "balanced"), default="simgrid")
     bags.add_argument("--seed", type=seed, default=0)
     bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
-    bags.add_argument("--port", choices=("one-port", "multiport"), default="one-port")
+    bags.add_argument("--port", choices=("one-port", "multiport"), default=None,
+                      help="communication model (default one-port; with --platform: the "
+                      "file's lpsched.port property, else one-port)")
     bags.add_argument("--base-bandwidth", type=float, default=None,
                       help="link bandwidth before slowdowns, bytes/s (default: the "
                       "profile's: 1.25e6 = 10 Mbit/s for mpi, 12.5e6 = 100 Mbit/s for "
                       "simgrid, 1e7 for balanced)")
+    _platform_args(bags, "the generated platform (the applications are those the same "
+                   "--seed draws for that many workers)")
     bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
     bags.set_defaults(func=_cmd_generate)
 
@@ -437,6 +558,7 @@ def add_model_commands(sub: Any) -> None:
                        help="buffer memory per worker in bytes (one value or one per worker)")
     solve.add_argument("--time-limit", type=float, default=120.0,
                        help="wall-clock budget of the search, seconds (> 0; default 120)")
+    _platform_args(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--plan", action="store_true", help="with --json: include the plan")
     solve.add_argument("--export-lp", metavar="FILE",
@@ -447,6 +569,7 @@ def add_model_commands(sub: Any) -> None:
     thr = sub.add_parser("throughput", help="steady-state rho* and MS* of each application")
     thr.add_argument("instance")
     thr.add_argument("--port", choices=("one-port", "multiport"), default=None)
+    _platform_args(thr)
     thr.add_argument("--json", action="store_true")
     thr.set_defaults(func=_cmd_throughput)
 
@@ -454,6 +577,7 @@ def add_model_commands(sub: Any) -> None:
     chk.add_argument("instance")
     chk.add_argument("result")
     chk.add_argument("--memory", default=None)
+    _platform_args(chk)
     chk.add_argument("--json", action="store_true")
     chk.set_defaults(func=_cmd_check)
 
@@ -462,6 +586,7 @@ def add_model_commands(sub: Any) -> None:
     sim.add_argument("instance")
     sim.add_argument("--policy", default="cbs3m-edf-online",
                      help="a policy name, several separated by commas, or 'all'")
+    _platform_args(sim)
     sim.add_argument("--json", action="store_true")
     sim.add_argument("--table", action="store_true", help="a table (the default output)")
     sim.add_argument("--time-limit", type=float, default=120.0,
@@ -493,6 +618,7 @@ def add_output_commands(sub: Any) -> None:
     pg.add_argument("instance")
     pg.add_argument("--policy", default="cbs3m-edf-online")
     pg.add_argument("-o", "--output", default="gantt.png", help="a .png, .pdf or .svg file")
+    _platform_args(pg)
     pg.set_defaults(func=_cmd_plot)
     pb = plot_sub.add_parser("box", help="max-stretch / LP per policy, from a reproduction")
     pb.add_argument("results", help="the --out folder of 'lpsched reproduce cbs3m'")
@@ -506,11 +632,40 @@ def add_output_commands(sub: Any) -> None:
     sch.add_argument("--model", choices=("op-ac", "bmp-ac", "bmp-fc"), default="op-ac",
                      help="op-ac: one-port atomic (Thm 6); bmp-ac / bmp-fc: bounded multiport, "
                           "atomic (Thm 4) or fluid (Thm 3) computation")
+    _platform_args(sch)
     sch.add_argument("--json", action="store_true")
     sch.add_argument("--schedule", action="store_true", help="with --json: every task")
     sch.add_argument("--time-limit", type=float, default=120.0,
                      help="wall-clock budget of the max-stretch search, seconds (> 0)")
     sch.set_defaults(func=_cmd_schedule)
+
+    exp = sub.add_parser("export", help="write an instance's platform in another tool's "
+                         "format (SimGrid)")
+    exp_sub = exp.add_subparsers(dest="format", required=True)
+    sgx = exp_sub.add_parser(
+        "simgrid", help="a SimGrid platform file (XML 4.1) of an instance's star platform",
+        description="Write the star platform of an instance as a SimGrid platform file "
+        "(version 4.1): a host 'master' and one host per worker (the host names of a "
+        "platform read from a SimGrid file are kept) with their speeds, one SPLITDUPLEX "
+        "link per worker with its bandwidth and latency, routes master -> worker in a Full "
+        "zone; a bounded multiport master gets a shared link 'master_port' of bandwidth BW "
+        "on every route. Reading the file back (--platform) gives the same platform. "
+        "SimGrid's default network model (LV08) scales bandwidths by 0.97 and latencies by "
+        "13.01: use --exact-network, or --cfg=network/model:CM02, to get lpsched's "
+        "transfer times.")
+    sgx.add_argument("instance", help="an instance JSON file (one speed per worker)")
+    sgx.add_argument("-o", "--output", default="-",
+                     help="the platform file, .xml ('-': stdout, the default)")
+    sgx.add_argument("--deployment", metavar="FILE",
+                     help="also write a SimGrid deployment file (.xml): an actor 'master' on "
+                     "the master whose arguments are the port model, n, then release tasks "
+                     "work size of each application, then the worker hosts; an actor "
+                     "'worker' on each worker")
+    sgx.add_argument("--exact-network", action="store_true",
+                     help="add a <config> block (network/model CM02, network/TCP-gamma 1e100, "
+                     "network/crosstraffic 0) so SimGrid's transfer times are lpsched's: "
+                     "latency + size/bandwidth")
+    sgx.set_defaults(func=_cmd_export)
 
 
 

@@ -170,12 +170,17 @@ class Profile:
 class BatchSchedule:
     """Per job (workload order): start, end, and its processors (``procs[j]``, an array of
     ids; a :class:`~lpsched.batch.procsets.ProcSets` of runs under ``basic`` on a line, a
-    list of arrays otherwise)."""
+    list of arrays otherwise); ``failed``: the jobs a placement penalty pushed past their
+    estimate; ``killed``: every job stopped at its estimate (``failed``, and under ``kill``
+    the jobs whose run time exceeds it), Batsim's ``COMPLETED_WALLTIME_REACHED``."""
 
     start: np.ndarray
     end: np.ndarray
     procs: Sequence[np.ndarray]
     failed: np.ndarray | None = None  # killed by a placement penalty (seed 000 §4.4)
+    #: stopped at their estimate: overran it under ``kill`` or failed by a penalty (what
+    #: Batsim's ``jobs.csv`` calls ``COMPLETED_WALLTIME_REACHED``)
+    killed: np.ndarray | None = None
 
     @property
     def makespan(self) -> float:
@@ -271,8 +276,8 @@ class _BatchSim:
 
     __slots__ = ("alloc", "begin", "cluster_size", "compression", "counts", "early_end",
                  "end", "ends", "est", "est_l", "failed", "finish", "first_resv", "fixed",
-                 "free", "line", "nfree", "now", "penalty", "plan", "policy", "procs", "qct",
-                 "queue", "releases", "run_l", "running", "scan_from", "scan_state", "seq",
+                 "free", "kill", "line", "nfree", "now", "penalty", "plan", "policy", "procs",
+                 "qct", "queue", "releases", "run_l", "running", "scan_from", "scan_state", "seq",
                  "shadow_memo", "sizes_l", "slot", "start", "topology", "version", "wakes",
                  "work")
 
@@ -288,7 +293,7 @@ class _BatchSim:
         self.work, self.policy, self.compression = work, policy, compression
         self.fixed = policy == "conservative" and compression != "rebuild"
         self.alloc, self.cluster_size, self.topology, self.qct = alloc, cluster_size, topology, qct
-        self.penalty = penalty
+        self.penalty, self.kill = penalty, kill
         self.est = est
         # Python scalars for the hot loops
         self.sizes_l, self.est_l, self.run_l = work.size.tolist(), est.tolist(), run.tolist()
@@ -339,7 +344,9 @@ class _BatchSim:
         events = self.run(order.tolist(), subs)
         seconds = _time.perf_counter() - t0
         procs = ProcSets.from_flat(self.procs) if self.line is not None else self.procs
-        sched = BatchSchedule(np.array(self.start), np.array(self.end), procs, self.failed)
+        killed = self.failed | (self.work.run > self.est) if self.kill else self.failed.copy()
+        sched = BatchSchedule(np.array(self.start), np.array(self.end), procs, self.failed,
+                              killed)
         return sched, {"events": events, "seconds": seconds,
                        "first_reservation": np.array(self.first_resv)}
 
@@ -403,14 +410,15 @@ class _BatchSim:
     def begin_mask(self, j: int) -> bool:
         """Start ``j`` now if the allocation rule places it: take its processors, fix its run
         time (placement penalty: killed at its estimate if longer), schedule its end."""
-        counts = self.counts
-        ids = allocate(self.alloc, self.free, self.sizes_l[j], self.cluster_size,
+        free, counts = self.free, self.counts
+        assert free is not None and counts is not None  # the mask's state (not a line)
+        ids = allocate(self.alloc, free, self.sizes_l[j], self.cluster_size,
                        self.topology, self.qct, counts)
         if ids is None:
             return False
-        self.free[ids] = False  # type: ignore[index]
+        free[ids] = False
         self.nfree -= ids.size
-        counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)  # type: ignore[union-attr]
+        counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
         self.procs[j] = ids.astype(np.int32)
         length = self.run_l[j]
         if self.penalty is not None:
@@ -421,8 +429,9 @@ class _BatchSim:
     def penalised(self, j: int, ids: np.ndarray, length: float) -> float:
         """``j``'s run time on ``ids`` under the placement penalty (module doc), or its
         estimate, with ``j`` marked failed, when that is longer."""
-        topology, (kind, factor) = self.topology, self.penalty
-        assert topology is not None
+        topology, penalty = self.topology, self.penalty
+        assert topology is not None and penalty is not None
+        kind, factor = penalty
         r = topology.level_of(ids) - topology.min_level(self.sizes_l[j])
         length *= (1 + r * factor) if kind == "linear" else factor ** r
         if length > self.est[j]:
@@ -431,11 +440,11 @@ class _BatchSim:
 
     def finish_mask(self, j: int) -> None:
         """``j`` ends: its processors are free again."""
-        ids = self.procs[j]
-        self.free[ids] = True  # type: ignore[index]
+        ids, free, counts = self.procs[j], self.free, self.counts
+        assert free is not None and counts is not None  # the mask's state (not a line)
+        free[ids] = True
         self.nfree += ids.size
-        counts = self.counts
-        counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)  # type: ignore[union-attr]
+        counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)
         self.ended(j)
 
     def ended(self, j: int) -> None:

@@ -1,5 +1,12 @@
-"""Subcommands of the batch-cluster family (seeds 000 ch. 4-5, 001): ``swf-info``, ``batch``
-and ``reproduce contiguity | platform-level | topology-aware``."""
+"""Subcommands of the batch-cluster family (seeds 000 ch. 4-5, 001): ``swf-info``, ``batch``,
+``convert`` and ``reproduce contiguity | platform-level | topology-aware``.
+
+``batch`` reads an SWF trace (the Parallel Workloads Archive's format,
+:mod:`lpsched.core.swf`) or a Batsim JSON workload of delay jobs (``.json``), and writes the
+schedule as Batsim's ``jobs.csv`` (the columns of Batsim's documentation, "Jobs" output, which
+evalys's ``JobSet.from_csv`` reads); ``convert`` turns an SWF trace into a Batsim workload and
+back (:mod:`lpsched.batch.batsim`, where the formats and their mapping are described).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import argparse
 import contextlib
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     from lpsched.batch import reproduce as exp
 
     name = args.experiment
+    summarise: Callable[[list[dict[str, Any]]], Any]
     _check_reproduce_options(args)
     out = check_output_folder(args.out, "--out")
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
@@ -109,11 +118,11 @@ def _machine_option(value: int, option: str) -> int:
 
 
 def _cmd_swf_info(args: argparse.Namespace) -> int:
-    from lpsched.core.swf import read_swf, to_workload
+    from lpsched.core.swf import to_workload
 
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
-    trace = read_swf(args.trace, lenient=args.lenient)
+    trace = _read_swf(args.trace, args.lenient)
     work = to_workload(trace, size=args.size, estimate=args.estimate,
                        processors=args.processors)
     out = {"trace": args.trace, "max_procs": trace.max_procs, **work.report()}
@@ -129,30 +138,40 @@ def _cmd_swf_info(args: argparse.Namespace) -> int:
 
 def _dropped_text(work: Any) -> str:
     """``dropped 2: 1 malformed line skipped (--lenient), 1 no run time (...); skipped
-    lines 3`` (the first ten skipped lines)."""
+    lines 3`` (the first ten skipped lines; for a Batsim workload the jobs skipped, as
+    ``jobs[i]``)."""
     if not work.dropped:
         return "dropped: none"
     text = f"dropped {sum(work.dropped.values())}: " + ", ".join(
         f"{count} {why}" for why, count in work.dropped.items())
     if work.skipped_lines:
-        shown = ", ".join(str(line) for line in work.skipped_lines[:10])
+        batsim = _is_batsim(work.source)
+        shown = ", ".join(f"jobs[{i}]" if batsim else str(i) for i in work.skipped_lines[:10])
         more = ", ..." if len(work.skipped_lines) > 10 else ""
         why = ", ".join(f"{count} {reason}" for reason, count in work.skip_reasons.items())
-        text += f"; skipped lines {shown}{more} ({why})"
+        text += f"; skipped {'jobs' if batsim else 'lines'} {shown}{more} ({why})"
     return text
 
 
-def _ranges(runs: Any, first: int, stop: int) -> list[str]:
-    """The processors of jobs ``first`` to ``stop - 1``, from their runs (a
-    :class:`~lpsched.batch.procsets.ProcSets`: ``[lo, hi)`` of consecutive ids, increasing,
-    none adjacent), each as a compact range list, e.g. ``0-3,8``: one string per run, then
-    one join per job, O(runs)."""
-    from itertools import pairwise
+def _is_batsim(path: str) -> bool:
+    """A Batsim JSON workload (``.json``) rather than an SWF trace (the input format is
+    read from the file name, as in :func:`lpsched.batch.batsim.is_batsim`)."""
+    return str(path).lower().endswith(".json")
 
-    offsets = runs.offsets[first:stop + 1].tolist()
-    lo, hi = runs.lo[offsets[0]:offsets[-1]].tolist(), runs.hi[offsets[0]:offsets[-1]].tolist()
-    parts = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(lo, hi, strict=True)]
-    return [",".join(parts[a - offsets[0]:b - offsets[0]]) for a, b in pairwise(offsets)]
+
+def _read_swf(path: str, lenient: bool) -> Any:
+    """:func:`~lpsched.core.swf.read_swf`; a file that fails as SWF but holds a JSON object
+    gets a hint: Batsim workloads are read when named ``.json``."""
+    from lpsched.core.swf import read_swf
+
+    try:
+        return read_swf(path, lenient=lenient)
+    except ParseError as exc:
+        with contextlib.suppress(OSError), open(path, "rb") as fh:
+            if fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+                raise ParseError(path, "a JSON object, not an SWF trace: name a Batsim "
+                                 "workload .json to read it as one") from exc
+        raise
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
@@ -169,7 +188,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
     penalty = _penalty(args.penalty)
-    work = _batch_workload(args)
+    work, profiles = _batch_workload(args)
     topo = _batch_topology(args, work)
     sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
                                   alloc=args.alloc, cluster_size=args.cluster_size,
@@ -181,7 +200,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
                    qct=args.qct)
     report = work.report()
-    out = {"trace": args.trace, "policy": args.policy, "alloc": args.alloc,
+    out = {"trace": args.trace, "format": "batsim" if _is_batsim(args.trace) else "swf",
+           "policy": args.policy, "alloc": args.alloc,
            "compression": (args.compression or "textbook") if args.policy == "conservative"
            else None,
            "topology": topo.describe() if topo else None,
@@ -193,7 +213,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
     if args.out:
-        _write_schedule(args.out, work, sched)
+        _write_schedule(args.out, work, sched, profiles)
     if args.json:
         print(dump_json(out))
     else:  # with the CSV on stdout, the summary goes to stderr
@@ -203,7 +223,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
               f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
               f"{out['utilisation']:.3f} ({out['jobs_per_second'] or 0:.0f} jobs/s)",
               file=stream)
-        print(f"{out['records']} job lines read; {_dropped_text(work)}"
+        read = "jobs" if _is_batsim(args.trace) else "job lines"
+        print(f"{out['records']} {read} read; {_dropped_text(work)}"
               + (f"; rounded up: {work.rounded}" if work.rounded else ""), file=stream)
     return 0
 
@@ -223,15 +244,30 @@ def _penalty(spec: str | None) -> tuple[str, float] | None:
     return kind, value
 
 
-def _batch_workload(args: argparse.Namespace) -> Any:
-    """The trace's jobs under the options, every record accounted for (``--limit`` cuts
-    count as dropped); an error when none is left."""
+def _load_jobs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
+    """The jobs of ``args.trace`` (SWF, or a Batsim workload when named ``.json``) under
+    ``--size``, ``--estimate``, ``--processors`` and ``--lenient``, with the profile name of
+    each (``None`` for SWF)."""
+    if _is_batsim(args.trace):
+        from lpsched.batch.batsim import load_jobs
+
+        return load_jobs(args.trace, args.size, args.estimate, args.processors,
+                         args.lenient)
+    from lpsched.core.swf import to_workload
+
+    work = to_workload(_read_swf(args.trace, args.lenient), size=args.size,
+                       estimate=args.estimate, processors=args.processors)
+    return work, None
+
+
+def _batch_workload(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
+    """The jobs under the options, every record accounted for (``--limit`` cuts count as
+    dropped), and their profile names (``None``: named by their delays); an error when none
+    is left."""
     from dataclasses import replace
 
-    from lpsched.core.swf import read_swf, to_workload
-
-    work = to_workload(read_swf(args.trace, lenient=args.lenient), size=args.size,
-                       estimate=args.estimate, processors=args.processors).require_jobs()
+    work, profiles = _load_jobs(args)
+    work = work.require_jobs()
     if args.limit and args.limit < work.jobs:
         keep = slice(0, args.limit)
         work = replace(work, job=work.job[keep], submit=work.submit[keep],
@@ -239,9 +275,10 @@ def _batch_workload(args: argparse.Namespace) -> Any:
                        estimate=work.estimate[keep],
                        dropped={**work.dropped, f"after the first {args.limit} (--limit)":
                                 work.jobs - args.limit})
+        profiles = profiles[:args.limit] if profiles is not None else None
     if args.offline:  # seed 000 ch. 4: every job known at time 0, in trace order
         work = replace(work, submit=np.zeros_like(work.submit))
-    return work
+    return work, profiles
 
 
 def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
@@ -258,32 +295,112 @@ def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
                                "machine size with --processors")
         return topo
     if work.processors is None:
-        raise ParseError(args.trace, "the header gives no MaxProcs or MaxNodes: give the "
-                         "machine size with --processors")
+        raise ParseError(args.trace, ("the workload gives no nb_res" if _is_batsim(args.trace)
+                                      else "the header gives no MaxProcs or MaxNodes")
+                         + ": give the machine size with --processors")
     if args.cluster_size is not None and args.cluster_size > work.processors:
         raise LpschedError(f"--cluster-size {args.cluster_size}: larger than the machine "
                            f"({work.processors} processors)")
     return None
 
 
-def _write_schedule(path: str, work: Any, sched: Any) -> None:
-    """The schedule as CSV on stdout (``-``) or atomically into ``path``: one row per job,
-    its processors as ranges read from the runs of its set (no array of ids is built)."""
-    import csv
+def _write_schedule(path: str, work: Any, sched: Any, profiles: list[str] | None) -> None:
+    """The schedule as Batsim's ``jobs.csv`` (:func:`lpsched.batch.batsim.write_jobs_csv`)
+    on stdout (``-``) or atomically into ``path``."""
+    from lpsched.batch.batsim import write_jobs_csv
 
-    from lpsched.batch.procsets import proc_runs
-
-    runs = proc_runs(sched.procs)[0]
-    columns = (work.job, work.submit, sched.start, sched.end, work.size)
     with contextlib.ExitStack() as stack:
         fh = sys.stdout if path == "-" else stack.enter_context(
             atomic_output(path, "w", newline=""))
-        w = csv.writer(fh)
-        w.writerow(["job_id", "submit", "start", "end", "procs", "processors"])
-        for first in range(0, work.jobs, 1 << 15):  # in chunks: bounded memory
-            stop = min(first + (1 << 15), work.jobs)
-            w.writerows(zip(*(c[first:stop].tolist() for c in columns),
-                            _ranges(runs, first, stop), strict=True))
+        write_jobs_csv(fh, work, sched, profiles)
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    """SWF -> Batsim workload or Batsim workload -> SWF (:mod:`lpsched.batch.batsim`); the
+    output is checked before the input is read and written atomically."""
+    import gzip
+
+    from lpsched.batch import batsim
+
+    source = "batsim" if _is_batsim(args.input) else "swf"
+    target = args.to or _format_of(args.output)
+    if target == source:
+        raise LpschedError(f"{args.input} is already {_NAMES[source]}: convert turns SWF "
+                           "into a Batsim workload (.json) and back")
+    if args.output == "-" and args.json:
+        raise LpschedError("-o - and --json both write to stdout: give -o a file name")
+    if args.output != "-":
+        check_output(args.output, "-o")
+    if args.processors is not None:
+        _machine_option(args.processors, "--processors")
+    if source == "swf":
+        bw, work = batsim.swf_to_batsim(_read_swf(args.input, args.lenient),
+                                        args.size or "requested",
+                                        args.estimate or "requested", args.processors)
+        jobs, report = bw.jobs, work.report()
+        machine = bw.nb_res
+    else:
+        for option, value in (("--size", args.size), ("--estimate", args.estimate)):
+            if value not in (None, "requested"):
+                raise LpschedError(f"{option} {value}: applies to SWF input only (a Batsim "
+                                   "job has one size, res, and one walltime)")
+        bw = batsim.read_batsim(args.input, lenient=args.lenient)
+        trace = batsim.batsim_to_swf(bw, args.processors)
+        jobs, machine = bw.jobs, trace.max_procs
+        report = {"records": bw.records, "jobs": bw.jobs,
+                  "dropped": {batsim.SKIPPED: len(bw.skipped)} if bw.skipped else {},
+                  "skipped_lines": {"count": len(bw.skipped), "first": list(bw.skipped[:10]),
+                                    "reasons": dict(bw.skip_reasons)}}
+    with contextlib.ExitStack() as stack:
+        if args.output == "-":
+            fh: Any = sys.stdout
+        else:
+            zipped = target == "swf" and args.output.lower().endswith(".gz")
+            fh = stack.enter_context(atomic_output(args.output, "wb" if zipped else "w"))
+            if zipped:
+                fh = stack.enter_context(gzip.open(fh, "wt", encoding="utf-8"))
+        if target == "batsim":
+            batsim.write_batsim(bw, fh, description=_description(args))
+        else:
+            from lpsched.core.swf import write_swf
+
+            write_swf(trace, fh)
+    out = {"input": args.input, "output": args.output, "from": source, "to": target,
+           "records": report["records"], "jobs": jobs, "processors": machine,
+           "dropped": report["dropped"], "skipped_lines": report["skipped_lines"]}
+    if args.json:
+        print(dump_json(out))
+    else:  # a note on stderr, as every command that writes a file
+        dropped = sum(out["dropped"].values())
+        print(f"wrote {'stdout' if args.output == '-' else args.output} "
+              f"({_NAMES[target]}): {jobs} jobs of the {out['records']} read from "
+              f"{args.input}, {dropped} dropped; machine "
+              f"{machine if machine is not None else 'unknown'} processors", file=sys.stderr)
+    return 0
+
+
+_NAMES = {"swf": "an SWF trace", "batsim": "a Batsim workload"}
+
+
+def _format_of(path: str) -> str:
+    """The output format from ``-o``'s name: ``.json`` Batsim, ``.swf``/``.swf.gz`` SWF."""
+    name = path.lower()
+    if name.endswith(".json"):
+        return "batsim"
+    if name.endswith((".swf", ".swf.gz")):
+        return "swf"
+    raise LpschedError(f"-o {path}: cannot tell the output format from the name (.json: "
+                       "Batsim workload, .swf or .swf.gz: SWF): give --to batsim or --to swf")
+
+
+def _description(args: argparse.Namespace) -> str:
+    """The ``description`` of a Batsim workload made from an SWF trace: its source and the
+    conventions used (deterministic: no date, no path but the file name)."""
+    return (f"converted by lpsched from the SWF trace {Path(args.input).name} (--size "
+            f"{args.size or 'requested'}, --estimate {args.estimate or 'requested'}"
+            + (f", --processors {args.processors}" if args.processors else "")
+            + (", --lenient" if args.lenient else "") + "); delay profiles named by their "
+            "delay (s), walltime = the requested time (-1: unknown)")
 
 
 def add_reproduce(rep_sub: Any) -> None:
@@ -314,7 +431,7 @@ def add_reproduce(rep_sub: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """swf-info, batch."""
+    """swf-info, batch, convert."""
     swf = sub.add_parser("swf-info", help="read an SWF trace and report the jobs kept and "
                          "dropped under the chosen conventions")
     swf.add_argument("trace", help=".swf or .swf.gz")
@@ -326,10 +443,19 @@ def add_commands(sub: Any) -> None:
                      "MaxProcs or MaxNodes)")
     swf.add_argument("--json", action="store_true")
     swf.set_defaults(func=_cmd_swf_info)
+    _add_batch(sub)
+    _add_convert(sub)
 
-    bat = sub.add_parser("batch", help="simulate a batch cluster on an SWF trace "
-                         "(FCFS, EASY or conservative backfilling)")
-    bat.add_argument("trace", help=".swf or .swf.gz")
+
+def _add_batch(sub: Any) -> None:
+    """``batch TRACE``: the simulator and its options."""
+    bat = sub.add_parser("batch", help="simulate a batch cluster on an SWF trace or a "
+                         "Batsim workload (FCFS, EASY or conservative backfilling)",
+                         description="Simulate FCFS, EASY or conservative backfilling on an "
+                         "SWF trace or a Batsim JSON workload of delay jobs. --out writes "
+                         "the schedule as Batsim's jobs.csv (evalys: JobSet.from_csv).")
+    bat.add_argument("trace", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json: "
+                     "delay profiles; nb_res is the machine, walltime the estimate)")
     bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy")
     bat.add_argument("--alloc", choices=ALLOCATORS, default="basic",
                      help="processor allocation (seed 000 ch. 5 and seed 001 names)")
@@ -353,18 +479,56 @@ def add_commands(sub: Any) -> None:
                      const="reassign", help="the same as --compression reassign")
     bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
                      "parallel jobs under contiguous/quasi-contiguous (seed 001)")
-    bat.add_argument("--size", choices=("requested", "allocated"), default="requested")
-    bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
-    bat.add_argument("--kill-at-estimate", action="store_true")
-    bat.add_argument("--lenient", action="store_true", help="skip malformed job lines and "
-                     "round fractional processor counts up, both counted in the report")
+    bat.add_argument("--size", choices=("requested", "allocated"), default="requested",
+                     help="SWF: requested (field 8, else 5) or allocated processors (5, "
+                     "else 8); a Batsim job's size is its res")
+    bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested",
+                     help="requested: the requested time (SWF field 9) or walltime "
+                     "(Batsim), else the run time; runtime: the run time (exact estimates)")
+    bat.add_argument("--kill-at-estimate", action="store_true", help="stop a job at its "
+                     "estimate (Batsim's walltime rule; final_state "
+                     "COMPLETED_WALLTIME_REACHED in the CSV)")
+    bat.add_argument("--lenient", action="store_true", help="skip malformed job lines "
+                     "(Batsim: malformed jobs) and round fractional processor counts up, "
+                     "both counted in the report")
     bat.add_argument("--processors", type=int, help="machine size (default: the header's "
-                     "MaxProcs or MaxNodes)")
+                     "MaxProcs or MaxNodes; a Batsim workload's nb_res)")
     bat.add_argument("--limit", type=int, default=0,
                      help="only the first N jobs (0, the default: every job)")
     bat.add_argument("--offline", action="store_true",
                      help="submit every job at time 0 (seed 000 ch. 4 experiments)")
-    bat.add_argument("--out", help="CSV of the schedule ('-': stdout); checked before the "
-                     "simulation, replaced atomically if it exists")
+    bat.add_argument("--out", help="the schedule as Batsim's jobs.csv ('-': stdout): "
+                     "job_id, workload_name, profile, submission_time, "
+                     "requested_number_of_resources, requested_time, success, final_state, "
+                     "starting_time, execution_time, finish_time, waiting_time, "
+                     "turnaround_time, stretch, allocated_resources ('0-3 7'), "
+                     "consumed_energy, metadata; checked before the simulation, replaced "
+                     "atomically if it exists")
     bat.add_argument("--json", action="store_true")
     bat.set_defaults(func=_cmd_batch)
+
+
+def _add_convert(sub: Any) -> None:
+    """``convert IN -o OUT``: SWF <-> Batsim workload."""
+    conv = sub.add_parser("convert", help="turn an SWF trace into a Batsim workload (.json) "
+                          "and back", description="Convert an SWF trace into a Batsim JSON "
+                          "workload of delay jobs (the jobs lpsched simulates under --size, "
+                          "--estimate, --processors, --lenient; nb_res = the machine) or a "
+                          "Batsim workload into an SWF trace. Simulated start times are the "
+                          "same either way.")
+    conv.add_argument("input", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json)")
+    conv.add_argument("-o", "--output", required=True, help=".json (Batsim), .swf or "
+                      ".swf.gz (SWF), or '-' (stdout, with --to); replaced atomically")
+    conv.add_argument("--to", choices=("batsim", "swf"), help="output format (default: "
+                      "from the -o name)")
+    conv.add_argument("--size", choices=("requested", "allocated"), default=None,
+                      help="SWF input: the processors field used as res (default requested)")
+    conv.add_argument("--estimate", choices=("requested", "runtime"), default=None,
+                      help="SWF input: walltime = the requested time (default) or the "
+                      "run time; -1 (none) when unknown or 0")
+    conv.add_argument("--processors", type=int, help="the machine (default: MaxProcs or "
+                      "MaxNodes of the SWF header, nb_res of the Batsim workload)")
+    conv.add_argument("--lenient", action="store_true", help="skip malformed job lines / "
+                      "jobs, counted in the report")
+    conv.add_argument("--json", action="store_true")
+    conv.set_defaults(func=_cmd_convert)

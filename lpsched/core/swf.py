@@ -50,7 +50,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -328,13 +328,13 @@ def _check_values(values: np.ndarray, lines: np.ndarray, path: str, lenient: boo
     return values, lines, skipped, rounded
 
 
-def _show(value: float) -> str:
+def _show(value: Any) -> str:
     """A field's value as written: ``2``, ``2.5``, ``1e+30``, ``nan``."""
     v = float(value)
     return str(int(v)) if math.isfinite(v) and v == int(v) and abs(v) < 1e16 else repr(v)
 
 
-def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[np.ndarray, Any, str]]:
+def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[Any, Any, str]]:
     """``(rows breaking the rule, message for row i, reason)``, in the order reported: not
     finite, out of range, job number, processor counts (the repeated ids come next)."""
     big = finite & (np.abs(values) > FIELD_LIMIT)
@@ -362,17 +362,34 @@ def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[np.ndarr
     ]
 
 
-def write_swf(trace: SwfTrace, path: str | Path) -> None:
-    """Write ``trace`` (comments first, then one line per job; integral values as integers)."""
+def write_swf(trace: SwfTrace, path: str | Path | IO[str]) -> None:
+    """Write ``trace`` to the file ``path`` (gzip-compressed when named ``.gz``) or to an
+    open text stream: the comment lines first, then one line per job; whole values as
+    integers, others as the shortest decimal that reads back exactly (column by column)."""
+    if not isinstance(path, (str, Path)):
+        _write_lines(trace, path)
+        return
     p = Path(path)
-    opener = gzip.open if p.suffix.lower() == ".gz" else open
-    data = np.column_stack([trace.columns[name] for name in FIELDS])
+    opener: Any = gzip.open if p.suffix.lower() == ".gz" else open
     with opener(p, "wt", encoding="utf-8") as fh:
-        for line in trace.comments:
-            fh.write(line + "\n")
-        for row in data:
-            fh.write(" ".join(str(int(v)) if v == int(v) else repr(float(v)) for v in row)
-                     + "\n")
+        _write_lines(trace, fh)
+
+
+def _write_lines(trace: SwfTrace, fh: IO[str]) -> None:
+    """The lines of :func:`write_swf`, in chunks of 32,768 jobs."""
+    for line in trace.comments:
+        fh.write(line + "\n")
+    n = trace.jobs
+    for first in range(0, n, 1 << 15):
+        part = slice(first, min(first + (1 << 15), n))
+        columns = []
+        for name in FIELDS:
+            col = trace.columns[name][part]
+            whole = (col == np.trunc(col)) & (np.abs(col) < 1e16)
+            columns.append(col.astype(np.int64).tolist() if whole.all() else
+                           [str(int(v)) if w else repr(v)
+                            for v, w in zip(col.tolist(), whole.tolist(), strict=True)])
+        fh.write("".join([" ".join(map(str, row)) + "\n" for row in zip(*columns, strict=True)]))
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
 """The lean batch path changes no output (issue 13 item 3): FCFS and EASY start times on the
 shared traces equal those of the simulator before it (pinned by hash), and the textbook
-reference simulator of ``benchmarks/textbook_easy.py`` writes the same schedule CSV as
-``lpsched batch``. Skipped when ``../shared/data`` is absent."""
+reference simulator of ``benchmarks/textbook_easy.py`` writes the same schedule as
+``lpsched batch``; a Batsim workload made of a trace gives the same start times (issue 17).
+Skipped when ``../shared/data`` is absent."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import importlib.util
 import subprocess
@@ -102,7 +104,10 @@ def test_easy_equals_the_textbook_simulator(seed, m, ties):
 
 def test_the_textbook_reference_writes_the_same_schedule(tmp_path):
     """benchmarks/textbook_easy.py (the reference of the speed target) and ``lpsched batch
-    --policy easy --alloc basic`` write byte-identical schedule CSVs."""
+    --policy easy --alloc basic`` write the same schedule: every job's id, submission,
+    start, end, size and processors, field for field as text (lpsched in Batsim's
+    ``jobs.csv`` columns, its processors as ``0-3 7``; the textbook in the columns of before,
+    ``job_id,submit,start,end,procs,processors`` with ``0-3,7``)."""
     path = trace("hpc2n-excerpt.swf")
     textbook = textbook_module()
     _job, submit, run, size, estimate, m = textbook.read_jobs(str(path))
@@ -114,4 +119,25 @@ def test_the_textbook_reference_writes_the_same_schedule(tmp_path):
                    capture_output=True)
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "textbook_easy.py"),
                     str(path), "--out", str(theirs)], check=True, capture_output=True)
-    assert ours.read_bytes() == theirs.read_bytes()
+    with open(ours, newline="") as a, open(theirs, newline="") as b:
+        mine, reference = list(csv.DictReader(a)), list(csv.DictReader(b))
+    assert len(mine) == len(reference) == 3145
+    same = {"job_id": "job_id", "submission_time": "submit", "starting_time": "start",
+            "finish_time": "end", "requested_number_of_resources": "procs"}
+    for row, ref in zip(mine, reference, strict=True):
+        assert {k: row[k] for k in same} == {k: ref[v] for k, v in same.items()}
+        assert row["allocated_resources"].replace(" ", ",") == ref["processors"]
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy"])
+def test_a_batsim_workload_of_the_trace_gives_the_pinned_start_times(tmp_path, policy):
+    """The Batsim workload ``lpsched convert`` makes of hpc2n-excerpt schedules with the
+    start times pinned for the trace itself (issue 17)."""
+    from lpsched.batch.batsim import batsim_to_workload, read_batsim, swf_to_batsim, write_batsim
+
+    bw, _ = swf_to_batsim(read_swf(trace("hpc2n-excerpt.swf")))
+    with open(tmp_path / "w.json", "w") as fh:
+        write_batsim(bw, fh)
+    work, _names = batsim_to_workload(read_batsim(tmp_path / "w.json"))
+    sched, _ = simulate_batch(work, policy)
+    assert start_hash(sched.start) == PINNED["hpc2n-excerpt.swf", policy]

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lpsched.batch.batsim import JOBS_COLUMNS
 from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
@@ -100,7 +101,7 @@ def test_real_trace_and_cli(tmp_path, capsys):
                 "utilisation", "seconds", "jobs_per_second"):
         assert key in data
     lines = out.read_text().splitlines()
-    assert lines[0] == "job_id,submit,start,end,procs,processors" and len(lines) == 501
+    assert lines[0] == ",".join(JOBS_COLUMNS) and len(lines) == 501
 
 
 def test_profile_operations():

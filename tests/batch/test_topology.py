@@ -1,6 +1,7 @@
 """Issue #5, topologies: fat trees and k-ary n-trees, the platform-level (seed 000 ch. 5)
 and (quasi-)contiguous (seed 001) allocators, placement penalties and their metrics."""
 
+import csv
 import json
 
 import networkx as nx
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lpsched.batch.allocation import allocate
+from lpsched.batch.batsim import JOBS_COLUMNS
 from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
 from lpsched.batch.topology import fat_tree, kary_ntree, parse_topology
 from lpsched.cli import main
@@ -241,7 +243,10 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
     assert data["compression"] == "reassign"
     assert data["topology"]["block_sizes"] == [16, 64, 256, 2048]
     assert 0 < data["success_rate"] <= 1 and data["platform_level_factor"] >= 1
-    assert out.read_text().splitlines()[0] == "job_id,submit,start,end,procs,processors"
+    assert out.read_text().splitlines()[0] == ",".join(JOBS_COLUMNS)
+    rows = list(csv.DictReader(out.open()))
+    killed = sum(r["final_state"] == "COMPLETED_WALLTIME_REACHED" for r in rows)
+    assert killed == data["failed_jobs"] > 0  # penalised jobs past their estimate are killed
     code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "400",
                  "--alloc", "quasi-contiguous", "--topology", "kary-ntree:4,6", "--qct", "30",
                  "--json"])

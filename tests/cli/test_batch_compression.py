@@ -3,6 +3,7 @@ default, reported in the JSON; a compression rule with another policy is a usage
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -38,8 +39,9 @@ def test_conservative_compression_rules(tmp_path, capsys, options, compression, 
     code, stdout, _ = run(capsys, "batch", trace, "--policy", "conservative", *options,
                           "--json", "--out", out)
     assert code == 0 and json.loads(stdout)["compression"] == compression
-    rows = [line.split(",") for line in out.read_text().splitlines()[1:]]
-    assert [row[2] for row in rows] == starts
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [row["starting_time"] for row in rows] == starts
 
 
 @pytest.mark.parametrize("option", [("--compression", "textbook"), ("--reassign",)])

@@ -136,7 +136,7 @@ def test_batch_csv_to_stdout_is_the_csv_only(files: dict[str, Path]) -> None:
     assert proc.returncode == 0
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert [r["job_id"] for r in rows] == ["1", "2", "3", "4"]
-    assert all(float(r["end"]) >= float(r["start"]) for r in rows)
+    assert all(float(r["finish_time"]) >= float(r["starting_time"]) for r in rows)
     assert "easy on" in proc.stderr  # the summary moves to stderr, off the CSV
     both = lpsched("batch", str(files["swf"]), "--out", "-", "--json")
     assert both.returncode == 2 and both.stdout == "" and "stdout" in both.stderr

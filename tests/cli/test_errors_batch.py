@@ -11,6 +11,7 @@ on a faulty version run in a child process with a capped address space.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import os
@@ -52,6 +53,15 @@ def write(tmp_path: Path, data: str | bytes, name: str = "t.swf") -> Path:
     path = tmp_path / name
     path.write_bytes(data.encode() if isinstance(data, str) else data)
     return path
+
+
+def allocated(text: str) -> list[int]:
+    """The processor ids of a ``jobs.csv`` interval set (``0-3 7``)."""
+    ids: list[int] = []
+    for part in text.split():
+        lo, _, hi = part.partition("-")
+        ids += range(int(lo), int(hi or lo) + 1)
+    return ids
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
@@ -193,9 +203,10 @@ def test_lenient_rounds_counts_up_and_reports_them(tmp_path, capsys):
     data = json.loads(out)
     assert code == 0 and err == ""
     assert data["rounded"] == {"requested_procs": 1} and data["jobs"] == 4
-    rows = (tmp_path / "s.csv").read_text().splitlines()[1:]
-    sizes = {int(r.split(",")[0]): int(r.split(",")[4]) for r in rows}
-    assert sizes[2] == 1
+    with open(tmp_path / "s.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    sizes = {int(r["job_id"]): int(r["requested_number_of_resources"]) for r in rows}
+    assert sizes[2] == 1 and len(allocated(rows[1]["allocated_resources"])) == 1
 
 
 def test_lenient_skips_bad_ids_and_repeats_into_the_accounting(tmp_path, capsys):
@@ -359,34 +370,28 @@ def test_batch_out_unwritable(tmp_path, capsys, no_simulation):
 
 def test_batch_out_overwrites_atomically(tmp_path, capsys, monkeypatch):
     """An existing file is replaced once the CSV is complete; a run that fails while
-    writing leaves it as it was, and no temporary file behind."""
-    import csv
+    writing (here after the first chunk of rows is out) leaves it as it was, and no
+    temporary file behind."""
+    from lpsched.batch import batsim
 
     path = write(tmp_path, swf_text())
     out = tmp_path / "s.csv"
     out.write_text("old\n")
     code, _, _ = run(capsys, "batch", path, "--out", out)
-    assert code == 0 and out.read_text().startswith("job_id,submit,start,end")
+    assert code == 0 and out.read_text().startswith(",".join(batsim.JOBS_COLUMNS) + "\n")
     out.write_text("old\n")
     calls = []
+    real = batsim.interval_sets
 
-    class DiskFull:
-        """A CSV writer whose disk fills up half-way through the rows."""
+    def disk_full(*args: Any) -> list[str]:
+        """The second chunk of rows finds the disk full."""
+        calls.append(args)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(*args)
 
-        def __init__(self, fh: Any) -> None:
-            self.fh = fh
-
-        def writerow(self, row: Any) -> None:
-            calls.append(row)
-            if len(calls) == 2:
-                raise OSError(28, "No space left on device")
-            self.fh.write("0\n")
-
-        def writerows(self, rows: Any) -> None:
-            for row in rows:
-                self.writerow(row)
-
-    monkeypatch.setattr(csv, "writer", DiskFull)
+    monkeypatch.setattr(batsim, "CHUNK", 1)
+    monkeypatch.setattr(batsim, "interval_sets", disk_full)
     err = one_error(capsys, "batch", path, "--out", out)
     assert "No space left on device" in err and out.read_text() == "old\n"
     assert len(calls) == 2

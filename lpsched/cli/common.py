@@ -86,7 +86,8 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
                    group: Callable[[Any], Any] | None = None,
                    ) -> tuple[list[dict[str, Any]], int, float]:
     """Run the ``cells`` of experiment ``name`` through the resumable runner into
-    ``folder/<name>.sqlite`` with the options of :func:`add_runner_options`; returns the
+    ``folder/<name>.sqlite`` (its table ``name``, typed after ``schema`` when given:
+    :mod:`lpsched.core.store`) with the options of :func:`add_runner_options`; returns the
     stored rows of these cells (checked against ``schema`` when given), the number of
     cells computed now and the wall time (seconds)."""
     import time
@@ -96,6 +97,6 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
     store = ResultStore(Path(folder) / f"{name}.sqlite")
     t0 = time.perf_counter()
     ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
-                    progress=not args.quiet, group=group)
+                    progress=not args.quiet, group=group, schema=schema)
     return store.rows_of(name, cells, schema), ran, time.perf_counter() - t0
 

@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lpsched.core.store import ResultStore
+from lpsched.core.store import ResultStore, RowSchema
 from lpsched.errors import LpschedError
 
 CellFn = Callable[[Any], list[dict[str, Any]]]
@@ -92,20 +92,23 @@ def _reissue(caught: list[Caught]) -> None:
 
 def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
               executor: Any = "local", jobs: int = 1, progress: bool = True,
-              group: Callable[[Any], Any] | None = None) -> int:
+              group: Callable[[Any], Any] | None = None,
+              schema: RowSchema | None = None) -> int:
     """Compute ``fn(cell)`` for every cell not yet stored; returns how many were computed.
 
     ``group(cell)`` (optional) sends the cells with the same key to one worker together —
     e.g. every policy of one instance, so the instance and its LP bound are built once —
-    while each cell is still committed on its own.
+    while each cell is still committed on its own. ``schema`` (the experiment's row schema,
+    optional) declares the types of the store's columns (:meth:`ResultStore.add`).
     """
     with store.lock():
-        return _run_locked(experiment, cells, fn, store, executor, jobs, progress, group)
+        return _run_locked(experiment, cells, fn, store, executor, jobs, progress, group,
+                           schema)
 
 
 def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
                 executor: Any, jobs: int, progress: bool,
-                group: Callable[[Any], Any] | None) -> int:
+                group: Callable[[Any], Any] | None, schema: RowSchema | None) -> int:
     done = store.done(experiment)
     todo = [c for c in cells if ResultStore.key(c) not in done]
     bar = Progress(len(todo), experiment, progress)
@@ -113,7 +116,7 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
         return 0
     if executor == "local" and jobs <= 1:
         for cell in todo:
-            store.add(experiment, cell, fn(cell))
+            store.add(experiment, cell, fn(cell), schema)
             bar.step()
         return len(todo)
     own: Any = None
@@ -134,7 +137,7 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
             done_cells, caught = fut.result()
             _reissue(caught)
             for cell, rows in done_cells:
-                store.add(experiment, cell, rows)
+                store.add(experiment, cell, rows, schema)
                 bar.step()
     finally:
         if own is not None:

@@ -4,12 +4,59 @@ Rows are keyed by ``(experiment, cell)``; a cell's rows are inserted in a single
 so a process killed at any moment leaves either all of a cell's rows or none, and a rerun
 skips the cells already stored (``INSERT OR IGNORE`` on the key: never a duplicate).
 
+**One typed table per experiment.** Each experiment's rows live in a table named after the
+experiment, one column per row field, so ``pandas.read_sql("select * from cbs3m", con)``
+(or :func:`lpsched.experiments.load`) gives numbers as numbers. A name that SQL does not take
+bare is quoted, never changed: ``select * from "platform-level"``. Only a name SQLite
+forbids or lpsched reserves gets a leading underscore (``rows``, names starting with
+``sqlite_`` or ``lpsched_``; an empty name is ``_``), and a name another table already has
+(compared ignoring case, as SQLite does) gets a suffix ``_2``, ``_3``, ...; the table
+``lpsched_experiments`` maps each experiment to its table (:meth:`ResultStore.table`).
+Columns:
+
+- ``_cell`` (the cell's key, :meth:`ResultStore.key`) and ``_idx`` (the row's index within
+  the cell): the primary key, which makes a rerun skip the stored cells;
+- ``_shape``: which fields the row has (an id in ``lpsched_shapes``), so a field a row does
+  not have stays absent when read back, distinct from a field whose value is ``None``;
+- ``_extra``: ``NULL``, or a JSON object holding the exact value of each field of the row
+  that its column cannot give back exactly (below);
+- one column per field, named after it (a suffix as above when two fields differ only by
+  case, or a field is named like a bookkeeping column), declared from the experiment's row
+  schema when the runner is given one (``"int"`` as ``INTEGER``, ``"number"`` as ``REAL``,
+  ``"text"`` as ``TEXT``; :data:`RowSchema`) or else from the first non-``None`` value met:
+  ``INTEGER``, ``REAL``, ``TEXT``, ``BOOLEAN`` (0 or 1; read back as ``bool``) or ``JSON``
+  (lists and dicts, as JSON text); a field that is ``None`` in every row that created it
+  gets a column with no declared type. A field first met later adds a column
+  (``ALTER TABLE ... ADD COLUMN``); an experiment has at most 500 field columns, further
+  fields (and a field whose name SQLite cannot hold: a lone surrogate) are kept in
+  ``_extra`` only.
+
+A value its column cannot give back exactly — an ``int`` in a ``REAL`` column, a float in an
+``INTEGER`` one, text in a number column, ``nan`` (SQLite stores ``NULL``), ``-0.0`` in a
+``REAL`` column (SQLite stores ``0``), an integer beyond 64 bits, text SQLite cannot hold
+(lone surrogates) — is written to its column as SQLite best can (the number, the text,
+the JSON text; ``NULL`` when none) and, exactly, to the row's ``_extra``; reading gives the
+``_extra`` value. :meth:`ResultStore.rows` therefore returns exactly the dictionaries the
+JSON rows of earlier versions gave: the same fields (keys in sorted order), values and
+types as ``json.loads(json.dumps(row))``.
+
+**Stores of earlier versions.** A store written before the typed layout (a single table
+``rows(experiment, cell, idx, data)`` of JSON rows) opens, reads and resumes as before; the
+first write to it (:meth:`ResultStore.add`, so the first new cell of a resumed run) first
+converts it in place, in the same transaction: every row moves to its experiment's typed
+table and ``rows`` is dropped, so a killed conversion leaves the old store untouched. A
+store only read (``lpsched plot stretch``, :func:`lpsched.experiments.load`) is never
+modified; :meth:`ResultStore.migrate` converts one explicitly. A converted store cannot be
+opened by an lpsched that predates the typed layout (it refuses it as not a store).
+
 **Checked on opening.** A file that is not an lpsched store — garbage bytes, a truncated or
 otherwise damaged SQLite file, a SQLite database with other tables or another ``rows``
 table — raises :class:`~lpsched.errors.StoreError` naming the file and what to do (move it
 away or choose another folder); so does a store that cannot be created or written
-(permissions, a folder in its place). Nothing is ever written into a file that failed these
-checks. Any SQLite error met later (a file damaged while in use) is reported the same way.
+(permissions, a folder in its place), and one written by a newer lpsched. Nothing is ever
+written into a file that failed these checks. Any SQLite error met later (a file damaged
+while in use) is reported the same way, and so is a stored row that lpsched did not write
+(an unknown shape, a malformed ``_extra`` or ``JSON`` value).
 
 **One writer at a time.** :meth:`ResultStore.lock` takes an exclusive lock on the file
 ``<store>.lock`` beside the database (a POSIX ``fcntl`` record lock); :func:`run_cells
@@ -21,7 +68,8 @@ by ``kill -9``, so a lock file left behind never blocks a later run; the lock is
 inherited by worker processes forked from the holder (POSIX record locks belong to one
 process), so orphaned workers cannot keep a dead run's lock (on a system without
 ``fcntl``, Windows, runs are not locked). Reading a store
-(``rows``, ``done``) needs no lock: SQLite's WAL mode lets readers run beside the writer.
+(``rows``, ``done``) needs no lock: SQLite's WAL mode lets readers run beside the writer,
+and each read runs in one transaction, so it sees whole cells only.
 """
 
 from __future__ import annotations
@@ -32,7 +80,7 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +91,9 @@ try:
 except ImportError:  # pragma: no cover - not POSIX (Windows): runs are not locked there
     fcntl = None  # type: ignore[assignment]
 
-_SCHEMA = """
+#: The layout of earlier versions (read, then converted on the first write): one table of
+#: JSON rows for every experiment.
+_LEGACY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS rows (
     experiment TEXT NOT NULL,
     cell TEXT NOT NULL,
@@ -53,8 +103,33 @@ CREATE TABLE IF NOT EXISTS rows (
 )
 """
 #: ``(name, declared type, not null, position in the primary key)`` of every column
-_COLUMNS = [("experiment", "TEXT", 1, 1), ("cell", "TEXT", 1, 2), ("idx", "INTEGER", 1, 3),
-            ("data", "TEXT", 1, 0)]
+_LEGACY_COLUMNS = [("experiment", "TEXT", 1, 1), ("cell", "TEXT", 1, 2),
+                   ("idx", "INTEGER", 1, 3), ("data", "TEXT", 1, 0)]
+
+#: ``PRAGMA user_version`` of a store with one typed table per experiment
+FORMAT = 2
+_META_SQL = (
+    "CREATE TABLE IF NOT EXISTS lpsched_experiments (experiment TEXT NOT NULL PRIMARY KEY, "
+    "table_name TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE IF NOT EXISTS lpsched_columns (experiment TEXT NOT NULL, field TEXT NOT "
+    "NULL, column_name TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (experiment, field))",
+    "CREATE TABLE IF NOT EXISTS lpsched_shapes (experiment TEXT NOT NULL, id INTEGER NOT "
+    "NULL, fields TEXT NOT NULL, PRIMARY KEY (experiment, id))",
+)
+_META_COLUMNS = {
+    "lpsched_experiments": [("experiment", "TEXT", 1, 1), ("table_name", "TEXT", 1, 0)],
+    "lpsched_columns": [("experiment", "TEXT", 1, 1), ("field", "TEXT", 1, 2),
+                        ("column_name", "TEXT", 1, 0), ("kind", "TEXT", 1, 0)],
+    "lpsched_shapes": [("experiment", "TEXT", 1, 1), ("id", "INTEGER", 1, 2),
+                       ("fields", "TEXT", 1, 0)],
+}
+#: the bookkeeping columns that precede the fields in every experiment's table
+_BOOKKEEPING = ("_cell", "_idx", "_shape", "_extra")
+#: at most this many field columns per experiment; further fields live in ``_extra`` only
+#: (SQLite allows 2,000 columns and, before 3.32, 999 parameters per statement)
+MAX_COLUMNS = 500
+_LOW, _HIGH = -(1 << 63), (1 << 63) - 1
+_PLAIN = frozenset({type(None), bool, int, float, str, list, dict})
 _AFRESH = "move it away or choose another folder to start a new store"
 #: lock files held by this process (POSIX locks are per process: a second lock taken by
 #: the same process would succeed, and closing it would silently drop the first)
@@ -75,32 +150,226 @@ def _explain(path: str, exc: sqlite3.Error) -> StoreError:
                       "and its folder can be read and written")
 
 
+# -- values and columns ------------------------------------------------------------------------
+
+def _utf8(text: str) -> bool:
+    """Whether SQLite can hold ``text`` (no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _fits_int(v: Any) -> bool:
+    return type(v) is int and _LOW <= v <= _HIGH
+
+
+def _fits_real(v: Any) -> bool:
+    # nan reads back as NULL, -0.0 as 0.0 (SQLite keeps integral reals as integers)
+    return type(v) is float and v == v and (v != 0.0 or math.copysign(1.0, v) > 0)
+
+
+def _fits_text(v: Any) -> bool:
+    return type(v) is str and _utf8(v)
+
+
+def _fits_bool(v: Any) -> bool:
+    return type(v) is bool
+
+
+def _fits_json(v: Any) -> bool:
+    return type(v) is list or type(v) is dict
+
+
+def _fits_any(v: Any) -> bool:
+    t = type(v)
+    return ((t is int and _LOW <= v <= _HIGH) or (t is float and v == v)
+            or (t is str and _utf8(v)))
+
+
+def _dumps(v: Any) -> str:
+    # sort_keys: nested objects read back in the key order of the JSON rows of old
+    return json.dumps(v, sort_keys=True)
+
+
+def _decode_bool(x: Any) -> Any:
+    if x is None:
+        return None
+    if type(x) is int and x in (0, 1):
+        return x == 1
+    raise ValueError(f"{x!r} in a BOOLEAN column")
+
+
+def _decode_json(x: Any) -> Any:
+    if x is None:
+        return None
+    if type(x) is not str:
+        raise ValueError(f"{x!r} in a JSON column")
+    return json.loads(x)
+
+
+_Fits = Callable[[Any], bool]
+_Coder = Callable[[Any], Any]
+#: kind -> (declared SQL type, does a value fit, value -> SQL, SQL -> value); ``None``: as is
+_KINDS: dict[str, tuple[str, _Fits, _Coder | None, _Coder | None]] = {
+    "int": ("INTEGER", _fits_int, None, None),
+    "real": ("REAL", _fits_real, None, None),
+    "text": ("TEXT", _fits_text, None, None),
+    "bool": ("BOOLEAN", _fits_bool, int, _decode_bool),
+    "json": ("JSON", _fits_json, _dumps, _decode_json),
+    "any": ("", _fits_any, None, None),
+}
+#: row-schema kinds (:data:`RowSchema`) -> column kinds
+_SCHEMA_KINDS = {"int": "int", "number": "real", "text": "text"}
+
+
+def _kind_of(v: Any) -> str:
+    """The column kind a first non-``None`` value asks for."""
+    t = type(v)
+    if t is bool:
+        return "bool"
+    if t is int:
+        return "int"
+    if t is float:
+        return "real"
+    if t is str:
+        return "text"
+    if t is list or t is dict:
+        return "json"
+    return "any"
+
+
+def _normal(v: Any) -> Any:
+    """``v`` as the JSON rows of old gave it back (tuples as lists, a float subclass as a
+    float); a value JSON cannot hold raises ``TypeError`` as it always did."""
+    return json.loads(json.dumps(v))
+
+
+def _loose(v: Any) -> Any:
+    """What a column shows of a value it cannot give back exactly (the exact value goes to
+    ``_extra``): the number, the text or the JSON text; ``None`` when SQLite has none."""
+    t = type(v)
+    if t is bool:
+        return int(v)
+    if t is int:
+        if _LOW <= v <= _HIGH:
+            return v
+        try:
+            return float(v)
+        except OverflowError:
+            return None
+    if t is float or v is None:
+        return v
+    if t is str:
+        return v if _utf8(v) else None
+    return _dumps(v)
+
+
+def _quote(name: str) -> str:
+    """``name`` as an SQL identifier (double quotes, inner ones doubled)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """``name`` (made a legal identifier) with the first suffix ``_2``, ``_3``, ... that no
+    name in ``taken`` has, ignoring case as SQLite does; added to ``taken``."""
+    base = name.encode("utf-8", "replace").decode("utf-8").replace("\x00", "_") or "_"
+    candidate, k = base, 2
+    while candidate.lower() in taken:
+        candidate, k = f"{base}_{k}", k + 1
+    taken.add(candidate.lower())
+    return candidate
+
+
+class _Table:
+    """What the store knows of one experiment's table: columns and shapes."""
+
+    def __init__(self, experiment: str, name: str) -> None:
+        self.experiment, self.name = experiment, name
+        self.fields: list[str] = []  # of the field columns, in table order
+        self.kinds: list[str] = []
+        self.names: list[str] = []
+        #: field -> (position among the field columns, fits, encoder)
+        self.coders: dict[str, tuple[int, _Fits, _Coder | None]] = {}
+        self.decoders: dict[str, tuple[int, _Coder | None]] = {}
+        self.shapes: dict[int, tuple[str, ...]] = {}  # id -> sorted fields
+        self.shape_ids: dict[tuple[str, ...], int] = {}
+        self.order_ids: dict[tuple[str, ...], int] = {}  # fields in a row's own order -> id
+        #: shape id -> ((field, index in a selected row or None, decoder), ...), complete
+        self.specs: dict[int, tuple[tuple[tuple[str, int | None, _Coder | None], ...], bool]] = {}
+        self._sql: tuple[str, str] | None = None
+
+    def add_column(self, field: str, name: str, kind: str) -> None:
+        _, fits, encode, decode = _KINDS[kind]
+        pos = len(self.fields)
+        self.fields.append(field)
+        self.kinds.append(kind)
+        self.names.append(name)
+        self.coders[field] = (pos, fits, encode)
+        self.decoders[field] = (pos, decode)
+        self.specs.clear()
+        self._sql = None
+
+    def add_shape(self, sid: int, fields: tuple[str, ...]) -> None:
+        self.shapes[sid] = fields
+        self.shape_ids[fields] = sid
+
+    def sql(self) -> tuple[str, str]:
+        """``(INSERT OR IGNORE ..., SELECT ...)`` of every column, rows in key order."""
+        if self._sql is None:
+            table = _quote(self.name)
+            cols = ", ".join([*_BOOKKEEPING, *map(_quote, self.names)])
+            marks = ", ".join("?" * (len(_BOOKKEEPING) + len(self.names)))
+            picked = ", ".join(["_cell", "_shape", "_extra", *map(_quote, self.names)])
+            self._sql = (f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})",
+                         f"SELECT {picked} FROM {table} ORDER BY _cell, _idx")
+        return self._sql
+
+
 class ResultStore:
     """``ResultStore(path)``; ``":memory:"`` for a throw-away store.
+
+    ``create=False`` opens an existing store only (a missing or empty file raises
+    :class:`~lpsched.errors.StoreError` instead of becoming a new store): what readers use.
 
     Raises :class:`~lpsched.errors.StoreError` when ``path`` is not a usable result store
     (module doc).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = str(path)
         self._lock_fd: int | None = None
+        #: ``PRAGMA schema_version`` that the layout and tables below were read at
+        self._version: int | None = None
+        self._layout = "empty"  # "typed", "legacy" (one table of JSON rows) or "empty"
+        self._tables: dict[str, _Table] = {}
         if self.path != ":memory:":
-            self._prepare_path()
+            self._prepare_path(create)
         with self._guard():
-            self.db = sqlite3.connect(self.path)
+            # autocommit: every operation below runs in one explicit transaction
+            self.db = sqlite3.connect(self.path, isolation_level=None)
         try:
             with self._guard():
-                self._open()
+                self._open(create)
         except StoreError:
             self.db.close()
             raise
 
-    def _prepare_path(self) -> None:
+    def _prepare_path(self, create: bool) -> None:
         target = Path(self.path)
         if target.parent.exists() and not target.parent.is_dir():
             raise StoreError(self.path, f"{target.parent} is a file, not a folder: choose "
                              "another folder")
+        if target.is_dir():
+            raise StoreError(self.path, f"is a folder, not a result store; {_AFRESH}")
+        if not create:
+            if not target.exists():
+                raise StoreError(self.path, "no such result store: check the path (a "
+                                 "reproduction writes <out>/<experiment>.sqlite)")
+            return
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -109,31 +378,72 @@ class ResultStore:
         if target.is_dir():
             raise StoreError(self.path, f"is a folder, not a result store; {_AFRESH}")
 
-    def _open(self) -> None:
+    def _open(self, create: bool) -> None:
         tables = dict(self.db.execute(
             "SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
         if tables:
             self._check_schema(tables)
             self._check_integrity()
+        elif not create:
+            raise StoreError(self.path, "is empty, not a result store (nothing was ever "
+                             "stored in it): check the path")
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a committed cell survives the process being killed at any moment
         # (only an operating-system crash could lose the last commits)
         self.db.execute("PRAGMA synchronous=NORMAL")
         if not tables:
-            self.db.execute(_SCHEMA)
-            self.db.commit()
+            with self._transaction(write=True):
+                self._create_meta()
+
+    def _columns_of(self, table: str) -> list[tuple[str, str, int, int]]:
+        return [(name, kind.upper(), notnull, pk) for _, name, kind, notnull, _, pk in
+                self.db.execute(f"PRAGMA table_info({_quote(table)})")]
 
     def _check_schema(self, tables: dict[str, str]) -> None:
+        if any(name in tables for name in _META_COLUMNS):
+            self._check_typed(tables)
+            return
         if "rows" not in tables:
             names = ", ".join(sorted(tables)[:5])
             raise StoreError(self.path, f"a SQLite database but not an lpsched result store "
                              f"(its tables: {names}); {_AFRESH}")
-        columns = [(name, kind.upper(), notnull, pk) for _, name, kind, notnull, _, pk in
-                   self.db.execute("PRAGMA table_info(rows)")]
-        if columns != _COLUMNS:
+        columns = self._columns_of("rows")
+        if columns != _LEGACY_COLUMNS:
             shown = ", ".join(c[0] for c in columns)
             raise StoreError(self.path, f"a SQLite database whose 'rows' table is not an "
                              f"lpsched result store's (columns: {shown}); {_AFRESH}")
+
+    def _check_typed(self, tables: dict[str, str]) -> None:
+        for name, expected in _META_COLUMNS.items():
+            columns = self._columns_of(name) if name in tables else []
+            if columns != expected:
+                shown = ", ".join(c[0] for c in columns) or "missing"
+                raise StoreError(self.path, f"a SQLite database whose '{name}' table is not "
+                                 f"an lpsched result store's (columns: {shown}); {_AFRESH}")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > FORMAT:
+            raise StoreError(self.path, f"written by a newer lpsched (store format {version}; "
+                             f"this one reads formats up to {FORMAT}): upgrade lpsched, or "
+                             "choose another folder")
+        if version != FORMAT:
+            raise StoreError(self.path, f"has lpsched's tables but not its format number "
+                             f"(user_version {version}, expected {FORMAT}): the store is "
+                             f"damaged; {_AFRESH}")
+        expected_columns: dict[str, list[str]] = {}
+        for experiment, column in self.db.execute(
+                "SELECT experiment, column_name FROM lpsched_columns ORDER BY rowid"):
+            expected_columns.setdefault(experiment, []).append(column)
+        for experiment, table in self.db.execute(
+                "SELECT experiment, table_name FROM lpsched_experiments").fetchall():
+            have = {c[0].lower() for c in self._columns_of(table)} if table in tables else set()
+            missing = [c for c in [*_BOOKKEEPING, *expected_columns.get(experiment, [])]
+                       if str(c).lower() not in have]
+            if missing:
+                what = (f"its table {table!r} is missing" if not have else
+                        f"its table {table!r} lacks the columns {', '.join(missing[:5])}")
+                raise StoreError(self.path, f"the rows of experiment {experiment!r} are not "
+                                 f"where lpsched put them ({what}): the store is damaged; "
+                                 f"{_AFRESH}")
 
     def _check_integrity(self) -> None:
         """SQLite's quick check, and a file length that is a whole number of pages (a file
@@ -153,6 +463,79 @@ class ResultStore:
             yield
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
+
+    @contextlib.contextmanager
+    def _transaction(self, write: bool) -> Iterator[None]:
+        """One transaction (``BEGIN IMMEDIATE`` to write: the write lock first), the layout
+        and tables re-read when another connection changed the schema (a new experiment or
+        column, a conversion); rolled back, and the cached tables dropped, on any error."""
+        with self._guard():
+            self.db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                self._sync()
+                yield
+                if write:
+                    self._version = self.db.execute("PRAGMA schema_version").fetchone()[0]
+                self.db.execute("COMMIT")
+            except BaseException:
+                self._version = None
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                raise
+
+    def _sync(self) -> None:
+        version = self.db.execute("PRAGMA schema_version").fetchone()[0]
+        if version == self._version:
+            return
+        names = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        self._tables = {}
+        if "lpsched_experiments" in names:
+            self._layout = "typed"
+            self._load_tables()
+        else:
+            self._layout = "legacy" if "rows" in names else "empty"
+        self._version = version
+
+    def _damaged(self, what: str) -> StoreError:
+        return StoreError(self.path, f"{what}: the store is damaged or was written by another "
+                          f"program; {_AFRESH}")
+
+    def _load_tables(self) -> None:
+        tables = {experiment: _Table(experiment, name) for experiment, name in self.db.execute(
+            "SELECT experiment, table_name FROM lpsched_experiments")}
+        for experiment, field, name, kind in self.db.execute(
+                "SELECT experiment, field, column_name, kind FROM lpsched_columns "
+                "ORDER BY rowid"):
+            table = tables.get(experiment)
+            if table is None or kind not in _KINDS or field in table.coders:
+                raise self._damaged(f"lpsched_columns has a row lpsched did not write "
+                                    f"({experiment!r}, {field!r}, {kind!r})")
+            table.add_column(field, name, kind)
+        for experiment, sid, fields in self.db.execute(
+                "SELECT experiment, id, fields FROM lpsched_shapes"):
+            table = tables.get(experiment)
+            if table is None:
+                raise self._damaged(f"lpsched_shapes names an unknown experiment "
+                                    f"{experiment!r}")
+            table.add_shape(sid, self._parse_shape(fields))
+        self._tables = tables
+
+    def _parse_shape(self, text: Any) -> tuple[str, ...]:
+        try:
+            fields = json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            fields = None
+        if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+            raise self._damaged(f"lpsched_shapes holds {str(text)[:30]!r}, not a list of "
+                                "field names")
+        return tuple(fields)
+
+    def _create_meta(self) -> None:
+        for sql in _META_SQL:
+            self.db.execute(sql)
+        self.db.execute(f"PRAGMA user_version = {FORMAT}")
+        self._layout = "typed"
 
     @staticmethod
     def key(cell: Any) -> str:
@@ -192,42 +575,101 @@ class ResultStore:
             del _HELD[key]
             os.close(fd)  # releases the lock; the file stays (removing it would race)
 
+    # -- reading ---------------------------------------------------------------------------
+
+    def experiments(self) -> list[str]:
+        """The experiments with rows in the store.
+
+        Returns
+        -------
+        list of str
+            Their names, sorted.
+        """
+        with self._transaction(write=False):
+            if self._layout == "legacy":
+                return [e for (e,) in self.db.execute(
+                    "SELECT DISTINCT experiment FROM rows ORDER BY experiment")]
+            return sorted(self._tables)
+
+    def table(self, experiment: str) -> str | None:
+        """The SQL table of ``experiment``'s rows.
+
+        Returns
+        -------
+        str or None
+            The table's name (quote it in SQL: ``select * from "platform-level"``), or
+            ``None`` when the experiment has no rows or the store still has the layout of
+            earlier versions (module doc).
+        """
+        with self._transaction(write=False):
+            table = self._tables.get(experiment)
+            return None if table is None else table.name
+
+    def fields(self, experiment: str) -> list[str]:
+        """The fields of ``experiment``'s rows.
+
+        Returns
+        -------
+        list of str
+            In the order of its table's columns, then the fields kept in ``_extra`` only
+            (sorted); ``[]`` for a store of earlier versions or an unknown experiment.
+        """
+        with self._transaction(write=False):
+            table = self._tables.get(experiment)
+            if table is None:
+                return []
+            rest = {f for fields in table.shapes.values() for f in fields} - set(table.fields)
+            return [*table.fields, *sorted(rest)]
+
     def done(self, experiment: str) -> set[str]:
         """Keys of the cells already stored for ``experiment``."""
-        with self._guard():
-            cur = self.db.execute("SELECT DISTINCT cell FROM rows WHERE experiment = ?",
-                                  (experiment,))
-            return {row[0] for row in cur}
-
-    def add(self, experiment: str, cell: Any, rows: Iterable[dict[str, Any]]) -> None:
-        """Store all rows of one cell atomically."""
-        key = self.key(cell)
-        data = [(experiment, key, i, json.dumps(r, sort_keys=True)) for i, r in
-                enumerate(rows)]
-        with self._guard(), self.db:  # one transaction: all rows of the cell or none
-            self.db.executemany(
-                "INSERT OR IGNORE INTO rows (experiment, cell, idx, data) VALUES (?, ?, ?, ?)",
-                data)
+        with self._transaction(write=False):
+            if self._layout == "legacy":
+                cur = self.db.execute("SELECT DISTINCT cell FROM rows WHERE experiment = ?",
+                                      (experiment,))
+                return {row[0] for row in cur}
+            table = self._tables.get(experiment)
+            if table is None:
+                return set()
+            return {row[0] for row in self.db.execute(
+                f"SELECT DISTINCT _cell FROM {_quote(table.name)}")}
 
     def rows(self, experiment: str, schema: RowSchema | None = None) -> list[dict[str, Any]]:
         """Every stored row of ``experiment``, in cell-key then row order; each checked
         against ``schema`` (:func:`check_row`) when one is given."""
-        with self._guard():
-            cur = self.db.execute("SELECT data FROM rows WHERE experiment = ? "
-                                  "ORDER BY cell, idx", (experiment,))
-            return [self._decode(row[0], schema) for row in cur]
+        return self._read(experiment, None, schema)
 
     def rows_of(self, experiment: str, cells: Iterable[Any],
                 schema: RowSchema | None = None) -> list[dict[str, Any]]:
         """The stored rows of the given ``cells`` only (a store may hold other runs),
         checked against ``schema`` when one is given."""
-        keys = {self.key(c) for c in cells}
-        with self._guard():
-            cur = self.db.execute("SELECT cell, data FROM rows WHERE experiment = ? "
-                                  "ORDER BY cell, idx", (experiment,))
-            return [self._decode(data, schema) for cell, data in cur if cell in keys]
+        return self._read(experiment, {self.key(c) for c in cells}, schema)
 
-    def _decode(self, data: Any, schema: RowSchema | None = None) -> dict[str, Any]:
+    def _read(self, experiment: str, keys: set[str] | None,
+              schema: RowSchema | None) -> list[dict[str, Any]]:
+        with self._transaction(write=False):
+            if self._layout == "legacy":
+                cur = self.db.execute("SELECT cell, data FROM rows WHERE experiment = ? "
+                                      "ORDER BY cell, idx", (experiment,))
+                found = [self._decode(data) for cell, data in cur
+                         if keys is None or cell in keys]
+            else:
+                table = self._tables.get(experiment)
+                if table is None:
+                    return []
+                cur = self.db.execute(table.sql()[1])
+                found = [self._row(table, r) for r in cur if keys is None or r[0] in keys]
+        if schema is not None:
+            for row in found:
+                problem = check_row(row, schema)
+                if problem:
+                    raise StoreError(self.path, f"a stored row is not a row this experiment "
+                                     f"writes ({problem}): the store is damaged or was "
+                                     f"written by another version; {_AFRESH}")
+        return found
+
+    def _decode(self, data: Any) -> dict[str, Any]:
+        """A JSON row of the layout of earlier versions."""
         try:
             row = json.loads(data)
         except (TypeError, ValueError, RecursionError):
@@ -235,16 +677,235 @@ class ResultStore:
         if not isinstance(row, dict):
             raise StoreError(self.path, f"a stored row is not a JSON object "
                              f"({str(data)[:30]!r}...): the store is damaged; {_AFRESH}")
-        if schema is not None:
-            problem = check_row(row, schema)
-            if problem:
-                raise StoreError(self.path, f"a stored row is not a row this experiment "
-                                 f"writes ({problem}): the store is damaged or was written "
-                                 f"by another version; {_AFRESH}")
         return row
+
+    def _spec(self, table: _Table, sid: Any) -> tuple[tuple[tuple[str, int | None,
+                                                              _Coder | None], ...], bool]:
+        """How to read the rows of shape ``sid`` (the shape re-read from the database when
+        another connection added it after this one loaded the table)."""
+        spec = table.specs.get(sid)
+        if spec is not None:
+            return spec
+        fields = table.shapes.get(sid)
+        if fields is None:
+            found = self.db.execute("SELECT fields FROM lpsched_shapes WHERE experiment = ? "
+                                    "AND id = ?", (table.experiment, sid)).fetchone()
+            if found is None:
+                raise self._damaged(f"a row of {table.name!r} has the unknown shape {sid!r}")
+            fields = self._parse_shape(found[0])
+            table.add_shape(sid, fields)
+        at = len(_BOOKKEEPING) - 1  # the SELECT leaves _idx out
+        items = []
+        for f in fields:
+            pos, decode = table.decoders.get(f, (None, None))
+            items.append((f, None if pos is None else at + pos, decode))
+        spec = (tuple(items), all(pos is not None for _, pos, _ in items))
+        table.specs[sid] = spec
+        return spec
+
+    def _row(self, table: _Table, r: tuple[Any, ...]) -> dict[str, Any]:
+        """One selected row as the dict that was stored (keys sorted, as the JSON rows of
+        earlier versions had them)."""
+        try:
+            spec, complete = self._spec(table, r[1])
+            if r[2] is None and complete:
+                return {f: (r[p] if dec is None else dec(r[p]))  # type: ignore[index]
+                        for f, p, dec in spec}
+            extra = {} if r[2] is None else json.loads(r[2])
+            if not isinstance(extra, dict):
+                raise ValueError(f"_extra {str(r[2])[:30]!r} is not a JSON object")
+            row = {}
+            for f, p, dec in spec:
+                if f in extra:
+                    row[f] = extra[f]
+                elif p is None:
+                    raise ValueError(f"no value for the field {f!r}")
+                else:
+                    row[f] = r[p] if dec is None else dec(r[p])
+            if len(extra) > len(row) or any(f not in row for f in extra):
+                raise ValueError(f"_extra has fields the row does not have: {sorted(extra)}")
+            return row
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise self._damaged(f"a row of the table {table.name!r} (cell {r[0]!r}) is not "
+                                f"one lpsched wrote ({exc})") from None
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def add(self, experiment: str, cell: Any, rows: Iterable[dict[str, Any]],
+            schema: RowSchema | None = None) -> None:
+        """Store all rows of one cell atomically. ``schema`` (the experiment's
+        :data:`RowSchema`, optional) declares the types of the columns it creates; the rows
+        read back the same with or without it."""
+        key = self.key(cell)
+        items = [(key, i, _keyed(r)) for i, r in enumerate(rows)]
+        if not items:
+            return
+        with self._transaction(write=True):  # one transaction: all rows of the cell or none
+            if self._layout == "legacy":
+                self._migrate()
+            elif self._layout == "empty":
+                self._create_meta()
+            self._insert(experiment, items, schema)
+
+    def migrate(self) -> bool:
+        """Convert a store of earlier versions (one table of JSON rows) to one typed table
+        per experiment, in place and in one transaction (module doc); :meth:`add` does it
+        before its first write.
+
+        Returns
+        -------
+        bool
+            ``False`` when the store had nothing to convert.
+
+        Raises
+        ------
+        lpsched.errors.StoreError
+            A stored row is not a JSON object (the store is left as it was).
+        """
+        with self._transaction(write=True):
+            if self._layout != "legacy":
+                return False
+            self._migrate()
+            return True
+
+    def _migrate(self) -> None:
+        experiments = [e for (e,) in self.db.execute(
+            "SELECT DISTINCT experiment FROM rows ORDER BY experiment").fetchall()]
+        self._create_meta()
+        for experiment in experiments:
+            stored = self.db.execute("SELECT cell, idx, data FROM rows WHERE experiment = ? "
+                                     "ORDER BY cell, idx", (experiment,)).fetchall()
+            for start in range(0, len(stored), 2000):  # the first rows declare the columns
+                self._insert(experiment, [(cell, idx, self._decode(data)) for cell, idx, data
+                                          in stored[start:start + 2000]], None)
+        self.db.execute("DROP TABLE rows")
+
+    def _insert(self, experiment: str, items: list[tuple[str, int, dict[str, Any]]],
+                schema: RowSchema | None) -> None:
+        table = self._tables.get(experiment)
+        if table is None:
+            table = self._create_table(experiment, items, schema)
+        sids = []
+        for _, _, row in items:
+            sid = table.order_ids.get(tuple(row))
+            if sid is None:
+                self._add_columns(table, row, items, schema)
+                sid = self._shape_id(table, row)
+            sids.append(sid)
+        insert = table.sql()[0]
+        self.db.executemany(insert, [_encode(table, key, idx, sid, row) for (key, idx, row), sid
+                                     in zip(items, sids, strict=True)])
+
+    def _create_table(self, experiment: str, items: list[tuple[str, int, dict[str, Any]]],
+                      schema: RowSchema | None) -> _Table:
+        taken = {name.lower() for (name,) in self.db.execute("SELECT name FROM sqlite_master")}
+        taken |= {t.name.lower() for t in self._tables.values()}
+        name = experiment
+        low = name.lower()
+        if low == "rows" or low.startswith(("sqlite_", "lpsched_")):
+            name = "_" + name
+        table = _Table(experiment, _unique(name, taken))
+        self.db.execute(f"CREATE TABLE {_quote(table.name)} (_cell TEXT NOT NULL, _idx INTEGER "
+                        "NOT NULL, _shape INTEGER NOT NULL, _extra TEXT, PRIMARY KEY (_cell, "
+                        "_idx))")
+        self.db.execute("INSERT INTO lpsched_experiments (experiment, table_name) VALUES (?, ?)",
+                        (experiment, table.name))
+        self._tables[experiment] = table
+        fields = dict.fromkeys(schema or ())
+        for _, _, row in items:
+            fields.update(dict.fromkeys(row))
+        self._add_fields(table, list(fields), items, schema)
+        return table
+
+    def _add_columns(self, table: _Table, row: dict[str, Any],
+                     items: list[tuple[str, int, dict[str, Any]]],
+                     schema: RowSchema | None) -> None:
+        new = [f for f in row if f not in table.coders]
+        if new:
+            self._add_fields(table, new, items, schema)
+
+    def _add_fields(self, table: _Table, fields: list[str],
+                    items: list[tuple[str, int, dict[str, Any]]],
+                    schema: RowSchema | None) -> None:
+        """Columns for ``fields`` (up to :data:`MAX_COLUMNS`): the kind from ``schema``, or
+        from the first non-``None`` value among ``items``."""
+        taken = {b.lower() for b in _BOOKKEEPING} | {n.lower() for n in table.names}
+        quoted = _quote(table.name)
+        for field in fields:
+            if len(table.fields) >= MAX_COLUMNS:
+                return
+            if field in table.coders or not _utf8(field):  # SQLite cannot name it
+                continue
+            kind = _SCHEMA_KINDS.get(str((schema or {}).get(field, "")).rstrip("?")
+                                     .partition(">=")[0])
+            if kind is None:
+                values = (row.get(field) for _, _, row in items)
+                first = next((v for v in values if v is not None), None)
+                kind = _kind_of(first if type(first) in _PLAIN else _normal(first))
+            name = _unique(field, taken)
+            declared = _KINDS[kind][0]
+            self.db.execute(f"ALTER TABLE {quoted} ADD COLUMN {_quote(name)} {declared}"
+                            .rstrip())
+            self.db.execute("INSERT INTO lpsched_columns (experiment, field, column_name, "
+                            "kind) VALUES (?, ?, ?, ?)", (table.experiment, field, name, kind))
+            table.add_column(field, name, kind)
+
+    def _shape_id(self, table: _Table, row: dict[str, Any]) -> int:
+        fields = tuple(sorted(row))
+        sid = table.shape_ids.get(fields)
+        if sid is None:
+            text = json.dumps(list(fields))
+            found = self.db.execute("SELECT id FROM lpsched_shapes WHERE experiment = ? AND "
+                                    "fields = ?", (table.experiment, text)).fetchone()
+            if found is None:
+                found = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM lpsched_shapes "
+                                        "WHERE experiment = ?", (table.experiment,)).fetchone()
+                self.db.execute("INSERT INTO lpsched_shapes (experiment, id, fields) VALUES "
+                                "(?, ?, ?)", (table.experiment, found[0], text))
+            sid = int(found[0])
+            table.add_shape(sid, fields)
+        table.order_ids[tuple(row)] = sid
+        return sid
 
     def close(self) -> None:
         self.db.close()
+
+
+def _keyed(row: Any) -> dict[str, Any]:
+    """``row`` with text keys, as a JSON object of old (other keys through JSON)."""
+    if not isinstance(row, dict):
+        raise TypeError(f"a row must be a dict, not {type(row).__name__}")
+    if all(type(k) is str for k in row):
+        return row
+    normal = json.loads(json.dumps(row, sort_keys=True))
+    assert isinstance(normal, dict)
+    return normal
+
+
+def _encode(table: _Table, key: str, idx: int, sid: int, row: dict[str, Any]) -> tuple[Any, ...]:
+    """The INSERT parameters of one row: each value in its column when the column gives it
+    back exactly, else shown there as SQLite best can and kept exactly in ``_extra``."""
+    values: list[Any] = [None] * len(table.fields)
+    extra: dict[str, Any] | None = None
+    coders = table.coders
+    for f, v in row.items():
+        if type(v) not in _PLAIN:
+            v = _normal(v)
+        coder = coders.get(f)
+        if coder is None:  # a field beyond MAX_COLUMNS
+            if extra is None:
+                extra = {}
+            extra[f] = v
+        elif v is not None:
+            pos, fits, encode = coder
+            if fits(v):
+                values[pos] = v if encode is None else encode(v)
+            else:
+                values[pos] = _loose(v)
+                if extra is None:
+                    extra = {}
+                extra[f] = v
+    return (key, idx, sid, None if extra is None else _dumps(extra), *values)
 
 
 #: A row's expected fields: name -> kind. Kinds: ``"text"``, ``"int"``, ``"number"``

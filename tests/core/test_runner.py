@@ -64,7 +64,7 @@ def test_killed_run_resumes_to_the_same_rows(tmp_path):
         if db.exists():
             try:
                 with sqlite3.connect(db) as con:
-                    count = con.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
+                    count = con.execute("SELECT COUNT(*) FROM cbs3m").fetchone()[0]
             except sqlite3.OperationalError:
                 count = 0
             if count >= 20:

@@ -6,6 +6,7 @@ resuming the same ``--out`` both recomputed every remaining cell.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -14,6 +15,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,7 +177,7 @@ def test_two_reproduce_runs_on_one_folder(tmp_path):
         while time.time() < deadline and first.poll() is None:
             try:
                 with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-                    if con.execute("SELECT COUNT(*) FROM rows").fetchone()[0] > 0:
+                    if con.execute("SELECT COUNT(*) FROM cbs3m").fetchone()[0] > 0:
                         break
             except sqlite3.Error:
                 pass
@@ -220,9 +222,9 @@ def test_check_row_names_the_first_bad_field():
 
 
 @pytest.mark.parametrize(("damage", "named"), [
-    ("json_remove(data, '$.seed')", "field 'seed' missing"),
-    ("json_set(data, '$.max_stretch', 'abc')", "max_stretch = 'abc'"),
-    ("json_set(data, '$.max_stretch', -5.0)", "max_stretch = -5.0: must be >= 0"),
+    (("drop", "seed"), "field 'seed' missing"),
+    (("set", "max_stretch", "abc"), "max_stretch = 'abc'"),
+    (("set", "max_stretch", -5.0), "max_stretch = -5.0: must be >= 0"),
 ])
 def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
     """Review of issue 10: a stored row with a field missing ended in "internal error:
@@ -240,24 +242,42 @@ def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
 def test_new_families_refuse_rows_they_did_not_write(tmp_path, argv, store, field):
     """The reproductions of the families that landed after issue 10 (seed 004's ptg, seed
     002's campaigns) check their stored rows too: a missing field is one line, exit 2."""
-    err = _damaged_rerun(argv, tmp_path, store, f"json_remove(data, '$.{field}')")
+    err = _damaged_rerun(argv, tmp_path, store, ("drop", field))
     assert f"field '{field}' missing" in err
 
 
-def _damaged_rerun(argv: list[str], folder: Path, store: str, damage: str) -> str:
-    """Run ``lpsched reproduce ARGV`` into ``folder``, damage the first stored row with the
-    SQL expression ``damage``, run again: one stderr line and exit 2 (returned)."""
+def _damaged_rerun(argv: list[str], folder: Path, store: str,
+                   damage: tuple[Any, ...]) -> str:
+    """Run ``lpsched reproduce ARGV`` into ``folder``, damage the first stored row (``("drop",
+    field)``: the row loses the field; ``("set", field, value)``: the field's column holds
+    ``value``), run again: one stderr line and exit 2 (returned)."""
     command = [LPSCHED, "reproduce", *argv, "--quiet", "--out", str(folder)]
     first = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env(),
                            check=False)
     assert first.returncode == 0, first.stderr
     con = sqlite3.connect(folder / store)
     with con:
-        con.execute(f"UPDATE rows SET data = {damage} WHERE rowid = (SELECT MIN(rowid) "
-                    "FROM rows)")
+        _damage_first_row(con, store.removesuffix(".sqlite"), *damage)
     con.close()
     proc = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_env(),
                           check=False)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
     return proc.stderr
+
+
+def _damage_first_row(con: sqlite3.Connection, table: str, how: str, field: str,
+                      value: Any = None) -> None:
+    """Damage the first row of the typed table ``table`` the way another program could: a
+    field dropped (the row given a shape without it) or a column value overwritten."""
+    first = f"rowid = (SELECT MIN(rowid) FROM {table})"
+    if how == "set":
+        con.execute(f"UPDATE {table} SET {field} = ? WHERE {first}", (value,))
+        return
+    shape = con.execute(f"SELECT _shape FROM {table} WHERE {first}").fetchone()[0]
+    fields = json.loads(con.execute("SELECT fields FROM lpsched_shapes WHERE id = ?",
+                                    (shape,)).fetchone()[0])
+    assert field in fields
+    con.execute("INSERT INTO lpsched_shapes (experiment, id, fields) VALUES (?, 999, ?)",
+                (table, json.dumps([f for f in fields if f != field])))
+    con.execute(f"UPDATE {table} SET _shape = 999 WHERE {first}")

@@ -70,6 +70,8 @@ def balanced_set(large: bool = False) -> list[tuple[str, Instance]]:
 
 BALANCED_VARIANTS: dict[str, dict[str, Any]] = {
     "intervals (default)": {"method": "intervals"},
+    "intervals, first exact LP cold (no relaxation basis)": {"method": "intervals",
+                                                             "relaxation_basis": False},
     "intervals, no window bound": {"method": "intervals", "window_bound": False},
     "intervals-lp (paper's Alg. 2), no bound, all workers": {"method": "intervals-lp",
                                                              **NO_LEVERS},

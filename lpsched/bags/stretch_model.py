@@ -41,6 +41,10 @@ from lpsched.core import tolerances
 from lpsched.errors import InfeasibleError, InvalidInstanceError, LpschedError
 from lpsched.models.program import INF, LinearProgram
 
+#: HiGHS' basis status codes (``int(highspy.HighsBasisStatus.kLower)``, ``kBasic``), kept
+#: here as plain integers because model builders never import a solver.
+AT_LOWER, BASIC = 0, 1
+
 
 @dataclass(frozen=True, eq=False)
 class StretchProblem:
@@ -337,15 +341,16 @@ class StretchModel:
         pr, app, scale = self.problem, self.cell_app, self.problem.scale
         self.port_rows: np.ndarray | None = None
         self.port_coef: np.ndarray | None = None  # (cells, p): coefficient of send in its row
+        master: tuple[str, np.ndarray] | None = None
         if pr.port == "one-port":
             master = ("port", pr.comm[app] / scale)
         else:
             self.link_rows = self._add_per_worker("link", self.send, pr.comm[app] / scale,
                                                   da, db)
             bw = pr.master_bandwidth
-            master = (("master", np.broadcast_to((pr.size[app] / bw / scale)[:, None],
-                                                 (self.n_cells, pr.p)))
-                      if np.isfinite(bw) else None)
+            if np.isfinite(bw):
+                master = ("master", np.broadcast_to((pr.size[app] / bw / scale)[:, None],
+                                                    (self.n_cells, pr.p)))
         if master is None:
             return
         name, self.port_coef = master
@@ -454,6 +459,82 @@ class StretchModel:
         cost[self.stretch] = 1.0
         return cost
 
+    # -- starting from the window relaxation's basis ---------------------------------------
+    def basis_from_relaxed(self, relaxed: StretchModel, col_status: np.ndarray,
+                           row_status: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """This exact model's start basis from an optimal basis of ``relaxed`` (issue 13).
+
+        Parameters
+        ----------
+        relaxed : StretchModel
+            The window relaxation (``relaxed=True``) of the same epoch order on the same
+            workers.
+        col_status, row_status : numpy.ndarray
+            Its basis, as HiGHS status codes (:data:`AT_LOWER`, :data:`BASIC`, ...; see
+            ``HighsModel.basis``).
+
+        Returns
+        -------
+        tuple of numpy.ndarray or None
+            ``(col_status, row_status)`` for this model, or ``None`` when the cells differ
+            (another order, other workers) or this model is itself a relaxation.
+
+        Notes
+        -----
+        The map: ``send``, ``comp``,
+        ``stretch`` and every row block present in both models keep their status; the end
+        buffers ``B(d_k)`` take the relaxation's; every inner buffer column is basic and
+        every conservation row (16) nonbasic (an equality); rows the relaxation lacks
+        (memory) have basic slacks; where a balance row's slack was basic, the slack of the
+        window's last conservation row is basic instead.
+
+        Why it is a good start: the balance row of ``(k, u)`` is the sum of that pair's
+        conservation rows, and with the inner buffers basic those rows form a triangular
+        block, so the basis is nonsingular exactly when the relaxation's was. With the inner
+        buffers basic (cost 0), the duals of a pair's conservation rows all equal its
+        balance row's, so every reduced cost is the relaxation's: the basis is dual
+        feasible, and the dual simplex only has to repair the buffers that the relaxation
+        let go negative (the one constraint family it dropped). Exactness does not depend
+        on this: it is only where the simplex starts.
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> pr = StretchProblem.offline(random_bags(4, 2, profile="balanced", seed=0))
+        >>> order = pr.order_at(5.0)
+        >>> exact, relaxed = StretchModel(pr, order), StretchModel(pr, order, relaxed=True)
+        >>> cols = np.ones(relaxed.lp.num_cols, np.int8)
+        >>> rows = np.zeros(relaxed.lp.num_rows, np.int8)
+        >>> start = exact.basis_from_relaxed(relaxed, cols, rows)
+        >>> [a.size for a in start] == [exact.lp.num_cols, exact.lp.num_rows]
+        True
+        >>> relaxed.basis_from_relaxed(exact, cols, rows) is None
+        True
+        """
+        if (not relaxed.relaxed or self.relaxed
+                or not np.array_equal(relaxed.order, self.order)
+                or not np.array_equal(relaxed.problem.worker_ids, self.problem.worker_ids)
+                or relaxed.n_cells != self.n_cells):
+            return None
+        rc, rr = np.asarray(col_status), np.asarray(row_status)
+        mine, theirs = self.lp, relaxed.lp
+        if rc.size != theirs.num_cols or rr.size != theirs.num_rows:
+            return None
+        cols = np.full(mine.num_cols, BASIC, dtype=np.int8)
+        rows = np.full(mine.num_rows, BASIC, dtype=np.int8)
+        for name in ("send", "comp", "stretch"):
+            cols[mine.variables[name].indices()] = rc[theirs.variables[name].indices()]
+        cols[self.buffer[self.last_cell].ravel()] = rc[relaxed.buffer.ravel()]
+        for name, block in mine.constraints.items():
+            if name in theirs.constraints:
+                rows[block.indices()] = rr[theirs.constraints[name].indices()]
+        conservation = mine.constraints["conservation"].indices().reshape(self.n_cells, -1)
+        rows[conservation.ravel()] = AT_LOWER
+        balance = rr[theirs.constraints["balance"].indices()].reshape(self.problem.n, -1)
+        last = conservation[self.last_cell]  # (n, p): the windows' last rows, app order
+        rows[last[balance == BASIC]] = BASIC
+        return cols, rows
+
     # -- reading a solution ---------------------------------------------------------------
     def plan_arrays(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Dense ``comm``/``comp`` ``(n, p, J)`` and ``buffers`` ``(n, p, E)`` from ``x``
@@ -516,7 +597,7 @@ def online_problem(
     if keep.size == 0:
         raise InfeasibleError(f"no released application has work left at t_new = {t}")
     rho = dedicated_throughputs(inst, ms_port)[keep]
-    sub = inst.subset(keep)
+    sub = inst.subset(keep.tolist())
     return StretchProblem(
         release=np.asarray(sub.release, float),
         ms=sub.tasks / rho,

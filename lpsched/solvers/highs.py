@@ -31,6 +31,11 @@ _STATUS = {
     highspy.HighsModelStatus.kSolutionLimit: Status.TIME_LIMIT,
 }
 
+_BASIS_STATUS = {int(v): v for v in (
+    highspy.HighsBasisStatus.kLower, highspy.HighsBasisStatus.kBasic,
+    highspy.HighsBasisStatus.kUpper, highspy.HighsBasisStatus.kZero,
+    highspy.HighsBasisStatus.kNonbasic)}
+
 DEFAULT_OPTIONS: dict[str, Any] = {
     "output_flag": False,
     "primal_feasibility_tolerance": tolerances.LP_FEASIBILITY,
@@ -94,6 +99,75 @@ class HighsModel:
     def set_option(self, key: str, value: Any) -> None:
         self.highs.setOptionValue(key, value)
 
+    def basis(self) -> tuple[np.ndarray, np.ndarray]:
+        """The current basis as HiGHS status codes.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(col_status, row_status)``, ``int8`` codes of ``highspy.HighsBasisStatus``:
+            0 at lower bound, 1 basic, 2 at upper bound, 3 zero (free), 4 nonbasic.
+
+        Examples
+        --------
+        >>> from lpsched.models.program import LinearProgram
+        >>> lp = LinearProgram(sense="max")
+        >>> x = lp.add_variables("x", 2, upper=1.0)
+        >>> _ = lp.add_constraints("sum", [0, 0], x, [1.0, 1.0], upper=1.5, num_rows=1)
+        >>> lp.set_objective(x, [1.0, 2.0])
+        >>> model = HighsModel(lp)
+        >>> model.solve().objective
+        2.5
+        >>> cols, rows = model.basis()
+        >>> int((cols == 1).sum() + (rows == 1).sum())  # one basic variable per row
+        1
+        """
+        b = self.highs.getBasis()
+        return (np.array([int(v) for v in b.col_status], dtype=np.int8),
+                np.array([int(v) for v in b.row_status], dtype=np.int8))
+
+    def set_basis(self, col_status: np.ndarray, row_status: np.ndarray) -> None:
+        """Start the next :meth:`solve` from this basis.
+
+        Passed as an *alien* basis: HiGHS checks it and, if it is singular or has the wrong
+        number of basic variables, completes it with slacks before factorising.
+
+        Parameters
+        ----------
+        col_status, row_status : numpy.ndarray
+            Status codes as returned by :meth:`basis`, one per column and per row.
+
+        Raises
+        ------
+        SolverError
+            When the lengths do not match the model, or HiGHS rejects the basis.
+
+        Examples
+        --------
+        >>> from lpsched.models.program import LinearProgram
+        >>> lp = LinearProgram(sense="max")
+        >>> x = lp.add_variables("x", 2, upper=1.0)
+        >>> _ = lp.add_constraints("sum", [0, 0], x, [1.0, 1.0], upper=1.5, num_rows=1)
+        >>> lp.set_objective(x, [1.0, 2.0])
+        >>> first = HighsModel(lp)
+        >>> _ = first.solve()
+        >>> second = HighsModel(lp)
+        >>> second.set_basis(*first.basis())
+        >>> sol = second.solve()
+        >>> sol.objective, sol.iterations
+        (2.5, 0)
+        """
+        if len(col_status) != self.lp.num_cols or len(row_status) != self.lp.num_rows:
+            raise SolverError(f"basis of {len(col_status)} columns and {len(row_status)} rows "
+                              f"for a model of {self.lp.num_cols} and {self.lp.num_rows}")
+        b = highspy.HighsBasis()
+        b.col_status = [_BASIS_STATUS[v] for v in np.asarray(col_status).tolist()]
+        b.row_status = [_BASIS_STATUS[v] for v in np.asarray(row_status).tolist()]
+        b.valid = True
+        b.alien = True
+        if self.highs.setBasis(b) == highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS rejected the start basis of model {self.lp.name!r}")
+
     def restart(self) -> None:
         """Forget the basis and solution (the model, bounds and costs stay): the next
         :meth:`solve` starts cold, as on a freshly loaded model."""
@@ -111,7 +185,8 @@ class HighsModel:
         """Change the bounds of ``rows`` (global indices) in the solver and in the model;
         the solver keeps its basis."""
         self.lp.set_row_bounds(rows, lower, upper)
-        self.highs.changeRowsBounds(*self._bounds(rows, lower, upper))
+        # highspy's stubs omit changeRowsBounds (the binding has it since 1.7)
+        self.highs.changeRowsBounds(*self._bounds(rows, lower, upper))  # type: ignore[attr-defined]
 
     def set_col_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Change the bounds of ``cols`` (global indices) in the solver and in the model;

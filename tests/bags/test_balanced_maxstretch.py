@@ -153,3 +153,95 @@ def test_a_warm_answer_that_violates_a_constraint_is_solved_again_cold(monkeypat
     monkeypatch.setattr(HighsModel, "solve", always_off)
     with pytest.raises(ms.SolverError, match="violates a constraint"):
         max_stretch(inst, "bisection", tol=1e-6)
+
+
+# -- the exact model started from the relaxation's basis (issue 13 item 2) --------------------
+def _first_exact_model(inst, memory=None):
+    """The search's window relaxation, its last optimal model, and the exact model of the
+    first exact check (same order, same workers), with the relaxation's basis."""
+    search = ms.StretchSearch(StretchProblem.offline(inst, memory))
+    last = search.window.last_feasible
+    rmodel, rhighs = search.window.models[last.model_key]
+    exact = StretchModel(search.problem.restrict(np.array(last.model_key[1])), rmodel.order)
+    return search, last, rmodel, rhighs, exact
+
+
+@pytest.mark.parametrize(("profile", "n", "p", "seed"), [
+    ("balanced", 12, 6, 0), ("balanced", 12, 6, 5), ("balanced", 20, 10, 1),
+    ("simgrid", 12, 4, 3), ("mpi", 8, 3, 1)])
+def test_relaxation_basis_gives_the_same_answers(profile, n, p, seed):
+    """Starting the first exact LP from the relaxation's basis changes where the simplex
+    starts, never the answer: same optimum as the cold path and as the paper's Algorithm 2
+    (1e-7 relative), plans pass the independent check."""
+    inst = random_bags(n, p, profile=profile, seed=seed)
+    warm = max_stretch(inst)
+    cold = max_stretch(inst, relaxation_basis=False)
+    paper = max_stretch(inst, "intervals-lp", relaxation_bound=False, worker_generation=False)
+    assert warm.stretch == pytest.approx(cold.stretch, rel=1e-9)
+    assert warm.stretch == pytest.approx(paper.stretch, rel=1e-7)
+    assert warm.lp_solves == cold.lp_solves
+    report = check_plan(inst, warm.plan)
+    assert report.ok, report.violations
+    if profile == "balanced":  # the bound is informative there: the basis was used
+        assert warm.search._seeded
+        first = [next(q for q in r.probes if q.kind == "feasibility") for r in (warm, cold)]
+        assert first[0].iterations < first[1].iterations
+
+
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["one-port", "multiport"]),
+       st.sampled_from([None, 2.0]), st.booleans())
+def test_relaxation_basis_optimum_equals_the_cold_one(seed, port, bw, memory):
+    inst = small_instance(seed, port=port, bw=bw)
+    mem = np.full(inst.p, 3.0 * float(inst.size.max())) if memory else None
+    warm = max_stretch(inst, memory=mem)
+    cold = max_stretch(inst, memory=mem, relaxation_basis=False)
+    assert warm.stretch == pytest.approx(cold.stretch, rel=1e-7, abs=1e-9)
+    assert check_plan(inst, warm.plan, memory=mem).ok
+
+
+@pytest.mark.parametrize(("seed", "memory"), [(0, False), (2, False), (1, True)])
+def test_basis_from_relaxed_is_a_dual_feasible_start_of_the_exact_lp(seed, memory):
+    """The mapped basis loads, the dual simplex from it reaches the cold primal optimum of
+    the *exact* LP, and that optimum is not the relaxation's: the buffer rows (13) that the
+    relaxation drops bind (a map that lost them would deliver everything here)."""
+    from lpsched.solvers.highs import HighsModel
+
+    inst = random_bags(12, 6, profile="balanced", seed=seed)
+    mem = np.full(inst.p, 40.0 * float(inst.size.max())) if memory else None
+    search, last, rmodel, rhighs, exact = _first_exact_model(inst, mem)
+    basis = exact.basis_from_relaxed(rmodel, *rhighs.basis())
+    assert basis is not None
+    cols, rows = basis
+    assert int((cols == 1).sum() + (rows == 1).sum()) == exact.lp.num_rows  # square basis
+    total = float(search.problem.remaining.sum())
+    deficits = []
+    for start in (basis, None):
+        highs = HighsModel(exact.lp, **ms.SEARCH_OPTIONS)
+        b = exact.deliver_bounds(last.stretch)
+        highs.set_col_bounds(*b["cols"])
+        highs.set_row_bounds(*b["rows"])
+        highs.set_costs(exact.deliver_cost, "max")
+        if start is not None:
+            highs.set_basis(*start)
+            highs.set_option("simplex_strategy", ms.DUAL)
+        else:
+            highs.set_option("simplex_strategy", ms.PRIMAL)
+        sol = highs.solve()
+        sol.require_optimal("test")
+        assert sol.residual <= 1e-7
+        deficits.append(total - float(sol.objective))
+    assert deficits[0] == pytest.approx(deficits[1], abs=1e-6 * total)
+    assert last.feasible and last.deficit <= search.delivery_tolerance
+    assert deficits[1] > 100 * search.delivery_tolerance  # the exact LP is tighter here
+
+
+def test_basis_from_relaxed_refuses_other_cells():
+    inst = random_bags(12, 6, profile="balanced", seed=0)
+    _, _, rmodel, rhighs, exact = _first_exact_model(inst)
+    status = rhighs.basis()
+    other = StretchModel(exact.problem, exact.problem.order_at(1.0))
+    assert not np.array_equal(other.order, exact.order)
+    assert other.basis_from_relaxed(rmodel, *status) is None
+    assert exact.basis_from_relaxed(exact, *status) is None  # not a relaxation
+    fewer = StretchModel(exact.problem.restrict(np.arange(exact.problem.p - 1)), exact.order)
+    assert fewer.basis_from_relaxed(rmodel, *status) is None

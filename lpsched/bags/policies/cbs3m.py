@@ -31,6 +31,7 @@ import numpy as np
 
 from lpsched.bags.maxstretch import MaxStretchResult, max_stretch, online_max_stretch
 from lpsched.bags.simulator import BasePolicy, StarSimulator, buffered_state, rekey_queues
+from lpsched.core.engine import Event
 
 #: What :meth:`PlanDispatcher.next_send` answers when the only quotas left are on links
 #: that are busy (bounded multiport): wait for the next transfer to end.
@@ -131,7 +132,7 @@ class CBS3M(BasePolicy):
         self.dispatcher: PlanDispatcher | None = None
         self.solve_seconds: list[float] = []
         self.stretches: list[float] = []
-        self._wake = None
+        self._wake: Event | None = None
 
     def deadline(self, sim: StarSimulator, k: int) -> float:
         return float(sim.inst.release[k] + self.stretch * sim.ms[k])

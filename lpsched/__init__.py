@@ -65,7 +65,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Load a re-exported name on first use and keep it (PEP 562)."""
+    """Load a re-exported name on first use and keep it (PEP 562); ``lpsched.experiments``
+    (the result store as pandas DataFrames) is loaded the same way."""
+    if name == "experiments":
+        return import_module("lpsched.experiments")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'lpsched' has no attribute {name!r}")
@@ -75,7 +78,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"experiments"})
 
 
 __all__ = [

@@ -5,7 +5,7 @@ checked on every call (issue #4)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -30,15 +30,33 @@ class MachineSchedule:
                 "end": self.end.tolist()}
 
 
+class ScheduleLike(Protocol):
+    """What :class:`Certified` needs of a schedule: its makespan and its JSON form
+    (:class:`MachineSchedule`, :class:`~lpsched.approx.packing.RigidSchedule`,
+    :class:`~lpsched.approx.moldable.MoldableSchedule`)."""
+
+    @property
+    def makespan(self) -> float: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+S = TypeVar("S", bound=ScheduleLike)
+
+
 @dataclass(frozen=True)
-class Certified:
+class Certified(Generic[S]):
     """``makespan`` of ``schedule``; ``lower_bound`` <= OPT (proved); ``guarantee`` proven
     against that bound; ``tolerance`` the relative slack of a numerical search (0 if none);
     ``opt_guarantee`` the ratio proven against the optimum when it is smaller than the one
-    certifiable from the bound (e.g. LPT's 4/3 − 1/(3m))."""
+    certifiable from the bound (e.g. LPT's 4/3 − 1/(3m)).
+
+    Generic in the schedule's type: ``Certified[MachineSchedule]`` (list scheduling, LPT,
+    CPU+GPU), ``Certified[RigidSchedule]`` (NFDH+LS), ``Certified[MoldableSchedule]`` (MRT,
+    K shelves)."""
 
     algorithm: str
-    schedule: MachineSchedule
+    schedule: S
     makespan: float
     lower_bound: float
     guarantee: float

@@ -190,11 +190,14 @@ def hybrid_allocation_schedule(cpu: np.ndarray, gpu: np.ndarray, cpus: int, gpus
 
 
 def hybrid_schedule(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus: int,
-                    variant: str = "2", eps: float = 1e-6, dp_eps: float = 0.1) -> Certified:
+                    variant: str = "2", eps: float = 1e-6, dp_eps: float = 0.1,
+                    ) -> Certified[MachineSchedule]:
     """The 2-dual-approximation (``variant="2"``) or the (3/2 + ``dp_eps``) one
     (``"3/2"``, :func:`hybrid_step_32`) with binary search on ``λ`` (relative precision
     ``eps``).
 
+    Examples
+    --------
     >>> r = hybrid_schedule([4, 4, 1], [1, 1, 4], cpus=1, gpus=1)
     >>> r.makespan, r.holds()
     (2.0, True)
@@ -236,7 +239,7 @@ def hybrid_schedule(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus:
 
 
 def _instant(name: str, p: np.ndarray, q: np.ndarray, m: int, k: int,
-             guarantee: float) -> Certified:
+             guarantee: float) -> Certified[MachineSchedule]:
     """No tasks, or every task takes no time on one side (lower bound 0): each on that
     side, makespan 0, optimal."""
     on_cpu = p == 0
@@ -246,7 +249,7 @@ def _instant(name: str, p: np.ndarray, q: np.ndarray, m: int, k: int,
 
 
 def _hybrid_32(p: np.ndarray, q: np.ndarray, m: int, k: int, eps: float,
-               dp_eps: float) -> Certified:
+               dp_eps: float) -> Certified[MachineSchedule]:
     if not (0 < dp_eps <= 1):
         raise InvalidInstanceError("dp_eps", dp_eps, "must be in (0, 1]")
     _dp_capacity(p.size, m, k, dp_eps)  # refuse a DP too large before searching

@@ -45,7 +45,7 @@ def lower_bound(times: np.ndarray, machines: int) -> float:
 
 
 def list_scheduling(times: ArrayLike, machines: int,
-                    order: Sequence[int] | None = None) -> Certified:
+                    order: Sequence[int] | None = None) -> Certified[MachineSchedule]:
     """Graham's list scheduling (default order: the given one)."""
     p = check_times("times", times)
     m = check_count("machines", machines)
@@ -53,8 +53,37 @@ def list_scheduling(times: ArrayLike, machines: int,
     return Certified("list-scheduling", sched, sched.makespan, lower_bound(p, m), 2 - 1 / m)
 
 
-def lpt(times: ArrayLike, machines: int) -> Certified:
-    """Longest Processing Time first."""
+def lpt(times: ArrayLike, machines: int) -> Certified[MachineSchedule]:
+    """Longest Processing Time first: :func:`list_scheduling` on the times sorted by
+    decreasing length (ties: lower index). O(n log n).
+
+    Parameters
+    ----------
+    times : array_like
+        ``times[j]``, the processing time of job ``j`` (>= 0).
+    machines : int
+        ``m``, the number of identical machines (>= 1).
+
+    Returns
+    -------
+    Certified[MachineSchedule]
+        The schedule, the lower bound ``max(Σp/m, max p)``, the certified guarantee
+        ``2 − 1/m`` and ``opt_guarantee = 4/3 − 1/(3m)`` (Graham 1969, against the optimum).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A time that is negative, not finite or not a number; ``machines`` not a whole
+        number >= 1.
+
+    Examples
+    --------
+    >>> r = lpt([2, 3, 4, 6, 2, 2], machines=3)
+    >>> r.makespan, round(r.lower_bound, 3), r.holds()
+    (7.0, 6.333, True)
+    >>> r.schedule.machine.tolist()  # jobs 6, 4, 3 first, one per machine
+    [2, 2, 1, 0, 1, 2]
+    """
     p = check_times("times", times)
     m = check_count("machines", machines)
     sched = schedule_in_order(p, m, np.lexsort((np.arange(p.size), -p)))

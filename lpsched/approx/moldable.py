@@ -419,14 +419,25 @@ class _Search:
 
 
 def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = False,
-        ) -> Certified:
+        ) -> Certified[MoldableSchedule]:
     """Mounié–Rapine–Trystram ``3/2(1 + eps)`` dual approximation (module doc).
 
     ``times[j][p−1]``: job ``j`` on ``p`` processors (one column per processor). Returns a
     :class:`Certified` whose schedule is a :class:`MoldableSchedule`; ``extra`` holds
     ``d_star`` (the smallest accepted guess, ``<= (1 + eps)·OPT``: spec DECIDE-20 reports
     it as the approximation of ``C*max``), the allotments, shelf sizes, the construction used
-    and the number of dual tests. O(n·m·log(1/eps)) for the tests."""
+    and the number of dual tests. O(n·m·log(1/eps)) for the tests.
+
+    Examples
+    --------
+    Three jobs on three processors (row ``j``: the time of job ``j`` on 1, 2, 3 processors):
+
+    >>> r = mrt([[4.0, 2.0, 1.5], [3.0, 1.6, 1.2], [2.0, 2.0, 2.0]], processors=3)
+    >>> r.makespan, round(r.lower_bound, 3), r.guarantee, r.holds()
+    (4.5, 3.166, 1.5, True)
+    >>> r.schedule.allotment.tolist()
+    [3, 1, 1]
+    """
     T, monotonic = check_table(times, processors, repair)
     if not (isinstance(eps, (int, float)) and 0 < eps < 1):
         raise InvalidInstanceError("eps", eps, "must be in (0, 1)")
@@ -434,7 +445,7 @@ def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = Fal
     lb = simple_lower_bound(T)
     if n == 0:
         empty = MoldableSchedule(np.zeros(0), np.zeros(0), np.zeros(0, int), ())
-        return Certified("mrt", empty, 0.0, 0.0, 1.5, eps)  # type: ignore[arg-type]
+        return Certified("mrt", empty, 0.0, 0.0, 1.5, eps)
     # fallback at UB = Σ T[j, m−1]: every job on all processors, one after another
     ub = float(T[:, -1].sum())
     seq_start = np.concatenate([[0.0], np.cumsum(T[:, -1])[:-1]])
@@ -468,13 +479,13 @@ def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = Fal
         "allotment": best.allotment.tolist()}
     if final is not None:
         extra.update({f"shelf_{k}": int((final.shelf == k).sum()) for k in (0, 1, 2)})
-    return Certified("mrt", best, best.makespan, s.lower,  # type: ignore[arg-type]
+    return Certified("mrt", best, best.makespan, s.lower,
                      1.5 if monotonic else math.inf, eps, extra=extra)
 
 
 def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
            weights: ArrayLike | None = None, eps: float = 1e-3, repair: bool = False,
-           compact: bool = True) -> Certified:
+           compact: bool = True) -> Certified[MoldableSchedule]:
     """K-shelf algorithm (seed 004 [L365–L377, L410–L418]; spec §5.3, DECIDE-22/23).
 
     ``C = cmax`` or MRT's ``d*``; ``t_min = min_j T[j, m−1]``; ``K = max(1,
@@ -488,14 +499,25 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
     earlier shelves are over and the shelf's own jobs fit side by side), so compaction never
     lengthens the schedule; ``compact=False`` keeps the nominal shelves (CAFM's boxes, which
     it backfills). The result's ``guarantee`` is ``inf``: no makespan bound is proven for
-    this variant (on one processor, nominal shelves hold one job each)."""
+    this variant (on one processor, nominal shelves hold one job each).
+
+    Examples
+    --------
+    >>> r = kshelf([[4.0, 2.0, 1.5], [3.0, 1.6, 1.2], [2.0, 2.0, 2.0]], processors=3)
+    >>> r.makespan, r.extra["K"], r.extra["shelves_used"], r.schedule.allotment.tolist()
+    (4.5, 2, 2, [3, 1, 1])
+    """
     T, _monotonic = check_table(times, processors, repair)
     n, m = T.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if w.shape != (n,) or not np.isfinite(w).all() or (w < 0).any():
         raise InvalidInstanceError("weights", w.shape, f"need {n} finite weights >= 0")
-    base = mrt(T, m, eps) if cmax is None else None
-    c = float(base.extra["d_star"]) if base is not None else float(cmax)  # type: ignore[arg-type]
+    base: Certified[MoldableSchedule] | None = None
+    if cmax is None:
+        base = mrt(T, m, eps)
+        c = float(base.extra["d_star"])
+    else:
+        c = float(cmax)
     if n and c < T[:, -1].max() * (1 - 1e-12):
         raise InvalidInstanceError("cmax", c, f"below the longest job on all processors "
                                    f"({T[:, -1].max()}): some job fits no shelf")
@@ -504,7 +526,7 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
     procs: list[np.ndarray] = [np.zeros(0, int)] * n
     if n == 0:
         empty = MoldableSchedule(start, start, allot, ())
-        return Certified("k-shelf", empty, 0.0, 0.0, math.inf)  # type: ignore[arg-type]
+        return Certified("k-shelf", empty, 0.0, 0.0, math.inf)
     t_min = float(T[:, -1].min())
     k_shelves = max(1, math.ceil(math.log2(c / t_min))) if c > t_min else 1
     remaining = np.ones(n, dtype=bool)
@@ -534,7 +556,7 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
     if compact:
         sched = list_schedule(T, allot, np.lexsort((np.arange(n), start)))
     lower = base.lower_bound if base is not None else simple_lower_bound(T)
-    return Certified("k-shelf", sched, sched.makespan, lower,  # type: ignore[arg-type]
+    return Certified("k-shelf", sched, sched.makespan, lower,
                      math.inf, extra={"C": c, "K": k_shelves, "shelves_used": used,
                                       "extra_shelves": max(0, k - 1 - k_shelves),
                                       "shelf_lengths": lengths})

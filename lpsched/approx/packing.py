@@ -29,7 +29,9 @@ from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 
 @dataclass(frozen=True)
 class RigidSchedule:
-    """Job ``j`` occupies processors ``first[j] .. first[j] + size[j] − 1`` during
+    """A schedule of rigid jobs on contiguous processors.
+
+    Job ``j`` occupies processors ``first[j]`` to ``first[j] + size[j] − 1`` during
     ``[start[j], end[j]]``; processors are numbered cluster by cluster."""
 
     start: np.ndarray
@@ -86,9 +88,11 @@ def nfdh(widths: ArrayLike, heights: ArrayLike) -> tuple[np.ndarray, np.ndarray]
     return batch, np.asarray(heights_out)
 
 
-def nfdh_ls(jobs: ArrayLike, clusters: int, cluster_size: int) -> Certified:
+def nfdh_ls(jobs: ArrayLike, clusters: int, cluster_size: int) -> Certified[RigidSchedule]:
     """NFDH+LS (Theorem 4): contiguous and local, ``Cmax <= 3·max(A/m, pmax)``.
 
+    Examples
+    --------
     >>> r = nfdh_ls([[1, 2], [1, 2], [1, 2]], clusters=2, cluster_size=3)
     >>> r.makespan, r.lower_bound, r.holds()
     (2.0, 1.0, True)

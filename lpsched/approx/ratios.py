@@ -214,13 +214,13 @@ def _moldable(rep: RatioReport, rng: np.random.Generator, trials: int,
         m, n = int(rng.integers(1, 33)), int(rng.integers(1, 40))
         table = moldable_table(rng, n, m, trial % 4)
         r = mrt(table, m, eps=1e-3)
-        validate_moldable(table, r.schedule)  # type: ignore[arg-type]
+        validate_moldable(table, r.schedule)
         if not r.holds() or r.extra["unbuilt_guesses"]:
             rep.violations.append(f"mrt: makespan {r.makespan} vs 3/2·(1+eps)·LB "
                                   f"{r.lower_bound} ({r.extra['unbuilt_guesses']} unbuilt "
                                   f"guesses), m={m}, table={table.tolist()}")
         k = kshelf(table, m, cmax=float(r.extra["d_star"]))
-        validate_moldable(table, k.schedule)  # type: ignore[arg-type]
+        validate_moldable(table, k.schedule)
         rep.record("k-shelf", k.makespan / r.lower_bound, math.inf)
         if trial % 4 == 0:  # integer Amdahl tables against the time-indexed MIP
             mm, nn = int(rng.integers(1, 4)), int(rng.integers(1, 5))

@@ -74,11 +74,22 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
     Violations are measured relative to the natural scale of each constraint (tasks of the
     application, interval length, largest ``MS*``) and reported when above ``tol``.
 
+    Examples
+    --------
     >>> from lpsched.bags import random_bags
     >>> from lpsched.bags.maxstretch import max_stretch
     >>> inst = random_bags(3, 2, seed=0)
-    >>> check_plan(inst, max_stretch(inst).plan).ok
-    True
+    >>> plan = max_stretch(inst).plan
+    >>> check = check_plan(inst, plan)
+    >>> check.ok, check.violations
+    (True, [])
+
+    A plan that computes only half of what it sends leaves data in the buffers:
+
+    >>> from dataclasses import replace
+    >>> bad = check_plan(inst, replace(plan, comp=plan.comp * 0.5))
+    >>> bad.ok, sorted(bad.worst)
+    (False, ['buffer conservation (7)', 'empty buffers at the deadline (6)'])
     """
     out = PlanCheck()
     apps = np.asarray(plan.apps, int)

@@ -10,11 +10,12 @@ computation and communication are of the same order (see :data:`BALANCED`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from lpsched.bags.instance import Application, Instance
-from lpsched.bags.platform import StarPlatform
+from lpsched.bags.platform import Port, StarPlatform
 from lpsched.errors import InvalidInstanceError
 
 #: Base link bandwidth (10 Mbit/s, the literal "10 Mbps" of seed 003 [L796], decision A25;
@@ -185,9 +186,9 @@ def random_bags(
         cpu_slow = rng.uniform(1, 10, size=p)
     speed = prof.base_speed if base_speed is None else base_speed
     bandwidth = prof.base_bandwidth if base_bandwidth is None else base_bandwidth
-    platform = StarPlatform(
-        speeds=speed / cpu_slow, bandwidths=bandwidth / link_slow, port=port
-    )  # type: ignore[arg-type]
+    platform = StarPlatform(  # ``port`` is checked there (InvalidInstanceError)
+        speeds=speed / cpu_slow, bandwidths=bandwidth / link_slow, port=cast(Port, port)
+    )
 
     draws = np.exp(rng.normal(prof.release_mean_log, prof.release_sd_log, size=n))
     release = np.sort(draws) if arrivals == "absolute" else np.cumsum(draws)

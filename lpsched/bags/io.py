@@ -1,10 +1,8 @@
-"""JSON files for star-platform instances (the format of issue #2).
+"""JSON files for star-platform instances (the format of issue #2)::
 
-```json
-{"platform": {"speeds": [1.0, 0.5], "bandwidths": [10.0, 2.0],
-              "master_bandwidth": null, "port": "one-port"},
- "applications": [{"release": 0.0, "tasks": 100, "work": 3.1, "size": 40.0}]}
-```
+    {"platform": {"speeds": [1.0, 0.5], "bandwidths": [10.0, 2.0],
+                  "master_bandwidth": null, "port": "one-port"},
+     "applications": [{"release": 0.0, "tasks": 100, "work": 3.1, "size": 40.0}]}
 
 ``speeds`` may be a list of lists (one row per application); ``master_bandwidth: null`` means
 unbounded. ``latencies`` (optional, seconds, one per worker, default all zero) is the latency
@@ -200,6 +198,19 @@ def load_instance(path: str | Path) -> Instance:
     Raises :class:`ParseError` (with file and line) when the file is not valid JSON
     (:func:`parse_json`: encoding, syntax, nesting, non-finite numbers, each with its
     field) and :class:`InvalidInstanceError` when the document is not a valid instance.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from lpsched.bags import random_bags, save_instance
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = Path(tmp.name) / "inst.json"
+    >>> save_instance(random_bags(3, 2, seed=1), path)
+    >>> inst = load_instance(path)
+    >>> inst.n, inst.p, inst.platform.port, inst.tasks.tolist()
+    (3, 2, 'one-port', [42.0, 18.0, 34.0])
+    >>> tmp.cleanup()
     """
     return instance_from_dict(read_json_file(path))
 

@@ -98,7 +98,7 @@ def outcome(exc: LpschedError) -> str:
     return "failed"
 
 
-def cell(key: tuple) -> list[dict[str, Any]]:
+def cell(key: tuple[Any, ...]) -> list[dict[str, Any]]:
     """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``;
     ``key[3]`` is the generator's base bandwidth, bytes/s; without it, the profile's).
 
@@ -132,7 +132,7 @@ def cell(key: tuple) -> list[dict[str, Any]]:
 
 def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
           policies: list[str] | None = None,
-          base_bandwidth: float | None = None) -> list[tuple]:
+          base_bandwidth: float | None = None) -> list[tuple[Any, ...]]:
     """The cells ``(seed, policy, profile, base bandwidth)``: the bandwidth (``None``: the
     profile's) is always in the key, so a store filled under another default (10 Mbit/s
     for ``simgrid`` before issue 13, decision 36) is never read back as today's."""
@@ -154,7 +154,7 @@ def _finished(row: dict[str, Any], metric: str) -> float:
     return float(value)
 
 
-def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str, dict]]:
+def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str, dict[str, Any]]]:
     """``{metric: {policy: {"min", "avg", "sd", "max", "best", "n", "failed"}}}`` (module
     doc). Instances count when every policy has a row; ``n`` is the number of them the
     policy finished, ``failed`` the others; statistics over finished runs only (NaN when
@@ -163,7 +163,7 @@ def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str,
     seeds = sorted({r["seed"] for r in rows})
     index = {(r["seed"], r["policy"]): r for r in rows}
     complete = [s for s in seeds if all((s, p) in index for p in policies)]
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
     for metric in METRICS:
         values = np.array([[_finished(index[(s, p)], metric) for p in policies]
                            for s in complete], float).reshape(len(complete), len(policies))
@@ -203,7 +203,7 @@ def _num(value: float, spec: str) -> str:
     return format(value, spec)
 
 
-def format_tables(tab: dict[str, dict[str, dict]]) -> str:
+def format_tables(tab: dict[str, dict[str, dict[str, Any]]]) -> str:
     """Tables 4–8 in the seed's layout, with the seed's average beside ours."""
     lines = []
     titles = {"max_stretch": "max-stretch / LP optimum", "sum_stretch": "sum-stretch / best",
@@ -227,12 +227,12 @@ def format_tables(tab: dict[str, dict[str, dict]]) -> str:
     return "\n".join(lines)
 
 
-def _open_csv(path: Path) -> contextlib.AbstractContextManager[IO]:
+def _open_csv(path: Path) -> contextlib.AbstractContextManager[IO[str]]:
     return open(path, "w", newline="")
 
 
-def write_csv(tab: dict[str, dict[str, dict]], rows: list[dict[str, Any]], out: Path,
-              opener: Callable[[Path], contextlib.AbstractContextManager[IO]] = _open_csv,
+def write_csv(tab: dict[str, dict[str, dict[str, Any]]], rows: list[dict[str, Any]], out: Path,
+              opener: Callable[[Path], contextlib.AbstractContextManager[IO[str]]] = _open_csv,
               ) -> None:
     """Tables 4-8 (``table<N>_<metric>.csv``) and every row (``cbs3m_rows.csv``, with each
     run's ``status`` and ``reason``) into the folder ``out``. ``opener(path)`` opens a file
@@ -255,6 +255,6 @@ def write_csv(tab: dict[str, dict[str, dict]], rows: list[dict[str, Any]], out: 
             w.writerow([r.get(k, "ok" if k == "status" else "") for k in keys])
 
 
-def by_instance(key: tuple) -> tuple:
+def by_instance(key: tuple[Any, ...]) -> tuple[Any, ...]:
     """Group key of a cell: its instance (every policy of one instance runs together)."""
     return (key[0], *key[2:])

@@ -8,16 +8,23 @@ of application ``app[i]`` is sent by the master to worker ``worker[i]`` during
 §2.1 under the one-port or bounded-multiport model with atomic computation and raises
 :class:`~lpsched.errors.InvalidScheduleError` with the first violation:
 
-``counts``     every task of every application executed exactly once;
-``release``    no send starts before its application's release date;
-``transfer``   a send lasts at least ``δ/b_u`` (exactly that under one-port);
-``duration``   a computation lasts exactly ``w/s_u`` (atomic, no preemption);
-``data``       a computation starts only once its data has arrived;
-``worker``     a worker computes one task at a time;
-``one-port``   the master sends one message at a time;
-``link`` / ``master``  bounded multiport: the transfers, each inside its window
-               ``[send_start, send_end]`` at any rate, fit ``b_u`` on each link and ``BW`` at
-               the master (preemptive window test).
+``counts``
+    every task of every application executed exactly once;
+``release``
+    no send starts before its application's release date;
+``transfer``
+    a send lasts at least ``δ/b_u`` (exactly that under one-port);
+``duration``
+    a computation lasts exactly ``w/s_u`` (atomic, no preemption);
+``data``
+    a computation starts only once its data has arrived;
+``worker``
+    a worker computes one task at a time;
+``one-port``
+    the master sends one message at a time;
+``link`` / ``master``
+    bounded multiport: the transfers, each inside its window ``[send_start, send_end]`` at
+    any rate, fit ``b_u`` on each link and ``BW`` at the master (preemptive window test).
 """
 
 from __future__ import annotations

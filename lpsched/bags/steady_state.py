@@ -76,6 +76,8 @@ def throughput(
 
     ``row`` selects the speed row when the platform has per-application speeds.
 
+    Examples
+    --------
     >>> from lpsched.bags import StarPlatform, Application
     >>> plat = StarPlatform([1.0, 1.0], [2.0, 1.0], port="one-port")
     >>> throughput(plat, Application(0.0, 10, work=1.0, size=1.0))   # 1 + (1-1/2)/1

@@ -47,6 +47,8 @@ def load_trace(path: str) -> Workload:
 
 
 def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
+    """The jobs ``keep`` of ``work``, submission times shifted so the first is 0 (all 0
+    when ``offline``)."""
     submit = work.submit[keep]
     submit = np.zeros_like(submit) if offline else submit - (submit.min() if submit.size
                                                               else 0.0)
@@ -80,6 +82,9 @@ def contiguity_instance(trace: str, seed: int, jobs: int, processors: int) -> Wo
 
 
 def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
+    """The row of one contiguity cell ``[trace, seed, jobs, m, ℓ, alloc]``: conservative
+    backfilling with the seed's reassignment and allocator ``alloc`` (validated), or NFDH+LS
+    (``makespan`` None when a job is wider than a cluster or ``ℓ`` does not divide ``m``)."""
     trace, seed, jobs, m, ell, alloc = cell
     work = contiguity_instance(trace, seed, jobs, m)
     row: dict[str, Any] = {"seed": seed, "alloc": alloc, "jobs": work.jobs}
@@ -138,6 +143,9 @@ def default_fat_tree(processors: int, cluster: int = 16, arity: int = 4) -> str:
 def platform_cells(trace: str, instances: int, periods: int = 1, topology: str | None = None,
                    penalty: str = "quadratic", factor: float = 2.0,
                    first_seed: int = 0) -> list[list[Any]]:
+    """The platform-level cells: every seed and allocator of :data:`PLATFORM_ALLOCS` on
+    the fat tree ``topology`` (default: the smallest covering the machine), checked before
+    any cell runs."""
     work = load_trace(trace)
     topo = topology or default_fat_tree(int(work.processors or work.size.max()))
     parse_topology(topo, int(work.processors or 0) or None)  # a bad tree fails before any cell
@@ -156,6 +164,9 @@ def period_instance(trace: str, seed: int, periods: int) -> Workload:
 
 
 def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
+    """The row of one platform-level cell: conservative backfilling with reassignment and
+    the placement penalty on the tree, validated; sums of flow and stretch and the platform
+    factors."""
     trace, seed, periods, topo_spec, penalty, factor, alloc = cell
     work = period_instance(trace, seed, periods)
     topo: Topology = parse_topology(topo_spec, int(work.processors or 0) or None)
@@ -227,6 +238,9 @@ def topology_cells(trace: str, speedups: list[float], limit: int = 0,
 
 
 def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
+    """The row of one topology-aware cell ``[trace, limit, k, policy, alloc, qct, speedup]``
+    on the smallest covering k-ary n-tree, validated: mean wait and total time (minutes) and
+    the share of jobs spread above their minimal level."""
     trace, limit, k, policy, alloc, qct, speedup = cell
     work = load_trace(trace)
     if limit:

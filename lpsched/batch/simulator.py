@@ -202,7 +202,26 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
     the tree for ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent),
     the clusters for ``beloc``/``loc`` and the levels for ``penalty``. ``compression``
-    (conservative only; default ``"textbook"``) is one of :data:`COMPRESSIONS`."""
+    (conservative only; default ``"textbook"``) is one of :data:`COMPRESSIONS`.
+
+    Examples
+    --------
+    Four processors: job 1 takes three for 10 s, job 2 needs all four, job 3 one for 2 s.
+    FCFS keeps job 3 behind job 2; EASY backfills it at once (it ends before job 2 can
+    start):
+
+    >>> import numpy as np
+    >>> from lpsched.core.swf import Workload
+    >>> work = Workload(job=np.arange(1, 4), submit=np.array([0.0, 1.0, 2.0]),
+    ...                 run=np.array([10.0, 5.0, 2.0]), size=np.array([3, 4, 1]),
+    ...                 estimate=np.array([10.0, 5.0, 2.0]), processors=4)
+    >>> sched, stats = simulate_batch(work, "fcfs")
+    >>> sched.start.tolist()
+    [0.0, 10.0, 15.0]
+    >>> sched, stats = simulate_batch(work, "easy")
+    >>> sched.start.tolist(), round(batch_metrics(work, sched, 4)["utilisation"], 3)
+    ([0.0, 10.0, 2.0], 0.867)
+    """
     cluster_size = _check_options(policy, alloc, cluster_size, topology, qct, penalty,
                                   speedup, compression)
     compression = compression or COMPRESSIONS[0]

@@ -19,7 +19,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -121,7 +121,7 @@ class Workload:
         return bool(self.dep_src.size)
 
 
-def _fail(fieldname: str, value: object, reason: str) -> None:
+def _fail(fieldname: str, value: object, reason: str) -> NoReturn:
     raise InvalidInstanceError(fieldname, value, reason)
 
 
@@ -209,7 +209,8 @@ def topological_order(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | 
 
 def make_workload(processors: int, campaigns: list[dict[str, Any]], users: int | None = None,
                   extra: dict[str, Any] | None = None) -> Workload:
-    """Build a :class:`Workload` from campaign dicts in the JSON shape (issue 11):
+    """Build a :class:`~lpsched.campaigns.instance.Workload` from campaign dicts in the JSON
+    shape (issue 11):
     ``{"user", "submit", "think", "jobs": [{"p", "q"}, ...], "deps": [[a, b], ...]}``
     (``deps`` local job indices). Every field is checked; the message names it. O(n)."""
     if not isinstance(campaigns, list):

@@ -56,7 +56,7 @@ def exact_cmax(p: np.ndarray, m: int) -> float:
 
     Exponential time; symmetric machine loads are pruned.
 
-    >>> exact_cmax(np.array([3.0, 3.0, 2.0, 2.0, 2.0]), 2)
+    >>> float(exact_cmax(np.array([3.0, 3.0, 2.0, 2.0, 2.0]), 2))
     6.0
     """
     p = np.sort(np.asarray(p, dtype=float))[::-1]

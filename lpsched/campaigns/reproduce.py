@@ -49,6 +49,8 @@ SEED_RATIOS = {5: 1.35, 10: 2.24, 20: 3.4}
 
 def faircamp_cells(users: tuple[int, ...] = FAIRCAMP_USERS, instances: int = 1000,
                    jobs: int = 10_000, first_seed: int = 0) -> list[dict[str, Any]]:
+    """The cells of the FairCamp reproduction (seed 002 Figs. 4.3-4.4): one per user count
+    ``k`` in ``users`` and instance seed, each run by :func:`faircamp_cell`."""
     # "policies" is part of the store key: stores made under the old names are recomputed
     return [{"k": k, "seed": first_seed + i, "jobs": jobs,
              "policies": ",".join(FAIRCAMP_POLICIES)} for k in users for i in range(instances)]
@@ -129,6 +131,9 @@ def faircamp_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000, users: int = 10,
                   limit: int = 0, first_seed: int = 0) -> list[dict[str, Any]]:
+    """The cells of the OStrich reproduction (seed 002 ch. 5, Figs. 5.6-5.13): the
+    LPC-EGEE replay of ``trace`` under OStrich and FCFS with and without dependencies and
+    the original schedule, then ``instances`` synthetic user-profile workloads."""
     cells: list[dict[str, Any]] = [
         {"part": "egee", "trace": trace, "policy": pol, "deps": deps, "limit": limit,
          "series": SERIES}
@@ -140,6 +145,8 @@ def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000, users: in
 
 
 def ostrich_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of one cell of :func:`ostrich_cells` (an EGEE replay or a profiles
+    workload)."""
     return _egee_cell(cell) if cell["part"] == "egee" else _profiles_cell(cell)
 
 

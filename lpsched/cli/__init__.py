@@ -98,6 +98,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``lpsched`` command: parse ``argv`` (default ``sys.argv[1:]``), run the
+    subcommand and return its exit status (module doc: 0, 1, 2 or 3)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
         from lpsched.core.versions import versions_report

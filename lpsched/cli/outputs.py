@@ -102,7 +102,7 @@ def check_output_folder(path: str, what: str) -> Path:
 
 @contextlib.contextmanager
 def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
-                  ) -> Iterator[IO]:
+                  ) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; on success rename it over ``path``, with the
     permissions the replaced file had (or ``0o666`` less the umask for a new one).
 

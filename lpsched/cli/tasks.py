@@ -95,7 +95,7 @@ def _policy(args: argparse.Namespace, inst: Any, name: str, info: Any) -> Any:
     m = inst.processors
     if REGISTRY[name].base.redirect and m < 2:
         return f"a dedicated pool needs m >= 2 processors (the instance has {m})"
-    params = {**table_params(name, info)}
+    params: dict[str, Any] = {**table_params(name, info)}
     if REGISTRY[name].base.redirect and args.md is None and params.get("md", 0) >= m:
         return (f"Table 3.2's m_d = {params['md']} for {info.short} needs m > "
                 f"{params['md']} processors (the instance has {m}); give --md")
@@ -252,6 +252,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             raise LpschedError(f"--{option.replace('_', '-')} {getattr(args, option)}: must "
                                f"be a whole number >= {least}")
     out = check_output_folder(args.out, "--out")
+    keys: tuple[str, ...]
     if args.tune:
         paths = _trace_paths(args, args.trace or "LLNL-Thunder")
         name, cells = "redirection-tuning", []
@@ -369,6 +370,7 @@ def add_commands(sub: Any) -> None:
 
 
 def policy_lines() -> list[tuple[str, str]]:
+    """``(name, description)`` of every online policy, for ``lpsched policies``."""
     from lpsched.tasks.policies import REGISTRY
 
     return [(e.name, e.description) for e in REGISTRY.values()]

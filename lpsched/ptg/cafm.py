@@ -131,6 +131,6 @@ def cafm_k_shelves(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
         warnings.simplefilter("ignore")
         ks = kshelf(ms.hat, pb.P, cmax=ms.d_star, eps=EPS, repair=True, compact=False)
     sched = ks.schedule
-    size = np.asarray(sched.allotment, int)  # type: ignore[attr-defined]
-    return _embed(pb, ms, size, np.asarray(sched.start, float),  # type: ignore[attr-defined]
-                  [np.asarray(p, int) for p in sched.processors])  # type: ignore[attr-defined]
+    size = np.asarray(sched.allotment, int)
+    return _embed(pb, ms, size, np.asarray(sched.start, float),
+                  [np.asarray(p, int) for p in sched.processors])

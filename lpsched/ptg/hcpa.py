@@ -31,6 +31,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -449,9 +450,11 @@ def topo_order(dag: Dag, keys: tuple[np.ndarray, ...], rng: np.random.Generator,
     its predecessors (a heap over the ready tasks: DECIDE-27). O(n log n + e)."""
     tie = rng.permutation(dag.n)
     missing = np.array([len(x) for x in dag.preds])
-    heap = [(*(float(k[v]) for k in keys), int(tie[v]), v) for v in np.flatnonzero(missing == 0)]
+    # entries (key values..., tie, task): as long as ``keys`` plus two
+    heap: list[tuple[Any, ...]] = [(*(float(k[v]) for k in keys), int(tie[v]), v)
+                                   for v in np.flatnonzero(missing == 0)]
     heapq.heapify(heap)
-    out = []
+    out: list[int] = []
     while heap:
         v = heapq.heappop(heap)[-1]
         out.append(v)

@@ -4,6 +4,7 @@ in the dev extras)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = ""
     plt.close(fig)
 
 
-def summary_figures(summ: dict, folder: str | Path) -> list[Path]:
+def summary_figures(summ: dict[str, Any], folder: str | Path) -> list[Path]:
     """Figs 2–8 of seed 004 from :func:`lpsched.ptg.reproduce.summary`: box plots of SSCT,
     Cmax and MaxS per population (whiskers = min and max, spec §2.6), the harmonic-mean
     ratio planes with the Pareto sets, and mean MaxS versus ``N``. Returns the files."""

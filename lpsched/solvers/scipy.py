@@ -25,8 +25,8 @@ def solve_scipy(lp: LinearProgram, time_limit: float | None = None) -> Solution:
     a_ub = sp.vstack([a[up], -a[dn]]).tocsr()
     b_ub = np.concatenate([hi[up], -lo[dn]])
     sign = -1.0 if lp.sense == "max" else 1.0
-    bounds = np.column_stack([lp.col_lower, lp.col_upper])
-    bounds = [(None if np.isinf(lb) else lb, None if np.isinf(ub) else ub) for lb, ub in bounds]
+    columns = np.column_stack([lp.col_lower, lp.col_upper])
+    bounds = [(None if np.isinf(lb) else lb, None if np.isinf(ub) else ub) for lb, ub in columns]
     options = {"time_limit": time_limit} if time_limit else {}
     built = time.perf_counter() - t0
     t1 = time.perf_counter()

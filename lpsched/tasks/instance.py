@@ -62,8 +62,8 @@ class TraceInfo:
     params: dict[str, tuple[int, float]]
 
 
-def _info(name: str, short: str, file: str, cpus: int, days: float, sr: tuple, gr: tuple,
-          srr: tuple, grr: tuple) -> TraceInfo:
+def _info(name: str, short: str, file: str, cpus: int, days: float, sr: tuple[int, float],
+          gr: tuple[int, float], srr: tuple[int, float], grr: tuple[int, float]) -> TraceInfo:
     return TraceInfo(name, short, file, cpus, days,
                      {"spt-rd": sr, "gspt-rd": gr, "spt-rr": srr, "gspt-rr": grr})
 

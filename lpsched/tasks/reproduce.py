@@ -45,6 +45,8 @@ def _trace(path: str) -> tuple[Workload, int]:
 
 
 def window_of(path: str) -> str:
+    """The method-C window of Table 3.1 for the trace ``path`` (``random:7d`` for a trace
+    the table does not list)."""
     info = trace_info(path)
     return f"random:{info.days:g}d" if info else "random:7d"
 
@@ -63,12 +65,15 @@ def _bounds(path: str, seed: int, exact_limit: int) -> dict[str, dict[str, Any]]
 
 
 def trace_name(path: str) -> str:
+    """The trace's name in Table 3.1, or its file name without ``.swf...``."""
     info = trace_info(path)
     return info.name if info else Path(path).name.split(".swf")[0]
 
 
 def comparison_cells(paths: list[str], instances: int, first_seed: int = 0,
                      policies: tuple[str, ...] = ALL_POLICIES) -> list[list[Any]]:
+    """The cells of the Table 3.2 comparison: ``[path, seed, policy, parameters]`` for every
+    trace, instance seed and policy, with the table's parameters for the trace."""
     cells = []
     for path in paths:
         info = trace_info(path)
@@ -82,6 +87,9 @@ def tuning_cells(path: str, instances: int, first_seed: int = 0,
                  md_values: tuple[int, ...] = tuple(range(1, 11)),
                  taus: tuple[float, ...] | None = None,
                  cs: tuple[float, ...] = C_GRID) -> list[list[Any]]:
+    """The cells of the ``m_d`` x ``τ`` (RD policies) and ``m_d`` x ``c`` (RR policies)
+    tuning grid on one trace; ``taus`` defaults to 1..10 for Curie and RICC, 1..5
+    otherwise."""
     info = trace_info(path)
     if taus is None:
         wide = info is not None and info.short in ("Curie", "RICC")
@@ -97,6 +105,8 @@ def tuning_cells(path: str, instances: int, first_seed: int = 0,
 
 
 def group(cell: list[Any]) -> tuple[str, int]:
+    """``(trace, seed)``: cells of one instance go to one worker, which builds the instance
+    and its bounds once."""
     return cell[0], cell[1]
 
 
@@ -149,8 +159,8 @@ def summary(rows: list[dict[str, Any]], keys: tuple[str, ...] = ("trace", "polic
     chapter reports averages over the 20 instances). ``instances`` counts the rows
     averaged, ``skipped`` the cells that could not run (Table 3.2's ``m_d >= m``): a
     group with skipped cells averages over fewer instances than its baseline."""
-    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
-    skipped: dict[tuple, int] = defaultdict(int)
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    skipped: dict[tuple[Any, ...], int] = defaultdict(int)
     for row in rows:
         key = tuple(row.get(k) for k in keys)
         if row.get("valid"):

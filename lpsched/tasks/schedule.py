@@ -187,7 +187,7 @@ def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,
             "l2_flow": float(np.sqrt(np.square(flow).sum()))}
 
 
-def schedule_counts(sched: TaskSchedule) -> dict[str, float]:
+def schedule_counts(sched: TaskSchedule) -> dict[str, float | None]:
     """Preemptions, interruptions, redirections (tasks completed on the dedicated pool),
     wasted work (interrupted pieces) and dedicated-pool utilisation (busy time over
     ``m_d`` × the span from the first piece to the last completion)."""

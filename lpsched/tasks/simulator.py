@@ -267,6 +267,7 @@ class _Sim:
         pol, pj = self.pol, self.p[j]
         if pol.redirect == "random":
             self.pmax = max(self.pmax, pj)
+            assert self.rng is not None  # made in __init__ for redirect == "random"
             if pj >= pol.b * self.pmax and self.rng.random() <= pol.c:
                 self._to_dedicated(j)
                 return
@@ -375,7 +376,20 @@ class _Sim:
 
 def simulate(inst: TaskInstance, policy: OnlinePolicy) -> TaskSchedule:
     """Run ``policy`` on ``inst``; the schedule is not validated here (see
-    :func:`evaluate`). Checks the policy's parameters against ``inst.processors``."""
+    :func:`evaluate`). Checks the policy's parameters against ``inst.processors``.
+
+    Examples
+    --------
+    One processor, a 4-second task at 0 and a 1-second task at 1: SRPT preempts the long
+    task, FCFS does not.
+
+    >>> from lpsched.tasks.instance import TaskInstance
+    >>> inst = TaskInstance(1, [0.0, 1.0], [4.0, 1.0])
+    >>> simulate(inst, get_policy("srpt")).completion.tolist()
+    [5.0, 2.0]
+    >>> simulate(inst, get_policy("fcfs")).completion.tolist()
+    [4.0, 5.0]
+    """
     policy.check(inst.processors)
     t0 = time.perf_counter()
     sim = _Sim(inst, policy)
@@ -404,6 +418,8 @@ def evaluate(inst: TaskInstance, policy: OnlinePolicy | str, bound: float = BOUN
     """Simulate, validate independently (:func:`~lpsched.tasks.schedule.validate_schedule`
     raises on any violation) and measure.
 
+    Examples
+    --------
     >>> from lpsched.tasks.instance import TaskInstance
     >>> res = evaluate(TaskInstance(1, [0.0, 1.0], [4.0, 1.0]), "spt")
     >>> res.metrics["sum_flow"], res.metrics["max_stretch"]

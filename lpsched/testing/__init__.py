@@ -69,7 +69,7 @@ __all__ = [
     "strategies",
 ]
 
-_RECORDS = pytest.StashKey[dict]()
+_RECORDS = pytest.StashKey[dict[str, Any]]()
 
 
 def __getattr__(name: str) -> Any:

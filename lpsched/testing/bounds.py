@@ -4,31 +4,32 @@
 and :func:`optimum` the exact optimum when a solver proves it. Nothing here is a new model:
 they call the family's existing bounds, LPs and MIPs.
 
-=================  ===============  ==============================================  ==========
-family             objective        lower_bound                                     optimum
-=================  ===============  ==============================================  ==========
-identical          makespan         ``max(Σp/m, max p)`` (combinatorial)            P||Cmax MIP
-hybrid (CPU+GPU)   makespan         largest λ the 2-dual step rejects, or           MIP
-                                    ``max(max min(p, p̄), Σ min(p, p̄)/(m+k))``
-rigid              makespan         ``max(A/m, pmax)`` (combinatorial)              packing MIP
-moldable           makespan         largest d MRT's dual test rejects               time-indexed
-                                                                                    MIP (whole
-                                                                                    numbers)
-star (seed 003)    max_stretch      LP optimum of the fluid max-stretch (lp)        none
-star               max_flow,        ``MS*_k``: no application completes faster      none
-                   sum_flow,        than alone at its steady-state throughput
-                   makespan         (combinatorial)
-tasks (seed 000    max_stretch,     preemptive migratory optimum by max-flow        none
-ch. 3)             max_flow         search (lp); above 3,000 tasks one processor
-                                    of speed m, EDF (combinatorial)
-tasks              sum_flow         SRPT on one processor of speed m, Σp            none
-                                    (combinatorial)
-campaigns (seed    makespan,        largest user's Σ l_i (campaigns sequential),    none
-002)               max_campaign_    area / m; every campaign stretch >= 1
-                   stretch          (combinatorial)
-ptg (seed 004)     makespan,        critical path and area, or the LP on the        none
-                   sum_completion   tangents of Amdahl's work curves (lp)
-=================  ===============  ==============================================  ==========
+=================  ====================  ==============================================  ==========
+family             objective             lower_bound                                     optimum
+=================  ====================  ==============================================  ==========
+identical          makespan              ``max(Σp/m, max p)`` (combinatorial)            P||Cmax MIP
+hybrid (CPU+GPU)   makespan              largest λ the 2-dual step rejects, or           MIP
+                                         ``max(max min(p, p̄), Σ min(p, p̄)/(m+k))``
+rigid              makespan              ``max(A/m, pmax)`` (combinatorial)              packing MIP
+moldable           makespan              largest d MRT's dual test rejects               MIP, time
+                                                                                         indexed
+                                                                                         (whole
+                                                                                         numbers)
+star (seed 003)    max_stretch           LP optimum of the fluid max-stretch (lp)        none
+star               max_flow,             ``MS*_k``: no application completes faster      none
+                   sum_flow,             than alone at its steady-state throughput
+                   makespan              (combinatorial)
+tasks (seed 000    max_stretch,          preemptive migratory optimum by max-flow        none
+ch. 3)             max_flow              search (lp); above 3,000 tasks one processor
+                                         of speed m, EDF (combinatorial)
+tasks              sum_flow              SRPT on one processor of speed m, Σp            none
+                                         (combinatorial)
+campaigns (seed    makespan,             largest user's Σ l_i (campaigns sequential),    none
+002)               max_campaign_stretch  area / m; every campaign stretch >= 1
+                                         (combinatorial)
+ptg (seed 004)     makespan,             critical path and area, or the LP on the        none
+                   sum_completion        tangents of Amdahl's work curves (lp)
+=================  ====================  ==============================================  ==========
 
 An unsupported pair raises :class:`UnsupportedObjectiveError` (an
 :class:`~lpsched.errors.LpschedError`) naming what is supported.

@@ -442,6 +442,8 @@ def _problem_from_dict(data: Mapping[str, Any]) -> Problem:
     if not isinstance(c, Mapping) or not isinstance(data["ptgs"], list):
         raise InvalidInstanceError("cluster", c, "expected {cluster: {name, processors, "
                                    "speed}, ptgs: [...]}")
+    processors: Any = c.get("processors")  # JSON values: Cluster checks them
+    speed: Any = c.get("speed")
     return Problem([ptg_from_dict(g) for g in data["ptgs"]],
-                   Cluster(str(c.get("name", "")), c.get("processors"), c.get("speed")))
+                   Cluster(str(c.get("name", "")), processors, speed))
 

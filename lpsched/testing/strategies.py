@@ -22,12 +22,14 @@ one drawn in a failing test is written to a file).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
 from lpsched.bags import Application, Instance, StarPlatform
+from lpsched.bags.platform import Port
 from lpsched.campaigns.instance import Workload
 from lpsched.ptg.problem import Problem
 from lpsched.tasks.instance import TaskInstance
@@ -119,7 +121,7 @@ def identical_jobs(max_jobs: int = 10, max_machines: int = 3, max_time: int = 20
         times = _times(draw, max_jobs, max_time, zero=True)
         if len(times) < max_jobs and draw(st.integers(0, 5)) == 0:
             times.append(float(sum(times)) or 1.0)  # one job as long as the rest
-        return IdenticalJobs(times, m)
+        return IdenticalJobs(np.asarray(times, dtype=float), m)
 
     return draw_one().map(_remember)
 
@@ -148,7 +150,8 @@ def hybrid_tasks(max_tasks: int = 8, max_cpus: int = 2, max_gpus: int = 2,
         gpu = draw(st.lists(_time(max_time, zero=True), min_size=len(cpu), max_size=len(cpu)))
         if draw(st.integers(0, 4)) == 0:
             gpu = list(cpu)  # no acceleration at all
-        return HybridTasks(cpu, gpu, draw(st.integers(1, max_cpus)),
+        return HybridTasks(np.asarray(cpu, dtype=float), np.asarray(gpu, dtype=float),
+                           draw(st.integers(1, max_cpus)),
                            draw(st.integers(1, max_gpus)))
 
     return draw_one().map(_remember)
@@ -181,7 +184,8 @@ def rigid_jobs(max_jobs: int = 6, max_clusters: int = 2, max_cluster_size: int =
         if draw(st.integers(0, 4)) == 0:
             sizes[draw(st.integers(0, len(sizes) - 1))] = ell  # as wide as a cluster
         loc = draw(st.booleans()) if local is None else local
-        return RigidJobs(times, sizes, draw(st.integers(1, max_clusters)), ell, loc)
+        return RigidJobs(np.asarray(times, dtype=float), np.asarray(sizes),
+                         draw(st.integers(1, max_clusters)), ell, loc)
 
     return draw_one().map(_remember)
 
@@ -236,12 +240,12 @@ def moldable_jobs(max_jobs: int = 4, max_processors: int = 3, max_time: int = 12
         rows = [_monotonic_row(draw, m, max_time, integral) for _ in range(n)]
         if n > 1 and draw(st.integers(0, 5)) == 0:
             rows = [rows[0]] * n  # identical jobs
-        return MoldableJobs(rows, m)
+        return MoldableJobs(np.asarray(rows, dtype=float), m)
 
     return draw_one().map(_remember)
 
 
-_PORTS = ("one-port", "multiport")
+_PORTS: tuple[Port, ...] = ("one-port", "multiport")
 _SPEEDS = ("related", "unrelated")
 
 
@@ -250,7 +254,7 @@ def _positive(lo: float, hi: float) -> st.SearchStrategy[float]:
                      st.floats(lo, hi).map(lambda x: round(x, 3)))
 
 
-def star_instances(max_apps: int = 4, max_workers: int = 3, port: str | None = None,
+def star_instances(max_apps: int = 4, max_workers: int = 3, port: Port | None = None,
                    speeds: str | None = None, bounded: bool | None = None,
                    max_tasks: int = 20) -> st.SearchStrategy[Instance]:
     """Bags of tasks on a star platform (seed 003): 1..``max_apps`` applications,
@@ -298,7 +302,8 @@ def star_instances(max_apps: int = 4, max_workers: int = 3, port: str | None = N
         apps = [Application(0.0 if same else draw(_positive(0.0, 20.0)),
                             draw(st.integers(1, max_tasks)), draw(small), draw(small))
                 for _ in range(n)]
-        return Instance(StarPlatform(speed, bws, bw, model), tuple(apps))
+        return Instance(StarPlatform(speed, bws, math.inf if bw is None else bw, model),
+                        tuple(apps))
 
     return draw_one().map(_remember)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from lpsched.bags.policies.cbs3m import CBS3M
 from lpsched.bags.policies.greedy import APP_RULES, RESOURCE_RULES, GreedyPolicy
@@ -20,15 +21,21 @@ _RES_TEXT = {"rr": "round-robin over the workers", "mct": "minimum completion ti
 
 @dataclass(frozen=True)
 class PolicyEntry:
+    """A registered master-worker policy: its ``name``, the line ``lpsched policies``
+    prints, and ``factory()``, which makes a fresh policy object for one simulation."""
+
     name: str
     description: str
     factory: Callable[[], StarPolicy]
 
 
+#: policy name -> entry: the 12 greedy heuristics, MWMA (2) and CBS3M (4) of seed 003 §4.1
 REGISTRY: dict[str, PolicyEntry] = {}
 
 
 def register(name: str, description: str, factory: Callable[[], StarPolicy]) -> None:
+    """Add a policy to :data:`REGISTRY` under ``name`` (``LpschedError`` when the name is
+    taken); ``factory()`` must return a new policy object at each call."""
     if name in REGISTRY:
         raise LpschedError(f"policy {name!r} is already registered")
     REGISTRY[name] = PolicyEntry(name, description, factory)
@@ -37,7 +44,7 @@ def register(name: str, description: str, factory: Callable[[], StarPolicy]) -> 
 for _a in APP_RULES:
     for _r in RESOURCE_RULES:
         register(f"{_a}-{_r}", f"seed 003 §4.1: {_APP_TEXT[_a]}, {_RES_TEXT[_r]}",
-                 lambda a=_a, r=_r: GreedyPolicy(a, r))
+                 partial(GreedyPolicy, _a, _r))
 
 register("mwma-nbt", "seed 003 §4.1: steady-state shares by tasks left (MWMA, NBT weights)",
          lambda: MWMA("nbt"))
@@ -50,7 +57,7 @@ for _order in ("fifo", "edf"):
                  f"seed 003 §3.5/§4.1: follow the optimal max-stretch plan "
                  f"({'re-solved at every arrival' if _online else 'solved once, clairvoyant'}),"
                  f" {_order.upper()} workers",
-                 lambda o=_order, on=_online: CBS3M(o, on))
+                 partial(CBS3M, _order, _online))
 
 
 def get_policy(name: str) -> StarPolicy:
@@ -63,4 +70,5 @@ def get_policy(name: str) -> StarPolicy:
 
 
 def policy_names() -> list[str]:
+    """The registered policy names, in registration order."""
     return list(REGISTRY)

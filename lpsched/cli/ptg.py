@@ -160,7 +160,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     print(dump_json({"experiment": "ptg", "scenarios": len(cells), "figures": figures,
                      "acceptance": summ.get("acceptance", []),
                      "bounds_hold": summ.get("bounds_hold"),
-                     "pareto": summ.get("pareto")}))
+                     "pareto": summ.get("pareto"),
+                     "targets": summ.get("targets", {})}))
     print(f"{ran} scenarios computed now, {len(cells) - ran} found in {out / 'ptg.sqlite'}; "
           f"{wall:.1f} s; rows in {csv_path}, summary in {json_path}", file=sys.stderr)
     return 0

@@ -1,8 +1,10 @@
-"""Gantt chart of a multi-PTG schedule (spec §(b).8); matplotlib is imported lazily (it is
-in the dev extras)."""
+"""Figures of seed 004: the Gantt chart of a multi-PTG schedule (spec §(b).8), the
+harmonic-mean ratio planes with their Pareto sets (Figs 5–7) and the whole set of Figs
+2–8 of a reproduction. matplotlib is imported lazily (it is in the dev extras)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +13,52 @@ import numpy as np
 from lpsched.ptg.schedule import PtgSchedule
 
 
-def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = "") -> None:
-    """Draw every task as one bar per processor, coloured by PTG, and save to ``path``.
-    O(Σ p_v) rectangles."""
-    import matplotlib
+def draw_gantt(ax: Any, sched: PtgSchedule, processors: int, title: str = "",
+               labels: Sequence[str] | None = None) -> Any:
+    """Draw a schedule on ``ax``: every task as one bar per processor it holds, coloured
+    by its PTG (matplotlib's ``tab20`` colours, PTG ``i`` in colour ``i mod 20``).
 
-    matplotlib.use("Agg")
+    Zero-cost dummy tasks hold no processor and draw nothing. O(Σ p_v) rectangles, drawn
+    as one collection.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    sched : PtgSchedule
+        The schedule (e.g. ``run(pb, name).schedule``).
+    processors : int
+        The cluster's ``P`` (the height of the chart).
+    title : str
+        The axes' title.
+    labels : sequence of str, optional
+        One name per PTG, in PTG order: a legend is added (e.g.
+        ``[g.name for g in pb.ptgs]``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from lpsched.ptg.generators import fft_ptg
+    >>> from lpsched.ptg.model import get_cluster
+    >>> from lpsched.ptg.problem import Problem
+    >>> from lpsched.ptg.registry import run
+    >>> pb = Problem([fft_ptg(4, seed=1), fft_ptg(4, seed=2)], get_cluster("chti"))
+    >>> fig, ax = plt.subplots()
+    >>> ax = draw_gantt(ax, run(pb, "selfish").schedule, pb.P, "selfish", ["a", "b"])
+    >>> len(ax.collections), [t.get_text() for t in ax.get_legend().get_texts()]
+    (1, ['a', 'b'])
+    >>> plt.close(fig)
+    """
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Patch
 
     cmap = plt.get_cmap("tab20")
     verts, colors = [], []
@@ -27,22 +67,98 @@ def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = ""
         for q in np.asarray(ids).tolist():
             verts.append([(s, q), (e, q), (e, q + 0.9), (s, q + 0.9)])
             colors.append(cmap(int(sched.owner[k]) % 20))
-    fig, ax = plt.subplots(figsize=(10, 5))
     ax.add_collection(PolyCollection(verts, facecolors=colors, edgecolors="none"))
     ax.set_xlim(0, max(sched.makespan, 1e-9))
     ax.set_ylim(0, processors)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("processor")
     ax.set_title(title)
+    if labels is not None:
+        ax.legend(handles=[Patch(color=cmap(i % 20), label=str(name))
+                           for i, name in enumerate(labels)],
+                  fontsize=7, loc="upper right")
+    return ax
+
+
+def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = "") -> None:
+    """Draw every task as one bar per processor, coloured by PTG, and save to ``path``
+    (:func:`draw_gantt` on a new 10 × 5 inch figure). O(Σ p_v) rectangles."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 5))
+    draw_gantt(ax, sched, processors, title)
     fig.tight_layout()
     fig.savefig(str(path))
     plt.close(fig)
 
 
+def pareto_plot(ax: Any, points: Mapping[str, tuple[float, float]], front: Sequence[str],
+                xlabel: str, ylabel: str, title: str = "") -> Any:
+    """One point per algorithm on ``ax``, the Pareto set marked (smaller is better on both
+    axes): its points in red and joined by the staircase of the front, the others in blue,
+    every point named (the names of equal points share one label, ``a = b``).
+
+    The planes of seed 004 Figs 5–7 (harmonic means of the ratios to SELFISH,
+    ``summary(rows)["ratios_to_selfish"]`` and ``["pareto"]``), or any per-scenario pair of
+    metrics with the front of :func:`lpsched.ptg.reproduce.pareto_front`.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    points : mapping of str to (float, float)
+        ``(x, y)`` per algorithm.
+    front : sequence of str
+        The names of the Pareto set (a subset of ``points``).
+    xlabel, ylabel : str
+        Axis labels.
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from lpsched.ptg.reproduce import pareto_front
+    >>> pts = {"a": (1.0, 2.0), "b": (2.0, 1.0), "c": (2.0, 2.0), "d": (2.0, 2.0)}
+    >>> fig, ax = plt.subplots()
+    >>> ax = pareto_plot(ax, pts, pareto_front(pts), "SSCT", "MaxS")
+    >>> [t.get_text() for t in ax.texts]
+    ['a', 'b', 'c = d']
+    >>> plt.close(fig)
+    """
+    on = set(front)
+    same: dict[tuple[float, float], list[str]] = {}
+    for name, (x, y) in points.items():
+        same.setdefault((float(x), float(y)), []).append(name)
+    for (x, y), names in same.items():
+        ax.scatter(x, y, c="C3" if on & set(names) else "C0", zorder=3)
+        ax.annotate(" = ".join(names), (x, y), fontsize=7, xytext=(3, 3),
+                    textcoords="offset points")
+    stair = sorted(points[name] for name in front)
+    if len(stair) > 1:
+        ax.step([p[0] for p in stair], [p[1] for p in stair], where="post", c="C3",
+                lw=0.8, alpha=0.6, zorder=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return ax
+
+
 def summary_figures(summ: dict[str, Any], folder: str | Path) -> list[Path]:
     """Figs 2–8 of seed 004 from :func:`lpsched.ptg.reproduce.summary`: box plots of SSCT,
     Cmax and MaxS per population (whiskers = min and max, spec §2.6), the harmonic-mean
-    ratio planes with the Pareto sets, and mean MaxS versus ``N``. Returns the files."""
+    ratio planes with the Pareto sets (:func:`pareto_plot`), and mean MaxS versus ``N``.
+    Returns the files."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -70,11 +186,8 @@ def summary_figures(summ: dict[str, Any], folder: str | Path) -> list[Path]:
         if not ratios:
             break
         fig, ax = plt.subplots(figsize=(7, 6))
-        for a, v in ratios.items():
-            ax.scatter(v[x], v[y], c="C3" if a in summ["pareto"][key] else "C0")
-            ax.annotate(a, (v[x], v[y]), fontsize=7)
-        ax.set_xlabel(f"harmonic mean of {x} / SELFISH")
-        ax.set_ylabel(f"harmonic mean of {y} / SELFISH")
+        pareto_plot(ax, {a: (v[x], v[y]) for a, v in ratios.items()}, summ["pareto"][key],
+                    f"harmonic mean of {x} / SELFISH", f"harmonic mean of {y} / SELFISH")
         out.append(folder / f"fig{num}_{key}.png")
         fig.savefig(out[-1])
         plt.close(fig)

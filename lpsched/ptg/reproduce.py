@@ -5,14 +5,17 @@ the requested algorithms (default all 19, sharing the standalone HCPA runs and t
 specification) and the lower bounds, and returns one row per algorithm. :func:`summary`
 aggregates the rows: box statistics per population (Figs 2–4), harmonic means of the ratios
 to SELFISH and the Pareto sets (Figs 5–7), mean MaxS versus ``N`` (Fig 8), utilisation per
-cluster (Table 2), the bounds check (every lower bound <= its achieved value) and the seven
-qualitative acceptance checks of spec §(a).
+cluster (Table 2), the sensitivity to the PTG population (rank differences, spec §2.6, and
+the relative median differences of A7 and A13 beside the seed's values), the bounds check
+(every lower bound <= its achieved value) and the seven qualitative acceptance checks of
+spec §(a).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -127,8 +130,26 @@ def _hmean(x: np.ndarray) -> float:
     return float(x.size / (1.0 / x).sum())
 
 
-def _pareto(points: dict[str, tuple[float, float]]) -> list[str]:
-    """Names not dominated (smaller is better on both axes)."""
+def pareto_front(points: Mapping[str, tuple[float, float]]) -> list[str]:
+    """The Pareto set: the names whose point no other point dominates (smaller is better
+    on both axes; a point dominates another when it is no worse on both axes and better
+    on one), sorted. Seed 004 Figs 5–7 [L683-712] (spec §2.6). O(n²).
+
+    Parameters
+    ----------
+    points : mapping of str to (float, float)
+        ``(x, y)`` per name (e.g. an algorithm's harmonic-mean SSCT and MaxS ratios).
+
+    Returns
+    -------
+    list of str
+        The non-dominated names; equal points are all kept.
+
+    Examples
+    --------
+    >>> pareto_front({"a": (1.0, 3.0), "b": (2.0, 1.0), "c": (2.0, 2.0), "d": (1.0, 3.0)})
+    ['a', 'b', 'd']
+    """
     out = []
     for a, (x, y) in points.items():
         if not any((x2 <= x and y2 <= y) and (x2 < x or y2 < y)
@@ -176,6 +197,131 @@ def _rank_difference(boxes: dict[str, Any], algs: list[str]) -> dict[str, dict[s
     return out
 
 
+def _extreme(values: dict[str, float], pick: Any) -> list[Any] | None:
+    """``[name, value]`` of the entry ``pick`` (``min`` or ``max``) selects, None if empty."""
+    if not values:
+        return None
+    name = pick(values, key=values.__getitem__)
+    return [name, values[name]]
+
+
+def population_median_difference(boxes: dict[str, dict[str, dict[str, dict[str, float]]]]
+                                 ) -> dict[str, dict[str, Any]]:
+    """The sensitivity of the medians to the PTG population (seed 004 [L555-558] for SSCT,
+    [L600-602] for Cmax; spec §(a) A7 and A13).
+
+    The seed: "The relative difference between the median value for two PTG populations is
+    as high as 52.0% for F1 and 49.0% for SELFISH. For the other algorithm this relative
+    difference goes from 7.5% to 42.4% and is 19.2% on average. In terms of absolute values,
+    the difference between median values for different PTG populations for a single
+    algorithm is on average 0.40" [L555-558]. Computed here (docs/decisions.md, the A7/A13
+    entry): per metric and algorithm, over the pairs of the populations
+    ``random``, ``fft`` and ``strassen`` present in ``boxes`` (not ``all``), the largest
+    relative difference of the medians, relative to the smaller of the two
+    (``larger / smaller − 1``, the seed's "x% larger than" [L624-625]); the largest pair is
+    always the one of the smallest and the largest median, so the value is
+    ``(max − min) / min`` over the populations. ``absolute`` is ``max − min`` of the same
+    medians. An algorithm with fewer than two populations is left out; a smallest median
+    of 0 gives ``relative`` ``None``.
+
+    Parameters
+    ----------
+    boxes : dict
+        ``boxes[metric][population][algorithm]["median"]``, as in :func:`summary`.
+
+    Returns
+    -------
+    dict
+        Per metric: ``relative``, ``absolute`` (per algorithm), ``pair`` (per algorithm:
+        the populations of the smallest and the largest median), ``mean_relative`` (over
+        the algorithms with a value), ``mean_absolute``, ``min`` and ``max`` (each
+        ``[algorithm, relative]``).
+
+    Examples
+    --------
+    Medians 2 (random), 3 (fft) and 4 (strassen): the strassen/random pair, relative to
+    random's 2:
+
+    >>> boxes = {"ssct": {"all": {"f1": {"median": 3.0}},
+    ...                   "random": {"f1": {"median": 2.0}},
+    ...                   "fft": {"f1": {"median": 3.0}},
+    ...                   "strassen": {"f1": {"median": 4.0}}}}
+    >>> d = population_median_difference(boxes)["ssct"]
+    >>> d["relative"]["f1"], d["absolute"]["f1"], d["pair"]["f1"]
+    (1.0, 2.0, ['random', 'strassen'])
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for metric, per_pop in boxes.items():
+        pops = [c for c in CLASSES if c in per_pop]
+        algs = list(dict.fromkeys(a for p in pops for a in per_pop[p]))
+        rel: dict[str, float | None] = {}
+        ab: dict[str, float] = {}
+        pair: dict[str, list[str]] = {}
+        for a in algs:
+            med = {p: float(per_pop[p][a]["median"]) for p in pops if a in per_pop[p]}
+            if len(med) < 2:
+                continue
+            lo, *_, hi = sorted(med, key=med.__getitem__)  # stable: two names when equal
+            ab[a] = med[hi] - med[lo]
+            rel[a] = ab[a] / med[lo] if med[lo] > 0 else None
+            pair[a] = [lo, hi]
+        known = {a: v for a, v in rel.items() if v is not None}
+        out[metric] = {
+            "relative": rel, "absolute": ab, "pair": pair,
+            "mean_relative": float(np.mean(list(known.values()))) if known else None,
+            "mean_absolute": float(np.mean(list(ab.values()))) if ab else None,
+            "min": _extreme(known, min), "max": _extreme(known, max)}
+    return out
+
+
+#: The seed's values of A7 [L555-558] and A13 [L600-602] (spec §(a)).
+PAPER_POPULATION_DIFFERENCE: dict[str, dict[str, Any]] = {
+    "A7": {"metric": "ssct", "lines": "L555-558",
+           "f1": 0.520, "selfish": 0.490, "others_min": 0.075, "others_max": 0.424,
+           "others_mean": 0.192, "mean_absolute": 0.40},
+    "A13": {"metric": "makespan", "lines": "L600-602",
+            "min": ["c4", 0.170], "max": ["cafm-cra-weight", 0.398], "mean": 0.291}}
+
+
+def population_targets(pmd: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A7 and A13 side by side with the seed's values (:data:`PAPER_POPULATION_DIFFERENCE`),
+    from :func:`population_median_difference`.
+
+    A7 (SSCT) is given as the seed gives it: F1, SELFISH, then the range and the mean over
+    the *other* algorithms (every algorithm but F1 and SELFISH), and the mean absolute
+    difference over all algorithms; A13 (Cmax) as the smallest and the largest value over
+    all algorithms and their mean. A target whose metric is absent is left out.
+
+    Parameters
+    ----------
+    pmd : dict
+        The output of :func:`population_median_difference`.
+
+    Returns
+    -------
+    dict
+        ``{"A7": {"paper": {...}, "ours": {...}}, "A13": {...}}``; fractions, not
+        percentages.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    if "ssct" in pmd:
+        d = pmd["ssct"]
+        rel = d["relative"]
+        others = {a: v for a, v in rel.items() if a not in ("f1", "selfish") and v is not None}
+        out["A7"] = {"paper": PAPER_POPULATION_DIFFERENCE["A7"], "ours": {
+            "metric": "ssct", "f1": rel.get("f1"), "selfish": rel.get("selfish"),
+            "others_min": _extreme(others, min), "others_max": _extreme(others, max),
+            "others_mean": float(np.mean(list(others.values()))) if others else None,
+            "mean_absolute": d["mean_absolute"], "largest": d["max"]}}
+    if "makespan" in pmd:
+        d = pmd["makespan"]
+        out["A13"] = {"paper": PAPER_POPULATION_DIFFERENCE["A13"], "ours": {
+            "metric": "makespan", "min": d["min"], "max": d["max"], "mean": d["mean_relative"],
+            "c4": d["relative"].get("c4"),
+            "cafm-cra-weight": d["relative"].get("cafm-cra-weight")}}
+    return out
+
+
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks."""
     if not rows:
@@ -189,6 +335,9 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
                  for pop, mask in pops.items()} for m in ("ssct", "makespan", "max_stretch")}
     out: dict[str, Any] = {"scenarios": len(set(t["scenario"].tolist())), "boxes": boxes,
                            "rank_difference": _rank_difference(boxes, algs)}
+    pmd = population_median_difference(boxes)
+    out["population_median_difference"] = pmd
+    out["targets"] = population_targets(pmd)
     out["utilisation"] = {a: {c: float(t["utilisation"][(t["algorithm"] == a)
                                                         & (t["cluster"] == c)].mean())
                               for c in sorted(set(t["cluster"].tolist()))} for a in algs}
@@ -202,11 +351,12 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ratios = _ratios(t)
         out["ratios_to_selfish"] = ratios
         pts = {a: (v["makespan"], v["ssct"]) for a, v in ratios.items()}
-        out["pareto"] = {"ssct_vs_cmax": _pareto(pts),
-                         "maxs_vs_cmax": _pareto({a: (v["makespan"], v["max_stretch"])
-                                                  for a, v in ratios.items()}),
-                         "maxs_vs_ssct": _pareto({a: (v["ssct"], v["max_stretch"])
-                                                  for a, v in ratios.items()})}
+        out["pareto"] = {
+            "ssct_vs_cmax": pareto_front(pts),
+            "maxs_vs_cmax": pareto_front({a: (v["makespan"], v["max_stretch"])
+                                          for a, v in ratios.items()}),
+            "maxs_vs_ssct": pareto_front({a: (v["ssct"], v["max_stretch"])
+                                          for a, v in ratios.items()})}
         if set(ALGORITHMS) <= set(algs):
             out["acceptance"] = acceptance(t, ratios, out["utilisation"])
     return out

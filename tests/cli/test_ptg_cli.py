@@ -129,6 +129,7 @@ def test_reproduce_small(tmp_path: Path) -> None:
     doc = json.loads(p.stdout)
     assert doc["scenarios"] == 2 and doc["bounds_hold"] is True
     assert len(doc["acceptance"]) == 7
+    assert set(doc["targets"]) == {"A7", "A13"}  # population sensitivity beside the paper
     assert (out / "ptg.csv").read_text().count("\n") == 2 * 19 + 1
     assert json.loads((out / "ptg_summary.json").read_text())["scenarios"] == 2
     try:

@@ -151,3 +151,76 @@ def test_cells_carry_the_improved_hcpa_bound() -> None:
     half = exp.cells(1, hcpa_bound=HcpaBound("fraction", 0.5))[0]
     assert half[7] == "fraction:0.5"
     assert exp.problem_of(half).hcpa_bound == HcpaBound("fraction", 0.5)
+
+
+def _populations(ssct: dict[str, tuple[float, float, float]],
+                 makespan: dict[str, tuple[float, float, float]]) -> list[dict]:
+    """19 algorithms x 3 scenarios of each class (random, fft, strassen) on chti; an
+    algorithm's SSCT and Cmax medians per class are ``ssct[alg]`` / ``makespan[alg]``
+    (default 1 and 100 everywhere). The three values of a class are the median times
+    (0.5, 1, 1.1) for random, (1, 1, 1) for fft and (0.9, 1, 3) for strassen, so the
+    class means are not in the medians' ratios."""
+    from lpsched.ptg.registry import ALGORITHMS
+
+    spread = {"random": (0.5, 1.0, 1.1), "fft": (1.0, 1.0, 1.0), "strassen": (0.9, 1.0, 3.0)}
+    rows = []
+    for c, (cls, factors) in enumerate(spread.items()):
+        for k, f in enumerate(factors):
+            for a in ALGORITHMS:
+                rows.append({"class": cls, "N": 2, "set": k, "cluster": "chti", "algorithm": a,
+                             "ssct": f * ssct.get(a, (1.0, 1.0, 1.0))[c],
+                             "makespan": f * makespan.get(a, (100.0, 100.0, 100.0))[c],
+                             "max_stretch": 1.0, "min_stretch": 1.0, "utilisation": 0.9,
+                             "lb_makespan": 1.0, "lb_ssct": 0.1, "lb_ptg_ok": True})
+    return rows
+
+
+def test_population_median_difference_pair_and_denominator() -> None:
+    """A7/A13 (seed [L555-558], [L600-602]): per algorithm, the largest relative
+    difference between the medians of two of the three populations, relative to the
+    smaller median. F1's medians 2 (random), 3 (fft), 4 (strassen) give 1.0; the wrong
+    pair would give 0.5 (random/fft) or 1/3 (fft/strassen), the larger median as the
+    denominator 0.5, the mean of the two 2/3, the means instead of the medians 3.25/2 - 1."""
+    rows = _populations(ssct={"f1": (2.0, 3.0, 4.0), "selfish": (5.0, 2.5, 4.0),
+                              "c1": (1.0, 1.2, 1.1)},
+                        makespan={"c4": (300.0, 200.0, 250.0)})
+    summ = exp.summary(rows)
+    pmd = summ["population_median_difference"]
+    assert set(pmd) == {"ssct", "makespan", "max_stretch"}
+    s = pmd["ssct"]
+    assert s["relative"]["f1"] == pytest.approx(1.0)
+    assert s["absolute"]["f1"] == pytest.approx(2.0)
+    assert s["pair"]["f1"] == ["random", "strassen"]
+    assert s["relative"]["selfish"] == pytest.approx(1.0) and s["pair"]["selfish"] == [
+        "fft", "random"]
+    assert s["relative"]["c1"] == pytest.approx(0.2)
+    assert s["relative"]["c4"] == 0.0 and s["pair"]["c4"][0] != s["pair"]["c4"][1]
+    assert s["mean_relative"] == pytest.approx(2.2 / 19)
+    assert s["mean_absolute"] == pytest.approx((2.0 + 2.5 + 0.2) / 19)
+    assert s["max"][1] == pytest.approx(1.0) and s["min"][1] == 0.0
+    m = pmd["makespan"]
+    assert m["relative"]["c4"] == pytest.approx(0.5) and m["pair"]["c4"] == ["fft", "random"]
+    assert m["max"] == ["c4", pytest.approx(0.5)]
+    # the targets: A7 puts F1 and SELFISH apart from the others, A13 ranges over all 19
+    a7 = summ["targets"]["A7"]
+    assert a7["paper"]["f1"] == 0.520 and a7["paper"]["others_mean"] == 0.192
+    assert a7["ours"]["f1"] == pytest.approx(1.0) and a7["ours"]["selfish"] == pytest.approx(1.0)
+    assert a7["ours"]["others_max"] == ["c1", pytest.approx(0.2)]
+    assert a7["ours"]["others_mean"] == pytest.approx(0.2 / 17)
+    assert a7["ours"]["mean_absolute"] == pytest.approx(4.7 / 19)
+    a13 = summ["targets"]["A13"]
+    assert a13["paper"]["max"] == ["cafm-cra-weight", 0.398]
+    assert a13["ours"]["max"] == ["c4", pytest.approx(0.5)]
+    assert a13["ours"]["mean"] == pytest.approx(0.5 / 19) and a13["ours"]["c4"] == 0.5
+
+
+def test_population_median_difference_needs_two_populations(
+        reduced: tuple[list, dict]) -> None:
+    """One population gives nothing to compare; the reduced run has all three."""
+    rows, summ = reduced
+    only = exp.summary([r for r in rows if r["class"] == "fft"])
+    assert only["population_median_difference"]["ssct"]["relative"] == {}
+    assert only["population_median_difference"]["ssct"]["mean_relative"] is None
+    assert only["targets"]["A7"]["ours"]["others_mean"] is None
+    pmd = summ["population_median_difference"]["makespan"]
+    assert len(pmd["relative"]) == 19 and all(v >= 0 for v in pmd["relative"].values())

@@ -1,0 +1,62 @@
+"""The seed 004 figures (lpsched.ptg.plotting): what is drawn, not how it looks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lpsched.ptg.generators import fft_ptg, strassen_ptg
+from lpsched.ptg.model import get_cluster
+from lpsched.ptg.problem import Problem
+from lpsched.ptg.registry import run
+from lpsched.ptg.reproduce import pareto_front
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from lpsched.ptg import plotting  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def result() -> tuple[Problem, object]:
+    pb = Problem([fft_ptg(4, seed=1, name="f"), strassen_ptg(seed=2, name="s")],
+                 get_cluster("chti"))
+    return pb, run(pb, "cafm-k-shelves")
+
+
+def test_gantt_draws_one_bar_per_task_and_processor(result: tuple) -> None:
+    pb, r = result
+    fig, ax = plt.subplots()
+    plotting.draw_gantt(ax, r.schedule, pb.P, "t", labels=["f", "s"])
+    (bars,) = ax.collections
+    assert len(bars.get_paths()) == int(r.schedule.alloc.sum()) > 0
+    assert ax.get_xlim() == (0, r.schedule.makespan) and ax.get_ylim() == (0, pb.P)
+    # each bar has its PTG's colour
+    colours = {tuple(c) for c in bars.get_facecolors()}
+    assert len(colours) == 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["f", "s"]
+    plt.close(fig)
+
+
+def test_gantt_file(result: tuple, tmp_path: Path) -> None:
+    pb, r = result
+    plotting.gantt(r.schedule, pb.P, tmp_path / "g.png", "k shelves")
+    assert (tmp_path / "g.png").stat().st_size > 1000
+
+
+def test_pareto_plot_marks_the_front() -> None:
+    pts = {"a": (1.0, 3.0), "b": (2.0, 1.0), "c": (2.5, 2.0), "d": (3.0, 0.5)}
+    front = pareto_front(pts)
+    assert front == ["a", "b", "d"]
+    fig, ax = plt.subplots()
+    plotting.pareto_plot(ax, pts, front, "x", "y", "t")
+    red = matplotlib.colors.to_rgba("C3")
+    marked = {t.get_text() for t, col in zip(ax.texts, ax.collections, strict=True)
+              if np.allclose(col.get_facecolors()[0], red)}
+    assert marked == {"a", "b", "d"}
+    (stair,) = ax.lines  # the staircase through the front, sorted by x
+    assert list(stair.get_xdata()) == [1.0, 2.0, 3.0]
+    plt.close(fig)

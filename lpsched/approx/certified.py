@@ -23,9 +23,13 @@ class MachineSchedule:
 
     @property
     def makespan(self) -> float:
+        """Completion time of the last task (time units of the instance); 0 for an empty
+        schedule."""
         return float(self.end.max()) if self.end.size else 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: lists ``machine``, ``start`` and ``end`` indexed by task (the
+        ``schedule`` object of ``lpsched approx hybrid/identical --json --schedule``)."""
         return {"machine": self.machine.tolist(), "start": self.start.tolist(),
                 "end": self.end.tolist()}
 
@@ -36,9 +40,12 @@ class ScheduleLike(Protocol):
     :class:`~lpsched.approx.moldable.MoldableSchedule`)."""
 
     @property
-    def makespan(self) -> float: ...
+    def makespan(self) -> float:
+        """Completion time of the last job; what :attr:`Certified.makespan` records."""
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The schedule as JSON-ready lists (the ``schedule`` field of
+        :meth:`Certified.to_dict`)."""
 
 
 S = TypeVar("S", bound=ScheduleLike)
@@ -66,6 +73,8 @@ class Certified(Generic[S]):
 
     @property
     def ratio(self) -> float:
+        """``makespan / lower_bound`` (1.0 when the bound is 0): an upper bound of the ratio to
+        the optimum, ``makespan / OPT``, since ``lower_bound <= OPT``."""
         return self.makespan / self.lower_bound if self.lower_bound > 0 else 1.0
 
     def holds(self) -> bool:
@@ -74,6 +83,10 @@ class Certified(Generic[S]):
             1 + 1e-9) + 1e-12
 
     def to_dict(self, schedule: bool = False) -> dict[str, Any]:
+        """The JSON form printed by ``lpsched approx hybrid/identical/moldable --json``:
+        algorithm, makespan, bound, guarantees, ``ratio_to_lower_bound``, ``certified``
+        (:meth:`holds`) and the ``extra`` fields; with ``schedule=True`` also the schedule's own
+        :meth:`~ScheduleLike.to_dict`."""
         out = {"algorithm": self.algorithm, "makespan": self.makespan,
                "lower_bound": self.lower_bound, "guarantee": self.guarantee,
                "tolerance": self.tolerance, "opt_guarantee": self.opt_guarantee,

@@ -70,6 +70,7 @@ class MoldableSchedule:
 
     @property
     def makespan(self) -> float:
+        """Completion time of the last job; 0 for an empty schedule."""
         return float(self.end.max()) if self.end.size else 0.0
 
     @property
@@ -78,6 +79,9 @@ class MoldableSchedule:
         return np.array([int(p.min()) if p.size else -1 for p in self.processors])
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``start``, ``end``, ``allotment`` per job and ``processors``, the list
+        of processor ids of each job (the ``schedule`` object of
+        ``lpsched approx moldable --json --schedule``)."""
         return {"start": self.start.tolist(), "end": self.end.tolist(),
                 "allotment": self.allotment.tolist(),
                 "processors": [p.tolist() for p in self.processors]}

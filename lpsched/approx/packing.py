@@ -41,14 +41,19 @@ class RigidSchedule:
 
     @property
     def makespan(self) -> float:
+        """Completion time of the last job; 0 for an empty schedule."""
         return float(self.end.max()) if self.end.size else 0.0
 
     # the machine-schedule interface of Certified
     @property
     def machine(self) -> np.ndarray:
+        """First processor of each job (``first``): the machine-schedule interface of
+        :class:`~lpsched.approx.certified.Certified`."""
         return self.first
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: lists ``start``, ``end``, ``first`` and ``size`` indexed by job (the
+        ``schedule`` field of :meth:`~lpsched.approx.certified.Certified.to_dict`)."""
         return {k: getattr(self, k).tolist() for k in ("start", "end", "first", "size")}
 
 

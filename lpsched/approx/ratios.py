@@ -45,6 +45,9 @@ class RatioReport:
         self.trials[name] = self.trials.get(name, 0) + 1
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form printed by ``lpsched check-ratios --json``: per algorithm the worst
+        ratio, its guarantee, their quotient and the number of trials; the violations; ``ok``
+        when there are none."""
         return {"algorithms": {n: {"worst_ratio": r, "its_guarantee": g,
                                    "share_of_guarantee": r / g, "trials": self.trials[n]}
                                for n, (r, g) in self.worst.items()},

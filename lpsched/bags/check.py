@@ -41,6 +41,7 @@ class PlanCheck:
                                f"by {float(excess[idx]):.3g}")
 
     def raise_if_invalid(self) -> None:
+        """Raise :class:`~lpsched.errors.InvalidPlanError` listing every violation unless ``ok``."""
         if not self.ok:
             raise InvalidPlanError("plan violates " + "; ".join(self.violations))
 

@@ -155,6 +155,8 @@ class Probe:
     iterations: int
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every field by name (an entry of ``probes`` in
+        :meth:`MaxStretchResult.to_dict`)."""
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -190,6 +192,9 @@ class StretchPlan:
         return self.comm * inv, self.comp * inv
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every array as nested lists (the ``plan`` object of
+        ``lpsched solve --json --plan``), read back and checked by
+        :func:`lpsched.bags.check.plan_from_dict`."""
         return {
             "stretch": self.stretch, "epochs": self.epochs.tolist(),
             "deadlines": self.deadlines.tolist(), "start": self.start.tolist(),
@@ -235,22 +240,31 @@ class MaxStretchResult:
 
     @property
     def deadlines(self) -> np.ndarray:
+        """Deadline of each application of the plan (s): release plus ``stretch`` times its
+        dedicated makespan, seed 003 eq. (2) (``plan.deadlines``)."""
         return self.plan.deadlines
 
     @property
     def epochs(self) -> np.ndarray:
+        """Sorted epoch times of the plan (s), ``plan.epochs``."""
         return self.plan.epochs
 
     @property
     def comm(self) -> np.ndarray:
+        """Tasks of application ``k`` sent to worker ``u`` in interval ``j``,
+        ``plan.comm[k, u, j]``."""
         return self.plan.comm
 
     @property
     def comp(self) -> np.ndarray:
+        """Tasks of application ``k`` computed by worker ``u`` in interval ``j``,
+        ``plan.comp[k, u, j]``."""
         return self.plan.comp
 
     @property
     def buffers(self) -> np.ndarray:
+        """Tasks of application ``k`` waiting on worker ``u`` at epoch ``e``,
+        ``plan.buffers[k, u, e]``."""
         return self.plan.buffers
 
     def interval_lp(self) -> LinearProgram:
@@ -508,14 +522,17 @@ class StretchSearch:
 
     @property
     def n_intervals(self) -> int:
+        """Number of intervals of the stretch axis (at least 1): ``len(points) - 1``."""
         return max(1, self.points.size - 1)
 
     @property
     def lp_solves(self) -> int:
+        """LPs of the exact model solved so far (every probe but the one-worker pricing LPs)."""
         return sum(p.kind != "pricing" for p in self.probes)
 
     @property
     def pricing_solves(self) -> int:
+        """One-worker pricing LPs solved so far by worker generation."""
         return sum(p.kind == "pricing" for p in self.probes)
 
     @property
@@ -542,6 +559,8 @@ class StretchSearch:
         return ("order", tuple(int(e) for e in self.problem.order_at(stretch)))
 
     def order_of(self, i: Hashable) -> np.ndarray:
+        """The epoch order (an array of epoch indices) of model key ``i``: the one stored in an
+        ``("order", epochs)`` key, or the order at the middle of interval ``i``."""
         if isinstance(i, tuple):
             return np.array(i[1])
         if not isinstance(i, (int, np.integer)):
@@ -750,6 +769,8 @@ class StretchSearch:
         return model.lp
 
     def lp_size(self, key: Hashable) -> dict[str, int]:
+        """Columns, rows and nonzeros of the LP of the model stored under ``key`` (the
+        ``lp_size`` of :class:`MaxStretchResult`)."""
         lp = self.models[key][0].lp
         return {"columns": lp.num_cols, "rows": lp.num_rows, "nonzeros": lp.num_nonzeros}
 

@@ -67,6 +67,7 @@ class Schedule:
 
     @property
     def size(self) -> int:
+        """Number of tasks the schedule holds (the length of every array)."""
         return int(self.app.size)
 
     def completion(self, n: int) -> np.ndarray:
@@ -77,6 +78,8 @@ class Schedule:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: the six per-task arrays as lists, ``meta`` left out (the ``schedule``
+        object of ``lpsched schedule --json --schedule``)."""
         return {name: getattr(self, name).tolist() for name in
                 ("app", "worker", "send_start", "send_end", "start", "end")}
 
@@ -256,6 +259,9 @@ class Metrics:
     sum_flow: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: the five objectives and the per-application ``stretch`` list; merged
+        into the output of ``lpsched schedule --json``, each policy's row of ``lpsched simulate``
+        (without ``stretch``) and the rows of :mod:`lpsched.bags.reproduce`."""
         return {"max_stretch": self.max_stretch, "sum_stretch": self.sum_stretch,
                 "makespan": self.makespan, "max_flow": self.max_flow,
                 "sum_flow": self.sum_flow, "stretch": self.stretch.tolist()}

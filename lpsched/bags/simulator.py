@@ -78,13 +78,32 @@ class StarPolicy(Protocol):
     name: str
     worker_order: str  # "fifo" or "edf"
 
-    def start(self, sim: StarSimulator) -> None: ...
-    def on_release(self, sim: StarSimulator, k: int) -> None: ...
-    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None: ...
-    def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None: ...
-    def on_wake(self, sim: StarSimulator) -> None: ...
-    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None: ...
-    def deadline(self, sim: StarSimulator, k: int) -> float: ...
+    def start(self, sim: StarSimulator) -> None:
+        """Called once at time 0, before any release: set up the policy's state for ``sim``."""
+
+    def on_release(self, sim: StarSimulator, k: int) -> None:
+        """Application ``k`` has just been released (``sim.released[k]`` is set); a dispatch
+        follows."""
+
+    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        """A task of application ``k`` has just arrived on worker ``u`` (its send ended)."""
+
+    def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        """Worker ``u`` has just finished computing a task of application ``k``."""
+
+    def on_wake(self, sim: StarSimulator) -> None:
+        """A wake-up the policy asked for with :meth:`StarSimulator.wake_at` is due; a dispatch
+        follows."""
+
+    def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        """The next send, ``(application, worker)``, to start now, or ``None`` to send nothing
+        until the next event. Called repeatedly while a send can start (one-port: the port is
+        free; multiport: some link is free, :meth:`StarSimulator.free_links`); the application
+        must be released with tasks left at the master and the worker's link free."""
+
+    def deadline(self, sim: StarSimulator, k: int) -> float:
+        """The deadline of application ``k`` (s): the key of ``edf`` worker queues (ties by
+        reception order); unused with ``worker_order = "fifo"``."""
 
 
 class BasePolicy:
@@ -94,27 +113,37 @@ class BasePolicy:
     worker_order = "fifo"
 
     def start(self, sim: StarSimulator) -> None:
+        """No-op: :meth:`StarPolicy.start`."""
         pass
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
+        """No-op: :meth:`StarPolicy.on_release`."""
         pass
 
     def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        """No-op: :meth:`StarPolicy.on_send_done`."""
         pass
 
     def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        """No-op: :meth:`StarPolicy.on_compute_done`."""
         pass
 
     def on_wake(self, sim: StarSimulator) -> None:
+        """No-op: :meth:`StarPolicy.on_wake`."""
         pass
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        """Subclasses must decide (:meth:`StarPolicy.next_send`); raises ``NotImplementedError``."""
         raise NotImplementedError
 
     def deadline(self, sim: StarSimulator, k: int) -> float:
+        """0.0 for every application (:meth:`StarPolicy.deadline`): an ``edf`` policy overrides
+        it."""
         return 0.0
 
     def stats(self) -> dict[str, Any]:
+        """The policy's own counters (solves, their times, ...), copied to
+        :attr:`SimResult.stats`; empty here."""
         return {}
 
 
@@ -188,6 +217,7 @@ class StarSimulator:
     # -- public helpers for policies ------------------------------------------------------
     @property
     def now(self) -> float:
+        """The simulated time (s), the engine's clock."""
         return self.engine.now
 
     def time_left(self) -> float | None:
@@ -213,6 +243,7 @@ class StarSimulator:
         return free
 
     def queued(self, u: int) -> int:
+        """Tasks received by worker ``u`` and waiting to be computed (not the one computing)."""
         return len(self._queues[u])
 
     def idle_worker(self, u: int) -> bool:
@@ -224,6 +255,8 @@ class StarSimulator:
         return self.engine.at(max(when, self.now), self._on_wake, WAKE)
 
     def request_dispatch(self) -> None:
+        """Ask for a dispatch decision (calls of :meth:`StarPolicy.next_send`) at ``now``, after
+        the other events of this instant; at most one is pending at a time."""
         if self._dispatch_event is None or self._dispatch_event.cancelled:
             self._dispatch_event = self.engine.at(self.now, self._dispatch, DISPATCH)
 

@@ -116,14 +116,18 @@ class StretchProblem:
 
     @property
     def n(self) -> int:
+        """Number of applications of the problem."""
         return int(self.release.shape[0])
 
     @property
     def p(self) -> int:
+        """Number of workers of the problem (after :meth:`restrict`, the kept ones)."""
         return int(self.comp.shape[1])
 
     @property
     def online(self) -> bool:
+        """Whether this is an online problem (a state at ``T_new``, polyhedron (K1) of §3.5)
+        rather than the offline one."""
         return self.t_new is not None
 
     @cached_property
@@ -135,10 +139,12 @@ class StretchProblem:
 
     @cached_property
     def origin(self) -> float:
+        """The earliest window start (s): the time origin of the normalised epoch times."""
         return float(self.start.min())
 
     @cached_property
     def scale(self) -> float:
+        """The largest ``MS*`` (s): the time unit of the normalised epoch times."""
         return float(self.ms.max())
 
     @cached_property
@@ -149,6 +155,8 @@ class StretchProblem:
 
     @cached_property
     def epoch_beta(self) -> np.ndarray:
+        """Intercepts of the epoch functions ``t_e(S) = α_e·S + β_e`` (normalised time): the
+        window starts, then the releases (so that ``β_e + α_e·S`` is the deadline)."""
         starts = ([self.t_new] if self.online else list(self.release))
         return (np.concatenate([starts, self.release]) - self.origin) / self.scale
 
@@ -159,6 +167,7 @@ class StretchProblem:
 
     @cached_property
     def deadline_epoch(self) -> np.ndarray:
+        """Index (into the epoch arrays) of each application's deadline, after the window starts."""
         return (1 if self.online else self.n) + np.arange(self.n)
 
     def deadlines(self, stretch: float) -> np.ndarray:
@@ -227,6 +236,7 @@ class StretchModel:
 
     @property
     def n_cells(self) -> int:
+        """Number of active (application, interval) cells ``C``, the pairs inside a window."""
         return int(self.cell_app.size)
 
     def _build(self) -> None:
@@ -396,6 +406,8 @@ class StretchModel:
     # -- modes ----------------------------------------------------------------------------
     @property
     def total_tasks(self) -> float:
+        """Tasks to deliver in all: those at the master plus those already buffered on the
+        workers."""
         return float(self.problem.remaining.sum() + self.problem.buffered.sum())
 
     @property
@@ -455,6 +467,8 @@ class StretchModel:
         return cost
 
     def min_stretch_cost(self) -> np.ndarray:
+        """The objective of the stretch-interval LP (12)–(20): cost 1 on the stretch column, 0
+        elsewhere (minimise ``S``)."""
         cost = np.zeros(self.lp.num_cols)
         cost[self.stretch] = 1.0
         return cost

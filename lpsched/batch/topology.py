@@ -45,14 +45,17 @@ class Topology:
 
     @property
     def leaves(self) -> int:
+        """Number of leaves (processor ids) of the tree, installed or not: ``B_L``."""
         return self.block_sizes[-1]
 
     @property
     def levels(self) -> int:
+        """Number of levels ``L`` of the hierarchy."""
         return len(self.block_sizes)
 
     @property
     def cluster_size(self) -> int:
+        """Processors of one cluster (one leaf switch), ``B_1``."""
         return self.block_sizes[0]
 
     def min_level(self, size: int) -> int:
@@ -71,9 +74,12 @@ class Topology:
         return self.levels
 
     def clusters_used(self, ids: np.ndarray) -> int:
+        """Number of distinct clusters the processors ``ids`` lie in (locality, seed 000 ch.
+        4–5)."""
         return int(np.unique(np.asarray(ids) // self.cluster_size).size)
 
     def min_clusters(self, size: int) -> int:
+        """The fewest clusters ``size`` processors can lie in: ``⌈size/B_1⌉``."""
         return math.ceil(size / self.cluster_size)
 
     def hops(self, p: int, q: int) -> int:
@@ -99,6 +105,8 @@ class Topology:
         return self._graph["g"]
 
     def describe(self) -> dict[str, Any]:
+        """The JSON form: ``kind``, ``block_sizes``, ``leaves``, ``installed`` and ``arity`` (the
+        ``topology`` field of ``lpsched batch --json``)."""
         return {"kind": self.kind, "block_sizes": list(self.block_sizes),
                 "leaves": self.leaves, "installed": self.installed,
                 "arity": list(self.arity)}

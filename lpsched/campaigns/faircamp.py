@@ -130,6 +130,8 @@ class FairCampPacked(Policy):
     name = "faircamp"
 
     def attach(self, sim: Simulator) -> None:
+        """Bind to ``sim`` and reset the per-user deadlines (``k`` = the workload's users), the
+        campaign deadlines and the queues."""
         super().attach(sim)
         w = sim.w
         self.k = w.users
@@ -139,6 +141,8 @@ class FairCampPacked(Policy):
         self.queue: list[tuple[float, int, int]] = []
 
     def on_submit(self, c: int) -> None:
+        """Set campaign ``c``'s deadline by Eq. 4.1: ``d_i^u = k·Δ(ζ_i^u) + d_{i-1}^u``, ``Δ(ζ)``
+        the length of its LPT ρ-schedule on all ``m`` processors."""
         w = self.sim.w
         u = int(w.user[c])
         length = lpt(w.p[w.offsets[c]:w.offsets[c + 1]], w.processors)[1]
@@ -146,6 +150,8 @@ class FairCampPacked(Policy):
         self.deadline[c] = self.d_user[u]
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
+        """Queue the released ``jobs`` of ``c`` in the intra-campaign (LPT) order, and ``c`` by
+        its deadline (ties: user index) if it had none waiting."""
         r = self.ready.setdefault(c, [])
         if not r:
             heapq.heappush(self.queue, (float(self.deadline[c]), int(self.sim.w.user[c]), c))
@@ -153,6 +159,8 @@ class FairCampPacked(Policy):
             heapq.heappush(r, self.sim.intra_key(j))
 
     def schedule(self) -> None:
+        """While processors are free: start the next job of the ready campaign with the smallest
+        deadline (EDF), without waiting for the whole machine."""
         sim = self.sim
         while sim.free > 0 and self.queue:
             c = self.queue[0][2]
@@ -163,6 +171,8 @@ class FairCampPacked(Policy):
             sim.start(heapq.heappop(r)[-1])
 
     def info(self) -> dict[str, Any]:
+        """``deadlines`` (the Eq. 4.1 deadline of each campaign, NaN if never submitted) and
+        ``k``."""
         return {"deadlines": self.deadline, "k": self.k}
 
 

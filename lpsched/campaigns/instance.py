@@ -86,10 +86,12 @@ class Workload:
 
     @property
     def campaigns(self) -> int:
+        """Number of campaigns (all users, all trace pieces)."""
         return int(self.user.size)
 
     @property
     def jobs(self) -> int:
+        """Number of jobs (all campaigns)."""
         return int(self.p.size)
 
     @property
@@ -114,10 +116,13 @@ class Workload:
 
     @property
     def parallel(self) -> bool:
+        """Whether some job needs more than one processor (``q > 1``): rigid parallel jobs, seed
+        002 ch. 6."""
         return bool(np.any(self.q > 1))
 
     @property
     def has_deps(self) -> bool:
+        """Whether the workload has precedence edges between jobs (``dep_src``/``dep_dst``)."""
         return bool(self.dep_src.size)
 
 

@@ -131,6 +131,8 @@ class VirtualClock:
         return self.time_of(self.F[c], now)
 
     def close(self, now: float) -> None:
+        """End of the run at ``now``: record the activity interval still open (some user active)
+        in ``intervals``."""
         if self.k > 0:
             self.intervals.append((self.busy_since, now))
 
@@ -164,6 +166,8 @@ class OStrich(Policy):
         self.tie_sign = -1.0 if lifo_ties else 1.0
 
     def attach(self, sim: Simulator) -> None:
+        """Bind to ``sim`` and start a fresh virtual schedule V (:class:`VirtualClock` on the
+        workload's ``m`` processors) and empty queues."""
         super().attach(sim)
         w = sim.w
         self.vc = VirtualClock(w.processors)
@@ -194,13 +198,18 @@ class OStrich(Policy):
                                         self.users[c], c))
 
     def advance(self, now: float) -> None:
+        """Bring V to ``now`` and make the campaigns whose start tag it crossed eligible."""
         self._make_eligible(self.vc.advance(now))
 
     def on_submit(self, c: int) -> None:
+        """Tag campaign ``c`` in V (``S = max(V, F_prev)``, ``F = S + W``); eligible at once
+        unless the start gate holds it until ``V >= S``."""
         if self.vc.submit(c, self.users[c], self.work[c], self.gate):
             self._make_eligible([c])
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
+        """Queue the released ``jobs`` of ``c`` in the intra-campaign order, and ``c`` by
+        priority ``(F, S, release, user)`` if it is eligible."""
         r = self.ready.setdefault(c, [])
         key = self.sim.intra_key
         for j in jobs:
@@ -209,10 +218,14 @@ class OStrich(Policy):
             self._enqueue(c)
 
     def on_campaign_done(self, c: int) -> None:
+        """Forget campaign ``c``: it has completed in R."""
         self.ready.pop(c, None)
         self.eligible.discard(c)
 
     def schedule(self) -> None:
+        """One pass: strict priority (the eligible campaign of smallest ``F`` starts its next job
+        while it fits; a head job that does not fit waits), or with ``first_fit`` Algorithm 3's
+        greedy first fit over the whole queue."""
         if self.first_fit:
             self._first_fit()
             return
@@ -255,6 +268,9 @@ class OStrich(Policy):
         self.in_queue = {x[-1] for x in self.queue}
 
     def after_pass(self) -> None:
+        """Set V's capacity ``m_eff`` for the interval opening now (by ``resize_mode``) and
+        re-predict the next tag crossing (a ``VIRTUAL_FINISH`` event); raises
+        :class:`~lpsched.errors.InvalidScheduleError` on the gate deadlock of spec A7."""
         sim = self.sim
         if self.resize_mode == "literal":
             self.vc.m_eff = float(sim.m - sim.free)
@@ -297,6 +313,10 @@ class OStrich(Policy):
         self._make_eligible(self.vc.advance(self.sim.eng.now, snap=tag))
 
     def info(self) -> dict[str, Any]:
+        """V at the end: ``virtual_time``, ``virtual_area``, the settings (``gate``, ``resize``,
+        ``resize_mode``) and per campaign ``eligible_at``, ``start_tag``, ``finish_tag`` (NaN if
+        never submitted); ``active_intervals``, the ``(start, end)`` rows when some user was
+        active."""
         self.vc.close(self.sim.eng.now)
         c = self.sim.w.campaigns
         return {"virtual_time": self.vc.V, "virtual_area": self.vc.area,

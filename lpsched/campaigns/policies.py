@@ -100,16 +100,21 @@ class Fcfs(Policy):
         self.by_release = order == "submission"
 
     def attach(self, sim: Simulator) -> None:
+        """Bind to ``sim`` with an empty job queue."""
         super().attach(sim)
         self.queue: list[tuple[Any, ...]] = []
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
+        """Queue the released ``jobs`` of ``c`` by (campaign release time, or 0 with
+        ``order="generation"``; campaign index; intra-campaign order)."""
         t = float(self.sim.release[c]) if self.by_release else 0.0
         key = self.sim.intra_key
         for j in jobs:
             heapq.heappush(self.queue, (t, c, key(j)))
 
     def schedule(self) -> None:
+        """Start queued jobs in order while the head job fits; it waits otherwise (no
+        backfilling)."""
         sim, queue = self.sim, self.queue
         while queue and sim.free > 0:
             j = queue[0][2][-1]
@@ -157,6 +162,10 @@ class SpaceShare(_PerUser):
     name = "space-share"
 
     def schedule(self) -> None:
+        """Split the ``m`` processors among the users with an open campaign (``m // k`` each, one
+        more for the first ``m % k`` by user id) and start each user's jobs in FIFO order while
+        they fit its share; if nothing runs, start the first waiting head job anyway (decision
+        105)."""
         sim = self.sim
         active = np.flatnonzero(self.open_campaigns > 0)
         k = active.size
@@ -188,6 +197,8 @@ class FairShare(_PerUser):
         self.rng = np.random.default_rng(seed)
 
     def attach(self, sim: Simulator) -> None:
+        """Check ``tick`` against the workload, bind to ``sim`` and reset the usage, the factors
+        (all 1) and the user order (a seeded permutation)."""
         check_tick(sim.w, self.tick)
         super().attach(sim)
         k = sim.w.users
@@ -200,6 +211,8 @@ class FairShare(_PerUser):
         self.ticks = 0
 
     def advance(self, now: float) -> None:
+        """Add each user's processor usage since the last event (processors × seconds) to the
+        current tick's window."""
         dt = now - self.last
         if dt > 0:
             self.window += self.used * dt
@@ -219,6 +232,9 @@ class FairShare(_PerUser):
         self.ticking = False
 
     def schedule(self) -> None:
+        """Serve users by decreasing fair-share factor ``F = 2^(-U/S)`` (ties in the seeded
+        random order), each starting its FIFO jobs while they fit (work-conserving); then
+        schedule the next tick while jobs wait or run."""
         sim = self.sim
         for u in self.order.tolist():
             q = self.queues.get(u)
@@ -238,6 +254,7 @@ class FairShare(_PerUser):
             sim.eng.at(nxt, self._tick, TICK)
 
     def info(self) -> dict[str, Any]:
+        """``ticks``, the number of factor recomputations, and ``tick``, their period (s)."""
         return {"ticks": self.ticks, "tick": self.tick}
 
 

@@ -51,6 +51,7 @@ class CampaignRun:
 
     @property
     def end(self) -> np.ndarray:
+        """End of each job, ``start + p`` (no preemption)."""
         return self.start + self.workload.p
 
     @property

@@ -37,6 +37,8 @@ class Policy:
     name = "policy"
 
     def attach(self, sim: Simulator) -> None:
+        """Bind the policy to ``sim`` (``self.sim``) before the run; subclasses reset their state
+        here (one policy instance per run)."""
         self.sim = sim
 
     def advance(self, now: float) -> None:
@@ -62,6 +64,8 @@ class Policy:
         """After the pass at ``now``: reschedule the policy's own predicted events."""
 
     def info(self) -> dict[str, Any]:
+        """What the policy reports at the end of a run (JSON-ready), stored as the ``info`` of
+        the :class:`~lpsched.campaigns.schedule.CampaignRun`; empty here."""
         return {}
 
 
@@ -105,6 +109,9 @@ class Simulator:
 
     # -- events ------------------------------------------------------------------------
     def run(self) -> CampaignRun:
+        """Submit the first campaign of every user, run the events to the end and return the real
+        schedule R; raises :class:`~lpsched.errors.InvalidScheduleError` if a job never started
+        (the policy stalled)."""
         w = self.w
         for c in self.firsts:
             t = 0.0 if math.isnan(w.submit[c]) else float(w.submit[c])

@@ -60,10 +60,13 @@ class Engine:
         return event
 
     def after(self, delay: float, action: Callable[[], None], priority: int = 0) -> Event:
+        """Run ``action`` ``delay`` seconds from ``now``: :meth:`at` at ``now + delay``."""
         return self.at(self.now + delay, action, priority)
 
     @staticmethod
     def cancel(event: Event | None) -> None:
+        """Mark ``event`` cancelled so that it is skipped when its time comes (O(1)); ``None`` is
+        ignored."""
         if event is not None:
             event.cancelled = True
 

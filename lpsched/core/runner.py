@@ -42,6 +42,8 @@ class Progress:
         self.t0 = time.perf_counter()
 
     def step(self) -> None:
+        """Count one more finished cell and redraw the bar with the elapsed time and an estimate
+        of the time left (nothing is written when disabled)."""
         self.done += 1
         if not self.enabled:
             return

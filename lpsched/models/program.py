@@ -41,10 +41,12 @@ class Block:
 
     @property
     def size(self) -> int:
+        """Number of columns (or rows) of the block, the product of its shape."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def stop(self) -> int:
+        """One past the block's last index: ``start + size``."""
         return self.start + self.size
 
     def indices(self) -> np.ndarray:
@@ -192,18 +194,22 @@ class LinearProgram:
 
     @property
     def col_lower(self) -> np.ndarray:
+        """Lower bound of every column (length ``num_cols``)."""
         return self._cat(self._col_lower)
 
     @property
     def col_upper(self) -> np.ndarray:
+        """Upper bound of every column (length ``num_cols``; ``inf`` when unbounded)."""
         return self._cat(self._col_upper)
 
     @property
     def row_lower(self) -> np.ndarray:
+        """Lower bound of every row (length ``num_rows``; ``-inf`` when unbounded)."""
         return self._cat(self._row_lower)
 
     @property
     def row_upper(self) -> np.ndarray:
+        """Upper bound of every row (length ``num_rows``; ``inf`` when unbounded)."""
         return self._cat(self._row_upper)
 
     @property
@@ -213,6 +219,7 @@ class LinearProgram:
 
     @property
     def is_mip(self) -> bool:
+        """Whether some column is integral (the model is then a MIP)."""
         return bool(self.integrality.any())
 
     @property
@@ -239,9 +246,11 @@ class LinearProgram:
 
     @property
     def num_nonzeros(self) -> int:
+        """Nonzeros of the constraint matrix :attr:`matrix` (duplicate entries summed)."""
         return int(self.matrix.nnz)
 
     def variable_block(self, name: str) -> Block:
+        """The variable :class:`Block` named ``name`` (``KeyError`` if there is none)."""
         return self.variables[name]
 
     def split_columns(self, x: np.ndarray) -> dict[str, np.ndarray]:
@@ -254,7 +263,8 @@ class LinearProgram:
         return {b.name: np.asarray(y[b.start:b.stop]) for b in self.constraints.values()}
 
     def column_names(self) -> list[str]:
-        """Readable names ``block[i,j,...]`` for every column (for PuLP and LP files)."""
+        """Readable names ``block_i_j_...`` (the block name, then its indices joined by ``_``;
+        the bare block name for a scalar block) for every column (for PuLP and LP files)."""
         names: list[str] = []
         for b in self.variables.values():
             for idx in np.ndindex(*b.shape):
@@ -262,6 +272,7 @@ class LinearProgram:
         return names
 
     def row_names(self) -> list[str]:
+        """Readable names ``block_i`` for every row, in order (for PuLP and LP files)."""
         names: list[str] = []
         for b in self.constraints.values():
             names.extend(f"{b.name}_{i}" for i in range(b.size))

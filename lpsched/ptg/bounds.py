@@ -40,9 +40,14 @@ class Bounds:
 
     @property
     def makespan(self) -> float:
+        """The best lower bound of the overall makespan (s): the larger of the classical and the
+        LP bound."""
         return max(self.makespan_classical, self.makespan_lp)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``makespan`` (its value, which bound gives it and both bounds),
+        ``scaled_sum_completion`` (value and source) and ``ptg_makespan`` (each PTG's classical
+        and LP bounds); the ``lower_bounds`` of ``lpsched ptg schedule --json``."""
         best = "lp" if self.makespan_lp >= self.makespan_classical else "classical"
         return {"makespan": {"value": self.makespan, "bound": best,
                              "classical": self.makespan_classical, "lp": self.makespan_lp},

@@ -97,6 +97,7 @@ class PTG:
 
     @cached_property
     def preds(self) -> list[list[int]]:
+        """Predecessors of every task (lists of task indices, by the order of ``edges``)."""
         out: list[list[int]] = [[] for _ in range(self.n)]
         for u, v in self.edges.tolist():
             out[v].append(u)
@@ -104,6 +105,7 @@ class PTG:
 
     @cached_property
     def succs(self) -> list[list[int]]:
+        """Successors of every task (lists of task indices, by the order of ``edges``)."""
         out: list[list[int]] = [[] for _ in range(self.n)]
         for u, v in self.edges.tolist():
             out[u].append(v)
@@ -245,6 +247,7 @@ class Dag:
 
     @property
     def n(self) -> int:
+        """Number of tasks, dummies included."""
         return int(self.t1.size)
 
     def time(self, v: int, p: int) -> float:

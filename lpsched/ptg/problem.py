@@ -60,10 +60,12 @@ class Problem:
 
     @property
     def P(self) -> int:
+        """Processors of the cluster."""
         return self.cluster.processors
 
     @property
     def N(self) -> int:
+        """Number of PTGs."""
         return len(self.ptgs)
 
     @cached_property
@@ -73,6 +75,8 @@ class Problem:
 
     @cached_property
     def dags(self) -> list[Dag]:
+        """Each PTG alone as a :class:`~lpsched.ptg.model.Dag` on the cluster's speed (computed
+        once)."""
         return [single(g, self.cluster.speed) for g in self.ptgs]
 
     @cached_property

@@ -39,6 +39,7 @@ class PtgSchedule:
 
     @property
     def makespan(self) -> float:
+        """``Cmax``: end of the last task (s); 0 for an empty schedule."""
         return float(self.end.max()) if self.end.size else 0.0
 
     def completion(self, n_ptgs: int) -> np.ndarray:
@@ -48,6 +49,9 @@ class PtgSchedule:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The schedule as a dict: ``start``, ``end``, ``alloc`` and ``owner`` (numpy arrays,
+        which ``dump_json`` writes as lists) and ``procs``, the processor ids of each task;
+        ``order`` and ``info`` are left out."""
         return {"start": self.start, "end": self.end, "alloc": self.alloc,
                 "owner": self.owner, "procs": [p.tolist() for p in self.procs]}
 
@@ -139,6 +143,9 @@ class Metrics:
         return self.max_stretch
 
     def to_dict(self) -> dict[str, Any]:
+        """The metrics by name (per-PTG ``completion``, ``alone`` and ``stretch`` as numpy
+        arrays): merged into each algorithm's row of ``lpsched ptg schedule --json``
+        (:meth:`~lpsched.ptg.registry.RunResult.to_dict`)."""
         return {"makespan": self.makespan, "scaled_sum_completion": self.scaled_sum_completion,
                 "max_stretch": self.max_stretch, "unfairness": self.unfairness,
                 "utilisation": self.utilisation, "completion": self.completion,

@@ -97,6 +97,7 @@ class HighsModel:
         self.solves = 0
 
     def set_option(self, key: str, value: Any) -> None:
+        """Set the HiGHS option ``key`` to ``value`` on the live model (kept for later solves)."""
         self.highs.setOptionValue(key, value)
 
     def basis(self) -> tuple[np.ndarray, np.ndarray]:

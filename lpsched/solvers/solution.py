@@ -51,6 +51,7 @@ class Solution:
 
     @property
     def optimal(self) -> bool:
+        """Whether the solver proved ``x`` optimal (status ``OPTIMAL``)."""
         return self.status is Status.OPTIMAL
 
     def require_optimal(self, what: str = "LP") -> Solution:

@@ -72,6 +72,8 @@ class BoundResult:
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``value``, ``bound`` (the kind), ``upper``, ``tests`` and ``seconds``;
+        an entry of ``lower_bounds`` in ``lpsched online`` and the reproduction's rows."""
         return {"value": self.value, "bound": self.kind, "upper": self.upper,
                 "tests": self.tests, "seconds": self.seconds}
 

@@ -38,6 +38,7 @@ class Windows:
 
     @property
     def edges(self) -> int:
+        """Number of (task, interval) edges, the ``x_jk`` variables of the model."""
         return int(self.task.size)
 
 

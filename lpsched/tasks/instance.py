@@ -142,10 +142,12 @@ class TaskInstance:
 
     @property
     def n(self) -> int:
+        """Number of tasks."""
         return int(self.release.size)
 
     @property
     def total_work(self) -> float:
+        """``Σ p_j``: the work of all tasks (processor-seconds)."""
         return float(self.p.sum())
 
     def weights(self, bound: float = BOUND_B) -> np.ndarray:
@@ -153,6 +155,8 @@ class TaskInstance:
         return np.maximum(self.p, bound)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON document, ``{"processors": m, "tasks": [{"release", "p"}, ...]}`` plus the
+        keys of ``meta``, as :func:`save_instance` writes it; read back by :meth:`from_dict`."""
         tasks = [{"release": r, "p": q} for r, q in zip(self.release.tolist(),
                                                         self.p.tolist(), strict=True)]
         return {"processors": self.processors, "tasks": tasks, **self.meta}

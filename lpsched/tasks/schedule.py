@@ -45,6 +45,7 @@ class TaskSchedule:
 
     @property
     def pieces(self) -> int:
+        """Number of pieces (the length of the parallel arrays)."""
         return int(self.task.size)
 
 

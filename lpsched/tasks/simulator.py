@@ -409,6 +409,8 @@ class OnlineResult:
     schedule: TaskSchedule = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON row: ``policy``, its parameters, ``valid``, the metrics, the counts and
+        ``seconds`` (a row of ``lpsched online --json`` and of the reproduction)."""
         return {"policy": self.policy, **self.params, "valid": True, **self.metrics,
                 **self.counts, "seconds": self.seconds}
 

@@ -135,6 +135,8 @@ class CBS3M(BasePolicy):
         self._wake: Event | None = None
 
     def deadline(self, sim: StarSimulator, k: int) -> float:
+        """``d_k = r_k + S·MS*_k`` with ``S`` the stretch of the latest solve (s): the EDF key of
+        the workers."""
         return float(sim.inst.release[k] + self.stretch * sim.ms[k])
 
     def _adopt(self, sim: StarSimulator, res: MaxStretchResult, seconds: float) -> None:
@@ -157,10 +159,13 @@ class CBS3M(BasePolicy):
         self._adopt(sim, res, time.perf_counter() - t0)
 
     def start(self, sim: StarSimulator) -> None:
+        """Offline: solve the max-stretch plan of the whole instance at time 0 (never re-solved)."""
         if not self.online:
             self._solve(sim)
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
+        """Online: solve the max-stretch problem on ``[now, ∞)`` from the simulated state and
+        replace the plan."""
         if self.online:
             self._solve(sim)
 
@@ -168,6 +173,10 @@ class CBS3M(BasePolicy):
         return bool((sim.released & (sim.unsent > 0)).any())
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        """The plan's next send (:meth:`PlanDispatcher.next_send`); when the quotas are used up
+        until the next plan interval, a wake-up then and ``None``. When the plan is over while
+        tasks remain: online, solve again; offline (or if that still gives nothing), the released
+        application with the earliest deadline to its MCT worker among the free links."""
         if not self._has_work(sim):
             return None
         decision = self.dispatcher.next_send(sim) if self.dispatcher else None
@@ -191,5 +200,7 @@ class CBS3M(BasePolicy):
         return k, int(np.argmin(np.where(sim.free_links(), est, np.inf)))
 
     def stats(self) -> dict[str, Any]:
+        """``solves``, ``solve_seconds`` (wall time of each max-stretch solve) and ``stretches``
+        (the optimal stretch of each)."""
         return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds,
                 "stretches": self.stretches}

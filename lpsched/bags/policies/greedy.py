@@ -48,15 +48,21 @@ class GreedyPolicy(BasePolicy):
         self.requests: deque[int] = deque()
 
     def start(self, sim: StarSimulator) -> None:
+        """Reset the state: no current application, the RR pointer on worker 0 and, for DD, every
+        worker asking for a task (all are idle at time 0)."""
         self.current = None
         self.pointer = 0
         self.requests = deque(range(sim.p))  # DD: every worker is idle at time 0
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
+        """SRPT and SWRPT: drop the current application so that the next dispatch re-chooses it
+        with the new arrival among the candidates (dispatch-level preemption)."""
         if self.app_rule in ("srpt", "swrpt"):
             self.current = None  # re-evaluate at the next dispatch
 
     def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        """DD: worker ``u`` asks for a task when it has become idle (nothing computing, queued or
+        on its way)."""
         if self.resource_rule == "dd" and sim.idle_worker(u):
             self.requests.append(u)
 
@@ -68,6 +74,11 @@ class GreedyPolicy(BasePolicy):
         return int(candidates[np.lexsort((candidates, r, primary))[0]])
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        """A task of the current application (re-chosen by the application rule, ascending key,
+        ties by release date then index, when it has none left at the master) to the worker the
+        resource rule picks among the free links: RR the next in the cycle, MCT the earliest
+        completion ``max(now + δ/b_u, ready_u) + w/s_u``, DD the oldest request (``None`` when no
+        worker asks)."""
         if self.current is None or sim.unsent[self.current] == 0:
             candidates = np.flatnonzero(sim.released & (sim.unsent > 0))
             if candidates.size == 0:

@@ -51,6 +51,7 @@ class MWMA(BasePolicy):
         self._stale = True
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
+        """Mark the rates stale: the steady-state LP is solved again at the next decision."""
         self._stale = True
 
     def _solve(self, sim: StarSimulator) -> None:
@@ -71,6 +72,9 @@ class MWMA(BasePolicy):
         self._stale = False
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
+        """The ``(application, worker)`` with positive LP rate and a free link that is due first,
+        ``argmin (sent since the solve + 1)/ρ_u^(k)`` (ties: application, then worker); the LP is
+        solved again first when an application arrived or one ran out of tasks at the master."""
         active = sim.released & (sim.unsent > 0)
         if not active.any():
             return None
@@ -89,4 +93,6 @@ class MWMA(BasePolicy):
         return int(k), int(u)
 
     def stats(self) -> dict[str, Any]:
+        """``solves``, the number of steady-state LPs solved, and ``solve_seconds``, the wall
+        time of each."""
         return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds}

@@ -3,15 +3,17 @@
 ``make docs`` generates one page per public module, function and class (docs/api.rst,
 autosummary, recursive): public means no leading underscore, and a module's ``__all__`` when
 it defines one. These tests walk the same API and fail on what the site would show empty: a
-public module, function or class without a docstring, a re-exported name whose defining
-module does not export it (its link would go nowhere), a main entry point without a runnable
-``Examples`` section. The Sphinx build itself (about two minutes on 2 cores, plus the
+public module, function or class without a docstring, a public method or property of a public
+class without one (the class page lists them with their summaries), a re-exported name whose
+defining module does not export it (its link would go nowhere), a main entry point without a
+runnable ``Examples`` section. The Sphinx build itself (about two minutes on 2 cores, plus the
 notebooks) is ``make docs``, not part of ``make test``.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -83,6 +85,73 @@ def test_every_public_module_function_and_class_has_a_docstring(api: list[Module
             if obj.__module__ == module.__name__ and not own_doc(obj):
                 missing.append(f"{module.__name__}.{name}")
     assert not missing, "public names without a docstring:\n" + "\n".join(sorted(missing))
+
+
+def own_methods(cls: type) -> dict[str, Any]:
+    """The public methods, class and static methods and properties ``cls`` defines in its own
+    ``__dict__`` (no leading ``_``; inherited ones are documented on their own class), each
+    name bound to the object whose ``__doc__`` the class page shows: the function, or the
+    property (a ``functools.cached_property`` too) itself."""
+    found = {}
+    for name, attr in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(attr, (classmethod, staticmethod)):
+            found[name] = attr.__func__
+        elif isinstance(attr, (property, functools.cached_property)) or inspect.isfunction(attr):
+            found[name] = attr
+    return found
+
+
+def test_every_public_method_and_property_has_a_docstring(api: list[ModuleType]) -> None:
+    """A class page lists its methods and properties with their first line as summary:
+    none may be empty (no allow-list)."""
+    missing = []
+    for module in api:
+        for name, obj in public_members(module).items():
+            if not inspect.isclass(obj) or obj.__module__ != module.__name__:
+                continue
+            missing += [f"{module.__name__}.{name}.{member}"
+                        for member, attr in own_methods(obj).items()
+                        if not (attr.__doc__ or "").strip()]
+    assert not missing, ("public methods and properties without a docstring:\n"
+                         + "\n".join(sorted(missing)))
+
+
+def test_own_methods_sees_every_kind_of_method() -> None:
+    class Sample:
+        x: int = 1  # a class attribute is not a method
+
+        def plain(self) -> None:
+            """Documented."""
+
+        @classmethod
+        def cls_method(cls) -> None:
+            pass
+
+        @staticmethod
+        def static() -> None:
+            pass
+
+        @property
+        def prop(self) -> int:
+            return 1
+
+        @functools.cached_property
+        def cached(self) -> int:
+            return 1
+
+        def _private(self) -> None:
+            pass
+
+    class Child(Sample):
+        pass
+
+    members = own_methods(Sample)
+    assert sorted(members) == ["cached", "cls_method", "plain", "prop", "static"]
+    assert [n for n, a in members.items() if not (a.__doc__ or "").strip()] == [
+        "cls_method", "static", "prop", "cached"]
+    assert own_methods(Child) == {}
 
 
 def test_reexported_names_are_documented_where_they_are_defined(

@@ -43,8 +43,13 @@ worker no link can be told to be the master's, unless the file names it (the
 ``lpsched.master_link`` property the writer adds). The port model is ``port=`` if given,
 else the master's ``lpsched.port`` property, else ``default_port``. Nominal values are read:
 SimGrid's network model corrections (LV08's bandwidth factor 0.97 and latency factor 13.01,
-the TCP window bound, cross-traffic on ``SHARED`` links) are not applied; docs/decisions.md
-says what to set in SimGrid to get lpsched's numbers (``network/model:CM02``).
+the TCP window bound, cross-traffic on ``SHARED`` links) are not applied. A SimGrid transfer
+takes lpsched's ``latency + size/bandwidth`` only with all of ``network/model:CM02`` (no
+factors), ``network/TCP-gamma:0`` (or a value as large as ``1e100``: CM02 alone still
+bounds each flow by ``gamma / (2 latency)``), ``network/crosstraffic:0`` unless the links
+are ``SPLITDUPLEX`` (as written here), and, for one-port, a master program that sends one
+message at a time; ``exact_network=True`` (``--exact-network``) writes the three settings
+(docs/decisions.md, "SimGrid's network model against one-port and bounded multiport").
 
 **What is written.** A ``Full`` zone with a host ``master`` and one host per worker
 (``worker0``, ``worker1``, ... unless the platform came from a SimGrid file, whose host
@@ -694,9 +699,40 @@ def _star(rd: _Reader, chosen: str, port: str | None, default_port: str) -> Simg
     platform = StarPlatform(np.array(speeds), np.array(bws), bw, model,  # type: ignore[arg-type]
                             {"simgrid": {"master": chosen, "workers": workers}},
                             np.array(lats))
+    shared = _partly_shared(rd, workers, routes, master_keys) if model == "multiport" else ""
     return SimgridPlatform(
         platform, chosen, tuple(workers), tuple(tuple(h.key for h in hops) for hops in routes),
-        tuple(sorted(master_keys)), dict(rd.config), _notes(rd), rd.path)
+        tuple(sorted(master_keys)), dict(rd.config),
+        _notes(rd) + ((shared,) if shared else ()), rd.path)
+
+
+def _partly_shared(rd: _Reader, workers: list[str], routes: list[list[_Hop]],
+                   master_keys: set[str]) -> str:
+    """A note on the links (not ``FATPIPE``, not the master's port) that the routes of
+    several workers but not all of them go through: bounded multiport has no such link (a
+    worker's own link, or the master's port shared by all), so lpsched bounds each worker
+    by the minimum over its route and does not limit the concurrent transfers through the
+    link together, where SimGrid shares its bandwidth among them. Empty when there is
+    none. (Under one-port the master sends one message at a time: nothing is shared.)"""
+    users: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for w, hops in zip(workers, routes, strict=True):
+        for h in hops:
+            if h.key in master_keys or rd.links[h.name].policy == "FATPIPE":
+                continue
+            if w not in users.setdefault(h.key, []):
+                users[h.key].append(w)
+            names[h.key] = h.name
+    partly = [(names[k], ws) for k, ws in users.items() if 1 < len(ws) < len(workers)]
+    if not partly:
+        return ""
+    which = "; ".join(f"{name!r} by {_names(ws)}" for name, ws in partly[:4])
+    more = f"; and {len(partly) - 4} more link(s)" if len(partly) > 4 else ""
+    return (f"link(s) shared by the routes of some workers but not all ({which}{more}): "
+            "lpsched's star model has no link shared by a subset of workers (only the "
+            "master's port, shared by all), so each worker's bandwidth is the minimum over "
+            "its route and concurrent transfers through such a link are not limited "
+            "together (SimGrid shares its bandwidth among them)")
 
 
 def _master_links(rd: _Reader, master: str, routes: list[list[_Hop]]) -> set[str]:
@@ -919,9 +955,13 @@ def _header(platform: StarPlatform, port_link: bool, comment: str | None) -> lis
         "     sends, the workers compute. lpsched's communication model:",
         f"     {model}.",
         "     SimGrid's default network model (LV08) multiplies bandwidths by 0.97 and",
-        "     latencies by 13.01; with network/model:CM02 (and network/crosstraffic:0 on",
-        "     SHARED links) a transfer alone takes latency + size/bandwidth, as in lpsched.",
-        "     One-port: the SimGrid master must send one message at a time.",
+        "     latencies by 13.01, and its TCP window (network/TCP-gamma, CM02 included)",
+        "     caps each flow at gamma / (2 x latency). A transfer alone takes latency +",
+        "     size/bandwidth, as in lpsched, only with all of: network/model:CM02,",
+        "     network/TCP-gamma:0 (or 1e100), network/crosstraffic:0 unless every link",
+        "     is SPLITDUPLEX (as written here), and, for one-port, a master that sends",
+        "     one message at a time. lpsched export simgrid with its exact-network option",
+        "     writes the three settings in a config block.",
     ]
     text = (comment or "").replace("--", "- -")  # "--" cannot appear in an XML comment
     if text:

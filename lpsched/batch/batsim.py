@@ -44,8 +44,10 @@ the job, its profile and the type. The mapping to an lpsched workload:
   Batsim kills a job at its walltime, lpsched does so under ``kill`` (``--kill-at-estimate``);
 * ``lenient``: a malformed job (a missing or ill-typed field, an unknown profile, a repeated
   id) is skipped and counted instead of being an error, as a malformed SWF line is; the
-  positions skipped are kept (``jobs[i]``, 0-based). A profile of another type is an error
-  even then.
+  positions skipped are kept (``jobs[i]``, 0-based). A profile of another type (or with no
+  ``type``) is an error even then. A fractional ``res`` is the one value repaired, as a
+  fractional SWF processor count is: rounded *up* (``2.5`` -> 3) and counted
+  (``rounded``).
 
 **Conversion** (:func:`swf_to_batsim`, :func:`batsim_to_swf`): SWF -> Batsim writes the jobs
 lpsched would simulate from the trace (:func:`~lpsched.core.swf.to_workload`'s conventions:
@@ -104,6 +106,7 @@ DELAY_TYPES = ("delay", "DelayProfile")
 #: Batsim's walltime for "no walltime"
 NO_WALLTIME = -1.0
 SKIPPED = "malformed job skipped (--lenient)"
+ROUNDED = "res rounded up (--lenient)"
 CHUNK = 1 << 15  # jobs formatted at a time: bounded memory
 
 
@@ -277,7 +280,8 @@ class BatsimWorkload:
     delay of the job's profile), ``profile`` (its name); ``nb_res`` (``None``: not given).
     From a file also ``path``, ``records`` (jobs in the file) and, when read leniently, the
     positions skipped (``skipped``, 0-based indices into ``jobs``) and the reasons
-    (``skip_reasons``, counted)."""
+    (``skip_reasons``, counted), and the ``res`` rounded up (``rounded``, ``{"res": n}``:
+    fractional ``res`` under ``lenient``)."""
 
     job: np.ndarray
     subtime: np.ndarray
@@ -290,9 +294,11 @@ class BatsimWorkload:
     records: int = 0
     skipped: tuple[int, ...] = ()
     skip_reasons: dict[str, int] = field(default_factory=dict)
+    rounded: dict[str, int] = field(default_factory=dict)
 
     @property
     def jobs(self) -> int:
+        """Number of jobs kept (the length of every per-job array)."""
         return int(self.job.size)
 
 
@@ -345,7 +351,7 @@ def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
                          "'profiles' and 'nb_res'")
     for key, kind, shape in (("jobs", list, "a JSON array"), ("profiles", dict, "a JSON object")):
         if key not in doc:
-            raise ParseError(where, f"not a Batsim workload: no '{key}' field")
+            raise ParseError(where, f"not a Batsim workload: missing '{key}'")
         if not isinstance(doc[key], kind):
             raise ParseError(where, f"'{key}' must be {shape}")
     nb_res = _nb_res(doc.get("nb_res"), where)
@@ -353,14 +359,16 @@ def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
     skipped: list[tuple[int, str]] = []
     seen: dict[int, int] = {}
     profiles: dict[str, Any] = doc["profiles"]
+    rounded = 0
     for i, job in enumerate(doc["jobs"]):
-        row, problem, reason = _check_job(i, job, profiles, seen, where)
+        row, problem, reason = _check_job(i, job, profiles, seen, where, lenient)
         if row is None:
             if not lenient:
                 raise ParseError(where, problem)
             skipped.append((i, reason))
             continue
         seen[row[0]] = i
+        rounded += reason == ROUNDED
         rows.append(row)
     job_, sub, res, wall, delay, names = (list(c) for c in zip(*rows, strict=True)) if rows \
         else ([], [], [], [], [], [])
@@ -368,7 +376,8 @@ def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
                           np.array(res, np.int64), np.array(wall, float),
                           np.array(delay, float), tuple(names), nb_res, where,
                           len(doc["jobs"]), tuple(i for i, _ in skipped),
-                          dict(Counter(reason for _, reason in skipped)))
+                          dict(Counter(reason for _, reason in skipped)),
+                          {"res": rounded} if rounded else {})
 
 
 def _load_json(p: Path) -> Any:
@@ -435,16 +444,18 @@ def _job_id(value: Any) -> int | None:
 
 
 def _check_job(i: int, job: Any, profiles: dict[str, Any], seen: dict[int, int],
-               where: str) -> tuple[Any, str, str]:
+               where: str, lenient: bool = False) -> tuple[Any, str, str]:
     """``jobs[i]`` as ``(id, subtime, res, walltime, delay, profile)``, or ``None`` with the
-    problem (naming the job) and the reason counted when it is skipped. A profile of another
-    type than delay raises :class:`~lpsched.errors.ParseError` at once."""
+    problem (naming the job) and the reason counted when it is skipped; the reason of a
+    kept job is :data:`ROUNDED` when its fractional ``res`` was rounded up (``lenient``).
+    A profile of another type than delay (or with no ``type``) raises
+    :class:`~lpsched.errors.ParseError` at once."""
     if not isinstance(job, dict):
         return None, f"jobs[{i}]: not a JSON object", "not an object"
     raw = job.get("id")
     name = f"jobs[{i}] (id {raw!r})" if "id" in job else f"jobs[{i}]"
     if "id" not in job:
-        return None, f"{name}: no 'id' field", "missing field"
+        return None, f"{name}: missing 'id'", "missing field"
     ident = _job_id(raw)
     if ident is None:
         return None, (f"{name}: the id must be a whole number >= 0 (at most 2^53) or a "
@@ -453,15 +464,20 @@ def _check_job(i: int, job: Any, profiles: dict[str, Any], seen: dict[int, int],
         return None, f"{name}: id repeated (first at jobs[{seen[ident]}])", "repeated id"
     for key in ("subtime", "res", "profile"):
         if key not in job:
-            return None, f"{name}: no '{key}' field", "missing field"
+            return None, f"{name}: missing '{key}'", "missing field"
     sub = _number(job["subtime"])
     if sub is None or sub < 0:
         return None, (f"{name}: subtime = {job['subtime']!r}: must be a finite number "
                       ">= 0 (seconds)"), "bad subtime"
     res = _whole(job["res"])
+    fraction = _number(job["res"]) if res is None else None
+    if lenient and fraction is not None and fraction > 0 and math.ceil(fraction) >= 1:
+        res = math.ceil(fraction)  # as --lenient does for an SWF processor count
     if res is None or res < 1:
+        hint = ("; --lenient rounds a fractional res up" if fraction is not None
+                and fraction > 0 else "")
         return None, (f"{name}: res = {job['res']!r}: must be a whole number >= 1 "
-                      "(resources requested)"), "bad res"
+                      f"(resources requested){hint}"), "bad res"
     wall = _number(job.get("walltime", NO_WALLTIME))
     if wall is None or not (wall == NO_WALLTIME or wall > 0):
         return None, (f"{name}: walltime = {job['walltime']!r}: must be -1 (no walltime) "
@@ -471,17 +487,26 @@ def _check_job(i: int, job: Any, profiles: dict[str, Any], seen: dict[int, int],
         return None, (f"{name}: profile {prof!r} is not defined in 'profiles'"),\
             "unknown profile"
     spec = profiles[prof]
-    kind = spec.get("type") if isinstance(spec, dict) else None
+    delay_only = ("lpsched simulates delay profiles only ({\"type\": \"delay\", "
+                  "\"delay\": SECONDS}, a fixed run time)")
+    if not isinstance(spec, dict):
+        raise ParseError(where, f"{name}: profile {prof!r} is not a JSON object: "
+                         f"{delay_only}")
+    if "type" not in spec:
+        raise ParseError(where, f"{name}: profile {prof!r} is missing 'type': {delay_only}; "
+                         "add \"type\": \"delay\" if it is one")
+    kind = spec["type"]
     if kind not in DELAY_TYPES:
-        raise ParseError(where, f"{name}: profile {prof!r} has type {kind!r}: lpsched "
-                         "simulates delay profiles only ({\"type\": \"delay\", \"delay\": "
-                         "SECONDS}, a fixed run time); give this job a delay profile or "
-                         "remove it")
-    delay = _number(spec.get("delay"))
+        raise ParseError(where, f"{name}: profile {prof!r} has type {kind!r}: {delay_only}; "
+                         "give this job a delay profile or remove it")
+    if "delay" not in spec:
+        return None, (f"{name}: profile {prof!r} is missing 'delay' (the run time of a "
+                      "delay profile, seconds)"), "bad delay profile"
+    delay = _number(spec["delay"])
     if delay is None or delay < 0:
-        return None, (f"{name}: profile {prof!r}: delay = {spec.get('delay')!r}: must be a "
+        return None, (f"{name}: profile {prof!r}: delay = {spec['delay']!r}: must be a "
                       "finite number >= 0 (seconds)"), "bad delay profile"
-    return (ident, sub, res, wall, delay, prof), "", ""
+    return (ident, sub, res, wall, delay, prof), "", (ROUNDED if fraction is not None else "")
 
 
 def batsim_to_workload(bw: BatsimWorkload, estimate: str = "requested",
@@ -546,7 +571,7 @@ def batsim_to_workload(bw: BatsimWorkload, estimate: str = "requested",
                     dropped={k: v for k, v in reasons.items() if v},
                     fallbacks={"size": 0, "estimate": int(fallback[order].sum())},
                     source=bw.path, records=bw.records, skipped_lines=bw.skipped,
-                    skip_reasons=dict(bw.skip_reasons))
+                    skip_reasons=dict(bw.skip_reasons), rounded=dict(bw.rounded))
     return work, [bw.profile[i] for i in order.tolist()]
 
 

@@ -184,6 +184,7 @@ class BatchSchedule:
 
     @property
     def makespan(self) -> float:
+        """End of the last job (s, the workload's time origin); 0 for an empty schedule."""
         return float(self.end.max()) if self.end.size else 0.0
 
 

@@ -119,7 +119,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             if value is not None:
                 raise LpschedError(f"{option} {value:g}: the platform file {args.platform} "
                                    "sets the workers and their links; leave it out")
-    target = None if args.output == "-" else check_output(args.output, "-o")
+    target = None if args.output == "-" else check_output(args.output, "-o",
+                                                                inputs=[args.platform])
     sg = _read_platform(args, args.port) if args.platform else None
     workers = sg.platform.workers if sg is not None else args.workers
     if sg is not None and workers > MAX_GENERATED:
@@ -203,7 +204,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     limit = _time_limit(args)
     _positive(args.tol, "--tol")
-    export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES)
+    export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES,
+                                            inputs=[args.instance, args.platform])
     inst = _load(args.instance, args.port, args, "the max-stretch LP ((K)/(K1))")
     res = max_stretch(inst, method=args.method, tol=args.tol,
                       memory=_memory(args.memory, inst.p), time_limit=limit)
@@ -372,7 +374,9 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
     from lpsched.bags import plotting
 
-    target = check_output(args.output, "-o", PLOT_SUFFIXES)
+    target = check_output(args.output, "-o", PLOT_SUFFIXES,
+                          inputs=[getattr(args, "instance", None),
+                                  getattr(args, "platform", None)])
     if args.kind == "gantt":
         from lpsched.bags.policies import get_policy
         from lpsched.bags.simulator import simulate
@@ -492,8 +496,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from lpsched.bags import load_instance
     from lpsched.bags.simgrid import simgrid_deployment_xml, simgrid_platform_xml
 
-    target = None if args.output == "-" else check_output(args.output, "-o", (".xml",))
-    deployment = args.deployment and check_output(args.deployment, "--deployment", (".xml",))
+    target = None if args.output == "-" else check_output(args.output, "-o", (".xml",),
+                                                          inputs=[args.instance])
+    deployment = args.deployment and check_output(args.deployment, "--deployment", (".xml",),
+                                                  inputs=[args.instance])
     if deployment and target is not None and deployment.resolve() == target.resolve():
         raise LpschedError(f"--deployment {args.deployment}: the same file as -o")
     inst = load_instance(args.instance)
@@ -651,8 +657,12 @@ def add_output_commands(sub: Any) -> None:
         "zone; a bounded multiport master gets a shared link 'master_port' of bandwidth BW "
         "on every route. Reading the file back (--platform) gives the same platform. "
         "SimGrid's default network model (LV08) scales bandwidths by 0.97 and latencies by "
-        "13.01: use --exact-network, or --cfg=network/model:CM02, to get lpsched's "
-        "transfer times.")
+        "13.01, and its TCP window (network/TCP-gamma) bounds every flow, under CM02 too. "
+        "To get lpsched's transfer times (latency + size/bandwidth) use --exact-network, "
+        "or run SimGrid with all of --cfg=network/model:CM02 --cfg=network/TCP-gamma:0 "
+        "(or 1e100) and --cfg=network/crosstraffic:0 unless every link is SPLITDUPLEX (as "
+        "written here); one-port also needs a master program that sends one message at "
+        "a time.")
     sgx.add_argument("instance", help="an instance JSON file (one speed per worker)")
     sgx.add_argument("-o", "--output", default="-",
                      help="the platform file, .xml ('-': stdout, the default)")
@@ -664,7 +674,8 @@ def add_output_commands(sub: Any) -> None:
     sgx.add_argument("--exact-network", action="store_true",
                      help="add a <config> block (network/model CM02, network/TCP-gamma 1e100, "
                      "network/crosstraffic 0) so SimGrid's transfer times are lpsched's: "
-                     "latency + size/bandwidth")
+                     "latency + size/bandwidth (one-port: the master program must still "
+                     "send one message at a time)")
     sgx.set_defaults(func=_cmd_export)
 
 

@@ -118,22 +118,50 @@ def _machine_option(value: int, option: str) -> int:
 
 
 def _cmd_swf_info(args: argparse.Namespace) -> int:
+    """An SWF trace, or a Batsim workload (``.json``): the jobs kept and dropped under the
+    conventions of ``lpsched batch``; ``max_procs`` is the header's machine (``nb_res``)."""
     from lpsched.core.swf import to_workload
 
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
-    trace = _read_swf(args.trace, args.lenient)
-    work = to_workload(trace, size=args.size, estimate=args.estimate,
-                       processors=args.processors)
-    out = {"trace": args.trace, "max_procs": trace.max_procs, **work.report()}
+    batsim = _is_batsim(args.trace)
+    if batsim:
+        from lpsched.batch.batsim import batsim_to_workload, read_batsim
+
+        _batsim_size(args.size)
+        bw = read_batsim(args.trace, lenient=args.lenient)
+        work, _ = batsim_to_workload(bw, args.estimate, args.processors)
+        machine, records = bw.nb_res, bw.records
+    else:
+        trace = _read_swf(args.trace, args.lenient)
+        work = to_workload(trace, size=args.size, estimate=args.estimate,
+                           processors=args.processors)
+        machine, records = trace.max_procs, trace.records
+    out = {"trace": args.trace, "format": "batsim" if batsim else "swf",
+           "max_procs": machine, **work.report()}
     if args.json:
         print(dump_json(out))
     else:
-        print(f"{args.trace}: {trace.records} job lines read, machine {work.processors} "
-              "processors")
+        print(f"{args.trace}: {records} {'jobs' if batsim else 'job lines'} read, machine "
+              f"{_machine_text(work.processors, batsim)}")
         print(f"kept {work.jobs} jobs; {_dropped_text(work)}; rounded: "
               f"{work.rounded or 'none'}; fallbacks: {work.fallbacks}")
     return 0
+
+
+def _machine_text(processors: int | None, batsim: bool) -> str:
+    """``240 processors``, or what is missing when the machine is unknown."""
+    if processors is not None:
+        return f"{processors} processors"
+    return ("unknown (nb_res is missing: give --processors)" if batsim else
+            "unknown (the header gives no MaxProcs or MaxNodes: give --processors)")
+
+
+def _batsim_size(size: str | None) -> None:
+    """``--size`` with a Batsim workload: only ``requested`` (a job has one size)."""
+    if size not in (None, "requested"):
+        raise LpschedError(f"--size {size}: applies to SWF traces only (a Batsim job has one "
+                           "size, its res)")
 
 
 def _dropped_text(work: Any) -> str:
@@ -182,11 +210,13 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.out == "-" and args.json:
         raise LpschedError("--out - and --json both write to stdout: give --out a file name")
     if args.out and args.out != "-":
-        check_output(args.out, "--out")
+        check_output(args.out, "--out", inputs=[args.trace])
     _at_least(args, "--limit", 0)
     _at_least(args, "--cluster-size", 1)
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
+    if _is_batsim(args.trace):
+        _batsim_size(args.size)
     penalty = _penalty(args.penalty)
     work, profiles = _batch_workload(args)
     topo = _batch_topology(args, work)
@@ -212,6 +242,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
            "seconds": stats["seconds"],
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
+    if args.kill_at_estimate or penalty:  # the COMPLETED_WALLTIME_REACHED rows of --out
+        killed = sched.killed if sched.killed is not None else sched.failed
+        out["killed_jobs"] = int(np.count_nonzero(killed)) if killed is not None else 0
     if args.out:
         _write_schedule(args.out, work, sched, profiles)
     if args.json:
@@ -226,6 +259,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         read = "jobs" if _is_batsim(args.trace) else "job lines"
         print(f"{out['records']} {read} read; {_dropped_text(work)}"
               + (f"; rounded up: {work.rounded}" if work.rounded else ""), file=stream)
+        if "killed_jobs" in out:
+            print(f"{out['killed_jobs']} jobs killed at their estimate "
+                  "(COMPLETED_WALLTIME_REACHED)", file=stream)
     return 0
 
 
@@ -295,7 +331,7 @@ def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
                                "machine size with --processors")
         return topo
     if work.processors is None:
-        raise ParseError(args.trace, ("the workload gives no nb_res" if _is_batsim(args.trace)
+        raise ParseError(args.trace, ("nb_res is missing" if _is_batsim(args.trace)
                                       else "the header gives no MaxProcs or MaxNodes")
                          + ": give the machine size with --processors")
     if args.cluster_size is not None and args.cluster_size > work.processors:
@@ -330,7 +366,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if args.output == "-" and args.json:
         raise LpschedError("-o - and --json both write to stdout: give -o a file name")
     if args.output != "-":
-        check_output(args.output, "-o")
+        check_output(args.output, "-o", inputs=[args.input])
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
     if source == "swf":
@@ -340,17 +376,18 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         jobs, report = bw.jobs, work.report()
         machine = bw.nb_res
     else:
-        for option, value in (("--size", args.size), ("--estimate", args.estimate)):
-            if value not in (None, "requested"):
-                raise LpschedError(f"{option} {value}: applies to SWF input only (a Batsim "
-                                   "job has one size, res, and one walltime)")
+        _batsim_size(args.size)
+        if args.estimate not in (None, "requested"):
+            raise LpschedError(f"--estimate {args.estimate}: applies to SWF input only (a "
+                               "Batsim job has one walltime)")
         bw = batsim.read_batsim(args.input, lenient=args.lenient)
         trace = batsim.batsim_to_swf(bw, args.processors)
         jobs, machine = bw.jobs, trace.max_procs
         report = {"records": bw.records, "jobs": bw.jobs,
                   "dropped": {batsim.SKIPPED: len(bw.skipped)} if bw.skipped else {},
                   "skipped_lines": {"count": len(bw.skipped), "first": list(bw.skipped[:10]),
-                                    "reasons": dict(bw.skip_reasons)}}
+                                    "reasons": dict(bw.skip_reasons)},
+                  "rounded": dict(bw.rounded)}
     with contextlib.ExitStack() as stack:
         if args.output == "-":
             fh: Any = sys.stdout
@@ -367,7 +404,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             write_swf(trace, fh)
     out = {"input": args.input, "output": args.output, "from": source, "to": target,
            "records": report["records"], "jobs": jobs, "processors": machine,
-           "dropped": report["dropped"], "skipped_lines": report["skipped_lines"]}
+           "dropped": report["dropped"], "skipped_lines": report["skipped_lines"],
+           "rounded": report["rounded"]}
     if args.json:
         print(dump_json(out))
     else:  # a note on stderr, as every command that writes a file
@@ -375,7 +413,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         print(f"wrote {'stdout' if args.output == '-' else args.output} "
               f"({_NAMES[target]}): {jobs} jobs of the {out['records']} read from "
               f"{args.input}, {dropped} dropped; machine "
-              f"{machine if machine is not None else 'unknown'} processors", file=sys.stderr)
+              + (_machine_text(machine, True) if machine is not None else
+                 "unknown: nb_res is missing, no MaxProcs written (give --processors)"),
+              file=sys.stderr)
     return 0
 
 
@@ -432,15 +472,16 @@ def add_reproduce(rep_sub: Any) -> None:
 
 def add_commands(sub: Any) -> None:
     """swf-info, batch, convert."""
-    swf = sub.add_parser("swf-info", help="read an SWF trace and report the jobs kept and "
-                         "dropped under the chosen conventions")
-    swf.add_argument("trace", help=".swf or .swf.gz")
+    swf = sub.add_parser("swf-info", help="read an SWF trace or a Batsim workload and report "
+                         "the jobs kept and dropped under the chosen conventions")
+    swf.add_argument("trace", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json)")
     swf.add_argument("--size", choices=("requested", "allocated"), default="requested")
     swf.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
-    swf.add_argument("--lenient", action="store_true", help="skip malformed job lines and "
-                     "round fractional processor counts up, both counted in the report")
+    swf.add_argument("--lenient", action="store_true", help="skip malformed job lines "
+                     "(Batsim: malformed jobs) and round fractional processor counts (SWF "
+                     "fields 5 and 8, Batsim res) up, both counted in the report")
     swf.add_argument("--processors", type=int, help="machine size (default: the header's "
-                     "MaxProcs or MaxNodes)")
+                     "MaxProcs or MaxNodes; a Batsim workload's nb_res)")
     swf.add_argument("--json", action="store_true")
     swf.set_defaults(func=_cmd_swf_info)
     _add_batch(sub)
@@ -489,8 +530,8 @@ def _add_batch(sub: Any) -> None:
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")
     bat.add_argument("--lenient", action="store_true", help="skip malformed job lines "
-                     "(Batsim: malformed jobs) and round fractional processor counts up, "
-                     "both counted in the report")
+                     "(Batsim: malformed jobs) and round fractional processor counts (SWF "
+                     "fields 5 and 8, Batsim res) up, both counted in the report")
     bat.add_argument("--processors", type=int, help="machine size (default: the header's "
                      "MaxProcs or MaxNodes; a Batsim workload's nb_res)")
     bat.add_argument("--limit", type=int, default=0,
@@ -528,7 +569,8 @@ def _add_convert(sub: Any) -> None:
                       "run time; -1 (none) when unknown or 0")
     conv.add_argument("--processors", type=int, help="the machine (default: MaxProcs or "
                       "MaxNodes of the SWF header, nb_res of the Batsim workload)")
-    conv.add_argument("--lenient", action="store_true", help="skip malformed job lines / "
-                      "jobs, counted in the report")
+    conv.add_argument("--lenient", action="store_true", help="skip malformed job lines "
+                      "(Batsim: malformed jobs) and round fractional processor counts (SWF "
+                      "fields 5 and 8, Batsim res) up, both counted in the report")
     conv.add_argument("--json", action="store_true")
     conv.set_defaults(func=_cmd_convert)

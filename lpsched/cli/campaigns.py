@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
+from lpsched.cli.common import (
+    add_runner_options,
+    dump_json,
+    read_json,
+    run_experiment,
+    seed,
+    swf_input,
+)
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -144,13 +151,14 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     from lpsched.campaigns.instance import to_dict
     from lpsched.core.swf import read_swf
 
-    out = check_output(args.output, "-o", (".json",))
+    out = check_output(args.output, "-o", (".json",), inputs=[args.trace])
     _positive("--machines", args.machines)
     for option in ("--downtime", "--threshold", "--session-gap"):
         _positive(option, getattr(args, option.lstrip("-").replace("-", "_")), whole=False)
     if not Path(args.trace).exists():
         raise ParseError(args.trace, "no such file")
-    trace = read_swf(args.trace, lenient=args.lenient)
+    with swf_input(args.trace, "lpsched campaigns extract"):
+        trace = read_swf(args.trace, lenient=args.lenient)
     t0 = time.perf_counter()
     ex = extract(trace, args.machines, args.method, args.deps, args.downtime, args.threshold,
                  args.replay, args.session_gap)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from lpsched.errors import ParseError
 
 
 def _clean(o: Any) -> Any:
@@ -50,6 +53,65 @@ def read_json(path: str) -> Any:
     from lpsched.bags.io import read_json_file
 
     return read_json_file(path)
+
+
+def looks_like_json(path: str | Path) -> bool:
+    """Whether the file ``path`` looks like JSON rather than an SWF trace: it is named
+    ``.json``, or its first character after blanks (and a byte-order mark) is ``{`` or
+    ``[``. An unreadable file does not.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    bool
+        ``True`` for a JSON file (a Batsim workload, an instance).
+
+    Examples
+    --------
+    >>> looks_like_json("workload.json")
+    True
+    """
+    if str(path).lower().endswith(".json"):
+        return True
+    with contextlib.suppress(OSError), open(path, "rb") as fh:
+        return fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+    return False
+
+
+@contextlib.contextmanager
+def swf_input(path: str, command: str) -> Iterator[None]:
+    """Around the reading of the SWF trace ``path`` by ``command`` (``lpsched tasks``): a
+    :class:`~lpsched.errors.ParseError` on a file that looks like JSON
+    (:func:`looks_like_json`) becomes one saying so, rather than the SWF parser's
+    ``expected 18 fields, found 1``; the commands that read Batsim workloads are named.
+
+    Parameters
+    ----------
+    path : str
+        The trace.
+    command : str
+        The command reading it, for the message.
+
+    Raises
+    ------
+    ParseError
+        The error of the block, reworded when ``path`` looks like JSON.
+    """
+    try:
+        yield
+    except ParseError as exc:
+        if not looks_like_json(path):
+            raise
+        name = Path(path).name
+        how = (f"(lpsched convert {path} -o {name[:-5] or 'trace'}.swf makes an SWF trace of "
+               "one)" if name.lower().endswith(".json") else "named .json")
+        raise ParseError(path, f"looks like a Batsim (JSON) workload, not an SWF trace: "
+                         f"{command} reads SWF traces (.swf, .swf.gz); lpsched batch, "
+                         f"swf-info and convert read Batsim workloads {how}") from exc
 
 
 def seed(text: str) -> int:

@@ -7,7 +7,10 @@ fails with one line and exit 2 *before* a long simulation, and writes through
 only once complete, so an interrupted run never leaves a half-written file. Existing
 files are overwritten (docs/decisions.md, "Output files") and keep their permissions; a
 symbolic link's target is replaced, the link kept; special files (``/dev/null``, FIFOs)
-are written in place.
+are written in place. An output that is one of the command's input files (the same path
+once symbolic links are resolved, or the same file by :func:`os.path.samefile`, e.g. a hard
+link) is refused by :func:`check_output` (``inputs=``) before anything is read: replacing
+it would destroy the input (docs/decisions.md, "Output files").
 """
 
 from __future__ import annotations
@@ -15,28 +18,76 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from lpsched.errors import LpschedError
 
-__all__ = ["atomic_output", "atomic_path", "check_output", "check_output_folder",
-           "write_rows_csv"]
+__all__ = ["atomic_output", "atomic_path", "check_not_input", "check_output",
+           "check_output_folder", "write_rows_csv"]
 
 
-def check_output(path: str, what: str, suffixes: Sequence[str] = ()) -> Path:
+def check_not_input(path: str | Path, what: str,
+                    inputs: Iterable[str | Path | None]) -> None:
+    """Refuse an output ``path`` that is one of ``inputs``: the same path once symbolic
+    links are resolved, or, when both exist, the same file (:func:`os.path.samefile`: a
+    hard link, another spelling of the path). ``-`` (stdout) and ``None`` are never files.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output file.
+    what : str
+        The option that names it (``-o``, ``--out``), for the message.
+    inputs : iterable of str, Path or None
+        The files the command reads.
+
+    Raises
+    ------
+    LpschedError
+        ``path`` is one of ``inputs``: one line naming both.
+
+    Examples
+    --------
+    >>> check_not_input("out.csv", "--out", ["trace.swf", None])
+    >>> try:
+    ...     check_not_input("./trace.swf", "-o", ["trace.swf"])
+    ... except LpschedError as exc:
+    ...     print(exc)  # doctest: +NORMALIZE_WHITESPACE
+    -o ./trace.swf: the same file as the input trace.swf; writing it would destroy the
+    input: give another output file
+    """
+    if str(path) == "-":
+        return
+    real = _real(Path(path))
+    for source in inputs:
+        if source is None or str(source) in ("", "-"):
+            continue
+        same = _real(Path(source)) == real
+        if not same:
+            with contextlib.suppress(OSError):
+                same = os.path.samefile(real, source)
+        if same:
+            raise LpschedError(f"{what} {path}: the same file as the input {source}; writing "
+                               "it would destroy the input: give another output file")
+
+
+def check_output(path: str, what: str, suffixes: Sequence[str] = (),
+                 inputs: Iterable[str | Path | None] = ()) -> Path:
     """The file ``path`` can be written: not a folder, its folder exists and a file can be
     created in it (probed by creating and removing a temporary file, so a read-only or
     special file system fails here, before any work), and (when ``suffixes`` are given) its
     name ends with one of them. A symbolic link is followed (the file it points to is
     written, the link stays); an existing special file (``/dev/null``, a FIFO) must be
-    writable and is written in place.
+    writable and is written in place. An output that is one of ``inputs`` (the files the
+    command reads) is refused (:func:`check_not_input`).
 
     >>> check_output("x.lp", "--export-lp", (".lp", ".mps")).name
     'x.lp'
     """
     target = Path(path)
+    check_not_input(path, what, inputs)
     if suffixes and not str(target).lower().endswith(tuple(suffixes)):
         raise LpschedError(f"{what} {path}: the file name must end with "
                            f"{' or '.join(suffixes)}")
@@ -78,6 +129,17 @@ def _mode_for(real: Path) -> int:
     return 0o666 & ~mask
 
 
+def _write_error(exc: OSError, path: str | Path, real: Path, tmp: str | None = None,
+                 ) -> BaseException:
+    """An error writing the output ``path`` as one line naming it (``cannot write out.csv:
+    No space left on device``): a failed write or flush has no file name, a failed rename
+    names the temporary file; an ``OSError`` naming another file (the block read one) is
+    returned unchanged."""
+    if exc.filename not in (None, tmp, str(real), str(path)):
+        return exc
+    return LpschedError(f"cannot write {path}: {exc.strerror or exc}")
+
+
 def _temporary(real: Path, prefix: str, suffix: str) -> tuple[int, str]:
     try:
         return tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=real.parent)
@@ -112,8 +174,11 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
     """
     real = _real(Path(path))
     if real.exists() and not real.is_file():
-        with open(real, mode, newline=newline) as fh:
-            yield fh
+        try:
+            with open(real, mode, newline=newline) as fh:
+                yield fh
+        except OSError as exc:
+            raise _write_error(exc, path, real) from None
         return
     fd, tmp = _temporary(real, f".{real.name}.", ".tmp")
     try:
@@ -121,9 +186,11 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
         with os.fdopen(fd, mode, newline=newline) as fh:
             yield fh
         os.replace(tmp, real)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _write_error(exc, path, real, tmp) from None
         raise
 
 
@@ -144,9 +211,11 @@ def atomic_path(path: str | Path) -> Iterator[str]:
         yield tmp
         os.chmod(tmp, mode)
         os.replace(tmp, real)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _write_error(exc, path, real, tmp) from None
         raise
 
 

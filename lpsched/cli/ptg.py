@@ -64,7 +64,8 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     from lpsched.ptg.problem import Problem
     from lpsched.ptg.registry import ALGORITHMS, run
 
-    gantt = check_output(args.gantt, "--gantt", (".png", ".pdf", ".svg")) if args.gantt else None
+    gantt = (check_output(args.gantt, "--gantt", (".png", ".pdf", ".svg"), inputs=args.ptgs)
+             if args.gantt else None)
     if gantt is not None:
         try:
             import matplotlib  # noqa: F401

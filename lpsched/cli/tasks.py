@@ -11,7 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
+from lpsched.cli.common import (
+    add_runner_options,
+    dump_json,
+    read_json,
+    run_experiment,
+    seed,
+    swf_input,
+)
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import LpschedError, ParseError
 
@@ -22,12 +29,13 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     from lpsched.tasks.instance import TaskInstance, instance_from_trace, parse_window
 
     if args.output:
-        check_output(args.output, "-o")
+        check_output(args.output, "-o", inputs=[args.trace])
     parse_window(args.window)
     if args.processors is not None and args.processors < 1:
         raise LpschedError(f"--processors {args.processors}: must be a whole number >= 1")
-    inst: TaskInstance = instance_from_trace(args.trace, args.window, args.seed, args.method,
-                                             args.processors, args.lenient)
+    with swf_input(args.trace, "lpsched tasks"):
+        inst: TaskInstance = instance_from_trace(args.trace, args.window, args.seed,
+                                                 args.method, args.processors, args.lenient)
     import json
 
     text = json.dumps(inst.to_dict(), allow_nan=False) + "\n"
@@ -132,7 +140,7 @@ def _cmd_online(args: argparse.Namespace) -> int:
         raise LpschedError("--json and --table: choose one output")
     _check_params(args)
     if args.csv:
-        check_output(args.csv, "--csv")
+        check_output(args.csv, "--csv", inputs=[args.instance])
     inst = TaskInstance.from_dict(read_json(args.instance))
     pols = _policies(args, inst)
     t0 = time.perf_counter()

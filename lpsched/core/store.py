@@ -45,8 +45,11 @@ types as ``json.loads(json.dumps(row))``.
 first write to it (:meth:`ResultStore.add`, so the first new cell of a resumed run) first
 converts it in place, in the same transaction: every row moves to its experiment's typed
 table and ``rows`` is dropped, so a killed conversion leaves the old store untouched. A
-store only read (``lpsched plot stretch``, :func:`lpsched.experiments.load`) is never
-modified; :meth:`ResultStore.migrate` converts one explicitly. A converted store cannot be
+store only read (``lpsched plot box``, :func:`lpsched.experiments.load`) is never
+modified; :meth:`ResultStore.migrate` converts one explicitly. The experiment being added
+(and, for :meth:`~ResultStore.migrate`, every experiment given a schema) gets its columns
+from its row schema as in a fresh store (the same columns, in the same order, with the same
+declared types, for the same rows); the others from their first rows. A converted store cannot be
 opened by an lpsched that predates the typed layout (it refuses it as not a store).
 
 **Checked on opening.** A file that is not an lpsched store — garbage bytes, a truncated or
@@ -539,6 +542,8 @@ class ResultStore:
 
     @staticmethod
     def key(cell: Any) -> str:
+        """The text key of ``cell`` in the store: its JSON with sorted keys (what :meth:`done`
+        returns and :func:`~lpsched.core.runner.run_cells` compares to skip finished cells)."""
         return json.dumps(cell, sort_keys=True)
 
     @contextlib.contextmanager
@@ -734,23 +739,32 @@ class ResultStore:
     def add(self, experiment: str, cell: Any, rows: Iterable[dict[str, Any]],
             schema: RowSchema | None = None) -> None:
         """Store all rows of one cell atomically. ``schema`` (the experiment's
-        :data:`RowSchema`, optional) declares the types of the columns it creates; the rows
-        read back the same with or without it."""
+        :data:`RowSchema`, optional) declares the types of the columns it creates (also when
+        this first write converts a store of earlier versions: the experiment's table is
+        then the one a fresh store would have); the rows read back the same with or
+        without it."""
         key = self.key(cell)
         items = [(key, i, _keyed(r)) for i, r in enumerate(rows)]
         if not items:
             return
         with self._transaction(write=True):  # one transaction: all rows of the cell or none
-            if self._layout == "legacy":
-                self._migrate()
+            if self._layout == "legacy":  # typed as a fresh store: this experiment's schema
+                self._migrate({experiment: schema} if schema is not None else {})
             elif self._layout == "empty":
                 self._create_meta()
             self._insert(experiment, items, schema)
 
-    def migrate(self) -> bool:
+    def migrate(self, schemas: Mapping[str, RowSchema] | None = None) -> bool:
         """Convert a store of earlier versions (one table of JSON rows) to one typed table
         per experiment, in place and in one transaction (module doc); :meth:`add` does it
         before its first write.
+
+        Parameters
+        ----------
+        schemas : mapping of str to RowSchema, optional
+            The row schema of some experiments: their tables get the columns, column order
+            and declared types a fresh store gets from it; the others are typed from their
+            first rows.
 
         Returns
         -------
@@ -765,10 +779,10 @@ class ResultStore:
         with self._transaction(write=True):
             if self._layout != "legacy":
                 return False
-            self._migrate()
+            self._migrate(schemas or {})
             return True
 
-    def _migrate(self) -> None:
+    def _migrate(self, schemas: Mapping[str, RowSchema]) -> None:
         experiments = [e for (e,) in self.db.execute(
             "SELECT DISTINCT experiment FROM rows ORDER BY experiment").fetchall()]
         self._create_meta()
@@ -777,7 +791,8 @@ class ResultStore:
                                      "ORDER BY cell, idx", (experiment,)).fetchall()
             for start in range(0, len(stored), 2000):  # the first rows declare the columns
                 self._insert(experiment, [(cell, idx, self._decode(data)) for cell, idx, data
-                                          in stored[start:start + 2000]], None)
+                                          in stored[start:start + 2000]],
+                             schemas.get(experiment))
         self.db.execute("DROP TABLE rows")
 
     def _insert(self, experiment: str, items: list[tuple[str, int, dict[str, Any]]],
@@ -868,6 +883,7 @@ class ResultStore:
         return sid
 
     def close(self) -> None:
+        """Close the SQLite connection; the store cannot be used afterwards."""
         self.db.close()
 
 

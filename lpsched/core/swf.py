@@ -91,6 +91,7 @@ class SwfTrace:
 
     @property
     def jobs(self) -> int:
+        """Number of job lines read (the length of every column)."""
         return int(self.columns["job"].size)
 
     @property
@@ -419,6 +420,7 @@ class Workload:
 
     @property
     def jobs(self) -> int:
+        """Number of jobs kept for simulation (the length of every per-job array)."""
         return int(self.job.size)
 
     def report(self, first: int = 10) -> dict[str, Any]:
@@ -435,14 +437,20 @@ class Workload:
 
     def require_jobs(self) -> Workload:
         """``self`` when it has a job; otherwise :class:`~lpsched.errors.ParseError` naming
-        the source and saying why each record was dropped."""
+        the source and saying why each record was dropped (in Batsim's terms when the
+        source is a Batsim workload, ``.json``)."""
         if self.jobs:
             return self
         reasons = "; ".join(f"{count} {why}" for why, count in sorted(
             self.dropped.items(), key=lambda item: -item[1]))
         records = self.records if self.records is not None else sum(self.dropped.values())
-        message = (f"no job kept: all {records} job lines were dropped ({reasons})"
-                   if records else "no job in the trace (only header and comment lines)")
+        if self.source.lower().endswith(".json"):  # a Batsim workload (lpsched.batch.batsim)
+            message = (f"no job kept: all {records} jobs of the workload were dropped "
+                       f"({reasons})" if records else "the workload has no jobs ('jobs' is "
+                       "an empty list)")
+        else:
+            message = (f"no job kept: all {records} job lines were dropped ({reasons})"
+                       if records else "no job in the trace (only header and comment lines)")
         raise ParseError(self.source or "workload", message)
 
 

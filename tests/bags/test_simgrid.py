@@ -639,3 +639,41 @@ def test_simgrid_shares_a_saturated_master_link_max_min_not_proportionally(tmp_p
     mine = dict(zip(sched.worker.tolist(), sched.send_end.tolist(), strict=True))
     assert mine[0] == pytest.approx(1e7 / (6e6 * 10 / 11))
     assert mine[0] < ends["worker0"]
+
+
+# -- a link shared by some workers but not all (review of issue 17, finding 3) ----------------
+
+PARTLY_SHARED = doc("""
+  <host id="m" speed="1Gf"/><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+  <host id="c" speed="1Gf"/>
+  <link id="sw" bandwidth="1MBps"/>
+  <link id="la" bandwidth="10MBps"/><link id="lb" bandwidth="10MBps"/>
+  <link id="lc" bandwidth="1MBps"/>
+  <route src="m" dst="a"><link_ctn id="sw"/><link_ctn id="la"/></route>
+  <route src="m" dst="b"><link_ctn id="sw"/><link_ctn id="lb"/></route>
+  <route src="m" dst="c"><link_ctn id="lc"/></route>
+""")
+
+
+def test_a_link_shared_by_some_workers_gets_a_note_under_multiport():
+    """lpsched's star cannot express ``sw`` (shared by a and b, not c): each worker gets the
+    minimum over its route and the reader says that concurrent transfers through ``sw`` are
+    not limited together."""
+    res = sg.parse_simgrid_platform(PARTLY_SHARED, port="multiport")
+    assert res.platform.bandwidths.tolist() == [1e6, 1e6, 1e6]
+    assert math.isinf(res.platform.master_bandwidth) and res.master_links == ()
+    notes = [n for n in res.notes if "shared by the routes of some workers" in n]
+    assert len(notes) == 1
+    assert "'sw' by 'a', 'b'" in notes[0] and "'c'" not in notes[0]
+    assert "minimum over its route" in notes[0] and "not limited together" in notes[0]
+
+
+def test_no_partly_shared_note_under_one_port_or_for_fatpipe_or_the_masters_port():
+    one = sg.parse_simgrid_platform(PARTLY_SHARED, port="one-port")
+    assert not any("shared by the routes" in n for n in one.notes)
+    fat = PARTLY_SHARED.replace('<link id="sw" bandwidth="1MBps"/>',
+                                '<link id="sw" bandwidth="1MBps" sharing_policy="FATPIPE"/>')
+    assert not any("shared by the routes" in n
+                   for n in sg.parse_simgrid_platform(fat, port="multiport").notes)
+    port = sg.parse_simgrid_platform(SHARED_PORT, port="multiport")  # shared by all: BW
+    assert not any("shared by the routes" in n for n in port.notes)

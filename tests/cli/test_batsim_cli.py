@@ -82,11 +82,11 @@ def test_batch_refuses_other_profiles_and_bad_options(tmp_path, workload):
     one_error(lpsched("batch", str(bad), "--json"), f"{bad}: jobs[1] (id 2): profile "
               "'short' has type 'parallel_homogeneous': lpsched simulates delay profiles only")
     one_error(lpsched("batch", str(workload), "--size", "allocated"),
-              "--size applies to SWF traces only")
+              "--size allocated: applies to SWF traces only")
     del doc["nb_res"]
     doc["profiles"]["short"] = {"type": "delay", "delay": 5}
     bad.write_text(json.dumps(doc))
-    one_error(lpsched("batch", str(bad)), "the workload gives no nb_res: give the machine "
+    one_error(lpsched("batch", str(bad)), "nb_res is missing: give the machine "
               "size with --processors")
     assert lpsched("batch", str(bad), "--processors", "4", "--json").returncode == 0
     doc["jobs"][1]["res"] = 0
@@ -122,7 +122,8 @@ def test_convert_round_trip_and_outputs(tmp_path):
     report = one_json_object(lpsched("convert", str(out), "-o", str(back), "--json"))
     assert report == {"input": str(out), "output": str(back), "from": "batsim", "to": "swf",
                       "records": 3, "jobs": 3, "processors": 8, "dropped": {},
-                      "skipped_lines": {"count": 0, "first": [], "reasons": {}}}
+                      "skipped_lines": {"count": 0, "first": [], "reasons": {}},
+                      "rounded": {}}
     lines = gzip.decompress(back.read_bytes()).decode().splitlines()
     assert "; MaxProcs: 8" in lines and lines[-1].split()[:9] == \
         ["3", "16", "-1", "30", "-1", "-1", "-1", "8", "-1"]
@@ -147,7 +148,7 @@ def test_convert_errors(tmp_path, workload):
     one_error(lpsched("convert", str(trace), "-o", "-", "--to", "batsim", "--json"),
               "-o - and --json both write to stdout")
     one_error(lpsched("convert", str(workload), "-o", str(tmp_path / "x.swf"), "--size",
-                      "allocated"), "--size allocated: applies to SWF input only")
+                      "allocated"), "--size allocated: applies to SWF traces only")
     one_error(lpsched("convert", str(trace), "-o", str(tmp_path / "no" / "x.json")),
               "does not exist")
     headless = tmp_path / "h.swf"

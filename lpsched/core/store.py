@@ -4,7 +4,8 @@ Rows are keyed by ``(experiment, cell)``; a cell's rows are inserted in a single
 so a process killed at any moment leaves either all of a cell's rows or none, and a rerun
 skips the cells already stored (``INSERT OR IGNORE`` on the key: never a duplicate).
 
-**One typed table per experiment.** Each experiment's rows live in a table named after the
+**One typed table per experiment** (the value encoding is in
+:mod:`lpsched.core.store_columns`). Each experiment's rows live in a table named after the
 experiment, one column per row field, so ``pandas.read_sql("select * from cbs3m", con)``
 (or :func:`lpsched.experiments.load`) gives numbers as numbers. A name that SQL does not take
 bare is quoted, never changed: ``select * from "platform-level"``. Only a name SQLite
@@ -83,10 +84,25 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from lpsched.core.store_columns import (
+    BOOKKEEPING,
+    KINDS,
+    PLAIN_TYPES,
+    SCHEMA_KINDS,
+    Coder,
+    Table,
+    encode,
+    keyed,
+    kind_of,
+    normal,
+    quote,
+    unique,
+    utf8,
+)
 from lpsched.errors import StoreError
 
 try:
@@ -126,13 +142,9 @@ _META_COLUMNS = {
     "lpsched_shapes": [("experiment", "TEXT", 1, 1), ("id", "INTEGER", 1, 2),
                        ("fields", "TEXT", 1, 0)],
 }
-#: the bookkeeping columns that precede the fields in every experiment's table
-_BOOKKEEPING = ("_cell", "_idx", "_shape", "_extra")
 #: at most this many field columns per experiment; further fields live in ``_extra`` only
 #: (SQLite allows 2,000 columns and, before 3.32, 999 parameters per statement)
 MAX_COLUMNS = 500
-_LOW, _HIGH = -(1 << 63), (1 << 63) - 1
-_PLAIN = frozenset({type(None), bool, int, float, str, list, dict})
 _AFRESH = "move it away or choose another folder to start a new store"
 #: lock files held by this process (POSIX locks are per process: a second lock taken by
 #: the same process would succeed, and closing it would silently drop the first)
@@ -153,185 +165,6 @@ def _explain(path: str, exc: sqlite3.Error) -> StoreError:
                       "and its folder can be read and written")
 
 
-# -- values and columns ------------------------------------------------------------------------
-
-def _utf8(text: str) -> bool:
-    """Whether SQLite can hold ``text`` (no lone surrogate)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _fits_int(v: Any) -> bool:
-    return type(v) is int and _LOW <= v <= _HIGH
-
-
-def _fits_real(v: Any) -> bool:
-    # nan reads back as NULL, -0.0 as 0.0 (SQLite keeps integral reals as integers)
-    return type(v) is float and v == v and (v != 0.0 or math.copysign(1.0, v) > 0)
-
-
-def _fits_text(v: Any) -> bool:
-    return type(v) is str and _utf8(v)
-
-
-def _fits_bool(v: Any) -> bool:
-    return type(v) is bool
-
-
-def _fits_json(v: Any) -> bool:
-    return type(v) is list or type(v) is dict
-
-
-def _fits_any(v: Any) -> bool:
-    t = type(v)
-    return ((t is int and _LOW <= v <= _HIGH) or (t is float and v == v)
-            or (t is str and _utf8(v)))
-
-
-def _dumps(v: Any) -> str:
-    # sort_keys: nested objects read back in the key order of the JSON rows of old
-    return json.dumps(v, sort_keys=True)
-
-
-def _decode_bool(x: Any) -> Any:
-    if x is None:
-        return None
-    if type(x) is int and x in (0, 1):
-        return x == 1
-    raise ValueError(f"{x!r} in a BOOLEAN column")
-
-
-def _decode_json(x: Any) -> Any:
-    if x is None:
-        return None
-    if type(x) is not str:
-        raise ValueError(f"{x!r} in a JSON column")
-    return json.loads(x)
-
-
-_Fits = Callable[[Any], bool]
-_Coder = Callable[[Any], Any]
-#: kind -> (declared SQL type, does a value fit, value -> SQL, SQL -> value); ``None``: as is
-_KINDS: dict[str, tuple[str, _Fits, _Coder | None, _Coder | None]] = {
-    "int": ("INTEGER", _fits_int, None, None),
-    "real": ("REAL", _fits_real, None, None),
-    "text": ("TEXT", _fits_text, None, None),
-    "bool": ("BOOLEAN", _fits_bool, int, _decode_bool),
-    "json": ("JSON", _fits_json, _dumps, _decode_json),
-    "any": ("", _fits_any, None, None),
-}
-#: row-schema kinds (:data:`RowSchema`) -> column kinds
-_SCHEMA_KINDS = {"int": "int", "number": "real", "text": "text"}
-
-
-def _kind_of(v: Any) -> str:
-    """The column kind a first non-``None`` value asks for."""
-    t = type(v)
-    if t is bool:
-        return "bool"
-    if t is int:
-        return "int"
-    if t is float:
-        return "real"
-    if t is str:
-        return "text"
-    if t is list or t is dict:
-        return "json"
-    return "any"
-
-
-def _normal(v: Any) -> Any:
-    """``v`` as the JSON rows of old gave it back (tuples as lists, a float subclass as a
-    float); a value JSON cannot hold raises ``TypeError`` as it always did."""
-    return json.loads(json.dumps(v))
-
-
-def _loose(v: Any) -> Any:
-    """What a column shows of a value it cannot give back exactly (the exact value goes to
-    ``_extra``): the number, the text or the JSON text; ``None`` when SQLite has none."""
-    t = type(v)
-    if t is bool:
-        return int(v)
-    if t is int:
-        if _LOW <= v <= _HIGH:
-            return v
-        try:
-            return float(v)
-        except OverflowError:
-            return None
-    if t is float or v is None:
-        return v
-    if t is str:
-        return v if _utf8(v) else None
-    return _dumps(v)
-
-
-def _quote(name: str) -> str:
-    """``name`` as an SQL identifier (double quotes, inner ones doubled)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    """``name`` (made a legal identifier) with the first suffix ``_2``, ``_3``, ... that no
-    name in ``taken`` has, ignoring case as SQLite does; added to ``taken``."""
-    base = name.encode("utf-8", "replace").decode("utf-8").replace("\x00", "_") or "_"
-    candidate, k = base, 2
-    while candidate.lower() in taken:
-        candidate, k = f"{base}_{k}", k + 1
-    taken.add(candidate.lower())
-    return candidate
-
-
-class _Table:
-    """What the store knows of one experiment's table: columns and shapes."""
-
-    def __init__(self, experiment: str, name: str) -> None:
-        self.experiment, self.name = experiment, name
-        self.fields: list[str] = []  # of the field columns, in table order
-        self.kinds: list[str] = []
-        self.names: list[str] = []
-        #: field -> (position among the field columns, fits, encoder)
-        self.coders: dict[str, tuple[int, _Fits, _Coder | None]] = {}
-        self.decoders: dict[str, tuple[int, _Coder | None]] = {}
-        self.shapes: dict[int, tuple[str, ...]] = {}  # id -> sorted fields
-        self.shape_ids: dict[tuple[str, ...], int] = {}
-        self.order_ids: dict[tuple[str, ...], int] = {}  # fields in a row's own order -> id
-        #: shape id -> ((field, index in a selected row or None, decoder), ...), complete
-        self.specs: dict[int, tuple[tuple[tuple[str, int | None, _Coder | None], ...], bool]] = {}
-        self._sql: tuple[str, str] | None = None
-
-    def add_column(self, field: str, name: str, kind: str) -> None:
-        _, fits, encode, decode = _KINDS[kind]
-        pos = len(self.fields)
-        self.fields.append(field)
-        self.kinds.append(kind)
-        self.names.append(name)
-        self.coders[field] = (pos, fits, encode)
-        self.decoders[field] = (pos, decode)
-        self.specs.clear()
-        self._sql = None
-
-    def add_shape(self, sid: int, fields: tuple[str, ...]) -> None:
-        self.shapes[sid] = fields
-        self.shape_ids[fields] = sid
-
-    def sql(self) -> tuple[str, str]:
-        """``(INSERT OR IGNORE ..., SELECT ...)`` of every column, rows in key order."""
-        if self._sql is None:
-            table = _quote(self.name)
-            cols = ", ".join([*_BOOKKEEPING, *map(_quote, self.names)])
-            marks = ", ".join("?" * (len(_BOOKKEEPING) + len(self.names)))
-            picked = ", ".join(["_cell", "_shape", "_extra", *map(_quote, self.names)])
-            self._sql = (f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})",
-                         f"SELECT {picked} FROM {table} ORDER BY _cell, _idx")
-        return self._sql
-
-
 class ResultStore:
     """``ResultStore(path)``; ``":memory:"`` for a throw-away store.
 
@@ -348,7 +181,7 @@ class ResultStore:
         #: ``PRAGMA schema_version`` that the layout and tables below were read at
         self._version: int | None = None
         self._layout = "empty"  # "typed", "legacy" (one table of JSON rows) or "empty"
-        self._tables: dict[str, _Table] = {}
+        self._tables: dict[str, Table] = {}
         if self.path != ":memory:":
             self._prepare_path(create)
         with self._guard():
@@ -400,7 +233,7 @@ class ResultStore:
 
     def _columns_of(self, table: str) -> list[tuple[str, str, int, int]]:
         return [(name, kind.upper(), notnull, pk) for _, name, kind, notnull, _, pk in
-                self.db.execute(f"PRAGMA table_info({_quote(table)})")]
+                self.db.execute(f"PRAGMA table_info({quote(table)})")]
 
     def _check_schema(self, tables: dict[str, str]) -> None:
         if any(name in tables for name in _META_COLUMNS):
@@ -439,7 +272,7 @@ class ResultStore:
         for experiment, table in self.db.execute(
                 "SELECT experiment, table_name FROM lpsched_experiments").fetchall():
             have = {c[0].lower() for c in self._columns_of(table)} if table in tables else set()
-            missing = [c for c in [*_BOOKKEEPING, *expected_columns.get(experiment, [])]
+            missing = [c for c in [*BOOKKEEPING, *expected_columns.get(experiment, [])]
                        if str(c).lower() not in have]
             if missing:
                 what = (f"its table {table!r} is missing" if not have else
@@ -505,13 +338,13 @@ class ResultStore:
                           f"program; {_AFRESH}")
 
     def _load_tables(self) -> None:
-        tables = {experiment: _Table(experiment, name) for experiment, name in self.db.execute(
+        tables = {experiment: Table(experiment, name) for experiment, name in self.db.execute(
             "SELECT experiment, table_name FROM lpsched_experiments")}
         for experiment, field, name, kind in self.db.execute(
                 "SELECT experiment, field, column_name, kind FROM lpsched_columns "
                 "ORDER BY rowid"):
             table = tables.get(experiment)
-            if table is None or kind not in _KINDS or field in table.coders:
+            if table is None or kind not in KINDS or field in table.coders:
                 raise self._damaged(f"lpsched_columns has a row lpsched did not write "
                                     f"({experiment!r}, {field!r}, {kind!r})")
             table.add_column(field, name, kind)
@@ -637,7 +470,7 @@ class ResultStore:
             if table is None:
                 return set()
             return {row[0] for row in self.db.execute(
-                f"SELECT DISTINCT _cell FROM {_quote(table.name)}")}
+                f"SELECT DISTINCT _cell FROM {quote(table.name)}")}
 
     def rows(self, experiment: str, schema: RowSchema | None = None) -> list[dict[str, Any]]:
         """Every stored row of ``experiment``, in cell-key then row order; each checked
@@ -684,8 +517,8 @@ class ResultStore:
                              f"({str(data)[:30]!r}...): the store is damaged; {_AFRESH}")
         return row
 
-    def _spec(self, table: _Table, sid: Any) -> tuple[tuple[tuple[str, int | None,
-                                                              _Coder | None], ...], bool]:
+    def _spec(self, table: Table, sid: Any) -> tuple[tuple[tuple[str, int | None,
+                                                              Coder | None], ...], bool]:
         """How to read the rows of shape ``sid`` (the shape re-read from the database when
         another connection added it after this one loaded the table)."""
         spec = table.specs.get(sid)
@@ -699,7 +532,7 @@ class ResultStore:
                 raise self._damaged(f"a row of {table.name!r} has the unknown shape {sid!r}")
             fields = self._parse_shape(found[0])
             table.add_shape(sid, fields)
-        at = len(_BOOKKEEPING) - 1  # the SELECT leaves _idx out
+        at = len(BOOKKEEPING) - 1  # the SELECT leaves _idx out
         items = []
         for f in fields:
             pos, decode = table.decoders.get(f, (None, None))
@@ -708,7 +541,7 @@ class ResultStore:
         table.specs[sid] = spec
         return spec
 
-    def _row(self, table: _Table, r: tuple[Any, ...]) -> dict[str, Any]:
+    def _row(self, table: Table, r: tuple[Any, ...]) -> dict[str, Any]:
         """One selected row as the dict that was stored (keys sorted, as the JSON rows of
         earlier versions had them)."""
         try:
@@ -744,7 +577,7 @@ class ResultStore:
         then the one a fresh store would have); the rows read back the same with or
         without it."""
         key = self.key(cell)
-        items = [(key, i, _keyed(r)) for i, r in enumerate(rows)]
+        items = [(key, i, keyed(r)) for i, r in enumerate(rows)]
         if not items:
             return
         with self._transaction(write=True):  # one transaction: all rows of the cell or none
@@ -808,19 +641,19 @@ class ResultStore:
                 sid = self._shape_id(table, row)
             sids.append(sid)
         insert = table.sql()[0]
-        self.db.executemany(insert, [_encode(table, key, idx, sid, row) for (key, idx, row), sid
+        self.db.executemany(insert, [encode(table, key, idx, sid, row) for (key, idx, row), sid
                                      in zip(items, sids, strict=True)])
 
     def _create_table(self, experiment: str, items: list[tuple[str, int, dict[str, Any]]],
-                      schema: RowSchema | None) -> _Table:
+                      schema: RowSchema | None) -> Table:
         taken = {name.lower() for (name,) in self.db.execute("SELECT name FROM sqlite_master")}
         taken |= {t.name.lower() for t in self._tables.values()}
         name = experiment
         low = name.lower()
         if low == "rows" or low.startswith(("sqlite_", "lpsched_")):
             name = "_" + name
-        table = _Table(experiment, _unique(name, taken))
-        self.db.execute(f"CREATE TABLE {_quote(table.name)} (_cell TEXT NOT NULL, _idx INTEGER "
+        table = Table(experiment, unique(name, taken))
+        self.db.execute(f"CREATE TABLE {quote(table.name)} (_cell TEXT NOT NULL, _idx INTEGER "
                         "NOT NULL, _shape INTEGER NOT NULL, _extra TEXT, PRIMARY KEY (_cell, "
                         "_idx))")
         self.db.execute("INSERT INTO lpsched_experiments (experiment, table_name) VALUES (?, ?)",
@@ -832,40 +665,40 @@ class ResultStore:
         self._add_fields(table, list(fields), items, schema)
         return table
 
-    def _add_columns(self, table: _Table, row: dict[str, Any],
+    def _add_columns(self, table: Table, row: dict[str, Any],
                      items: list[tuple[str, int, dict[str, Any]]],
                      schema: RowSchema | None) -> None:
         new = [f for f in row if f not in table.coders]
         if new:
             self._add_fields(table, new, items, schema)
 
-    def _add_fields(self, table: _Table, fields: list[str],
+    def _add_fields(self, table: Table, fields: list[str],
                     items: list[tuple[str, int, dict[str, Any]]],
                     schema: RowSchema | None) -> None:
         """Columns for ``fields`` (up to :data:`MAX_COLUMNS`): the kind from ``schema``, or
         from the first non-``None`` value among ``items``."""
-        taken = {b.lower() for b in _BOOKKEEPING} | {n.lower() for n in table.names}
-        quoted = _quote(table.name)
+        taken = {b.lower() for b in BOOKKEEPING} | {n.lower() for n in table.names}
+        quoted = quote(table.name)
         for field in fields:
             if len(table.fields) >= MAX_COLUMNS:
                 return
-            if field in table.coders or not _utf8(field):  # SQLite cannot name it
+            if field in table.coders or not utf8(field):  # SQLite cannot name it
                 continue
-            kind = _SCHEMA_KINDS.get(str((schema or {}).get(field, "")).rstrip("?")
+            kind = SCHEMA_KINDS.get(str((schema or {}).get(field, "")).rstrip("?")
                                      .partition(">=")[0])
             if kind is None:
                 values = (row.get(field) for _, _, row in items)
                 first = next((v for v in values if v is not None), None)
-                kind = _kind_of(first if type(first) in _PLAIN else _normal(first))
-            name = _unique(field, taken)
-            declared = _KINDS[kind][0]
-            self.db.execute(f"ALTER TABLE {quoted} ADD COLUMN {_quote(name)} {declared}"
+                kind = kind_of(first if type(first) in PLAIN_TYPES else normal(first))
+            name = unique(field, taken)
+            declared = KINDS[kind][0]
+            self.db.execute(f"ALTER TABLE {quoted} ADD COLUMN {quote(name)} {declared}"
                             .rstrip())
             self.db.execute("INSERT INTO lpsched_columns (experiment, field, column_name, "
                             "kind) VALUES (?, ?, ?, ?)", (table.experiment, field, name, kind))
             table.add_column(field, name, kind)
 
-    def _shape_id(self, table: _Table, row: dict[str, Any]) -> int:
+    def _shape_id(self, table: Table, row: dict[str, Any]) -> int:
         fields = tuple(sorted(row))
         sid = table.shape_ids.get(fields)
         if sid is None:
@@ -885,43 +718,6 @@ class ResultStore:
     def close(self) -> None:
         """Close the SQLite connection; the store cannot be used afterwards."""
         self.db.close()
-
-
-def _keyed(row: Any) -> dict[str, Any]:
-    """``row`` with text keys, as a JSON object of old (other keys through JSON)."""
-    if not isinstance(row, dict):
-        raise TypeError(f"a row must be a dict, not {type(row).__name__}")
-    if all(type(k) is str for k in row):
-        return row
-    normal = json.loads(json.dumps(row, sort_keys=True))
-    assert isinstance(normal, dict)
-    return normal
-
-
-def _encode(table: _Table, key: str, idx: int, sid: int, row: dict[str, Any]) -> tuple[Any, ...]:
-    """The INSERT parameters of one row: each value in its column when the column gives it
-    back exactly, else shown there as SQLite best can and kept exactly in ``_extra``."""
-    values: list[Any] = [None] * len(table.fields)
-    extra: dict[str, Any] | None = None
-    coders = table.coders
-    for f, v in row.items():
-        if type(v) not in _PLAIN:
-            v = _normal(v)
-        coder = coders.get(f)
-        if coder is None:  # a field beyond MAX_COLUMNS
-            if extra is None:
-                extra = {}
-            extra[f] = v
-        elif v is not None:
-            pos, fits, encode = coder
-            if fits(v):
-                values[pos] = v if encode is None else encode(v)
-            else:
-                values[pos] = _loose(v)
-                if extra is None:
-                    extra = {}
-                extra[f] = v
-    return (key, idx, sid, None if extra is None else _dumps(extra), *values)
 
 
 #: A row's expected fields: name -> kind. Kinds: ``"text"``, ``"int"``, ``"number"``

@@ -10,10 +10,11 @@ at build time, their outputs cached in ``docs/_build/.jupyter_cache``.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import sphinx.ext.autosummary as _autosummary
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -25,7 +26,18 @@ sys.path.insert(0, str(HERE / "_ext"))
 import lpsched  # noqa: E402
 from lpsched_api import canonical_names  # noqa: E402
 
-os.environ.setdefault("MPLBACKEND", "Agg")  # notebooks and examples draw off-screen
+# No MPLBACKEND here: the notebooks' kernels inherit this process's environment, and with
+# Agg forced their figures would not be shown inline (nothing is drawn in this process).
+
+# autosummary's one-line summaries end at the first period followed by a space, except
+# after these abbreviations (Sphinx's own: et al., e.g., i.e., vs.): the docstrings cite
+# "seed 000 ch. 3", "Fig. 5", "(eq. 12)"
+_autosummary.WELL_KNOWN_ABBREVIATIONS = (
+    *_autosummary.WELL_KNOWN_ABBREVIATIONS,
+    *(f"{lead}{word}" for lead in (" ", "(") for word in
+      ("ch.", "Ch.", "Fig.", "Figs.", "fig.", "eq.", "Eq.", "Eqs.", "Tab.", "Sec.", "cf.",
+       "resp.", "Thm.", "No.")),
+)
 
 project = "lpsched"
 author = "the lpsched authors"
@@ -95,9 +107,14 @@ def _plain_data_signature(app: Sphinx, what: str, name: str, obj: object, option
                           ) -> tuple[str | None, str | None] | None:
     """Module data keeps autodoc's (empty) signature: numpydoc's signature hook fails on
     type aliases such as ``lpsched.ptg.reproduce.Cell = tuple[...]`` (it takes the alias for
-    the class ``tuple``: "list assignment index out of range")."""
+    the class ``tuple``: "list assignment index out of range"). A dataclass whose fields
+    have a ``default_factory`` shows ``= ...`` for them."""
     if what == "data":
         return signature, return_annotation  # a result stops the later (numpydoc) handlers
+    if signature and "<factory>" in signature:
+        # a dataclass field with default_factory: ``<factory>`` is not Python, and Sphinx
+        # would then split the signature at every comma, brackets included
+        return signature.replace("<factory>", "..."), return_annotation
     return None
 
 

@@ -312,9 +312,10 @@ AnyInstance = (IdenticalJobs | HybridTasks | RigidJobs | MoldableJobs | Instance
 
 def family(inst: Any) -> str:
     """The family name of an instance: ``identical``, ``hybrid``, ``rigid``, ``moldable``,
-    ``star`` (seed 003), ``tasks`` (seed 000 ch. 3, :class:`~lpsched.tasks.instance
-    .TaskInstance`), ``campaigns`` (seed 002, :class:`~lpsched.campaigns.instance.Workload`)
-    or ``ptg`` (seed 004, :class:`~lpsched.ptg.problem.Problem`).
+    ``star`` (seed 003), ``tasks`` (seed 000 ch. 3,
+    :class:`~lpsched.tasks.instance.TaskInstance`), ``campaigns`` (seed 002,
+    :class:`~lpsched.campaigns.instance.Workload`) or ``ptg`` (seed 004,
+    :class:`~lpsched.ptg.problem.Problem`).
 
     Examples
     --------
@@ -338,8 +339,8 @@ def family(inst: Any) -> str:
 
 
 def to_dict(inst: AnyInstance) -> dict[str, Any]:
-    """The JSON document of any instance (star instances: :func:`lpsched.bags.io
-    .instance_to_dict`, the file of ``lpsched solve``).
+    """The JSON document of any instance (star instances: :func:`lpsched.bags.io.instance_to_dict`,
+    the file of ``lpsched solve``).
 
     Examples
     --------

@@ -87,10 +87,10 @@ def _tight(m: int, max_jobs: int) -> list[list[float]]:
 def identical_jobs(max_jobs: int = 10, max_machines: int = 3, max_time: int = 20, *,
                    min_machines: int = 1, edge_cases: bool = True, tight: bool = True,
                    ) -> st.SearchStrategy[IdenticalJobs]:
-    """Instances of P||Cmax: 1..``max_jobs`` jobs on ``min_machines``..``max_machines``
+    """Instances of P||Cmax: 1 to ``max_jobs`` jobs on ``min_machines`` to ``max_machines``
     machines.
 
-    Times are whole numbers 1..``max_time``. With ``edge_cases`` (default) they are
+    Times are whole numbers 1 to ``max_time``. With ``edge_cases`` (default) they are
     sometimes 0, tiny (1e-6, 1e-3) or real, one draw in six has equal lengths and one in
     six adds a job as long as all the others together. With ``tight`` (default) one draw
     in eight is a classical tight instance (Graham's list-scheduling family, the LPT
@@ -128,8 +128,8 @@ def identical_jobs(max_jobs: int = 10, max_machines: int = 3, max_time: int = 20
 
 def hybrid_tasks(max_tasks: int = 8, max_cpus: int = 2, max_gpus: int = 2,
                  max_time: int = 20) -> st.SearchStrategy[HybridTasks]:
-    """CPU+GPU instances (seed 000 ch. 2): 1..``max_tasks`` tasks, 1..``max_cpus`` CPUs,
-    1..``max_gpus`` GPUs.
+    """CPU+GPU instances (seed 000 ch. 2): 1 to ``max_tasks`` tasks, 1 to ``max_cpus`` CPUs,
+    1 to ``max_gpus`` GPUs.
 
     GPU times are drawn independently of CPU times (accelerated, slowed down, equal);
     zero times occur on either side (the model allows them).
@@ -215,8 +215,8 @@ def _monotonic_row(draw: Any, m: int, max_time: int, integral: bool) -> list[flo
 
 def moldable_jobs(max_jobs: int = 4, max_processors: int = 3, max_time: int = 12,
                   integral: bool = True) -> st.SearchStrategy[MoldableJobs]:
-    """Monotonic moldable jobs (seed 004 §5): 1..``max_jobs`` rows of
-    ``T(1), ..., T(m)``, ``m`` in 1..``max_processors``, time non-increasing and work
+    """Monotonic moldable jobs (seed 004 §5): 1 to ``max_jobs`` rows of
+    ``T(1), ..., T(m)``, ``m`` in 1 to ``max_processors``, time non-increasing and work
     non-decreasing as :func:`lpsched.approx.moldable.check_table` requires.
 
     Rows are sequential (no speed-up), linear (perfect speed-up) or random; with
@@ -257,8 +257,8 @@ def _positive(lo: float, hi: float) -> st.SearchStrategy[float]:
 def star_instances(max_apps: int = 4, max_workers: int = 3, port: Port | None = None,
                    speeds: str | None = None, bounded: bool | None = None,
                    max_tasks: int = 20) -> st.SearchStrategy[Instance]:
-    """Bags of tasks on a star platform (seed 003): 1..``max_apps`` applications,
-    1..``max_workers`` workers.
+    """Bags of tasks on a star platform (seed 003): 1 to ``max_apps`` applications,
+    1 to ``max_workers`` workers.
 
     ``port`` is ``"one-port"``, ``"multiport"`` (bounded multiport) or ``None`` (both);
     ``speeds`` ``"related"`` (one speed per worker), ``"unrelated"`` (one per application
@@ -310,12 +310,12 @@ def star_instances(max_apps: int = 4, max_workers: int = 3, port: Port | None = 
 
 def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20, *,
                  edge_cases: bool = True) -> st.SearchStrategy[TaskInstance]:
-    """Online sequential tasks (seed 000 ch. 3): 1..``max_tasks`` tasks ``(release, p)`` on
-    1..``max_processors`` identical processors, as :class:`~lpsched.tasks.instance
-    .TaskInstance` (the file ``lpsched online`` reads).
+    """Online sequential tasks (seed 000 ch. 3): 1 to ``max_tasks`` tasks ``(release, p)`` on
+    1 to ``max_processors`` identical processors, as
+    :class:`~lpsched.tasks.instance.TaskInstance` (the file ``lpsched online`` reads).
 
-    Processing times are whole numbers 1..``max_time``; releases whole numbers
-    0..``2·max_time``. With ``edge_cases`` (default) times are sometimes 0, tiny or real,
+    Processing times are whole numbers 1 to ``max_time``; releases whole numbers
+    0 to ``2·max_time``. With ``edge_cases`` (default) times are sometimes 0, tiny or real,
     one draw in six has equal lengths, one in four releases every task at 0 (a burst: the
     online policies' tie rules decide), and one in six adds a task as long as all the
     others together (a heavy task, what redirection is for).
@@ -353,11 +353,11 @@ def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20
 def campaign_workloads(max_users: int = 3, max_campaigns: int = 3, max_jobs: int = 4,
                        max_processors: int = 4, max_time: int = 20, *,
                        parallel: bool | None = None) -> st.SearchStrategy[Workload]:
-    """Campaign workloads (seed 002): 1..``max_users`` users, each with 1..``max_campaigns``
-    campaigns of 1..``max_jobs`` jobs on 1..``max_processors`` processors, as
+    """Campaign workloads (seed 002): 1 to ``max_users`` users, each with 1 to ``max_campaigns``
+    campaigns of 1 to ``max_jobs`` jobs on 1 to ``max_processors`` processors, as
     :class:`~lpsched.campaigns.instance.Workload` (the file ``lpsched campaigns run`` reads).
 
-    Job lengths are whole numbers 1..``max_time`` (sometimes tiny or equal); campaigns are
+    Job lengths are whole numbers 1 to ``max_time`` (sometimes tiny or equal); campaigns are
     closed-loop (a user submits the next one when the previous completes, after a think
     time) or, one draw in two, open-loop with whole-number submission times. With
     ``parallel=None`` (default) one draw in three has parallel jobs (``q`` up to the
@@ -399,10 +399,10 @@ def campaign_workloads(max_users: int = 3, max_campaigns: int = 3, max_jobs: int
 
 def ptg_scenarios(max_ptgs: int = 3, max_tasks: int = 5, max_processors: int = 8, *,
                   max_work: int = 20) -> st.SearchStrategy[Problem]:
-    """Multiple parallel task graphs on one cluster (seed 004): 1..``max_ptgs`` random DAGs
-    of 1..``max_tasks`` moldable Amdahl tasks (work whole numbers of Gflop 1..``max_work``,
+    """Multiple parallel task graphs on one cluster (seed 004): 1 to ``max_ptgs`` random DAGs
+    of 1 to ``max_tasks`` moldable Amdahl tasks (work whole numbers of Gflop 1 to ``max_work``,
     ``α`` in {0, 0.1, 0.5, 1} and other values of [0, 1]) on a cluster of
-    1..``max_processors`` processors at 1 Gflop/s, as :class:`~lpsched.ptg.problem.Problem`
+    1 to ``max_processors`` processors at 1 Gflop/s, as :class:`~lpsched.ptg.problem.Problem`
     (what the 19 algorithms and :func:`lpsched.ptg.bounds.lower_bounds` take). Edges go
     from lower to higher task index (a DAG); chains, forks and independent tasks all occur.
 

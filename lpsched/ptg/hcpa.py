@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import math
@@ -148,48 +149,58 @@ def dag_levels(dag: Dag) -> np.ndarray:
 
 def bottom_levels(dag: Dag, p: np.ndarray) -> np.ndarray:
     """Bottom levels under allocation ``p`` (the task's own time included). O(n + e)."""
-    tt = dag.times(p)
-    bl = tt.copy()
-    for v in range(dag.n - 1, -1, -1):
-        s = dag.succs[v]
+    return np.array(_bottom_levels(dag.succs, dag.times(p).tolist()))
+
+
+def _bottom_levels(succs: list[list[int]], tt: list[float]) -> list[float]:
+    """:func:`bottom_levels` on plain lists (the HCPA loop's representation)."""
+    bl = tt[:]
+    for v in range(len(tt) - 1, -1, -1):
+        s = succs[v]
         if s:
-            bl[v] = tt[v] + max(bl[w] for w in s)
+            bl[v] = tt[v] + max([bl[w] for w in s])
     return bl
 
 
 def top_levels(dag: Dag, tt: np.ndarray) -> np.ndarray:
     """``tl(v) = max_{u ∈ pred(v)} tl(u) + T(u)`` (spec §1.5). O(n + e)."""
-    tl = np.zeros(dag.n)
-    for v in range(dag.n):
-        pr = dag.preds[v]
+    return np.array(_top_levels(dag.preds, np.asarray(tt, float).tolist()))
+
+
+def _top_levels(preds: list[list[int]], tt: list[float]) -> list[float]:
+    """:func:`top_levels` on plain lists."""
+    tl = [0.0] * len(tt)
+    for v, pr in enumerate(preds):
         if pr:
-            tl[v] = max(tl[u] + tt[u] for u in pr)
+            tl[v] = max([tl[u] + tt[u] for u in pr])
     return tl
 
 
-def _critical_path(dag: Dag, bl: np.ndarray, sources: list[int]) -> tuple[float, list[int]]:
+def _critical_path(succs: list[list[int]], bl: list[float], sources: list[int],
+                   ) -> tuple[float, list[int]]:
     """``T_CP`` and one critical path (walk to the successor of largest ``bl``, lowest
-    index on ties)."""
-    v = max(sources, key=lambda u: (bl[u], -u))
-    t_cp = float(bl[v])
+    index on ties; ``sources`` and every ``succs[v]`` in increasing order)."""
+    at = bl.__getitem__  # ``max`` keeps the first of equal keys: lists sorted ascending
+    v = max(sources, key=at)
+    t_cp = bl[v]
     path = [v]
-    while dag.succs[v]:
-        v = max(dag.succs[v], key=lambda u: (bl[u], -u))
+    while succs[v]:
+        v = max(succs[v], key=at)
         path.append(v)
     return t_cp, path
 
 
-def _second_path(dag: Dag, path: list[int], on: np.ndarray, tl: np.ndarray, tt: np.ndarray,
-                 bl: np.ndarray) -> float:
+def _second_path(succs: list[list[int]], path: list[int], on: list[bool], tl: list[float],
+                 tt: list[float], bl: list[float]) -> float:
     """An upper bound on every path other than ``path``: such a path visits a task off
     ``path`` or uses an edge between two of its tasks that are not consecutive on it."""
-    off = (tl + bl)[~on]
-    best = float(off.max()) if off.size else -np.inf
+    off = [tl[v] + bl[v] for v in range(len(on)) if not on[v]]
+    best = max(off) if off else -math.inf
     nxt = dict(itertools.pairwise(path))
     for u in path:
-        for w in dag.succs[u]:
+        for w in succs[u]:
             if on[w] and nxt.get(u) != w:
-                best = max(best, float(tl[u] + tt[u] + bl[w]))
+                best = max(best, tl[u] + tt[u] + bl[w])
     return best
 
 
@@ -202,94 +213,118 @@ class _Record:
     lev: list[float]  # processors on the chosen task's level before the step (level cap)
 
 
+@dataclass
+class _Caps:
+    """The limits of one HCPA run: stopping budget, per-task caps, level cap and levels
+    (``levsum``: processors per level, kept up to date by the run)."""
+
+    budget: int
+    limit: list[int]
+    level_cap: int | None
+    levels: list[int] | None
+    levsum: list[float] | None
+
+
 def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
               levels: np.ndarray | None, p0: np.ndarray, rec: _Record | None = None,
               ) -> np.ndarray:
     """The HCPA loop (module doc) with stopping budget ``budget`` and per-task caps
     ``limit``, in batches: while the critical path ``L`` stays longer
     than every other path (:func:`_second_path`), it remains the critical path, so the
-    increments (largest gain first, a heap) need no bottom-level recomputation. Every
-    single increment is still tested and recorded, so the result is exactly the
-    one-step-at-a-time algorithm's."""
-    p = p0.copy()
-    real = ~dag.dummy
-    sources = [v for v in range(dag.n) if not dag.preds[v]]
-    levsum = (np.bincount(levels, weights=np.where(real, p, 0)).tolist()
-              if level_cap is not None and levels is not None else None)
-    tt = dag.times(p)
-    bl = bottom_levels(dag, p)
-    tl = top_levels(dag, tt)
-    while True:
-        area = float((np.maximum(p, 1) * tt)[real].sum())
-        L, path = _critical_path(dag, bl, sources)
-        on = np.zeros(dag.n, bool)
-        on[path] = True
-        L2 = _second_path(dag, path, on, tl, tt, bl)
-        cand = [v for v in path if real[v] and p[v] < limit[v]]
-        before = p.copy()
-        if not _increments(dag, p, cand, L, L2, area, budget, limit, level_cap, levels,
-                           levsum, rec):
-            return p
-        changed = np.flatnonzero(p != before).tolist()
-        tt[changed] = dag.t1[changed] * (dag.alpha[changed]
-                                         + (1 - dag.alpha[changed]) / p[changed])
-        _update_levels(dag, tt, bl, tl, changed)
+    increments (largest gain first) need no bottom-level recomputation. Every single
+    increment is still tested and recorded, so the result is exactly the
+    one-step-at-a-time algorithm's. Plain lists inside (``n`` is small)."""
+    p = p0.tolist()
+    real = (~dag.dummy).tolist()
+    succs, preds = dag.succs, dag.preds
+    sources = [v for v in range(dag.n) if not preds[v]]
+    lev = levels.tolist() if level_cap is not None and levels is not None else None
+    levsum = None
+    if lev is not None:
+        levsum = [0.0] * (max(lev) + 1)
+        for v, ok in enumerate(real):
+            if ok:
+                levsum[lev[v]] += p[v]
+    caps = _Caps(budget, limit.tolist(), level_cap, lev, levsum)
+    t1, al = dag.t1.tolist(), dag.alpha.tolist()
+    tt = [t1[v] * (al[v] + (1 - al[v]) / max(p[v], 1)) for v in range(dag.n)]
+    bl, tl = _bottom_levels(succs, tt), _top_levels(preds, tt)
+    walk = [sorted(s) for s in succs]
+    path: list[int] = []
+    heap: list[tuple[Any, ...]] | None = None
+    while True:  # the area as numpy sums it (pairwise), for bit-identical stopping tests
+        area = float(np.array([max(p[v], 1) * tt[v] for v in range(dag.n) if real[v]]).sum())
+        L, now = _critical_path(walk, bl, sources)
+        if heap is None or now != path:  # else the heap holds the same candidates
+            path, heap = now, _candidates(dag, p, now, real, caps)
+        on = [False] * dag.n
+        for v in path:
+            on[v] = True
+        L2 = _second_path(succs, path, on, tl, tt, bl)
+        before = p[:]
+        more = _increments(p, heap, L, L2, area, caps, rec)
+        if more is False:
+            return np.array(p, dtype=p0.dtype)
+        if more is None:
+            heap = None  # the vectorised tail did not keep the heap
+        for v in range(dag.n):
+            if p[v] != before[v]:
+                tt[v] = t1[v] * (al[v] + (1 - al[v]) / p[v])
+        _update_levels(succs, preds, tt, bl, tl)
 
 
-def _update_levels(dag: Dag, tt: np.ndarray, bl: np.ndarray, tl: np.ndarray,
-                   changed: list[int]) -> None:
-    """Bottom levels of the ancestors and top levels of the descendants of ``changed``
-    after their times changed (in place; each task recomputed from its neighbours, in
-    reverse / forward topological order, propagating only actual changes)."""
-    must = set(changed)
-    heap = [-v for v in changed]
-    heapq.heapify(heap)
-    seen = set(changed)
-    while heap:
-        u = -heapq.heappop(heap)
-        s = dag.succs[u]
-        new = tt[u] + (max(bl[w] for w in s) if s else 0.0)
-        if new != bl[u] or u in must:
-            bl[u] = new
-            for w in dag.preds[u]:
-                if w not in seen:
-                    seen.add(w)
-                    heapq.heappush(heap, -w)
-    heap = sorted({w for v in changed for w in dag.succs[v]})
-    seen = set(heap)
-    while heap:
-        w = heapq.heappop(heap)
-        new = max(tl[u] + tt[u] for u in dag.preds[w])
-        if new != tl[w]:
-            tl[w] = new
-            for x in dag.succs[w]:
-                if x not in seen:
-                    seen.add(x)
-                    heapq.heappush(heap, x)
-
-
-def _increments(dag: Dag, p: np.ndarray, cand: list[int], L: float, L2: float, area: float,
-                budget: int, limit: np.ndarray, level_cap: int | None, levels: np.ndarray | None,
-                levsum: list[float] | None, rec: _Record | None) -> bool:
-    """One batch of increments on a fixed critical path; updates ``p`` in place. Returns
-    True when the critical path must be recomputed, False when HCPA stops."""
+def _candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps: _Caps,
+                ) -> list[tuple[Any, ...]]:
+    """The heap of a critical path's next increments: ``(−gain, task, p, T(p), T(p+1),
+    T(1), α)`` for its tasks below their cap."""
     t1, al = dag.t1, dag.alpha
     heap = []
-    for v in cand:
-        q, a, t = int(p[v]), float(al[v]), float(t1[v])
-        tq, tq1 = t * (a + (1.0 - a) / q), t * (a + (1.0 - a) / (q + 1))
-        heap.append((tq1 / (q + 1) - tq / q, v, q, tq, tq1, t, a))
+    for v in path:
+        q = p[v]
+        if real[v] and q < caps.limit[v]:
+            a, t = float(al[v]), float(t1[v])
+            tq, tq1 = t * (a + (1.0 - a) / q), t * (a + (1.0 - a) / (q + 1))
+            heap.append((tq1 / (q + 1) - tq / q, v, q, tq, tq1, t, a))
     heapq.heapify(heap)
+    return heap
+
+
+def _update_levels(succs: list[list[int]], preds: list[list[int]], tt: list[float],
+                   bl: list[float], tl: list[float]) -> None:
+    """Bottom and top levels after task times changed, in place. Recomputed in full: on
+    these graphs a batch changes tasks of a whole critical path, whose ancestors and
+    descendants are nearly every task, and a plain sweep is cheaper than a propagation
+    (and gives the same values: each level is a function of its neighbours' levels)."""
+    bl[:] = _bottom_levels(succs, tt)
+    tl[:] = _top_levels(preds, tt)
+
+
+#: increments of one batch done one by one before the rest of the batch is vectorised
+_SCALAR_STEPS = 100
+
+
+def _increments(p: list[int], heap: list[tuple[Any, ...]], L: float, L2: float,
+                area: float, caps: _Caps, rec: _Record | None) -> bool | None:
+    """One batch of increments on a fixed critical path (its candidates in ``heap``);
+    updates ``p`` and ``heap`` in place. Returns True when the critical path must be
+    recomputed, False when HCPA stops. After :data:`_SCALAR_STEPS` increments the rest of
+    a long batch goes to :func:`_vector_tail` (same steps, same floating-point
+    operations), which leaves the heap stale: then the answer is None (recompute)."""
+    limit, budget, levels, levsum = caps.limit, caps.budget, caps.levels, caps.levsum
     pop, push = heapq.heappop, heapq.heappush
-    first = True
+    steps = 0
     while True:
-        if not first and L <= L2 * (1 + 1e-12):
+        if steps and L <= L2 * (1 + 1e-12):
             return True  # another path may be critical
         if L * budget <= area * (1 + _TOL):
             return False
-        first = False
+        if steps >= _SCALAR_STEPS and levsum is None and heap:
+            done = _vector_tail(heap, p, L, L2, area, caps, rec)
+            if done is not None:
+                return None if done else False
+        steps += 1
         while heap and levsum is not None and \
-                levsum[levels[heap[0][1]]] + 1 > level_cap:  # type: ignore[index,operator]
+                levsum[levels[heap[0][1]]] + 1 > caps.level_cap:  # type: ignore[index,operator]
             pop(heap)  # level sums only grow: it never fits again
         if not heap:
             return False
@@ -308,6 +343,46 @@ def _increments(dag: Dag, p: np.ndarray, cand: list[int], L: float, L2: float, a
         if q + 1 < limit[v]:
             tq2 = t * (a + (1.0 - a) / (q + 2))
             push(heap, (tq2 / (q + 2) - tq1 / (q + 1), v, q + 1, tq1, tq2, t, a))
+
+
+def _vector_tail(heap: list[tuple[Any, ...]], p: list[int], L: float, L2: float,
+                 area: float, caps: _Caps, rec: _Record | None) -> bool | None:
+    """The rest of a batch at once (no level cap; at least one step already done): every
+    remaining increment of every candidate, in the heap's pop order (largest gain, then
+    lowest task, then lowest count: a lexsort, valid because each task's keys grow with
+    its count, which is checked), ``L`` and the area accumulated in the same order as
+    the scalar loop (``ufunc.accumulate`` is sequential), and the first step where a
+    stopping test holds. Returns :func:`_increments`' answer, or None (keys not
+    monotone in floating point: the caller goes on one step at a time)."""
+    head = np.array([(v, q, caps.limit[v]) for _, v, q, *_ in heap], dtype=np.int64)
+    ta = np.array([(t, a) for *_, t, a in heap])
+    count = head[:, 2] - head[:, 1]
+    first = np.cumsum(count) - count
+    seg = np.repeat(np.arange(count.size), count)
+    qs = np.arange(seg.size) - first[seg] + head[seg, 1]
+    t, a = ta[seg, 0], ta[seg, 1]
+    tq = t * (a + (1.0 - a) / qs)
+    tq1 = t * (a + (1.0 - a) / (qs + 1))
+    key = tq1 / (qs + 1) - tq / qs
+    if not bool(np.all((key[1:] >= key[:-1]) | (seg[1:] != seg[:-1]))):
+        return None
+    vs = head[seg, 0]
+    order = np.lexsort((qs, vs, key))
+    vs, qs, tq, tq1 = vs[order], qs[order], tq[order], tq1[order]
+    ls = np.subtract.accumulate(np.concatenate(([L], tq - tq1)))
+    areas = np.add.accumulate(np.concatenate(([area], (qs + 1) * tq1 - qs * tq)))
+    recompute = ls <= L2 * (1 + 1e-12)
+    stop = recompute | (ls * caps.budget <= areas * (1 + _TOL))
+    j = int(np.argmax(stop)) if stop.any() else vs.size
+    for v, c in enumerate(np.bincount(vs[:j], minlength=len(p)).tolist()):
+        p[v] += c
+    if rec is not None:
+        rec.chosen.extend(vs[:j].tolist())
+        rec.before.extend(qs[:j].tolist())
+        rec.t_cp.extend(ls[:j].tolist())
+        rec.area.extend(areas[:j].tolist())
+        rec.lev.extend([0.0] * j)
+    return bool(recompute[j]) if j < stop.size and stop[j] else False
 
 
 def hcpa_alloc(dag: Dag, budget: int, cap: int | None = None, level_cap: int | None = None,
@@ -448,20 +523,25 @@ def topo_order(dag: Dag, keys: tuple[np.ndarray, ...], rng: np.random.Generator,
                ) -> list[int]:
     """Tasks by increasing ``keys`` (lexicographic), random ties, never a task before one of
     its predecessors (a heap over the ready tasks: DECIDE-27). O(n log n + e)."""
-    tie = rng.permutation(dag.n)
-    missing = np.array([len(x) for x in dag.preds])
+    tie = rng.permutation(dag.n).tolist()
+    cols = [np.asarray(k, float).tolist() for k in keys]
     # entries (key values..., tie, task): as long as ``keys`` plus two
-    heap: list[tuple[Any, ...]] = [(*(float(k[v]) for k in keys), int(tie[v]), v)
-                                   for v in np.flatnonzero(missing == 0)]
+    rows = ([(k0, t, v) for v, (k0, t) in enumerate(zip(cols[0], tie, strict=True))]
+            if len(cols) == 1 else
+            [(*(c[v] for c in cols), tie[v], v) for v in range(dag.n)])
+    missing = [len(x) for x in dag.preds]
+    heap: list[tuple[Any, ...]] = [rows[v] for v in range(dag.n) if not missing[v]]
     heapq.heapify(heap)
     out: list[int] = []
+    succs = dag.succs
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        v = heapq.heappop(heap)[-1]
+        v = pop(heap)[-1]
         out.append(v)
-        for w in dag.succs[v]:
+        for w in succs[v]:
             missing[w] -= 1
-            if missing[w] == 0:
-                heapq.heappush(heap, (*(float(k[w]) for k in keys), int(tie[w]), w))
+            if not missing[w]:
+                push(heap, rows[w])
     return out
 
 
@@ -495,6 +575,38 @@ def m_static(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: 
         avail[q] = end[v]
         procs[v] = np.sort(q)
     return PtgSchedule(start, end, p.copy(), procs, dag.owner.copy(), np.array(seq, int))
+
+
+def static_makespan(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: int,
+                    rng: np.random.Generator) -> float:
+    """The makespan of :func:`m_static` with the same arguments, without the processor
+    sets: processors are interchangeable, so the state is the sorted list of their
+    availability times, and BEST_SET's ``k`` processors are a contiguous run of it (the
+    ``k`` latest of those free by ``est``, else the ``k`` earliest), replaced by ``k``
+    copies of the task's end. Same start and end times, bit for bit (same comparisons,
+    same sums). O(n·P) element moves in C instead of O(n·P log P) sorting. Used for the
+    ``P`` schedules per PTG of the moldable specification (spec §3.7)."""
+    seq = topo_order(dag, keys, rng)
+    avail = [0.0] * processors
+    end = [0.0] * dag.n
+    tt = dag.times(p).tolist()
+    alloc = p.tolist()
+    preds = dag.preds
+    for v in seq:
+        pr = preds[v]
+        est = max([end[u] for u in pr]) if pr else 0.0
+        k = alloc[v]
+        if k == 0:
+            end[v] = est
+            continue
+        m = bisect.bisect_right(avail, est + _TOL * max(1.0, est))
+        lo = m - k if m >= k else 0
+        top = avail[lo + k - 1]
+        e = end[v] = max(est, top) + tt[v]
+        del avail[lo:lo + k]
+        at = bisect.bisect_right(avail, e)
+        avail[at:at] = [e] * k
+    return max(end) if end else 0.0
 
 
 def hcpa_schedule(dag: Dag, processors: int, rng: np.random.Generator,

@@ -24,6 +24,7 @@ from lpsched.ptg.hcpa import (
     all_allocs,
     bottom_levels,
     hcpa_schedule,
+    static_makespan,
 )
 from lpsched.ptg.model import PTG, Cluster, Dag, flatten, single
 from lpsched.ptg.schedule import PtgSchedule
@@ -137,9 +138,10 @@ class Problem:
         O(P·(n log n + n·P log P)) per PTG."""
         if i not in self._spec:
             allocs = all_allocs(self.trajectories[i])
+            dag = self.dags[i]
             self._spec[i] = np.array([
-                hcpa_schedule(self.dags[i], p, self.rng(2, i, p), allocs[p - 1]).makespan
-                for p in range(1, self.P + 1)])
+                static_makespan(dag, a, (-bottom_levels(dag, a),), p, self.rng(2, i, p))
+                for p, a in enumerate(allocs, start=1)])
         return self._spec[i]
 
     def spec_schedule(self, i: int, p: int, traj: Trajectory | None = None) -> PtgSchedule:

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpsched.errors import InvalidInstanceError
-from lpsched.ptg.generators import random_ptg
+from lpsched.ptg import hcpa
+from lpsched.ptg.generators import fft_ptg, random_ptg
 from lpsched.ptg.hcpa import (
     NO_BOUND,
     HcpaBound,
@@ -20,6 +21,7 @@ from lpsched.ptg.hcpa import (
     hcpa_alloc,
     hcpa_schedule,
     m_static,
+    static_makespan,
 )
 from lpsched.ptg.model import Dag, single
 from tests.ptg.helpers import SPEED, chain_fork
@@ -213,3 +215,52 @@ def test_m_static_never_before_predecessors_and_bottom_levels() -> None:
     s = m_static(d, p, (-bl,), 6, np.random.default_rng(1))
     pos = {v: k for k, v in enumerate(s.order.tolist())}
     assert all(pos[u] < pos[v] for v in range(d.n) for u in d.preds[v])
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), fat=st.sampled_from([0.1, 0.5]),
+       jump=st.integers(1, 3), bound=st.sampled_from(["none", "budget:0.65", "sqrt:4"]))
+def test_vectorised_batches_equal_the_reference(seed: int, n: int, fat: float, jump: int,
+                                                bound: str) -> None:
+    """With the vectorised batch tail taking over after one scalar step (fat 0.1 gives
+    chains: one long batch per run), every allocation on 48 processors equals the
+    one-step-at-a-time reference."""
+    d = single(random_ptg(n, fat, 0.3, 0.5, jump, seed=seed), SPEED)
+    hb = HcpaBound.parse(bound)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(hcpa, "_SCALAR_STEPS", 1)
+        every = all_allocs(Trajectory.build(d, 48, hb))
+    for b in (1, 5, 17, 31, 47, 48):
+        assert np.array_equal(every[b - 1], _naive(d, b, hb)), b
+
+
+def test_the_vectorised_tail_runs_and_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 30-task chain on 200 processors: HCPA's batches are hundreds of increments long,
+    so the tail does the work; the result is the reference's."""
+    calls = []
+    tail = hcpa._vector_tail
+
+    def counted(*args: object) -> bool | None:
+        calls.append(1)
+        return tail(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hcpa, "_vector_tail", counted)
+    d = single(random_ptg(30, 0.01, 0.3, 0.5, 1, seed=2), SPEED)
+    assert sum(map(len, d.succs)) == d.n - 1  # a chain
+    assert np.array_equal(hcpa_alloc(d, 200, bound=NO_BOUND), _naive(d, 200, NO_BOUND))
+    assert calls
+
+
+@pytest.mark.parametrize("points", [2, 4, 8])
+def test_static_makespan_is_m_statics(points: int) -> None:
+    """The makespan-only M-STATIC equals M-STATIC's on FFT graphs (equal bottom levels:
+    random ties) and random graphs, for every budget, bit for bit."""
+    graphs = [fft_ptg(points, seed=points), random_ptg(25, 0.5, 0.5, 0.5, 2, seed=points)]
+    for g in graphs:
+        d = single(g, SPEED)
+        for procs in range(1, 41, 3):
+            p = hcpa_alloc(d, procs)
+            keys = (-bottom_levels(d, p),)
+            full = m_static(d, p, keys, procs, np.random.default_rng([procs, 1]))
+            fast = static_makespan(d, p, keys, procs, np.random.default_rng([procs, 1]))
+            assert fast == full.makespan

@@ -31,7 +31,9 @@ import bisect
 import heapq
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -190,18 +192,78 @@ def _critical_path(succs: list[list[int]], bl: list[float], sources: list[int],
     return t_cp, path
 
 
-def _second_path(succs: list[list[int]], path: list[int], on: list[bool], tl: list[float],
-                 tt: list[float], bl: list[float]) -> float:
-    """An upper bound on every path other than ``path``: such a path visits a task off
-    ``path`` or uses an edge between two of its tasks that are not consecutive on it."""
-    off = [tl[v] + bl[v] for v in range(len(on)) if not on[v]]
-    best = max(off) if off else -math.inf
-    nxt = dict(itertools.pairwise(path))
-    for u in path:
-        for w in succs[u]:
-            if on[w] and nxt.get(u) != w:
-                best = max(best, tl[u] + tt[u] + bl[w])
-    return best
+class _Detours:
+    """Every path other than the critical path ``path`` in groups: through an off-path
+    task ``x`` (longest: ``tl(x) + bl(x)``), or through a skip edge ``u → w`` between two
+    path tasks that are not consecutive (``tl(u) + T(u) + bl(w)``); any other path is in
+    one of them, so the largest value bounds them all (:attr:`second`). Each group has
+    the path tasks that EVERY path of it contains (dominators and post-dominators on
+    ``path``, as bit masks over path positions). While only path tasks speed up, a
+    group's longest path shrinks by at least the decrease of those tasks, so
+    :meth:`now` is an upper bound on every other path that follows the batch: it lets a
+    batch go on while the critical path stays strictly the longest, where the fixed
+    :attr:`second` would end it after a few increments: a detour shares most of its
+    tasks with the critical path and speeds up with it. O(n + e) bit operations."""
+
+    def __init__(self, succs: list[list[int]], preds: list[list[int]], path: list[int],
+                 on: list[bool], tl: list[float], tt: list[float], bl: list[float]) -> None:
+        n = len(on)
+        pos = {v: i for i, v in enumerate(path)}
+        bit = [1 << pos[v] if on[v] else 0 for v in range(n)]
+        dom = [0] * n
+        for v in range(n):
+            m = -1
+            for u in preds[v]:
+                m &= dom[u] | bit[u]
+            dom[v] = m if preds[v] else 0
+        post = [0] * n
+        for v in range(n - 1, -1, -1):
+            m = -1
+            for w in succs[v]:
+                m &= post[w] | bit[w]
+            post[v] = m if succs[v] else 0
+        values = [tl[x] + bl[x] for x in range(n) if not on[x]]
+        masks = [dom[x] | post[x] for x in range(n) if not on[x]]
+        nxt = dict(itertools.pairwise(path))
+        for u in path:
+            for w in succs[u]:
+                if on[w] and nxt.get(u) != w:
+                    values.append(tl[u] + tt[u] + bl[w])
+                    masks.append(dom[u] | post[w] | bit[u] | bit[w])
+        #: the largest value: the second-path bound of the batch start
+        self.second = max(values) if values else -math.inf
+        self.path = path
+        self.values = np.array(values)
+        self.usable = bool(values) and len(path) <= 62
+        if self.usable:
+            mk = np.array(masks, dtype=np.int64)
+            self.shared = ((mk[:, None] >> np.arange(len(path))) & 1).astype(float)
+            #: ``by_task[v, k]``: every path of group ``k`` contains task ``v``
+            self.by_task = np.zeros((n, len(values)))
+            self.by_task[path] = self.shared.T
+            self.margin = 1e-12 * np.abs(self.values)
+
+    def along(self, delta: list[float], tasks: np.ndarray, fall: np.ndarray,
+              ) -> np.ndarray | float:
+        """:meth:`now` before each of the steps ``tasks`` (their times falling by
+        ``fall``) and after the last one, vectorised."""
+        if not self.usable:
+            return self.second
+        cum = np.empty((tasks.size + 1, self.values.size))
+        cum[0] = self.shared @ np.array([delta[v] for v in self.path])
+        np.multiply(self.by_task[tasks], fall[:, None], out=cum[1:])
+        np.cumsum(cum, axis=0, out=cum)
+        cum *= 1 - 1e-9
+        np.subtract(self.values + self.margin, cum, out=cum)
+        return cum.max(axis=1)
+
+    def now(self, delta: list[float]) -> float:
+        """The bound after the path tasks' times fell by ``delta`` (indexed by task), with
+        a margin that covers rounding (it only ends batches earlier)."""
+        if not self.usable:
+            return self.second
+        fall = self.shared @ np.array([delta[v] for v in self.path])
+        return float((self.values + self.margin - fall * (1 - 1e-9)).max())
 
 
 @dataclass
@@ -230,7 +292,7 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
               ) -> np.ndarray:
     """The HCPA loop (module doc) with stopping budget ``budget`` and per-task caps
     ``limit``, in batches: while the critical path ``L`` stays longer
-    than every other path (:func:`_second_path`), it remains the critical path, so the
+    than every other path (:class:`_Detours`), it remains the critical path, so the
     increments (largest gain first) need no bottom-level recomputation. Every single
     increment is still tested and recorded, so the result is exactly the
     one-step-at-a-time algorithm's. Plain lists inside (``n`` is small)."""
@@ -251,22 +313,22 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
     bl, tl = _bottom_levels(succs, tt), _top_levels(preds, tt)
     walk = [sorted(s) for s in succs]
     path: list[int] = []
-    heap: list[tuple[Any, ...]] | None = None
+    heap: list[tuple[Any, ...]] = []
     while True:  # the area as numpy sums it (pairwise), for bit-identical stopping tests
         area = float(np.array([max(p[v], 1) * tt[v] for v in range(dag.n) if real[v]]).sum())
         L, now = _critical_path(walk, bl, sources)
-        if heap is None or now != path:  # else the heap holds the same candidates
+        if not path or now != path:  # else the heap holds the same candidates
             path, heap = now, _candidates(dag, p, now, real, caps)
         on = [False] * dag.n
         for v in path:
             on[v] = True
-        L2 = _second_path(succs, path, on, tl, tt, bl)
+        detours = _Detours(succs, preds, path, on, tl, tt, bl)
         before = p[:]
-        more = _increments(p, heap, L, L2, area, caps, rec)
-        if more is False:
+        batch = _Batch(p, heap, caps, rec, detours,
+                       partial(_candidates, dag, p, path, real, caps))
+        if not batch.run(L, detours.second, area):
             return np.array(p, dtype=p0.dtype)
-        if more is None:
-            heap = None  # the vectorised tail did not keep the heap
+        heap = batch.heap
         for v in range(dag.n):
             if p[v] != before[v]:
                 tt[v] = t1[v] * (al[v] + (1 - al[v]) / p[v])
@@ -303,86 +365,126 @@ def _update_levels(succs: list[list[int]], preds: list[list[int]], tt: list[floa
 _SCALAR_STEPS = 100
 
 
-def _increments(p: list[int], heap: list[tuple[Any, ...]], L: float, L2: float,
-                area: float, caps: _Caps, rec: _Record | None) -> bool | None:
-    """One batch of increments on a fixed critical path (its candidates in ``heap``);
-    updates ``p`` and ``heap`` in place. Returns True when the critical path must be
-    recomputed, False when HCPA stops. After :data:`_SCALAR_STEPS` increments the rest of
-    a long batch goes to :func:`_vector_tail` (same steps, same floating-point
-    operations), which leaves the heap stale: then the answer is None (recompute)."""
-    limit, budget, levels, levsum = caps.limit, caps.budget, caps.levels, caps.levsum
-    pop, push = heapq.heappop, heapq.heappush
-    steps = 0
-    while True:
-        if steps and L <= L2 * (1 + 1e-12):
-            return True  # another path may be critical
-        if L * budget <= area * (1 + _TOL):
-            return False
-        if steps >= _SCALAR_STEPS and levsum is None and heap:
-            done = _vector_tail(heap, p, L, L2, area, caps, rec)
-            if done is not None:
-                return None if done else False
-        steps += 1
-        while heap and levsum is not None and \
-                levsum[levels[heap[0][1]]] + 1 > caps.level_cap:  # type: ignore[index,operator]
-            pop(heap)  # level sums only grow: it never fits again
-        if not heap:
-            return False
-        _, v, q, tq, tq1, t, a = pop(heap)
+@dataclass
+class _Batch:
+    """One batch of increments on a fixed critical path (its candidates in ``heap``),
+    updating ``p`` and ``heap`` in place; ``delta`` is how much each task's time fell."""
+
+    p: list[int]
+    heap: list[tuple[Any, ...]]
+    caps: _Caps
+    rec: _Record | None
+    detours: _Detours
+    rebuild: Callable[[], list[tuple[Any, ...]]]
+
+    def run(self, L: float, L2: float, area: float) -> bool:
+        """Increments until HCPA stops (False) or another path may be critical (True).
+        When ``L`` reaches the bound ``L2``, the bound is tightened with the detours
+        (:class:`_Detours`) before giving up. After :data:`_SCALAR_STEPS` increments the
+        rest goes to :meth:`tail` (same steps, same floating-point operations)."""
+        p, heap, caps, rec = self.p, self.heap, self.caps, self.rec
+        limit, budget, levels, levsum = caps.limit, caps.budget, caps.levels, caps.levsum
+        self.delta = delta = [0.0] * len(p)
+        pop, push = heapq.heappop, heapq.heappush
+        scalar = _SCALAR_STEPS if levsum is None else len(p) * max(limit) + 1
+        log = (rec.chosen.append, rec.before.append, rec.t_cp.append, rec.area.append,
+               rec.lev.append) if rec is not None else None
+        grow = 1 + _TOL
+        near = L2 * (1 + 1e-12)
+        steps = 0
+        while True:
+            if steps and L <= near:
+                near = self.detours.now(delta) * (1 + 1e-12)
+                if L <= near:
+                    return True  # another path may be critical
+            if L * budget <= area * grow:
+                return False
+            if steps >= scalar and heap:
+                out = self.tail(L, area)
+                if out is not None:
+                    more, L, area = out
+                    if not more:
+                        return False
+                    heap[:] = self.rebuild()
+                    steps = 1
+                    near = L  # the tail stopped at the bound: tighten it first
+                    continue
+                scalar = len(p) * max(limit) + 1
+            steps += 1
+            while heap and levsum is not None and \
+                    levsum[levels[heap[0][1]]] + 1 > caps.level_cap:  # type: ignore[index,operator]
+                pop(heap)  # level sums only grow: it never fits again
+            if not heap:
+                return False
+            _, v, q, tq, tq1, t, a = pop(heap)
+            if log is not None:
+                log[0](v)
+                log[1](q)
+                log[2](L)
+                log[3](area)
+                log[4](levsum[levels[v]] if levsum is not None else 0.0)  # type: ignore[index]
+            fall = tq - tq1
+            L -= fall
+            delta[v] += fall
+            area += (q + 1) * tq1 - q * tq
+            p[v] = q + 1
+            if levsum is not None:
+                levsum[levels[v]] += 1  # type: ignore[index]
+            if q + 1 < limit[v]:
+                tq2 = t * (a + (1.0 - a) / (q + 2))
+                push(heap, (tq2 / (q + 2) - tq1 / (q + 1), v, q + 1, tq1, tq2, t, a))
+
+    def tail(self, L: float, area: float) -> tuple[bool, float, float] | None:
+        """The rest of the batch at once (no level cap; at least one step done): every
+        remaining increment of every candidate, merged in the heap's pop order (largest
+        gain, then lowest task, then lowest count: a lexsort, valid because each task's
+        keys grow with its count, which is checked), ``L`` and the area accumulated in
+        the same order as the scalar loop (``ufunc.accumulate`` is sequential), up to the
+        first step where a test holds (with the detour bound along the way: the batch's
+        end). Returns (another path may be critical, ``L``, area) there, the heap left
+        stale; None when the keys are not monotone in floating point (the caller goes on
+        one step at a time). Generating fewer increments per candidate was measured
+        slower: the merged order is certain only below every left-out key, so short
+        windows end early and batches need many calls."""
+        heap = self.heap
+        head = np.array([(v, q, self.caps.limit[v]) for _, v, q, *_ in heap], dtype=np.int64)
+        ta = np.array([(t, a) for *_, t, a in heap])
+        count = head[:, 2] - head[:, 1]
+        first = np.cumsum(count) - count
+        seg = np.repeat(np.arange(count.size), count)
+        qs = np.arange(seg.size) - first[seg] + head[seg, 1]
+        t, a = ta[seg, 0], ta[seg, 1]
+        tq = t * (a + (1.0 - a) / qs)
+        tq1 = t * (a + (1.0 - a) / (qs + 1))
+        key = tq1 / (qs + 1) - tq / qs
+        if not bool(np.all((key[1:] >= key[:-1]) | (seg[1:] != seg[:-1]))):
+            return None
+        order = np.lexsort((qs, head[seg, 0], key))
+        vs, qs, fall = head[seg, 0][order], qs[order], (tq - tq1)[order]
+        tq, tq1 = tq[order], tq1[order]
+        ls = np.subtract.accumulate(np.concatenate(([L], fall)))
+        areas = np.add.accumulate(np.concatenate(([area], (qs + 1) * tq1 - qs * tq)))
+        recompute = ls <= self.detours.along(self.delta, vs, fall) * (1 + 1e-12)
+        stop = recompute | (ls * self.caps.budget <= areas * (1 + _TOL))
+        j = int(np.argmax(stop)) if stop.any() else vs.size  # else no increment is left
+        self._apply(vs[:j], qs[:j], fall[:j], ls[:j], areas[:j])
+        return bool(stop[j] and recompute[j]), float(ls[j]), float(areas[j])
+
+    def _apply(self, vs: np.ndarray, qs: np.ndarray, fall: np.ndarray, ls: np.ndarray,
+               areas: np.ndarray) -> None:
+        """Apply and record the increments ``vs`` of :meth:`tail`."""
+        p, rec = self.p, self.rec
+        n = len(p)
+        for v, c in enumerate(np.bincount(vs, minlength=n).tolist()):
+            p[v] += c
+        for v, d in enumerate(np.bincount(vs, fall, minlength=n).tolist()):
+            self.delta[v] += d
         if rec is not None:
-            rec.chosen.append(v)
-            rec.before.append(q)
-            rec.t_cp.append(L)
-            rec.area.append(area)
-            rec.lev.append(levsum[levels[v]] if levsum is not None else 0.0)  # type: ignore[index]
-        L -= tq - tq1
-        area += (q + 1) * tq1 - q * tq
-        p[v] = q + 1
-        if levsum is not None:
-            levsum[levels[v]] += 1  # type: ignore[index]
-        if q + 1 < limit[v]:
-            tq2 = t * (a + (1.0 - a) / (q + 2))
-            push(heap, (tq2 / (q + 2) - tq1 / (q + 1), v, q + 1, tq1, tq2, t, a))
-
-
-def _vector_tail(heap: list[tuple[Any, ...]], p: list[int], L: float, L2: float,
-                 area: float, caps: _Caps, rec: _Record | None) -> bool | None:
-    """The rest of a batch at once (no level cap; at least one step already done): every
-    remaining increment of every candidate, in the heap's pop order (largest gain, then
-    lowest task, then lowest count: a lexsort, valid because each task's keys grow with
-    its count, which is checked), ``L`` and the area accumulated in the same order as
-    the scalar loop (``ufunc.accumulate`` is sequential), and the first step where a
-    stopping test holds. Returns :func:`_increments`' answer, or None (keys not
-    monotone in floating point: the caller goes on one step at a time)."""
-    head = np.array([(v, q, caps.limit[v]) for _, v, q, *_ in heap], dtype=np.int64)
-    ta = np.array([(t, a) for *_, t, a in heap])
-    count = head[:, 2] - head[:, 1]
-    first = np.cumsum(count) - count
-    seg = np.repeat(np.arange(count.size), count)
-    qs = np.arange(seg.size) - first[seg] + head[seg, 1]
-    t, a = ta[seg, 0], ta[seg, 1]
-    tq = t * (a + (1.0 - a) / qs)
-    tq1 = t * (a + (1.0 - a) / (qs + 1))
-    key = tq1 / (qs + 1) - tq / qs
-    if not bool(np.all((key[1:] >= key[:-1]) | (seg[1:] != seg[:-1]))):
-        return None
-    vs = head[seg, 0]
-    order = np.lexsort((qs, vs, key))
-    vs, qs, tq, tq1 = vs[order], qs[order], tq[order], tq1[order]
-    ls = np.subtract.accumulate(np.concatenate(([L], tq - tq1)))
-    areas = np.add.accumulate(np.concatenate(([area], (qs + 1) * tq1 - qs * tq)))
-    recompute = ls <= L2 * (1 + 1e-12)
-    stop = recompute | (ls * caps.budget <= areas * (1 + _TOL))
-    j = int(np.argmax(stop)) if stop.any() else vs.size
-    for v, c in enumerate(np.bincount(vs[:j], minlength=len(p)).tolist()):
-        p[v] += c
-    if rec is not None:
-        rec.chosen.extend(vs[:j].tolist())
-        rec.before.extend(qs[:j].tolist())
-        rec.t_cp.extend(ls[:j].tolist())
-        rec.area.extend(areas[:j].tolist())
-        rec.lev.extend([0.0] * j)
-    return bool(recompute[j]) if j < stop.size and stop[j] else False
+            rec.chosen.extend(vs.tolist())
+            rec.before.extend(qs.tolist())
+            rec.t_cp.extend(ls.tolist())
+            rec.area.extend(areas.tolist())
+            rec.lev.extend([0.0] * vs.size)
 
 
 def hcpa_alloc(dag: Dag, budget: int, cap: int | None = None, level_cap: int | None = None,
@@ -523,12 +625,20 @@ def topo_order(dag: Dag, keys: tuple[np.ndarray, ...], rng: np.random.Generator,
                ) -> list[int]:
     """Tasks by increasing ``keys`` (lexicographic), random ties, never a task before one of
     its predecessors (a heap over the ready tasks: DECIDE-27). O(n log n + e)."""
-    tie = rng.permutation(dag.n).tolist()
-    cols = [np.asarray(k, float).tolist() for k in keys]
-    # entries (key values..., tie, task): as long as ``keys`` plus two
-    rows = ([(k0, t, v) for v, (k0, t) in enumerate(zip(cols[0], tie, strict=True))]
-            if len(cols) == 1 else
-            [(*(c[v] for c in cols), tie[v], v) for v in range(dag.n)])
+    return _ordered(dag, [np.asarray(k, float).tolist() for k in keys],
+                    rng.permutation(dag.n).tolist())
+
+
+def _ordered(dag: Dag, cols: list[list[float]], tie: list[int] | None) -> list[int]:
+    """:func:`topo_order` on lists; ``tie=None`` when no two tasks have equal keys (the
+    tie-breaker is then never compared)."""
+    # entries (key values..., tie, task): as long as ``keys`` plus two (one without ties)
+    if tie is None:
+        rows = [(*(c[v] for c in cols), v) for v in range(dag.n)]
+    elif len(cols) == 1:
+        rows = [(k0, t, v) for v, (k0, t) in enumerate(zip(cols[0], tie, strict=True))]
+    else:
+        rows = [(*(c[v] for c in cols), tie[v], v) for v in range(dag.n)]
     missing = [len(x) for x in dag.preds]
     heap: list[tuple[Any, ...]] = [rows[v] for v in range(dag.n) if not missing[v]]
     heapq.heapify(heap)
@@ -584,13 +694,28 @@ def static_makespan(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], proce
     availability times, and BEST_SET's ``k`` processors are a contiguous run of it (the
     ``k`` latest of those free by ``est``, else the ``k`` earliest), replaced by ``k``
     copies of the task's end. Same start and end times, bit for bit (same comparisons,
-    same sums). O(n·P) element moves in C instead of O(n·P log P) sorting. Used for the
-    ``P`` schedules per PTG of the moldable specification (spec §3.7)."""
-    seq = topo_order(dag, keys, rng)
+    same sums). O(n·P) element moves in C instead of O(n·P log P) sorting."""
+    return _static_end(dag, dag.times(p).tolist(), p.tolist(), topo_order(dag, keys, rng),
+                       processors)
+
+
+def hcpa_makespan(dag: Dag, alloc: np.ndarray, processors: int,
+                  rng: Callable[[], np.random.Generator]) -> float:
+    """``hcpa_schedule(dag, processors, rng(), alloc).makespan`` without the schedule
+    (:func:`static_makespan`), and ``rng`` called only when two tasks have equal bottom
+    levels (otherwise the random tie-breaker is never used). The ``P`` schedules per PTG
+    of the moldable specification (spec §3.7) use it."""
+    tt = dag.times(alloc).tolist()
+    key = [-b for b in _bottom_levels(dag.succs, tt)]
+    tie = rng().permutation(dag.n).tolist() if len(set(key)) < len(key) else None
+    return _static_end(dag, tt, alloc.tolist(), _ordered(dag, [key], tie), processors)
+
+
+def _static_end(dag: Dag, tt: list[float], alloc: list[int], seq: list[int],
+                processors: int) -> float:
+    """The M-STATIC loop of :func:`static_makespan` on task order ``seq``."""
     avail = [0.0] * processors
     end = [0.0] * dag.n
-    tt = dag.times(p).tolist()
-    alloc = p.tolist()
     preds = dag.preds
     for v in seq:
         pr = preds[v]

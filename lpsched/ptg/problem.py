@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -23,8 +23,8 @@ from lpsched.ptg.hcpa import (
     Trajectory,
     all_allocs,
     bottom_levels,
+    hcpa_makespan,
     hcpa_schedule,
-    static_makespan,
 )
 from lpsched.ptg.model import PTG, Cluster, Dag, flatten, single
 from lpsched.ptg.schedule import PtgSchedule
@@ -140,7 +140,7 @@ class Problem:
             allocs = all_allocs(self.trajectories[i])
             dag = self.dags[i]
             self._spec[i] = np.array([
-                static_makespan(dag, a, (-bottom_levels(dag, a),), p, self.rng(2, i, p))
+                hcpa_makespan(dag, a, p, partial(self.rng, 2, i, p))
                 for p, a in enumerate(allocs, start=1)])
         return self._spec[i]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -238,13 +240,13 @@ def test_the_vectorised_tail_runs_and_is_exact(monkeypatch: pytest.MonkeyPatch) 
     """A 30-task chain on 200 processors: HCPA's batches are hundreds of increments long,
     so the tail does the work; the result is the reference's."""
     calls = []
-    tail = hcpa._vector_tail
+    tail = hcpa._Batch.tail
 
-    def counted(*args: object) -> bool | None:
+    def counted(self: hcpa._Batch, L: float, area: float) -> tuple[bool, float, float] | None:
         calls.append(1)
-        return tail(*args)  # type: ignore[arg-type]
+        return tail(self, L, area)
 
-    monkeypatch.setattr(hcpa, "_vector_tail", counted)
+    monkeypatch.setattr(hcpa._Batch, "tail", counted)
     d = single(random_ptg(30, 0.01, 0.3, 0.5, 1, seed=2), SPEED)
     assert sum(map(len, d.succs)) == d.n - 1  # a chain
     assert np.array_equal(hcpa_alloc(d, 200, bound=NO_BOUND), _naive(d, 200, NO_BOUND))
@@ -264,3 +266,44 @@ def test_static_makespan_is_m_statics(points: int) -> None:
             full = m_static(d, p, keys, procs, np.random.default_rng([procs, 1]))
             fast = static_makespan(d, p, keys, procs, np.random.default_rng([procs, 1]))
             assert fast == full.makespan
+
+
+def _second_path(succs: list[list[int]], path: list[int], on: list[bool], tl: list[float],
+                 tt: list[float], bl: list[float]) -> float:
+    """The longest path other than ``path`` (reference): through a task off ``path``, or
+    through an edge between two of its tasks that are not consecutive on it."""
+    best = max((tl[v] + bl[v] for v in range(len(on)) if not on[v]), default=-np.inf)
+    nxt = dict(itertools.pairwise(path))
+    for u in path:
+        for w in succs[u]:
+            if on[w] and nxt.get(u) != w:
+                best = max(best, tl[u] + tt[u] + bl[w])
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(3, 25), jump=st.integers(1, 3),
+       density=st.sampled_from([0.2, 0.5, 0.9]))
+def test_detour_bound_covers_every_other_path(seed: int, n: int, jump: int,
+                                              density: float) -> None:
+    """After the critical path's tasks speed up by random amounts, the detour bound is at
+    least the longest other path recomputed from scratch, and at the start it is the
+    plain second-path bound."""
+    d = single(random_ptg(n, 0.5, density, 0.5, jump, seed=seed), SPEED)
+    rng = np.random.default_rng(seed)
+    tt = d.times(rng.integers(1, 9, d.n)).tolist()
+    bl, tl = hcpa._bottom_levels(d.succs, tt), hcpa._top_levels(d.preds, tt)
+    sources = [v for v in range(d.n) if not d.preds[v]]
+    _, path = hcpa._critical_path([sorted(s) for s in d.succs], bl, sources)
+    on = [v in path for v in range(d.n)]
+    det = hcpa._Detours(d.succs, d.preds, path, on, tl, tt, bl)
+    assert det.second == _second_path(d.succs, path, on, tl, tt, bl)
+    delta = [0.0] * d.n
+    for v in path:
+        delta[v] = tt[v] * rng.uniform(0, 0.9)
+    new = [t - x for t, x in zip(tt, delta, strict=True)]
+    bl2, tl2 = hcpa._bottom_levels(d.succs, new), hcpa._top_levels(d.preds, new)
+    assert det.now(delta) >= _second_path(d.succs, path, on, tl2, new, bl2) - 1e-9
+    fall = np.array([delta[v] for v in path])
+    steps = det.along([0.0] * d.n, np.array(path), fall)
+    assert np.allclose(np.atleast_1d(steps)[-1], det.now(delta))

@@ -208,6 +208,23 @@ class _Detours:
     def __init__(self, succs: list[list[int]], preds: list[list[int]], path: list[int],
                  on: list[bool], tl: list[float], tt: list[float], bl: list[float]) -> None:
         n = len(on)
+        values = [tl[x] + bl[x] for x in range(n) if not on[x]]
+        nxt = dict(itertools.pairwise(path))
+        self.skips = [(u, w) for u in path for w in succs[u] if on[w] and nxt.get(u) != w]
+        values.extend(tl[u] + tt[u] + bl[w] for u, w in self.skips)
+        #: the largest value: the second-path bound of the batch start
+        self.second = max(values) if values else -math.inf
+        self.graph, self.path, self.on = (succs, preds), path, on
+        self.values = np.array(values)
+        self.usable = bool(values) and len(path) <= 62 and n <= _SMALL
+        self.shared = np.zeros((0, 0))  # the masks, computed on first use (_masks)
+
+    def _masks(self) -> None:
+        """``shared[k, i]``: every path of group ``k`` contains ``path[i]``; ``by_task``
+        the same by task. Dominators and post-dominators restricted to the path, as bit
+        masks over path positions, in one forward and one backward sweep."""
+        (succs, preds), path, on = self.graph, self.path, self.on
+        n = len(on)
         pos = {v: i for i, v in enumerate(path)}
         bit = [1 << pos[v] if on[v] else 0 for v in range(n)]
         dom = [0] * n
@@ -222,26 +239,13 @@ class _Detours:
             for w in succs[v]:
                 m &= post[w] | bit[w]
             post[v] = m if succs[v] else 0
-        values = [tl[x] + bl[x] for x in range(n) if not on[x]]
         masks = [dom[x] | post[x] for x in range(n) if not on[x]]
-        nxt = dict(itertools.pairwise(path))
-        for u in path:
-            for w in succs[u]:
-                if on[w] and nxt.get(u) != w:
-                    values.append(tl[u] + tt[u] + bl[w])
-                    masks.append(dom[u] | post[w] | bit[u] | bit[w])
-        #: the largest value: the second-path bound of the batch start
-        self.second = max(values) if values else -math.inf
-        self.path = path
-        self.values = np.array(values)
-        self.usable = bool(values) and len(path) <= 62
-        if self.usable:
-            mk = np.array(masks, dtype=np.int64)
-            self.shared = ((mk[:, None] >> np.arange(len(path))) & 1).astype(float)
-            #: ``by_task[v, k]``: every path of group ``k`` contains task ``v``
-            self.by_task = np.zeros((n, len(values)))
-            self.by_task[path] = self.shared.T
-            self.margin = 1e-12 * np.abs(self.values)
+        masks.extend(dom[u] | post[w] | bit[u] | bit[w] for u, w in self.skips)
+        mk = np.array(masks, dtype=np.int64)
+        self.shared = ((mk[:, None] >> np.arange(len(path))) & 1).astype(float)
+        self.by_task = np.zeros((n, len(masks)))
+        self.by_task[path] = self.shared.T
+        self.margin = 1e-12 * np.abs(self.values)
 
     def along(self, delta: list[float], tasks: np.ndarray, fall: np.ndarray,
               ) -> np.ndarray | float:
@@ -249,6 +253,8 @@ class _Detours:
         ``fall``) and after the last one, vectorised."""
         if not self.usable:
             return self.second
+        if not self.shared.size:
+            self._masks()
         cum = np.empty((tasks.size + 1, self.values.size))
         cum[0] = self.shared @ np.array([delta[v] for v in self.path])
         np.multiply(self.by_task[tasks], fall[:, None], out=cum[1:])
@@ -262,6 +268,8 @@ class _Detours:
         a margin that covers rounding (it only ends batches earlier)."""
         if not self.usable:
             return self.second
+        if not self.shared.size:
+            self._masks()
         fall = self.shared @ np.array([delta[v] for v in self.path])
         return float((self.values + self.margin - fall * (1 - 1e-9)).max())
 
@@ -329,10 +337,10 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
         if not batch.run(L, detours.second, area):
             return np.array(p, dtype=p0.dtype)
         heap = batch.heap
-        for v in range(dag.n):
-            if p[v] != before[v]:
-                tt[v] = t1[v] * (al[v] + (1 - al[v]) / p[v])
-        _update_levels(succs, preds, tt, bl, tl)
+        changed = [v for v in range(dag.n) if p[v] != before[v]]
+        for v in changed:
+            tt[v] = t1[v] * (al[v] + (1 - al[v]) / p[v])
+        _update_levels(succs, preds, tt, bl, tl, changed)
 
 
 def _candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps: _Caps,
@@ -351,14 +359,48 @@ def _candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps:
     return heap
 
 
+#: graphs up to this many tasks get full level sweeps and the detour bound; larger ones
+#: (the composite graphs of C1/C4) propagate level changes and keep the fixed bound
+_SMALL = 128
+
+
 def _update_levels(succs: list[list[int]], preds: list[list[int]], tt: list[float],
-                   bl: list[float], tl: list[float]) -> None:
-    """Bottom and top levels after task times changed, in place. Recomputed in full: on
-    these graphs a batch changes tasks of a whole critical path, whose ancestors and
-    descendants are nearly every task, and a plain sweep is cheaper than a propagation
-    (and gives the same values: each level is a function of its neighbours' levels)."""
-    bl[:] = _bottom_levels(succs, tt)
-    tl[:] = _top_levels(preds, tt)
+                   bl: list[float], tl: list[float], changed: list[int]) -> None:
+    """Bottom levels of the ancestors and top levels of the descendants of ``changed``
+    after their times changed, in place. Small graphs are swept in full (a batch changes
+    a whole critical path, whose ancestors and descendants are nearly every task, and a
+    plain sweep is cheaper); larger ones propagate from ``changed`` in reverse / forward
+    topological order, only along actual changes. Both give the same values: each level
+    is a function of its neighbours' levels."""
+    if len(tt) <= _SMALL:
+        bl[:] = _bottom_levels(succs, tt)
+        tl[:] = _top_levels(preds, tt)
+        return
+    must = set(changed)
+    heap = [-v for v in changed]
+    heapq.heapify(heap)
+    seen = set(changed)
+    while heap:
+        u = -heapq.heappop(heap)
+        s = succs[u]
+        new = tt[u] + (max([bl[w] for w in s]) if s else 0.0)
+        if new != bl[u] or u in must:
+            bl[u] = new
+            for w in preds[u]:
+                if w not in seen:
+                    seen.add(w)
+                    heapq.heappush(heap, -w)
+    heap = sorted({w for v in changed for w in succs[v]})
+    seen = set(heap)
+    while heap:
+        w = heapq.heappop(heap)
+        new = max([tl[u] + tt[u] for u in preds[w]])
+        if new != tl[w]:
+            tl[w] = new
+            for x in succs[w]:
+                if x not in seen:
+                    seen.add(x)
+                    heapq.heappush(heap, x)
 
 
 #: increments of one batch done one by one before the rest of the batch is vectorised
@@ -610,14 +652,16 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
             chosen, before, lev = chosen[:k], before[:k], lev[:k]
             t_cp, area = t_cp[:k + 1], area[:k + 1]
             continue
-        rec = _Record(chosen[:k].tolist(), before[:k].tolist(), t_cp[:k].tolist(),
-                      area[:k].tolist(), lev[:k].tolist())
+        rec = _Record([], [], [], [], [])  # the steps after the shared prefix
         p = _hcpa_run(dag, bound.budget(b), bound.caps(dag, b), bound.level_cap(b),
                       traj.levels, p, rec)
         out[b - 1] = p
         _close(dag, rec, p)
-        chosen, before = np.array(rec.chosen, int), np.array(rec.before, int)
-        t_cp, area, lev = np.array(rec.t_cp), np.array(rec.area), np.array(rec.lev)
+        chosen = np.concatenate((chosen[:k], np.array(rec.chosen, int)))
+        before = np.concatenate((before[:k], np.array(rec.before, int)))
+        t_cp = np.concatenate((t_cp[:k], rec.t_cp))
+        area = np.concatenate((area[:k], rec.area))
+        lev = np.concatenate((lev[:k], rec.lev))
     return out
 
 

@@ -295,9 +295,40 @@ class _Caps:
     levsum: list[float] | None
 
 
+class _Gains:
+    """Every increment ``q → q + 1`` (``q = 1..top − 1``) of every real task of ``dag``,
+    once, in the HCPA heap's pop order (largest gain, then lowest task, then lowest
+    count), with the floating-point values the heap computes. A batch's remaining
+    increments are then a filter of it, not a sort: the many runs of the moldable
+    specification share it. ``ok`` is False when some task's keys are not monotone in
+    floating point (then batches sort their own increments). O(n·top·log(n·top))."""
+
+    def __init__(self, dag: Dag, top: int) -> None:
+        real = np.flatnonzero(~dag.dummy)
+        qs = np.tile(np.arange(1, max(top, 1), dtype=np.int64), real.size)
+        vs = np.repeat(real, max(top - 1, 0))
+        t, a = dag.t1[vs], dag.alpha[vs]
+        tq = t * (a + (1.0 - a) / qs)
+        tq1 = t * (a + (1.0 - a) / (qs + 1))
+        key = tq1 / (qs + 1) - tq / qs
+        self.ok = bool(np.all((key[1:] >= key[:-1]) | (vs[1:] != vs[:-1])))
+        order = np.lexsort((qs, vs, key))
+        self.vs, self.qs, self.tq, self.tq1 = vs[order], qs[order], tq[order], tq1[order]
+        self.top = top
+
+    def after(self, heap: list[tuple[Any, ...]], limit: list[int], n: int) -> np.ndarray:
+        """Positions of the increments still to come for the tasks in ``heap`` (from the
+        count in their entry up to their cap), in pop order."""
+        low = np.full(n, self.top, dtype=np.int64)
+        high = np.zeros(n, dtype=np.int64)
+        for _, v, q, *_ in heap:
+            low[v], high[v] = q, limit[v]
+        return np.flatnonzero((self.qs >= low[self.vs]) & (self.qs < high[self.vs]))
+
+
 def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
               levels: np.ndarray | None, p0: np.ndarray, rec: _Record | None = None,
-              ) -> np.ndarray:
+              gains: _Gains | None = None) -> np.ndarray:
     """The HCPA loop (module doc) with stopping budget ``budget`` and per-task caps
     ``limit``, in batches: while the critical path ``L`` stays longer
     than every other path (:class:`_Detours`), it remains the critical path, so the
@@ -333,7 +364,7 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
         detours = _Detours(succs, preds, path, on, tl, tt, bl)
         before = p[:]
         batch = _Batch(p, heap, caps, rec, detours,
-                       partial(_candidates, dag, p, path, real, caps))
+                       partial(_candidates, dag, p, path, real, caps), gains)
         if not batch.run(L, detours.second, area):
             return np.array(p, dtype=p0.dtype)
         heap = batch.heap
@@ -418,6 +449,7 @@ class _Batch:
     rec: _Record | None
     detours: _Detours
     rebuild: Callable[[], list[tuple[Any, ...]]]
+    gains: _Gains | None = None
 
     def run(self, L: float, L2: float, area: float) -> bool:
         """Increments until HCPA stops (False) or another path may be critical (True).
@@ -488,6 +520,27 @@ class _Batch:
         one step at a time). Generating fewer increments per candidate was measured
         slower: the merged order is certain only below every left-out key, so short
         windows end early and batches need many calls."""
+        heap, g = self.heap, self.gains
+        if g is not None and g.ok and max(self.caps.limit) <= g.top:
+            at = g.after(heap, self.caps.limit, len(self.p))
+            vs, qs, tq, tq1 = g.vs[at], g.qs[at], g.tq[at], g.tq1[at]
+        else:
+            sorted_ = self._merge()
+            if sorted_ is None:
+                return None
+            vs, qs, tq, tq1 = sorted_
+        fall = tq - tq1
+        ls = np.subtract.accumulate(np.concatenate(([L], fall)))
+        areas = np.add.accumulate(np.concatenate(([area], (qs + 1) * tq1 - qs * tq)))
+        recompute = ls <= self.detours.along(self.delta, vs, fall) * (1 + 1e-12)
+        stop = recompute | (ls * self.caps.budget <= areas * (1 + _TOL))
+        j = int(np.argmax(stop)) if stop.any() else vs.size  # else no increment is left
+        self._apply(vs[:j], qs[:j], fall[:j], ls[:j], areas[:j])
+        return bool(stop[j] and recompute[j]), float(ls[j]), float(areas[j])
+
+    def _merge(self) -> tuple[np.ndarray, ...] | None:
+        """The candidates' remaining increments generated and sorted in pop order (no
+        shared :class:`_Gains`); None when some task's keys are not monotone."""
         heap = self.heap
         head = np.array([(v, q, self.caps.limit[v]) for _, v, q, *_ in heap], dtype=np.int64)
         ta = np.array([(t, a) for *_, t, a in heap])
@@ -502,15 +555,7 @@ class _Batch:
         if not bool(np.all((key[1:] >= key[:-1]) | (seg[1:] != seg[:-1]))):
             return None
         order = np.lexsort((qs, head[seg, 0], key))
-        vs, qs, fall = head[seg, 0][order], qs[order], (tq - tq1)[order]
-        tq, tq1 = tq[order], tq1[order]
-        ls = np.subtract.accumulate(np.concatenate(([L], fall)))
-        areas = np.add.accumulate(np.concatenate(([area], (qs + 1) * tq1 - qs * tq)))
-        recompute = ls <= self.detours.along(self.delta, vs, fall) * (1 + 1e-12)
-        stop = recompute | (ls * self.caps.budget <= areas * (1 + _TOL))
-        j = int(np.argmax(stop)) if stop.any() else vs.size  # else no increment is left
-        self._apply(vs[:j], qs[:j], fall[:j], ls[:j], areas[:j])
-        return bool(stop[j] and recompute[j]), float(ls[j]), float(areas[j])
+        return head[seg, 0][order], qs[order], tq[order], tq1[order]
 
     def _apply(self, vs: np.ndarray, qs: np.ndarray, fall: np.ndarray, ls: np.ndarray,
                areas: np.ndarray) -> None:
@@ -643,6 +688,7 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     chosen, before, t_cp, area = traj.chosen, traj.before, traj.t_cp, traj.area
     lev = traj._lev()
     out[P - 1] = traj.alloc(P)
+    gains = _Gains(dag, P) if dag.n <= _SMALL else None
     for b in range(P - 1, 0, -1):
         k, stopped = _replay_point(traj, b, chosen, before, lev, t_cp, area)
         p = base.copy()
@@ -654,7 +700,7 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
             continue
         rec = _Record([], [], [], [], [])  # the steps after the shared prefix
         p = _hcpa_run(dag, bound.budget(b), bound.caps(dag, b), bound.level_cap(b),
-                      traj.levels, p, rec)
+                      traj.levels, p, rec, gains)
         out[b - 1] = p
         _close(dag, rec, p)
         chosen = np.concatenate((chosen[:k], np.array(rec.chosen, int)))
@@ -740,27 +786,42 @@ def static_makespan(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], proce
     copies of the task's end. Same start and end times, bit for bit (same comparisons,
     same sums). O(n·P) element moves in C instead of O(n·P log P) sorting."""
     return _static_end(dag, dag.times(p).tolist(), p.tolist(), topo_order(dag, keys, rng),
-                       processors)
+                       processors)[0]
 
 
-def hcpa_makespan(dag: Dag, alloc: np.ndarray, processors: int,
-                  rng: Callable[[], np.random.Generator]) -> float:
-    """``hcpa_schedule(dag, processors, rng(), alloc).makespan`` without the schedule
-    (:func:`static_makespan`), and ``rng`` called only when two tasks have equal bottom
-    levels (otherwise the random tie-breaker is never used). The ``P`` schedules per PTG
-    of the moldable specification (spec §3.7) use it."""
-    tt = dag.times(alloc).tolist()
-    key = [-b for b in _bottom_levels(dag.succs, tt)]
-    tie = rng().permutation(dag.n).tolist() if len(set(key)) < len(key) else None
-    return _static_end(dag, tt, alloc.tolist(), _ordered(dag, [key], tie), processors)
+def hcpa_makespans(dag: Dag, allocs: list[np.ndarray],
+                   rng: Callable[[int], np.random.Generator]) -> np.ndarray:
+    """``hcpa_schedule(dag, p, rng(p), allocs[p − 1]).makespan`` for ``p = 1..len(allocs)``
+    (the moldable specification, spec §3.7) without the schedules
+    (:func:`static_makespan`). ``rng(p)`` is called only when two tasks have equal
+    bottom levels (otherwise the random tie-breaker is never used). When budget ``p``
+    has the allocation of ``p − 1``, no ties, and on ``p − 1`` processors every task
+    found its processors free by its earliest start, the schedule on ``p`` is the same
+    (the extra processor stays idle: BEST_SET takes the latest-free of the free ones),
+    so its makespan is reused. O(P·(n log n + e + n·P))."""
+    out = np.zeros(len(allocs))
+    same = False
+    for i, alloc in enumerate(allocs):
+        if same and np.array_equal(alloc, allocs[i - 1]):
+            out[i] = out[i - 1]
+            continue
+        tt = dag.times(alloc).tolist()
+        key = [-b for b in _bottom_levels(dag.succs, tt)]
+        tie = rng(i + 1).permutation(dag.n).tolist() if len(set(key)) < len(key) else None
+        out[i], waited = _static_end(dag, tt, alloc.tolist(), _ordered(dag, [key], tie),
+                                     i + 1)
+        same = tie is None and not waited
+    return out
 
 
 def _static_end(dag: Dag, tt: list[float], alloc: list[int], seq: list[int],
-                processors: int) -> float:
-    """The M-STATIC loop of :func:`static_makespan` on task order ``seq``."""
+                processors: int) -> tuple[float, bool]:
+    """The M-STATIC loop of :func:`static_makespan` on task order ``seq``: the makespan,
+    and whether some task had to take processors not yet free at its earliest start."""
     avail = [0.0] * processors
     end = [0.0] * dag.n
     preds = dag.preds
+    waited = False
     for v in seq:
         pr = preds[v]
         est = max([end[u] for u in pr]) if pr else 0.0
@@ -769,13 +830,16 @@ def _static_end(dag: Dag, tt: list[float], alloc: list[int], seq: list[int],
             end[v] = est
             continue
         m = bisect.bisect_right(avail, est + _TOL * max(1.0, est))
-        lo = m - k if m >= k else 0
+        if m >= k:
+            lo = m - k
+        else:
+            lo, waited = 0, True
         top = avail[lo + k - 1]
         e = end[v] = max(est, top) + tt[v]
         del avail[lo:lo + k]
         at = bisect.bisect_right(avail, e)
         avail[at:at] = [e] * k
-    return max(end) if end else 0.0
+    return (max(end) if end else 0.0), waited
 
 
 def hcpa_schedule(dag: Dag, processors: int, rng: np.random.Generator,

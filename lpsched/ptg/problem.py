@@ -23,7 +23,7 @@ from lpsched.ptg.hcpa import (
     Trajectory,
     all_allocs,
     bottom_levels,
-    hcpa_makespan,
+    hcpa_makespans,
     hcpa_schedule,
 )
 from lpsched.ptg.model import PTG, Cluster, Dag, flatten, single
@@ -139,9 +139,7 @@ class Problem:
         if i not in self._spec:
             allocs = all_allocs(self.trajectories[i])
             dag = self.dags[i]
-            self._spec[i] = np.array([
-                hcpa_makespan(dag, a, p, partial(self.rng, 2, i, p))
-                for p, a in enumerate(allocs, start=1)])
+            self._spec[i] = hcpa_makespans(dag, allocs, partial(self.rng, 2, i))
         return self._spec[i]
 
     def spec_schedule(self, i: int, p: int, traj: Trajectory | None = None) -> PtgSchedule:

@@ -307,3 +307,21 @@ def test_detour_bound_covers_every_other_path(seed: int, n: int, jump: int,
     fall = np.array([delta[v] for v in path])
     steps = det.along([0.0] * d.n, np.array(path), fall)
     assert np.allclose(np.atleast_1d(steps)[-1], det.now(delta))
+
+
+@pytest.mark.parametrize("graph", ["random", "fft", "chain"])
+def test_hcpa_makespans_equal_the_schedules(graph: str) -> None:
+    """The moldable specification's makespans (allocation reused where budgets share it,
+    random ties drawn only when bottom levels tie) equal HCPA_SCHED's for every budget."""
+    g = {"random": random_ptg(20, 0.6, 0.4, 0.5, 2, seed=5), "fft": fft_ptg(4, seed=2),
+         "chain": random_ptg(12, 0.01, 0.3, 0.5, 1, seed=1)}[graph]
+    d = single(g, SPEED)
+    allocs = all_allocs(Trajectory.build(d, 40))
+
+    def rng(p: int) -> np.random.Generator:
+        return np.random.default_rng([7, p])
+
+    fast = hcpa.hcpa_makespans(d, allocs, rng)
+    slow = [hcpa_schedule(d, p, rng(p), a).makespan for p, a in enumerate(allocs, start=1)]
+    assert fast.tolist() == slow
+    assert any(np.array_equal(a, b) for a, b in itertools.pairwise(allocs))  # reuse tried

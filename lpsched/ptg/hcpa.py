@@ -206,23 +206,46 @@ class _Detours:
     tasks with the critical path and speeds up with it. O(n + e) bit operations."""
 
     def __init__(self, succs: list[list[int]], preds: list[list[int]], path: list[int],
-                 on: list[bool], tl: list[float], tt: list[float], bl: list[float]) -> None:
+                 on: list[bool], tl: list[float], tt: list[float], bl: list[float],
+                 cache: dict[tuple[int, ...], list[Any]]) -> None:
         n = len(on)
+        #: what depends on the path only (skip edges, then the masks), shared through
+        #: ``cache`` by the batches and runs on the same graph
+        known = cache.get(tuple(path))
+        if known is None:
+            nxt = dict(itertools.pairwise(path))
+            known = cache[tuple(path)] = [
+                [(u, w) for u in path for w in succs[u] if on[w] and nxt.get(u) != w]]
+        self.known: list[Any] = known
         values = [tl[x] + bl[x] for x in range(n) if not on[x]]
-        nxt = dict(itertools.pairwise(path))
-        self.skips = [(u, w) for u in path for w in succs[u] if on[w] and nxt.get(u) != w]
-        values.extend(tl[u] + tt[u] + bl[w] for u, w in self.skips)
+        values.extend(tl[u] + tt[u] + bl[w] for u, w in self.known[0])
         #: the largest value: the second-path bound of the batch start
         self.second = max(values) if values else -math.inf
         self.graph, self.path, self.on = (succs, preds), path, on
         self.values = np.array(values)
         self.usable = bool(values) and len(path) <= 62 and n <= _SMALL
-        self.shared = np.zeros((0, 0))  # the masks, computed on first use (_masks)
+        self.margin = 1e-12 * np.abs(self.values)
 
-    def _masks(self) -> None:
-        """``shared[k, i]``: every path of group ``k`` contains ``path[i]``; ``by_task``
-        the same by task. Dominators and post-dominators restricted to the path, as bit
-        masks over path positions, in one forward and one backward sweep."""
+    @property
+    def shared(self) -> np.ndarray:
+        """``shared[k, i]``: every path of group ``k`` contains ``path[i]``."""
+        if len(self.known) == 1:
+            self.known.extend(self._masks())
+        out: np.ndarray = self.known[1]
+        return out
+
+    @property
+    def by_task(self) -> np.ndarray:
+        """``by_task[v, k]``: every path of group ``k`` contains task ``v``."""
+        if len(self.known) == 1:
+            self.known.extend(self._masks())
+        out: np.ndarray = self.known[2]
+        return out
+
+    def _masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`shared` and :attr:`by_task`: dominators and post-dominators restricted
+        to the path, as bit masks over path positions, in one forward and one backward
+        sweep."""
         (succs, preds), path, on = self.graph, self.path, self.on
         n = len(on)
         pos = {v: i for i, v in enumerate(path)}
@@ -240,12 +263,12 @@ class _Detours:
                 m &= post[w] | bit[w]
             post[v] = m if succs[v] else 0
         masks = [dom[x] | post[x] for x in range(n) if not on[x]]
-        masks.extend(dom[u] | post[w] | bit[u] | bit[w] for u, w in self.skips)
+        masks.extend(dom[u] | post[w] | bit[u] | bit[w] for u, w in self.known[0])
         mk = np.array(masks, dtype=np.int64)
-        self.shared = ((mk[:, None] >> np.arange(len(path))) & 1).astype(float)
-        self.by_task = np.zeros((n, len(masks)))
-        self.by_task[path] = self.shared.T
-        self.margin = 1e-12 * np.abs(self.values)
+        shared = ((mk[:, None] >> np.arange(len(path))) & 1).astype(float)
+        by_task = np.zeros((n, len(masks)))
+        by_task[path] = shared.T
+        return shared, by_task
 
     def along(self, delta: list[float], tasks: np.ndarray, fall: np.ndarray,
               ) -> np.ndarray | float:
@@ -253,8 +276,6 @@ class _Detours:
         ``fall``) and after the last one, vectorised."""
         if not self.usable:
             return self.second
-        if not self.shared.size:
-            self._masks()
         cum = np.empty((tasks.size + 1, self.values.size))
         cum[0] = self.shared @ np.array([delta[v] for v in self.path])
         np.multiply(self.by_task[tasks], fall[:, None], out=cum[1:])
@@ -268,8 +289,6 @@ class _Detours:
         a margin that covers rounding (it only ends batches earlier)."""
         if not self.usable:
             return self.second
-        if not self.shared.size:
-            self._masks()
         fall = self.shared @ np.array([delta[v] for v in self.path])
         return float((self.values + self.margin - fall * (1 - 1e-9)).max())
 
@@ -315,6 +334,8 @@ class _Gains:
         order = np.lexsort((qs, vs, key))
         self.vs, self.qs, self.tq, self.tq1 = vs[order], qs[order], tq[order], tq1[order]
         self.top = top
+        #: the critical paths met so far, with what :class:`_Detours` derives from them
+        self.paths: dict[tuple[int, ...], list[Any]] = {}
 
     def after(self, heap: list[tuple[Any, ...]], limit: list[int], n: int) -> np.ndarray:
         """Positions of the increments still to come for the tasks in ``heap`` (from the
@@ -351,6 +372,7 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
     tt = [t1[v] * (al[v] + (1 - al[v]) / max(p[v], 1)) for v in range(dag.n)]
     bl, tl = _bottom_levels(succs, tt), _top_levels(preds, tt)
     walk = [sorted(s) for s in succs]
+    known = gains.paths if gains is not None else {}
     path: list[int] = []
     heap: list[tuple[Any, ...]] = []
     while True:  # the area as numpy sums it (pairwise), for bit-identical stopping tests
@@ -361,7 +383,7 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
         on = [False] * dag.n
         for v in path:
             on[v] = True
-        detours = _Detours(succs, preds, path, on, tl, tt, bl)
+        detours = _Detours(succs, preds, path, on, tl, tt, bl, known)
         before = p[:]
         batch = _Batch(p, heap, caps, rec, detours,
                        partial(_candidates, dag, p, path, real, caps), gains)
@@ -460,7 +482,8 @@ class _Batch:
         limit, budget, levels, levsum = caps.limit, caps.budget, caps.levels, caps.levsum
         self.delta = delta = [0.0] * len(p)
         pop, push = heapq.heappop, heapq.heappush
-        scalar = _SCALAR_STEPS if levsum is None else len(p) * max(limit) + 1
+        scalar = len(p) * max(limit) + 1 if levsum is not None else \
+            1 if self.detours.second == -math.inf else _SCALAR_STEPS  # one path: all at once
         log = (rec.chosen.append, rec.before.append, rec.t_cp.append, rec.area.append,
                rec.lev.append) if rec is not None else None
         grow = 1 + _TOL
@@ -659,7 +682,7 @@ class Trajectory:
         k, stopped = _replay_point(self, budget, self.chosen, self.before, self._lev(),
                                    self.t_cp, self.area)
         p = np.where(self.dag.dummy, 0, 1)
-        np.add.at(p, self.chosen[:k], 1)
+        p += np.bincount(self.chosen[:k], minlength=p.size)
         if stopped or budget >= self.processors:
             return p
         return hcpa_alloc(self.dag, budget, init=p, bound=self.bound, levels=self.levels)
@@ -692,7 +715,7 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     for b in range(P - 1, 0, -1):
         k, stopped = _replay_point(traj, b, chosen, before, lev, t_cp, area)
         p = base.copy()
-        np.add.at(p, chosen[:k], 1)
+        p += np.bincount(chosen[:k], minlength=p.size)
         if stopped:
             out[b - 1] = p
             chosen, before, lev = chosen[:k], before[:k], lev[:k]

@@ -151,30 +151,27 @@ def dag_levels(dag: Dag) -> np.ndarray:
 
 def bottom_levels(dag: Dag, p: np.ndarray) -> np.ndarray:
     """Bottom levels under allocation ``p`` (the task's own time included). O(n + e)."""
-    return np.array(_bottom_levels(dag.succs, dag.times(p).tolist()))
+    return np.array(_bottom_levels(dag, dag.times(p).tolist()))
 
 
-def _bottom_levels(succs: list[list[int]], tt: list[float]) -> list[float]:
+def _bottom_levels(dag: Dag, tt: list[float]) -> list[float]:
     """:func:`bottom_levels` on plain lists (the HCPA loop's representation)."""
     bl = tt[:]
-    for v in range(len(tt) - 1, -1, -1):
-        s = succs[v]
-        if s:
-            bl[v] = tt[v] + max([bl[w] for w in s])
+    for v, only, s in dag.sweeps[0]:
+        bl[v] = tt[v] + (bl[only] if only >= 0 else max([bl[w] for w in s]))
     return bl
 
 
 def top_levels(dag: Dag, tt: np.ndarray) -> np.ndarray:
     """``tl(v) = max_{u ∈ pred(v)} tl(u) + T(u)`` (spec §1.5). O(n + e)."""
-    return np.array(_top_levels(dag.preds, np.asarray(tt, float).tolist()))
+    return np.array(_top_levels(dag, np.asarray(tt, float).tolist()))
 
 
-def _top_levels(preds: list[list[int]], tt: list[float]) -> list[float]:
+def _top_levels(dag: Dag, tt: list[float]) -> list[float]:
     """:func:`top_levels` on plain lists."""
     tl = [0.0] * len(tt)
-    for v, pr in enumerate(preds):
-        if pr:
-            tl[v] = max([tl[u] + tt[u] for u in pr])
+    for v, only, pr in dag.sweeps[1]:
+        tl[v] = tl[only] + tt[only] if only >= 0 else max([tl[u] + tt[u] for u in pr])
     return tl
 
 
@@ -370,7 +367,7 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
     caps = _Caps(budget, limit.tolist(), level_cap, lev, levsum)
     t1, al = dag.t1.tolist(), dag.alpha.tolist()
     tt = [t1[v] * (al[v] + (1 - al[v]) / max(p[v], 1)) for v in range(dag.n)]
-    bl, tl = _bottom_levels(succs, tt), _top_levels(preds, tt)
+    bl, tl = _bottom_levels(dag, tt), _top_levels(dag, tt)
     walk = [sorted(s) for s in succs]
     known = gains.paths if gains is not None else {}
     path: list[int] = []
@@ -393,7 +390,7 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
         changed = [v for v in range(dag.n) if p[v] != before[v]]
         for v in changed:
             tt[v] = t1[v] * (al[v] + (1 - al[v]) / p[v])
-        _update_levels(succs, preds, tt, bl, tl, changed)
+        _update_levels(dag, tt, bl, tl, changed)
 
 
 def _candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps: _Caps,
@@ -417,8 +414,8 @@ def _candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps:
 _SMALL = 128
 
 
-def _update_levels(succs: list[list[int]], preds: list[list[int]], tt: list[float],
-                   bl: list[float], tl: list[float], changed: list[int]) -> None:
+def _update_levels(dag: Dag, tt: list[float], bl: list[float], tl: list[float],
+                   changed: list[int]) -> None:
     """Bottom levels of the ancestors and top levels of the descendants of ``changed``
     after their times changed, in place. Small graphs are swept in full (a batch changes
     a whole critical path, whose ancestors and descendants are nearly every task, and a
@@ -426,9 +423,10 @@ def _update_levels(succs: list[list[int]], preds: list[list[int]], tt: list[floa
     topological order, only along actual changes. Both give the same values: each level
     is a function of its neighbours' levels."""
     if len(tt) <= _SMALL:
-        bl[:] = _bottom_levels(succs, tt)
-        tl[:] = _top_levels(preds, tt)
+        bl[:] = _bottom_levels(dag, tt)
+        tl[:] = _top_levels(dag, tt)
         return
+    succs, preds = dag.succs, dag.preds
     must = set(changed)
     heap = [-v for v in changed]
     heapq.heapify(heap)
@@ -829,7 +827,7 @@ def hcpa_makespans(dag: Dag, allocs: list[np.ndarray],
             out[i] = out[i - 1]
             continue
         tt = dag.times(alloc).tolist()
-        key = [-b for b in _bottom_levels(dag.succs, tt)]
+        key = [-b for b in _bottom_levels(dag, tt)]
         tie = rng(i + 1).permutation(dag.n).tolist() if len(set(key)) < len(key) else None
         out[i], waited = _static_end(dag, tt, alloc.tolist(), _ordered(dag, [key], tie),
                                      i + 1)

@@ -258,6 +258,18 @@ class Dag:
         """``T(v, p_v)`` for every task (vectorised)."""
         return self.t1 * (self.alpha + (1.0 - self.alpha) / np.maximum(p, 1))
 
+    @cached_property
+    def sweeps(self) -> tuple[list[tuple[int, int, list[int]]], list[tuple[int, int, list[int]]]]:
+        """The level sweeps' plans: ``(v, only, succs)`` of every task with successors in
+        reverse topological order, ``(v, only, preds)`` of every task with predecessors in
+        topological order; ``only`` is the single neighbour, or −1 when there are several
+        (most tasks of these graphs have one, and skip the ``max``)."""
+        n = self.n
+        down = [(v, s[0] if len(s) == 1 else -1, s) for v in range(n - 1, -1, -1)
+                if (s := self.succs[v])]
+        up = [(v, s[0] if len(s) == 1 else -1, s) for v in range(n) if (s := self.preds[v])]
+        return down, up
+
 
 def flatten(ptgs: list[PTG], speed: float) -> tuple[Dag, np.ndarray]:
     """All PTGs as one :class:`Dag` (no edges between them) and the offsets of each PTG's

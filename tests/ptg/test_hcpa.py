@@ -292,7 +292,7 @@ def test_detour_bound_covers_every_other_path(seed: int, n: int, jump: int,
     d = single(random_ptg(n, 0.5, density, 0.5, jump, seed=seed), SPEED)
     rng = np.random.default_rng(seed)
     tt = d.times(rng.integers(1, 9, d.n)).tolist()
-    bl, tl = hcpa._bottom_levels(d.succs, tt), hcpa._top_levels(d.preds, tt)
+    bl, tl = hcpa._bottom_levels(d, tt), hcpa._top_levels(d, tt)
     sources = [v for v in range(d.n) if not d.preds[v]]
     _, path = hcpa._critical_path([sorted(s) for s in d.succs], bl, sources)
     on = [v in path for v in range(d.n)]
@@ -302,7 +302,7 @@ def test_detour_bound_covers_every_other_path(seed: int, n: int, jump: int,
     for v in path:
         delta[v] = tt[v] * rng.uniform(0, 0.9)
     new = [t - x for t, x in zip(tt, delta, strict=True)]
-    bl2, tl2 = hcpa._bottom_levels(d.succs, new), hcpa._top_levels(d.preds, new)
+    bl2, tl2 = hcpa._bottom_levels(d, new), hcpa._top_levels(d, new)
     assert det.now(delta) >= _second_path(d.succs, path, on, tl2, new, bl2) - 1e-9
     fall = np.array([delta[v] for v in path])
     steps = det.along([0.0] * d.n, np.array(path), fall)

@@ -180,11 +180,11 @@ def _critical_path(succs: list[list[int]], bl: list[float], sources: list[int],
     """``T_CP`` and one critical path (walk to the successor of largest ``bl``, lowest
     index on ties; ``sources`` and every ``succs[v]`` in increasing order)."""
     at = bl.__getitem__  # ``max`` keeps the first of equal keys: lists sorted ascending
-    v = max(sources, key=at)
+    v = sources[0] if len(sources) == 1 else max(sources, key=at)
     t_cp = bl[v]
     path = [v]
-    while succs[v]:
-        v = max(succs[v], key=at)
+    while s := succs[v]:
+        v = s[0] if len(s) == 1 else max(s, key=at)
         path.append(v)
     return t_cp, path
 
@@ -745,7 +745,8 @@ def _ordered(dag: Dag, cols: list[list[float]], tie: list[int] | None) -> list[i
     tie-breaker is then never compared)."""
     # entries (key values..., tie, task): as long as ``keys`` plus two (one without ties)
     if tie is None:
-        rows = [(*(c[v] for c in cols), v) for v in range(dag.n)]
+        rows = ([(k0, v) for v, k0 in enumerate(cols[0])] if len(cols) == 1 else
+                [(*(c[v] for c in cols), v) for v in range(dag.n)])
     elif len(cols) == 1:
         rows = [(k0, t, v) for v, (k0, t) in enumerate(zip(cols[0], tie, strict=True))]
     else:
@@ -845,7 +846,7 @@ def _static_end(dag: Dag, tt: list[float], alloc: list[int], seq: list[int],
     waited = False
     for v in seq:
         pr = preds[v]
-        est = max([end[u] for u in pr]) if pr else 0.0
+        est = (end[pr[0]] if len(pr) == 1 else max([end[u] for u in pr])) if pr else 0.0
         k = alloc[v]
         if k == 0:
             end[v] = est

@@ -354,9 +354,8 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
     increment is still tested and recorded, so the result is exactly the
     one-step-at-a-time algorithm's. Plain lists inside (``n`` is small)."""
     p = p0.tolist()
-    real = (~dag.dummy).tolist()
+    real, sources, t1, al, walk = dag.plain
     succs, preds = dag.succs, dag.preds
-    sources = [v for v in range(dag.n) if not preds[v]]
     lev = levels.tolist() if level_cap is not None and levels is not None else None
     levsum = None
     if lev is not None:
@@ -365,10 +364,8 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
             if ok:
                 levsum[lev[v]] += p[v]
     caps = _Caps(budget, limit.tolist(), level_cap, lev, levsum)
-    t1, al = dag.t1.tolist(), dag.alpha.tolist()
     tt = [t1[v] * (al[v] + (1 - al[v]) / max(p[v], 1)) for v in range(dag.n)]
     bl, tl = _bottom_levels(dag, tt), _top_levels(dag, tt)
-    walk = [sorted(s) for s in succs]
     known = gains.paths if gains is not None else {}
     path: list[int] = []
     heap: list[tuple[Any, ...]] = []
@@ -397,12 +394,13 @@ def _candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps:
                 ) -> list[tuple[Any, ...]]:
     """The heap of a critical path's next increments: ``(−gain, task, p, T(p), T(p+1),
     T(1), α)`` for its tasks below their cap."""
-    t1, al = dag.t1, dag.alpha
+    _, _, t1, al, _ = dag.plain
     heap = []
+    limit = caps.limit
     for v in path:
         q = p[v]
-        if real[v] and q < caps.limit[v]:
-            a, t = float(al[v]), float(t1[v])
+        if real[v] and q < limit[v]:
+            a, t = al[v], t1[v]
             tq, tq1 = t * (a + (1.0 - a) / q), t * (a + (1.0 - a) / (q + 1))
             heap.append((tq1 / (q + 1) - tq / q, v, q, tq, tq1, t, a))
     heapq.heapify(heap)
@@ -710,7 +708,13 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     lev = traj._lev()
     out[P - 1] = traj.alloc(P)
     gains = _Gains(dag, P) if dag.n <= _SMALL else None
+    limits = (bound.budget(P), bound.caps(dag, P), bound.level_cap(P))
     for b in range(P - 1, 0, -1):
+        last, limits = limits, (bound.budget(b), bound.caps(dag, b), bound.level_cap(b))
+        if limits[0] == last[0] and limits[2] == last[2] and np.array_equal(limits[1],
+                                                                              last[1]):
+            out[b - 1] = out[b].copy()  # the same run: it depends on ``b`` only by these
+            continue
         k, stopped = _replay_point(traj, b, chosen, before, lev, t_cp, area)
         p = base.copy()
         p += np.bincount(chosen[:k], minlength=p.size)
@@ -720,8 +724,7 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
             t_cp, area = t_cp[:k + 1], area[:k + 1]
             continue
         rec = _Record([], [], [], [], [])  # the steps after the shared prefix
-        p = _hcpa_run(dag, bound.budget(b), bound.caps(dag, b), bound.level_cap(b),
-                      traj.levels, p, rec, gains)
+        p = _hcpa_run(dag, limits[0], limits[1], limits[2], traj.levels, p, rec, gains)
         out[b - 1] = p
         _close(dag, rec, p)
         chosen = np.concatenate((chosen[:k], np.array(rec.chosen, int)))
@@ -744,6 +747,7 @@ def _ordered(dag: Dag, cols: list[list[float]], tie: list[int] | None) -> list[i
     """:func:`topo_order` on lists; ``tie=None`` when no two tasks have equal keys (the
     tie-breaker is then never compared)."""
     # entries (key values..., tie, task): as long as ``keys`` plus two (one without ties)
+    rows: list[tuple[Any, ...]]
     if tie is None:
         rows = ([(k0, v) for v, k0 in enumerate(cols[0])] if len(cols) == 1 else
                 [(*(c[v] for c in cols), v) for v in range(dag.n)])

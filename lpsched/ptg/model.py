@@ -270,6 +270,13 @@ class Dag:
         up = [(v, s[0] if len(s) == 1 else -1, s) for v in range(n) if (s := self.preds[v])]
         return down, up
 
+    @cached_property
+    def plain(self) -> tuple[list[bool], list[int], list[float], list[float], list[list[int]]]:
+        """What the HCPA loop reads, as lists: real (not dummy) tasks, sources, ``t1``,
+        ``α``, and every successor list sorted (the critical-path walk's tie order)."""
+        return ((~self.dummy).tolist(), [v for v in range(self.n) if not self.preds[v]],
+                self.t1.tolist(), self.alpha.tolist(), [sorted(s) for s in self.succs])
+
 
 def flatten(ptgs: list[PTG], speed: float) -> tuple[Dag, np.ndarray]:
     """All PTGs as one :class:`Dag` (no edges between them) and the offsets of each PTG's

@@ -32,7 +32,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -203,47 +203,51 @@ class _Detours:
     tasks with the critical path and speeds up with it. O(n + e) bit operations."""
 
     def __init__(self, succs: list[list[int]], preds: list[list[int]], path: list[int],
-                 on: list[bool], tl: list[float], tt: list[float], bl: list[float],
+                 tl: list[float], tt: list[float], bl: list[float],
                  cache: dict[tuple[int, ...], list[Any]]) -> None:
-        n = len(on)
-        #: what depends on the path only (skip edges, then the masks), shared through
-        #: ``cache`` by the batches and runs on the same graph
+        n = len(tt)
+        #: what depends on the path only (on-path flags, off-path tasks, skip edges, then
+        #: the masks), shared through ``cache`` by the batches and runs on the same graph
         known = cache.get(tuple(path))
         if known is None:
+            on = [False] * n
+            for v in path:
+                on[v] = True
             nxt = dict(itertools.pairwise(path))
             known = cache[tuple(path)] = [
+                on, [x for x in range(n) if not on[x]],
                 [(u, w) for u in path for w in succs[u] if on[w] and nxt.get(u) != w]]
         self.known: list[Any] = known
-        values = [tl[x] + bl[x] for x in range(n) if not on[x]]
-        values.extend(tl[u] + tt[u] + bl[w] for u, w in self.known[0])
+        values = [tl[x] + bl[x] for x in known[1]]
+        values.extend(tl[u] + tt[u] + bl[w] for u, w in known[2])
         #: the largest value: the second-path bound of the batch start
         self.second = max(values) if values else -math.inf
-        self.graph, self.path, self.on = (succs, preds), path, on
+        self.graph, self.path = (succs, preds), path
         self.values = np.array(values)
         self.usable = bool(values) and len(path) <= 62 and n <= _SMALL
-        self.margin = 1e-12 * np.abs(self.values)
 
     @property
     def shared(self) -> np.ndarray:
         """``shared[k, i]``: every path of group ``k`` contains ``path[i]``."""
-        if len(self.known) == 1:
+        if len(self.known) == 3:
             self.known.extend(self._masks())
-        out: np.ndarray = self.known[1]
+        out: np.ndarray = self.known[3]
         return out
 
     @property
     def by_task(self) -> np.ndarray:
         """``by_task[v, k]``: every path of group ``k`` contains task ``v``."""
-        if len(self.known) == 1:
+        if len(self.known) == 3:
             self.known.extend(self._masks())
-        out: np.ndarray = self.known[2]
+        out: np.ndarray = self.known[4]
         return out
 
     def _masks(self) -> tuple[np.ndarray, np.ndarray]:
         """:attr:`shared` and :attr:`by_task`: dominators and post-dominators restricted
         to the path, as bit masks over path positions, in one forward and one backward
         sweep."""
-        (succs, preds), path, on = self.graph, self.path, self.on
+        (succs, preds), path = self.graph, self.path
+        on, off, skips = self.known[:3]
         n = len(on)
         pos = {v: i for i, v in enumerate(path)}
         bit = [1 << pos[v] if on[v] else 0 for v in range(n)]
@@ -259,8 +263,8 @@ class _Detours:
             for w in succs[v]:
                 m &= post[w] | bit[w]
             post[v] = m if succs[v] else 0
-        masks = [dom[x] | post[x] for x in range(n) if not on[x]]
-        masks.extend(dom[u] | post[w] | bit[u] | bit[w] for u, w in self.known[0])
+        masks = [dom[x] | post[x] for x in off]
+        masks.extend(dom[u] | post[w] | bit[u] | bit[w] for u, w in skips)
         mk = np.array(masks, dtype=np.int64)
         shared = ((mk[:, None] >> np.arange(len(path))) & 1).astype(float)
         by_task = np.zeros((n, len(masks)))
@@ -278,7 +282,7 @@ class _Detours:
         np.multiply(self.by_task[tasks], fall[:, None], out=cum[1:])
         np.cumsum(cum, axis=0, out=cum)
         cum *= 1 - 1e-9
-        np.subtract(self.values + self.margin, cum, out=cum)
+        np.subtract(self.values * (1 + 1e-12), cum, out=cum)
         return cum.max(axis=1)
 
     def now(self, delta: list[float]) -> float:
@@ -287,7 +291,7 @@ class _Detours:
         if not self.usable:
             return self.second
         fall = self.shared @ np.array([delta[v] for v in self.path])
-        return float((self.values + self.margin - fall * (1 - 1e-9)).max())
+        return float((self.values * (1 + 1e-12) - fall * (1 - 1e-9)).max())
 
 
 @dataclass
@@ -374,17 +378,13 @@ def _hcpa_run(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
         L, now = _critical_path(walk, bl, sources)
         if not path or now != path:  # else the heap holds the same candidates
             path, heap = now, _candidates(dag, p, now, real, caps)
-        on = [False] * dag.n
-        for v in path:
-            on[v] = True
-        detours = _Detours(succs, preds, path, on, tl, tt, bl, known)
-        before = p[:]
+        detours = _Detours(succs, preds, path, tl, tt, bl, known)
         batch = _Batch(p, heap, caps, rec, detours,
                        partial(_candidates, dag, p, path, real, caps), gains)
         if not batch.run(L, detours.second, area):
             return np.array(p, dtype=p0.dtype)
         heap = batch.heap
-        changed = [v for v in range(dag.n) if p[v] != before[v]]
+        changed = [v for v in path if batch.delta[v]]  # only path tasks grow
         for v in changed:
             tt[v] = t1[v] * (al[v] + (1 - al[v]) / p[v])
         _update_levels(dag, tt, bl, tl, changed)
@@ -658,6 +658,8 @@ class Trajectory:
     bound: HcpaBound = DEFAULT_BOUND
     lev: np.ndarray | None = None
     levels: np.ndarray | None = None
+    #: every increment in pop order, shared with the replays (small graphs only)
+    gains: _Gains | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(cls, dag: Dag, processors: int, bound: HcpaBound = DEFAULT_BOUND,
@@ -666,12 +668,14 @@ class Trajectory:
         O(K log n)."""
         levels = dag_levels(dag) if bound.level_cap(processors) is not None else None
         rec = _Record([], [], [], [], [])
+        gains = _Gains(dag, processors) if dag.n <= _SMALL else None
         p = _hcpa_run(dag, bound.budget(processors), bound.caps(dag, processors),
-                      bound.level_cap(processors), levels, np.where(dag.dummy, 0, 1), rec)
+                      bound.level_cap(processors), levels, np.where(dag.dummy, 0, 1), rec,
+                      gains)
         _close(dag, rec, p)
         return cls(dag, np.array(rec.chosen, int), np.array(rec.before, int),
                    np.array(rec.t_cp), np.array(rec.area), processors, bound,
-                   np.array(rec.lev), levels)
+                   np.array(rec.lev), levels, gains)
 
     def alloc(self, budget: int) -> np.ndarray:
         """HCPA_ALLOC with budget ``budget <= P``. O(K) plus any capped continuation."""
@@ -707,7 +711,7 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     chosen, before, t_cp, area = traj.chosen, traj.before, traj.t_cp, traj.area
     lev = traj._lev()
     out[P - 1] = traj.alloc(P)
-    gains = _Gains(dag, P) if dag.n <= _SMALL else None
+    gains = traj.gains
     limits = (bound.budget(P), bound.caps(dag, P), bound.level_cap(P))
     for b in range(P - 1, 0, -1):
         last, limits = limits, (bound.budget(b), bound.caps(dag, b), bound.level_cap(b))

@@ -296,7 +296,7 @@ def test_detour_bound_covers_every_other_path(seed: int, n: int, jump: int,
     sources = [v for v in range(d.n) if not d.preds[v]]
     _, path = hcpa._critical_path([sorted(s) for s in d.succs], bl, sources)
     on = [v in path for v in range(d.n)]
-    det = hcpa._Detours(d.succs, d.preds, path, on, tl, tt, bl, {})
+    det = hcpa._Detours(d.succs, d.preds, path, tl, tt, bl, {})
     assert det.second == _second_path(d.succs, path, on, tl, tt, bl)
     delta = [0.0] * d.n
     for v in path:

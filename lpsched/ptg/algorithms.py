@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from lpsched.ptg.hcpa import NO_BOUND, best_set, bottom_levels, hcpa_alloc, m_static
+from lpsched.ptg.hcpa import NO_BOUND, hcpa_alloc
+from lpsched.ptg.levels import bottom_levels
 from lpsched.ptg.mapping import m_ready
 from lpsched.ptg.model import Dag
+from lpsched.ptg.mstatic import best_set, m_static
 from lpsched.ptg.problem import Problem
 from lpsched.ptg.schedule import PtgSchedule
 

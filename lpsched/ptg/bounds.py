@@ -20,7 +20,7 @@ import numpy as np
 
 from lpsched.errors import SolverError
 from lpsched.ptg.bound_model import makespan_lp
-from lpsched.ptg.hcpa import bottom_levels
+from lpsched.ptg.levels import bottom_levels
 from lpsched.ptg.problem import Problem
 from lpsched.solvers.highs import solve_highs
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from lpsched.approx.moldable import check_table, kshelf, mrt, mrt_test
-from lpsched.ptg.hcpa import m_static
 from lpsched.ptg.mapping import m_rigid
+from lpsched.ptg.mstatic import m_static
 from lpsched.ptg.problem import Problem
 from lpsched.ptg.schedule import PtgSchedule
 

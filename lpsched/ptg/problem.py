@@ -17,16 +17,10 @@ from typing import Any
 import numpy as np
 
 from lpsched.errors import InvalidInstanceError
-from lpsched.ptg.hcpa import (
-    DEFAULT_BOUND,
-    HcpaBound,
-    Trajectory,
-    all_allocs,
-    bottom_levels,
-    hcpa_makespans,
-    hcpa_schedule,
-)
+from lpsched.ptg.hcpa import DEFAULT_BOUND, HcpaBound, Trajectory, all_allocs, hcpa_schedule
+from lpsched.ptg.levels import bottom_levels
 from lpsched.ptg.model import PTG, Cluster, Dag, flatten, single
+from lpsched.ptg.mstatic import hcpa_makespans
 from lpsched.ptg.schedule import PtgSchedule
 
 

@@ -10,22 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpsched.errors import InvalidInstanceError
-from lpsched.ptg import hcpa
+from lpsched.ptg import hcpa_loop, levels
 from lpsched.ptg.generators import fft_ptg, random_ptg
-from lpsched.ptg.hcpa import (
-    NO_BOUND,
-    HcpaBound,
-    Trajectory,
-    all_allocs,
-    best_set,
-    bottom_levels,
-    dag_levels,
-    hcpa_alloc,
-    hcpa_schedule,
-    m_static,
-    static_makespan,
-)
+from lpsched.ptg.hcpa import NO_BOUND, HcpaBound, Trajectory, all_allocs, hcpa_alloc, hcpa_schedule
+from lpsched.ptg.levels import bottom_levels, dag_levels
 from lpsched.ptg.model import Dag, single
+from lpsched.ptg.mstatic import best_set, hcpa_makespans, m_static, static_makespan
 from tests.ptg.helpers import SPEED, chain_fork
 
 
@@ -230,7 +220,7 @@ def test_vectorised_batches_equal_the_reference(seed: int, n: int, fat: float, j
     d = single(random_ptg(n, fat, 0.3, 0.5, jump, seed=seed), SPEED)
     hb = HcpaBound.parse(bound)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(hcpa, "_SCALAR_STEPS", 1)
+        mp.setattr(hcpa_loop, "SCALAR_STEPS", 1)
         every = all_allocs(Trajectory.build(d, 48, hb))
     for b in (1, 5, 17, 31, 47, 48):
         assert np.array_equal(every[b - 1], _naive(d, b, hb)), b
@@ -240,13 +230,13 @@ def test_the_vectorised_tail_runs_and_is_exact(monkeypatch: pytest.MonkeyPatch) 
     """A 30-task chain on 200 processors: HCPA's batches are hundreds of increments long,
     so the tail does the work; the result is the reference's."""
     calls = []
-    tail = hcpa._Batch.tail
+    tail = hcpa_loop.Batch.tail
 
-    def counted(self: hcpa._Batch, L: float, area: float) -> tuple[bool, float, float] | None:
+    def counted(self: hcpa_loop.Batch, L: float, area: float) -> tuple[bool, float, float] | None:
         calls.append(1)
         return tail(self, L, area)
 
-    monkeypatch.setattr(hcpa._Batch, "tail", counted)
+    monkeypatch.setattr(hcpa_loop.Batch, "tail", counted)
     d = single(random_ptg(30, 0.01, 0.3, 0.5, 1, seed=2), SPEED)
     assert sum(map(len, d.succs)) == d.n - 1  # a chain
     assert np.array_equal(hcpa_alloc(d, 200, bound=NO_BOUND), _naive(d, 200, NO_BOUND))
@@ -292,17 +282,17 @@ def test_detour_bound_covers_every_other_path(seed: int, n: int, jump: int,
     d = single(random_ptg(n, 0.5, density, 0.5, jump, seed=seed), SPEED)
     rng = np.random.default_rng(seed)
     tt = d.times(rng.integers(1, 9, d.n)).tolist()
-    bl, tl = hcpa._bottom_levels(d, tt), hcpa._top_levels(d, tt)
+    bl, tl = levels.bottom_level_list(d, tt), levels.top_level_list(d, tt)
     sources = [v for v in range(d.n) if not d.preds[v]]
-    _, path = hcpa._critical_path([sorted(s) for s in d.succs], bl, sources)
+    _, path = levels.critical_path([sorted(s) for s in d.succs], bl, sources)
     on = [v in path for v in range(d.n)]
-    det = hcpa._Detours(d.succs, d.preds, path, tl, tt, bl, {})
+    det = hcpa_loop.Detours(d.succs, d.preds, path, tl, tt, bl, {})
     assert det.second == _second_path(d.succs, path, on, tl, tt, bl)
     delta = [0.0] * d.n
     for v in path:
         delta[v] = tt[v] * rng.uniform(0, 0.9)
     new = [t - x for t, x in zip(tt, delta, strict=True)]
-    bl2, tl2 = hcpa._bottom_levels(d, new), hcpa._top_levels(d, new)
+    bl2, tl2 = levels.bottom_level_list(d, new), levels.top_level_list(d, new)
     assert det.now(delta) >= _second_path(d.succs, path, on, tl2, new, bl2) - 1e-9
     fall = np.array([delta[v] for v in path])
     steps = det.along([0.0] * d.n, np.array(path), fall)
@@ -321,7 +311,7 @@ def test_hcpa_makespans_equal_the_schedules(graph: str) -> None:
     def rng(p: int) -> np.random.Generator:
         return np.random.default_rng([7, p])
 
-    fast = hcpa.hcpa_makespans(d, allocs, rng)
+    fast = hcpa_makespans(d, allocs, rng)
     slow = [hcpa_schedule(d, p, rng(p), a).makespan for p, a in enumerate(allocs, start=1)]
     assert fast.tolist() == slow
     assert any(np.array_equal(a, b) for a, b in itertools.pairwise(allocs))  # reuse tried

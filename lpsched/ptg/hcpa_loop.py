@@ -73,17 +73,18 @@ class Detours:
     @property
     def shared(self) -> np.ndarray:
         """``shared[k, i]``: every path of group ``k`` contains ``path[i]``."""
-        if len(self.known) == 3:
-            self.known.extend(self._masks())
-        out: np.ndarray = self.known[3]
-        return out
+        return self._mask(3)
 
     @property
     def by_task(self) -> np.ndarray:
         """``by_task[v, k]``: every path of group ``k`` contains task ``v``."""
+        return self._mask(4)
+
+    def _mask(self, at: int) -> np.ndarray:
+        """Item ``at`` of the path's cache entry, the masks computed on first use."""
         if len(self.known) == 3:
             self.known.extend(self._masks())
-        out: np.ndarray = self.known[4]
+        out: np.ndarray = self.known[at]
         return out
 
     def _masks(self) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
-from lpsched.errors import InvalidScheduleError, LpschedError
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError, LpschedError
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -44,10 +44,13 @@ def _load(paths: list[str]) -> list[Any]:
 
     out = []
     for p in paths:
-        if Path(p).suffix.lower() in (".dot", ".gv"):
-            out.append(load_ptg(p))
-        else:
-            out.append(ptg_from_dict(read_json(p), Path(p).stem))
+        try:
+            if Path(p).suffix.lower() in (".dot", ".gv"):
+                out.append(load_ptg(p))
+            else:
+                out.append(ptg_from_dict(read_json(p), Path(p).stem))
+        except InvalidInstanceError as e:  # which of the PTG files it is
+            raise InvalidInstanceError(f"{p}: {e.field}", e.value, e.reason) from None
     return out
 
 

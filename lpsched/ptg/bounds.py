@@ -75,7 +75,10 @@ def _solve(pb: Problem, per_owner: bool) -> np.ndarray:
 
 def lower_bounds(pb: Problem, lp: bool = True) -> Bounds:
     """All bounds of the module doc (two HiGHS solves when ``lp``). The LP values are
-    reduced by a relative 1e-7 so solver round-off never makes a bound exceed a makespan."""
+    reduced by a relative 1e-7 so solver round-off never makes a bound exceed a makespan
+    (so an LP value may show just below an equal classical one). A bound's ``source``
+    names the one that gives its value: for the scaled sum, "lp" when the LP raised at
+    least one PTG's own bound, else "classical", or "area-order"."""
     cp, area = classical(pb)
     ptg_cl = np.maximum(cp, area / pb.P)
     cmax_cl = float(max(cp.max(), area.sum() / pb.P))
@@ -86,7 +89,9 @@ def lower_bounds(pb: Problem, lp: bool = True) -> Bounds:
         ptg_lp, cmax_lp = np.full(pb.N, np.nan), float("nan")
     per = np.fmax(ptg_cl, ptg_lp)
     prefix = float(np.cumsum(np.sort(area)).sum() / pb.P)
-    total, source = (float(per.sum()), "lp" if lp else "classical")
+    # "lp" only when the LP raised some PTG's bound above its classical one
+    total, source = float(per.sum()), "lp" if lp and bool((ptg_lp > ptg_cl).any()) \
+        else "classical"
     if prefix > total:
         total, source = prefix, "area-order"
     return Bounds(ptg_cl, ptg_lp, cmax_cl, cmax_lp, total, total / float(pb.cstar.sum()),

@@ -34,9 +34,7 @@ from lpsched.errors import InvalidInstanceError
 from lpsched.ptg.hcpa_loop import SMALL, TOL, Gains, Record, run_hcpa
 from lpsched.ptg.levels import bottom_levels, dag_levels
 from lpsched.ptg.model import Dag
-from lpsched.ptg.mstatic import (
-    m_static,
-)
+from lpsched.ptg.mstatic import m_static
 from lpsched.ptg.schedule import PtgSchedule
 
 #: the kinds of :class:`HcpaBound`

@@ -31,6 +31,32 @@ from lpsched.ptg.model import Dag
 
 #: relative tolerance of HCPA's stopping test ``T_CP <= T_A``
 TOL = 1e-12
+#: the critical path stays critical while ``L > bound·(1 + STRICT)`` (a near-tie ends the
+#: batch: the levels are swept again and the walk decides, as the one-step algorithm does)
+STRICT = 1e-12
+#: the detour bound counts the path tasks' decreases at ``1 − SHRINK`` (rounding can only
+#: end a batch earlier); ``L`` accumulates about 1.1e-16 relative error per increment, so
+#: this holds for batches far longer than any budget of the four clusters (decision 211)
+SHRINK = 1e-9
+#: graphs up to this many tasks get full level sweeps and the detour bound; larger ones
+#: (the composite graphs of C1/C4) propagate level changes and keep the fixed bound
+SMALL = 128
+#: increments of one batch done one by one before the rest of the batch is vectorised
+SCALAR_STEPS = 100
+#: the dominator masks are bits of an int64 over path positions (a sign bit and one spare)
+LONGEST_MASKED_PATH = 62
+
+
+@dataclass
+class PathData:
+    """What depends on the critical path only: on-path flags, off-path tasks, skip edges,
+    and the dominator masks (``None`` until first needed)."""
+
+    on: list[bool]
+    off: list[int]
+    skips: list[tuple[int, int]]
+    shared: np.ndarray | None = None
+    by_task: np.ndarray | None = None
 
 
 class Detours:
@@ -48,51 +74,48 @@ class Detours:
 
     def __init__(self, succs: list[list[int]], preds: list[list[int]], path: list[int],
                  tl: list[float], tt: list[float], bl: list[float],
-                 cache: dict[tuple[int, ...], list[Any]]) -> None:
+                 cache: dict[tuple[int, ...], PathData]) -> None:
         n = len(tt)
-        #: what depends on the path only (on-path flags, off-path tasks, skip edges, then
-        #: the masks), shared through ``cache`` by the batches and runs on the same graph
+        #: what depends on the path only, shared through ``cache`` by the batches and
+        #: runs on the same graph
         known = cache.get(tuple(path))
         if known is None:
             on = [False] * n
             for v in path:
                 on[v] = True
             nxt = dict(itertools.pairwise(path))
-            known = cache[tuple(path)] = [
+            known = cache[tuple(path)] = PathData(
                 on, [x for x in range(n) if not on[x]],
-                [(u, w) for u in path for w in succs[u] if on[w] and nxt.get(u) != w]]
-        self.known: list[Any] = known
-        values = [tl[x] + bl[x] for x in known[1]]
-        values.extend(tl[u] + tt[u] + bl[w] for u, w in known[2])
+                [(u, w) for u in path for w in succs[u] if on[w] and nxt.get(u) != w])
+        self.known = known
+        values = [tl[x] + bl[x] for x in known.off]
+        values.extend(tl[u] + tt[u] + bl[w] for u, w in known.skips)
         #: the largest value: the second-path bound of the batch start
         self.second = max(values) if values else -math.inf
         self.graph, self.path = (succs, preds), path
         self.values = np.array(values)
-        self.usable = bool(values) and len(path) <= 62 and n <= SMALL
+        self.usable = bool(values) and len(path) <= LONGEST_MASKED_PATH and n <= SMALL
 
     @property
     def shared(self) -> np.ndarray:
         """``shared[k, i]``: every path of group ``k`` contains ``path[i]``."""
-        return self._mask(3)
+        if self.known.shared is None:
+            self.known.shared, self.known.by_task = self._masks()
+        return self.known.shared
 
     @property
     def by_task(self) -> np.ndarray:
         """``by_task[v, k]``: every path of group ``k`` contains task ``v``."""
-        return self._mask(4)
-
-    def _mask(self, at: int) -> np.ndarray:
-        """Item ``at`` of the path's cache entry, the masks computed on first use."""
-        if len(self.known) == 3:
-            self.known.extend(self._masks())
-        out: np.ndarray = self.known[at]
-        return out
+        if self.known.by_task is None:
+            self.known.shared, self.known.by_task = self._masks()
+        return self.known.by_task
 
     def _masks(self) -> tuple[np.ndarray, np.ndarray]:
         """:attr:`shared` and :attr:`by_task`: dominators and post-dominators restricted
         to the path, as bit masks over path positions, in one forward and one backward
         sweep."""
         (succs, preds), path = self.graph, self.path
-        on, off, skips = self.known[:3]
+        on, off, skips = self.known.on, self.known.off, self.known.skips
         n = len(on)
         pos = {v: i for i, v in enumerate(path)}
         bit = [1 << pos[v] if on[v] else 0 for v in range(n)]
@@ -126,8 +149,8 @@ class Detours:
         cum[0] = self.shared @ np.array([delta[v] for v in self.path])
         np.multiply(self.by_task[tasks], fall[:, None], out=cum[1:])
         np.cumsum(cum, axis=0, out=cum)
-        cum *= 1 - 1e-9
-        np.subtract(self.values * (1 + 1e-12), cum, out=cum)
+        cum *= 1 - SHRINK
+        np.subtract(self.values * (1 + STRICT), cum, out=cum)
         return cum.max(axis=1)
 
     def now(self, delta: list[float]) -> float:
@@ -136,7 +159,7 @@ class Detours:
         if not self.usable:
             return self.second
         fall = self.shared @ np.array([delta[v] for v in self.path])
-        return float((self.values * (1 + 1e-12) - fall * (1 - 1e-9)).max())
+        return float((self.values * (1 + STRICT) - fall * (1 - SHRINK)).max())
 
 
 @dataclass
@@ -148,7 +171,7 @@ class Record:
     before: list[int]
     t_cp: list[float]
     area: list[float]
-    lev: list[float]  # processors on the chosen task's level before the step (level cap)
+    lev: list[float]  # processors (a count, kept as float) on the chosen task's level
 
 
 @dataclass
@@ -184,7 +207,7 @@ class Gains:
         self.vs, self.qs, self.tq, self.tq1 = vs[order], qs[order], tq[order], tq1[order]
         self.top = top
         #: the critical paths met so far, with what :class:`Detours` derives from them
-        self.paths: dict[tuple[int, ...], list[Any]] = {}
+        self.paths: dict[tuple[int, ...], PathData] = {}
 
     def after(self, heap: list[tuple[Any, ...]], limit: list[int], n: int) -> np.ndarray:
         """Positions of the increments still to come for the tasks in ``heap`` (from the
@@ -204,7 +227,8 @@ def run_hcpa(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
     than every other path (:class:`Detours`), it remains the critical path, so the
     increments (largest gain first) need no bottom-level recomputation. Every single
     increment is still tested and recorded, so the result is exactly the
-    one-step-at-a-time algorithm's. Plain lists inside (``n`` is small)."""
+    one-step-at-a-time algorithm's. Plain lists inside: a PTG has tens of tasks (composite
+    graphs of C1/C4 a few hundred, with level propagation instead of sweeps)."""
     p = p0.tolist()
     real, sources, t1, al, walk = dag.plain
     succs, preds = dag.succs, dag.preds
@@ -255,11 +279,6 @@ def candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps: 
     return heap
 
 
-#: graphs up to this many tasks get full level sweeps and the detour bound; larger ones
-#: (the composite graphs of C1/C4) propagate level changes and keep the fixed bound
-SMALL = 128
-
-
 def update_levels(dag: Dag, tt: list[float], bl: list[float], tl: list[float],
                    changed: list[int]) -> None:
     """Bottom levels of the ancestors and top levels of the descendants of ``changed``
@@ -300,10 +319,6 @@ def update_levels(dag: Dag, tt: list[float], bl: list[float], tl: list[float],
                     heapq.heappush(heap, x)
 
 
-#: increments of one batch done one by one before the rest of the batch is vectorised
-SCALAR_STEPS = 100
-
-
 @dataclass
 class Batch:
     """One batch of increments on a fixed critical path (its candidates in ``heap``),
@@ -326,16 +341,21 @@ class Batch:
         limit, budget, levels, levsum = caps.limit, caps.budget, caps.levels, caps.levsum
         self.delta = delta = [0.0] * len(p)
         pop, push = heapq.heappop, heapq.heappush
-        scalar = len(p) * max(limit) + 1 if levsum is not None else \
-            1 if self.detours.second == -math.inf else SCALAR_STEPS  # one path: all at once
+        never = len(p) * max(limit) + 1  # more increments than the run can make
+        if levsum is not None:
+            scalar = never  # the level cap prunes the heap: no vectorised tail
+        elif self.detours.second == -math.inf:
+            scalar = 1  # a single path: vectorise from the first increment
+        else:
+            scalar = SCALAR_STEPS
         log = (rec.chosen.append, rec.before.append, rec.t_cp.append, rec.area.append,
                rec.lev.append) if rec is not None else None
         grow = 1 + TOL
-        near = L2 * (1 + 1e-12)
+        near = L2 * (1 + STRICT)
         steps = 0
         while True:
             if steps and L <= near:
-                near = self.detours.now(delta) * (1 + 1e-12)
+                near = self.detours.now(delta) * (1 + STRICT)
                 if L <= near:
                     return True  # another path may be critical
             if L * budget <= area * grow:
@@ -350,7 +370,7 @@ class Batch:
                     steps = 1
                     near = L  # the tail stopped at the bound: tighten it first
                     continue
-                scalar = len(p) * max(limit) + 1
+                scalar = never  # keys not monotone: one step at a time
             steps += 1
             while heap and levsum is not None and \
                     levsum[levels[heap[0][1]]] + 1 > caps.level_cap:  # type: ignore[index,operator]
@@ -399,7 +419,7 @@ class Batch:
         fall = tq - tq1
         ls = np.subtract.accumulate(np.concatenate(([L], fall)))
         areas = np.add.accumulate(np.concatenate(([area], (qs + 1) * tq1 - qs * tq)))
-        recompute = ls <= self.detours.along(self.delta, vs, fall) * (1 + 1e-12)
+        recompute = ls <= self.detours.along(self.delta, vs, fall) * (1 + STRICT)
         stop = recompute | (ls * self.caps.budget <= areas * (1 + TOL))
         j = int(np.argmax(stop)) if stop.any() else vs.size  # else no increment is left
         self._apply(vs[:j], qs[:j], fall[:j], ls[:j], areas[:j])

@@ -56,7 +56,7 @@ def load_ptg(path: str | Path) -> PTG:
     except OSError as exc:
         raise ParseError(str(p), exc.strerror or str(exc)) from None
     if p.suffix.lower() in (".dot", ".gv"):
-        return from_dot(text, p.stem)
+        return from_dot(text, p.stem, str(p))
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
@@ -85,8 +85,10 @@ _EDGE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)"\s*->\s*"((?:[^"\\]|\\.)*)"\s*;?\s*$
 _ATTR = re.compile(r"(\w+)\s*=\s*\"?([^,\"\]]+)\"?")
 
 
-def from_dot(text: str, name: str = "") -> PTG:
-    """Parse the DOT subset :func:`to_dot` writes (ParseError on any other line)."""
+def from_dot(text: str, name: str = "", source: str | None = None) -> PTG:
+    """Parse the DOT subset :func:`to_dot` writes (ParseError on any other line, located
+    in ``source``, default ``name``)."""
+    where = source or name or "dot"
     tasks: list[dict[str, Any]] = []
     edges: list[list[str]] = []
     for k, line in enumerate(text.splitlines(), 1):
@@ -101,8 +103,10 @@ def from_dot(text: str, name: str = "") -> PTG:
                 tasks.append({"id": json.loads(f'"{m[1]}"'), "work": float(attrs["work"]),
                               "alpha": float(attrs.get("alpha", 0.0))})
             except (KeyError, ValueError):
-                raise ParseError(name or "dot", "a node needs numeric work and alpha",
-                                 k) from None
+                raise ParseError(where, "a node needs numeric work and alpha", k) from None
         else:
-            raise ParseError(name or "dot", f"unsupported DOT statement {s[:40]!r}", k)
+            raise ParseError(where, f"unsupported DOT statement {s[:40]!r}", k)
+    if not tasks:
+        raise ParseError(where, "no task node: declare each task as "
+                         '"id" [work=..., alpha=...]; before the edges')
     return ptg_from_dict({"tasks": tasks, "edges": edges}, name)

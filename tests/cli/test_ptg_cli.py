@@ -161,3 +161,21 @@ def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
                   "bogus:3")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "bogus" in bad.stderr
+
+
+def test_errors_name_the_file(graphs: dict[str, Path], tmp_path: Path) -> None:
+    """With several PTG files, an invalid one is named; a DOT file without task nodes says
+    how to declare them."""
+    data = json.loads(graphs["f"].read_text())
+    data["tasks"][0]["alpha"] = 1.5
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    p = lpsched("ptg", "schedule", str(graphs["g"]), str(bad), "--cluster", "gdx",
+                "--algorithm", "selfish")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and f"{bad}: tasks[0].alpha = 1.5" in p.stderr
+    edges = tmp_path / "edges.dot"
+    edges.write_text('digraph { "a" -> "b"; }\n')
+    p = lpsched("ptg", "schedule", str(edges), "--cluster", "gdx", "--algorithm", "selfish")
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
+    assert f"{edges}: no task node" in p.stderr and "work=" in p.stderr

@@ -8,7 +8,7 @@ import pytest
 from lpsched.ptg.bound_model import makespan_lp, tangent_points
 from lpsched.ptg.bounds import classical, lower_bounds
 from lpsched.ptg.problem import Problem
-from tests.ptg.helpers import chain_fork, small_cluster
+from tests.ptg.helpers import chain_fork, random_problem_ptgs, small_cluster
 
 
 def test_classical_bound_hand_computed() -> None:
@@ -79,3 +79,15 @@ def test_lp_bound_alpha_near_one_stays_a_finite_proof(alpha: float) -> None:
     from lpsched.ptg.registry import ALGORITHMS, run
 
     assert min(run(pb, n).metrics.makespan for n in ALGORITHMS) >= lb.makespan
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_ssct_source_names_the_bound_that_gives_it(seed: int) -> None:
+    """"lp" only when the LP raised some PTG's bound above its classical one: a single
+    task alone has equal bounds (the LP's is then just below, by the 1e-7 safety factor),
+    so its source is "classical"."""
+    alone = Problem([chain_fork({"a": (50.0, 0.3)}, [])], small_cluster(8))
+    assert lower_bounds(alone).ssct_source == "classical"
+    b = lower_bounds(Problem(random_problem_ptgs(seed, 3), small_cluster(16)))
+    raised = bool((b.ptg_lp > b.ptg_classical).any())
+    assert b.ssct_source in ({"lp", "area-order"} if raised else {"classical", "area-order"})

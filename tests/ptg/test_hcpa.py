@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -14,7 +15,7 @@ from lpsched.ptg import hcpa_loop, levels
 from lpsched.ptg.generators import fft_ptg, random_ptg
 from lpsched.ptg.hcpa import NO_BOUND, HcpaBound, Trajectory, all_allocs, hcpa_alloc, hcpa_schedule
 from lpsched.ptg.levels import bottom_levels, dag_levels
-from lpsched.ptg.model import Dag, single
+from lpsched.ptg.model import Dag, flatten, single
 from lpsched.ptg.mstatic import best_set, hcpa_makespans, m_static, static_makespan
 from tests.ptg.helpers import SPEED, chain_fork
 
@@ -233,20 +234,22 @@ def test_the_vectorised_tail_runs_and_is_exact(monkeypatch: pytest.MonkeyPatch) 
     tail = hcpa_loop.Batch.tail
 
     def counted(self: hcpa_loop.Batch, L: float, area: float) -> tuple[bool, float, float] | None:
-        calls.append(1)
-        return tail(self, L, area)
+        out = tail(self, L, area)
+        calls.append(out)
+        return out
 
     monkeypatch.setattr(hcpa_loop.Batch, "tail", counted)
     d = single(random_ptg(30, 0.01, 0.3, 0.5, 1, seed=2), SPEED)
     assert sum(map(len, d.succs)) == d.n - 1  # a chain
     assert np.array_equal(hcpa_alloc(d, 200, bound=NO_BOUND), _naive(d, 200, NO_BOUND))
-    assert calls
+    assert calls and all(out is not None for out in calls)  # the tail did the increments
 
 
 @pytest.mark.parametrize("points", [2, 4, 8])
 def test_static_makespan_is_m_statics(points: int) -> None:
-    """The makespan-only M-STATIC equals M-STATIC's on FFT graphs (equal bottom levels:
-    random ties) and random graphs, for every budget, bit for bit."""
+    """The makespan-only M-STATIC equals M-STATIC's on FFT graphs and on random graphs
+    (whose dummy and equal-cost tasks give tied keys, so the random tie-breaker is used),
+    for every budget, bit for bit."""
     graphs = [fft_ptg(points, seed=points), random_ptg(25, 0.5, 0.5, 0.5, 2, seed=points)]
     for g in graphs:
         d = single(g, SPEED)
@@ -315,3 +318,63 @@ def test_hcpa_makespans_equal_the_schedules(graph: str) -> None:
     slow = [hcpa_schedule(d, p, rng(p), a).makespan for p, a in enumerate(allocs, start=1)]
     assert fast.tolist() == slow
     assert any(np.array_equal(a, b) for a, b in itertools.pairwise(allocs))  # reuse tried
+
+
+def _awkward(kind: str) -> tuple[Dag, int, tuple[int, ...]]:
+    """Graphs the fast paths treat apart: tasks with α 0 or 1, a critical path longer than
+    the dominator masks allow (> 62 tasks), several PTGs side by side (several sources
+    and sinks) beyond 128 tasks (level propagation, fixed bound)."""
+    if kind == "alpha 0/1":
+        d = single(random_ptg(18, 0.5, 0.4, 0.5, 2, seed=3), SPEED)
+        alpha = d.alpha.copy()
+        alpha[::3], alpha[1::3] = 1.0, 0.0
+        return dataclasses.replace(d, alpha=alpha), 40, (1, 7, 23, 40)
+    if kind == "long path":  # 101 tasks, a 72-task critical path with detours
+        return single(random_ptg(100, 0.08, 0.3, 0.5, 2, seed=2), SPEED), 48, (5, 48)
+    d, _ = flatten([random_ptg(30, 0.5, 0.3, 0.5, 2, seed=100 + k) for k in range(5)], SPEED)
+    return d, 24, (7, 24)
+
+
+@pytest.mark.parametrize("kind", ["alpha 0/1", "long path", "many sources, > 128 tasks"])
+@pytest.mark.parametrize("scalar", [100, 1])
+def test_awkward_graphs_equal_the_reference(kind: str, scalar: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every budget asked equals the one-step reference, with the vectorised tail as late
+    and as early as it goes."""
+    monkeypatch.setattr(hcpa_loop, "SCALAR_STEPS", scalar)
+    d, top, budgets = _awkward(kind)
+    tt = d.times(np.ones(d.n, int)).tolist()
+    sources = [v for v in range(d.n) if not d.preds[v]]
+    _, path = levels.critical_path([sorted(s) for s in d.succs],
+                                   levels.bottom_level_list(d, tt), sources)
+    assert {"alpha 0/1": bool(0 < d.alpha.min() or d.alpha.max() < 1),
+            "long path": len(path) <= hcpa_loop.LONGEST_MASKED_PATH or len(path) == d.n,
+            "many sources, > 128 tasks": len(sources) < 2 or d.n <= hcpa_loop.SMALL,
+            }[kind] is False  # the case is the one named
+    every = all_allocs(Trajectory.build(d, top, NO_BOUND))
+    for b in budgets:
+        assert np.array_equal(every[b - 1], _naive(d, b, NO_BOUND)), b
+
+
+@pytest.mark.parametrize("fallback", ["no shared increment list", "keys not monotone"])
+def test_fallbacks_of_the_tail_are_exact(fallback: str, monkeypatch: pytest.MonkeyPatch,
+                                         ) -> None:
+    """When the shared list cannot be used (a task's keys not monotone in floating point)
+    the batch sorts its own increments; when those are not monotone either it goes on one
+    increment at a time. Both give the reference's allocations."""
+    monkeypatch.setattr(hcpa_loop, "SCALAR_STEPS", 1)
+    real_init = hcpa_loop.Gains.__init__
+
+    def not_ok(self: hcpa_loop.Gains, dag: Dag, top: int) -> None:
+        real_init(self, dag, top)
+        self.ok = False
+
+    monkeypatch.setattr(hcpa_loop.Gains, "__init__", not_ok)
+    merged = []
+    if fallback == "keys not monotone":
+        monkeypatch.setattr(hcpa_loop.Batch, "_merge", lambda self: merged.append(1))
+    d = single(random_ptg(16, 0.3, 0.4, 0.5, 2, seed=8), SPEED)
+    every = all_allocs(Trajectory.build(d, 32, NO_BOUND))
+    for b in (3, 17, 32):
+        assert np.array_equal(every[b - 1], _naive(d, b, NO_BOUND)), b
+    assert bool(merged) == (fallback == "keys not monotone")

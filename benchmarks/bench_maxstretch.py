@@ -5,6 +5,13 @@
     python benchmarks/bench_maxstretch.py --family balanced   # issue 13's benchmark set only
     python benchmarks/bench_maxstretch.py --family balanced --large  # + the 5 100x20 ones
 
+The default formulation is ``"auto"`` (offline: the path LP by column generation,
+:mod:`lpsched.bags.stretch_paths`); the balanced report runs the buffer model
+(``formulation="buffers"``, the default before) beside it on the 20x10 instances, and a
+simgrid 20x10 table compares the two as well. Column-generation figures: ``rounds`` are
+master solves, ``columns`` the paths generated (seed paths not counted), ``size`` the
+master's final rows x columns.
+
 Two families: ``simgrid`` (``random_bags(20, 10, seed=s)``, communication-bound: the
 single-resource bound is usually the optimum) and ``balanced`` (issue 13's benchmark set:
 :func:`balanced_set`, 20 seeded 20x10 instances and 5 seeded 100x20 ones, computation and
@@ -21,13 +28,14 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import highspy
 import numpy as np
 import pulp
 
-from lpsched import max_stretch, random_bags
+from lpsched import check_plan, max_stretch, random_bags
 from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import StretchSearch
 from lpsched.bags.stretch_model import StretchModel, StretchProblem
@@ -70,9 +78,14 @@ def balanced_set(large: bool = False) -> list[tuple[str, Instance]]:
 
 BALANCED_VARIANTS: dict[str, dict[str, Any]] = {
     "intervals (default)": {"method": "intervals"},
-    "intervals, first exact LP cold (no relaxation basis)": {"method": "intervals",
-                                                             "relaxation_basis": False},
-    "intervals, no window bound": {"method": "intervals", "window_bound": False},
+    "intervals, buffer model (the default before the path LP)": {"method": "intervals",
+                                                                 "formulation": "buffers"},
+    "intervals, buffer model, first exact LP cold (no relaxation basis)": {
+        "method": "intervals", "relaxation_basis": False, "formulation": "buffers"},
+    "intervals, buffer model, no window bound": {"method": "intervals", "window_bound": False,
+                                                 "formulation": "buffers"},
+    "intervals, path LP with the window bound": {"method": "intervals", "window_bound": True,
+                                                 "formulation": "paths"},
     "intervals-lp (paper's Alg. 2), no bound, all workers": {"method": "intervals-lp",
                                                              **NO_LEVERS},
     "bisection 1e-7 (same levers as the default)": {"method": "bisection", "tol": 1e-7},
@@ -103,21 +116,43 @@ def balanced_report(repeats: int, large: bool, time_limit: float) -> None:
         ref = [r.stretch for *_, r in rows["intervals (default)"]]
         print(f"### {group}, {len(items)} instances, {reps} run(s) each")
         print()
-        print("| variant | median wall (s) | max wall (s) | median CPU (s) | LP solves "
-              "(median, max) | + relaxation LPs (median) | in HiGHS | max abs diff of S vs "
-              "default |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| variant | median wall (s) | max wall (s) | median CPU (s) | checks / LP "
+              "solves (median, max) | + relaxation LPs (median) | CG rounds (median) | "
+              "columns generated (median) | in HiGHS | max rel. diff of S vs default | "
+              "plans pass check |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, res in rows.items():
             wall = [w for w, _, _ in res]
             cpu = [c for _, c, _ in res]
             lps = [r.lp_solves for *_, r in res]
             relax = statistics.median(r.relaxation_solves for *_, r in res)
+            rounds = statistics.median(r.column_rounds for *_, r in res)
+            cols = statistics.median(r.columns for *_, r in res)
             share = sum(r.highs_seconds for *_, r in res) / sum(r.seconds for *_, r in res)
-            diff = max(abs(r.stretch - s) for (*_, r), s in zip(res, ref, strict=True))
+            diff = max(abs(r.stretch - s) / s for (*_, r), s in zip(res, ref, strict=True))
+            ok = sum(check_plan(inst, r.plan).ok for (_, inst), (*_, r)
+                     in zip(items, res, strict=True))
             print(f"| {name} | {statistics.median(wall):.3f} | {max(wall):.3f} | "
                   f"{statistics.median(cpu):.3f} | {statistics.median(lps):g}, {max(lps)} | "
-                  f"{relax:g} | {100 * share:.0f}% | {diff:.1e} |")
+                  f"{relax:g} | {rounds:g} | {cols:g} | {100 * share:.0f}% | {diff:.1e} | "
+                  f"{ok}/{len(res)} |")
         print()
+        if not group.endswith("20x10"):
+            print("| instance | S | wall (s) | CPU (s) | checks | CG rounds | columns "
+                  "generated | final master rows x columns (nonzeros) | formulation | "
+                  "plan passes check |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
+            for (label, inst), (w, c, r) in zip(items, rows["intervals (default)"],
+                                                strict=True):
+                size = r.lp_size
+                print(f"| {label} | {r.stretch:.9f} | {w:.2f} | {c:.2f} | {r.lp_solves} | "
+                      f"{r.column_rounds} | {r.columns} | {size['rows']} x "
+                      f"{size['columns']} ({size['nonzeros']}) | {r.formulation} | "
+                      f"{check_plan(inst, r.plan).ok} |")
+            print()
+            print("The buffer model is not run on 100x20: one exact LP there (600,001 "
+                  "columns x 204,280 rows) does not finish in 200+ s (decision 196).")
+            print()
         if "bisection 1e-7 (same levers as the default)" in rows:
             for what, j in (("wall", 0), ("CPU", 1)):
                 slow = statistics.median(x[j] for x in rows[
@@ -126,6 +161,38 @@ def balanced_report(repeats: int, large: bool, time_limit: float) -> None:
                 print(f"- bisection 1e-7 / intervals, ratio of medians ({what}): "
                       f"{slow / fast:.1f}x")
             print()
+    formulation_table(10, repeats, time_limit)
+    print(f"Load average at end: {os.getloadavg()}")
+    print()
+
+
+def formulation_table(count: int, repeats: int, time_limit: float) -> None:
+    """``random_bags(20, 10, seed=s)`` (simgrid), s < ``count``: the buffer model (the
+    default before) and the default (path LP) side by side, in this run."""
+    print(f"### simgrid 20x10, {count} instances, {repeats} run(s) each: buffer model vs "
+          "path LP")
+    print()
+    print("| formulation | median wall (s) | median CPU (s) | checks (median) | CG rounds "
+          "(median) | max rel. diff of S | plans pass check |")
+    print("|---|---|---|---|---|---|---|")
+    insts = [random_bags(20, 10, seed=s) for s in range(count)]
+    out: dict[str, list[tuple[float, float, Any]]] = {}
+    def run(inst: Instance, name: str) -> Any:
+        return max_stretch(inst, time_limit=time_limit, formulation=name)
+
+    for name in ("buffers", "auto"):
+        out[name] = [median_cpu_run(partial(run, inst, name), repeats) for inst in insts]
+    ref = [r.stretch for *_, r in out["buffers"]]
+    for name, res in out.items():
+        diff = max(abs(r.stretch - s) / s for (*_, r), s in zip(res, ref, strict=True))
+        ok = sum(check_plan(inst, r.plan).ok for inst, (*_, r) in zip(insts, res, strict=True))
+        print(f"| {name} ({res[0][2].formulation}) | "
+              f"{statistics.median(w for w, _, _ in res):.4f} | "
+              f"{statistics.median(c for _, c, _ in res):.4f} | "
+              f"{statistics.median(r.lp_solves for *_, r in res):g} | "
+              f"{statistics.median(r.column_rounds for *_, r in res):g} | {diff:.1e} | "
+              f"{ok}/{len(res)} |")
+    print()
 
 
 def median_cpu_run(fn: Callable[[], Any], repeats: int) -> tuple[float, float, Any]:

@@ -204,11 +204,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     limit = _time_limit(args)
     _positive(args.tol, "--tol")
+    if args.formulation == "paths" and args.memory is not None:
+        raise LpschedError("--formulation paths has no memory rows (they couple the "
+                           "applications' buffers): use --formulation buffers or auto")
     export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES,
                                             inputs=[args.instance, args.platform])
     inst = _load(args.instance, args.port, args, "the max-stretch LP ((K)/(K1))")
     res = max_stretch(inst, method=args.method, tol=args.tol,
-                      memory=_memory(args.memory, inst.p), time_limit=limit)
+                      memory=_memory(args.memory, inst.p), time_limit=limit,
+                      formulation=args.formulation)
     if export:
         with atomic_path(export) as tmp:
             res.export_lp(tmp)
@@ -558,6 +562,11 @@ def add_model_commands(sub: Any) -> None:
     solve.add_argument("instance")
     solve.add_argument("--method", choices=("intervals", "bisection"), default="intervals")
     solve.add_argument("--tol", type=float, default=1e-6, help="bisection tolerance on S")
+    solve.add_argument("--formulation", choices=("auto", "paths", "buffers"), default="auto",
+                       help="the LP behind each check: 'paths' (column generation over "
+                            "send/compute paths, no buffer rows), 'buffers' (the full "
+                            "(K1) model); 'auto' takes paths offline without --memory "
+                            "(docs/decisions.md)")
     solve.add_argument("--port", choices=("one-port", "multiport"), default=None,
                        help="override the instance's communication model")
     solve.add_argument("--memory", default=None,

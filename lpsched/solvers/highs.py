@@ -31,6 +31,15 @@ _STATUS = {
     highspy.HighsModelStatus.kSolutionLimit: Status.TIME_LIMIT,
 }
 
+
+
+def model_status(highs: Any) -> Status:
+    """The :class:`Status` of a ``highspy.Highs`` object's last solve (ERROR for a status
+    lpsched does not name), for code that drives a live HiGHS model itself (column
+    generation, :mod:`lpsched.bags.stretch_paths`)."""
+    return _STATUS.get(highs.getModelStatus(), Status.ERROR)
+
+
 _BASIS_STATUS = {int(v): v for v in (
     highspy.HighsBasisStatus.kLower, highspy.HighsBasisStatus.kBasic,
     highspy.HighsBasisStatus.kUpper, highspy.HighsBasisStatus.kZero,

@@ -43,18 +43,21 @@ def test_guided_search_without_the_bound_starts_at_one():
 def test_guided_search_takes_few_lps_on_balanced_20x10():
     """Not a timing test: the LP count is what the guided search and the window bound
     change (issue 13 target: <= 4 LPs median; Algorithm 2's bisection over critical values
-    took 5-8 here). Without the window bound the guided search alone takes <= 5."""
-    counts = [max_stretch(random_bags(profile="balanced", seed=s)).lp_solves
-              for s in (0, 2, 4)]
+    took 5-8 here). Without the window bound the guided search alone takes <= 5. Counted on
+    the buffer model, where one check is one LP (a path master's check is several master
+    solves: ``column_rounds``)."""
+    counts = [max_stretch(random_bags(profile="balanced", seed=s),
+                          formulation="buffers").lp_solves for s in (0, 2, 4)]
     assert np.median(counts) <= 3
-    guided = [max_stretch(random_bags(profile="balanced", seed=s), window_bound=False)
-              for s in (0, 2, 4)]
+    guided = [max_stretch(random_bags(profile="balanced", seed=s), window_bound=False,
+                          formulation="buffers") for s in (0, 2, 4)]
     assert max(r.lp_solves for r in guided) <= 5
 
 
 def test_overshooting_probe_falls_back_to_halving(monkeypatch):
     """A tangent that points too far (its probe is feasible) hands over to halving between
-    the bracket's ends; the answer stays the optimum."""
+    the bracket's ends; the answer stays the optimum. (On the buffer model with the window
+    bound, where the first check's tangent leaves its interval on this instance.)"""
     inst = random_bags(12, 6, profile="balanced", seed=6)
     ref = max_stretch(inst).stretch
     real = ms.StretchSearch.check
@@ -67,7 +70,7 @@ def test_overshooting_probe_falls_back_to_halving(monkeypatch):
 
     monkeypatch.setattr(ms.StretchSearch, "check", check)
     monkeypatch.setattr(ms, "_aim", lambda points, tangent: len(points) - 2)
-    res = ms.solve_problem(StretchProblem.offline(inst))
+    res = ms.solve_problem(StretchProblem.offline(inst), formulation="buffers")
     assert res.stretch == pytest.approx(ref, rel=1e-7)
     assert feasible_probes.count(True) >= 2  # the overshoot and the answer
 
@@ -103,7 +106,7 @@ def test_window_bound_is_tight_on_the_balanced_family():
     exact model then needs at most 3 LPs."""
     for seed in (0, 2, 5):
         inst = random_bags(12, 6, profile="balanced", seed=seed)
-        res = max_stretch(inst)
+        res = max_stretch(inst, formulation="buffers")
         single = ms.relaxation_lower_bound(StretchProblem.offline(inst))
         assert single <= res.search.low <= res.stretch * (1 + 1e-9)
         assert res.search.low >= 0.99 * res.stretch
@@ -141,7 +144,7 @@ def test_a_warm_answer_that_violates_a_constraint_is_solved_again_cold(monkeypat
     monkeypatch.setattr(HighsModel, "restart", lambda self: (restarts.append(1),
                                                              self.highs.clearSolver()))
     inst = random_bags(12, 6, profile="balanced", seed=5)
-    res = max_stretch(inst, "bisection", tol=1e-6)
+    res = max_stretch(inst, "bisection", tol=1e-6, formulation="buffers")
     assert restarts == [1]
     assert check_plan(inst, res.plan).ok
 
@@ -152,14 +155,14 @@ def test_a_warm_answer_that_violates_a_constraint_is_solved_again_cold(monkeypat
 
     monkeypatch.setattr(HighsModel, "solve", always_off)
     with pytest.raises(ms.SolverError, match="violates a constraint"):
-        max_stretch(inst, "bisection", tol=1e-6)
+        max_stretch(inst, "bisection", tol=1e-6, formulation="buffers")
 
 
 # -- the exact model started from the relaxation's basis (issue 13 item 2) --------------------
 def _first_exact_model(inst, memory=None):
     """The search's window relaxation, its last optimal model, and the exact model of the
     first exact check (same order, same workers), with the relaxation's basis."""
-    search = ms.StretchSearch(StretchProblem.offline(inst, memory))
+    search = ms.StretchSearch(StretchProblem.offline(inst, memory), formulation="buffers")
     last = search.window.last_feasible
     rmodel, rhighs = search.window.models[last.model_key]
     exact = StretchModel(search.problem.restrict(np.array(last.model_key[1])), rmodel.order)
@@ -174,8 +177,8 @@ def test_relaxation_basis_gives_the_same_answers(profile, n, p, seed):
     starts, never the answer: same optimum as the cold path and as the paper's Algorithm 2
     (1e-7 relative), plans pass the independent check."""
     inst = random_bags(n, p, profile=profile, seed=seed)
-    warm = max_stretch(inst)
-    cold = max_stretch(inst, relaxation_basis=False)
+    warm = max_stretch(inst, formulation="buffers")
+    cold = max_stretch(inst, relaxation_basis=False, formulation="buffers")
     paper = max_stretch(inst, "intervals-lp", relaxation_bound=False, worker_generation=False)
     assert warm.stretch == pytest.approx(cold.stretch, rel=1e-9)
     assert warm.stretch == pytest.approx(paper.stretch, rel=1e-7)
@@ -193,8 +196,8 @@ def test_relaxation_basis_gives_the_same_answers(profile, n, p, seed):
 def test_relaxation_basis_optimum_equals_the_cold_one(seed, port, bw, memory):
     inst = small_instance(seed, port=port, bw=bw)
     mem = np.full(inst.p, 3.0 * float(inst.size.max())) if memory else None
-    warm = max_stretch(inst, memory=mem)
-    cold = max_stretch(inst, memory=mem, relaxation_basis=False)
+    warm = max_stretch(inst, memory=mem, formulation="buffers")
+    cold = max_stretch(inst, memory=mem, relaxation_basis=False, formulation="buffers")
     assert warm.stretch == pytest.approx(cold.stretch, rel=1e-7, abs=1e-9)
     assert check_plan(inst, warm.plan, memory=mem).ok
 

@@ -308,11 +308,12 @@ def test_pricing_certifies_a_lower_bound_of_the_deficit(seed):
 
 def test_worker_generation_prices_the_slow_workers():
     inst = random_bags(12, 8, seed=3)
-    res = max_stretch(inst, relaxation_bound=False)
+    res = max_stretch(inst, relaxation_bound=False, formulation="buffers")
     assert res.workers_used < inst.p
     assert res.pricing_solves > 0
     assert res.stretch == pytest.approx(
-        max_stretch(inst, relaxation_bound=False, worker_generation=False).stretch, rel=1e-7)
+        max_stretch(inst, relaxation_bound=False, worker_generation=False,
+                    formulation="buffers").stretch, rel=1e-7)
     unused = np.setdiff1d(np.arange(inst.p), np.flatnonzero(res.comm.sum(axis=(0, 2))))
     assert unused.size > 0
 

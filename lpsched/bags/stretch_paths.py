@@ -1,0 +1,693 @@
+"""The max-stretch LPs of one epoch order as *path* LPs, solved by column generation (issue 13).
+
+For a fixed epoch order the buffer model of one (application ``k``, worker ``u``) in
+(K)/(K1) (seed 003 §3.3.4, constraints (7)/(16) and (13) ``B >= 0``, buffers empty at the
+window's end (6)/(15), ``B̂`` at its start (5)/(5′)) is a single-commodity flow along the
+intervals of the window: ``B(j) = B(j-1) + send(j) - comp(j) >= 0``. Any such flow splits
+into *paths* (flow decomposition, FIFO): ``x[k, u, j, j']`` tasks sent in interval ``j`` and
+computed in interval ``j' >= j`` (``j = j'`` is allowed: (7)/(16) let a task be computed in
+the interval it arrives in), and ``y[k, u, j']`` tasks of ``B̂`` computed in ``j'``; the
+buffer at the end of interval ``c`` is then ``B̂ - Σ_{j'<=c} y + Σ_{j<=c<j'} x >= 0``.
+Conversely every point of the path LP gives back sends, computations and non-negative
+buffers. So the *path LP* below is exact, and it has no buffer or conservation rows: only
+the totals (3)/(12) (``n`` rows), the held tasks ``Σ_{j'} y + leftover = B̂`` (one row per
+pair holding tasks, online only), the master's rows per interval (one-port (10-b), or
+bounded multiport's links (9) and master (10)), the CPUs (8) per interval and worker, and
+the ``delivered`` row of :mod:`lpsched.bags.stretch_model` — about 4,300 rows on balanced
+100x20 where the buffer model has 204,280.
+
+Its columns are far too many to pose (``n·p·J²/2``), but they are generated: with the
+duals of the restricted master, the reduced profit of ``x[k, u, j, j']`` is
+``c - μ_k - σ - send_u(k, j) - cpu_u(k, j')`` (``μ`` the totals, ``σ`` the delivered row,
+``send`` the master's side at interval ``j``, ``cpu`` worker ``u``'s CPU row at ``j'``), so
+for each ``(k, u, j')`` the best ``j`` is a prefix minimum of ``send`` over the window
+(``np.minimum.accumulate``, O(n·p·J)). No column with a positive reduced profit left is the
+optimality certificate of the full path LP. The window relaxation of decision 150 (buffers
+free inside a window) is the same master with ``j`` free in the whole window (a window
+minimum instead of a prefix minimum).
+
+One master serves every epoch order of a search (:meth:`PathMaster.set_order`): its
+capacity rows are interval *positions*, and a path's coefficients do not depend on the
+order; only the stretch column, the rows' bounds and which paths lie inside the windows
+change, so the columns and HiGHS' basis carry over.
+
+Memory bounds (§3.1.3) couple the buffers of all applications at each epoch; they break
+this pricing, and :class:`~lpsched.bags.maxstretch.StretchSearch` keeps the buffer model
+there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import highspy
+import numpy as np
+
+from lpsched.bags.stretch_model import StretchProblem
+from lpsched.core import tolerances
+from lpsched.errors import LpschedError, SolverError
+from lpsched.solvers import console
+from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status
+from lpsched.solvers.solution import Status
+
+#: A column prices out when its reduced profit per task exceeds this (HiGHS' own dual
+#: feasibility tolerance, so a column HiGHS holds at its bound never prices out again).
+PRICE_TOLERANCE = 10 * tolerances.LP_OPTIMALITY
+#: HiGHS ``simplex_strategy`` values.
+_DUAL, _PRIMAL = 1, 4
+#: HiGHS ``simplex_strategy`` of the first solve after the epoch order changed.
+REORDER_STRATEGY = _DUAL
+#: Largest violation of a row or column bound accepted in a master solution (as the buffer
+#: model's searches accept); a warm answer above it is solved again from scratch, once.
+RESIDUAL_LIMIT = 1e-6
+#: Largest number of column-generation rounds of one question (each adds at least one
+#: column; reached only on numerical trouble).
+MAX_ROUNDS = 500
+
+
+@dataclass(frozen=True)
+class PathAnswer:
+    """What one question to a :class:`PathMaster` returned.
+
+    ``objective`` of the last master solve; ``x`` its column values (the master's columns
+    at that moment: later columns are appended, so ``x`` stays readable by
+    :meth:`PathMaster.plan_arrays`); ``bound`` an upper bound of the *full* path LP's
+    objective (Lagrangian, from the last duals; equal to ``objective`` once no column
+    prices out, ``inf`` when unknown); ``stretch_rc`` the reduced cost of the stretch column
+    (its S-derivative, also the slope of ``bound`` in ``S``); ``max_gain`` the largest
+    reduced profit left (``<= PRICE_TOLERANCE``: converged); ``rounds`` master solves,
+    ``added`` columns generated, ``seconds`` and ``iterations`` inside HiGHS.
+    """
+
+    objective: float
+    x: np.ndarray
+    bound: float
+    stretch_rc: float
+    max_gain: float
+    rounds: int
+    added: int
+    seconds: float
+    iterations: int
+
+
+class PathMaster:
+    """The restricted path LP of one epoch order of ``problem``, live in HiGHS.
+
+    Columns: the stretch ``S`` (column 0), one ``leftover`` per pair holding tasks (online),
+    then the generated paths, appended only (a path is never removed, so a solution vector
+    taken earlier keeps its meaning). ``relaxed=True`` prices the window relaxation instead
+    (send anywhere in the window). Questions: :meth:`deliver` (the feasibility LP at a
+    stretch: maximise the tasks delivered, stop as soon as the deficit is within
+    ``tolerance`` or is proved above it) and :meth:`min_stretch` (the stretch-interval LP
+    (12)-(20), solved to the pricing certificate).
+
+    Examples
+    --------
+    >>> from lpsched.bags import random_bags
+    >>> pr = StretchProblem.offline(random_bags(3, 2, seed=0))
+    >>> master = PathMaster(pr, pr.order_at(3.0))
+    >>> ans = master.deliver(3.0, tolerance=1e-9, exact=True)
+    >>> bool(ans.max_gain <= PRICE_TOLERANCE)  # the certificate: no path prices out
+    True
+    >>> abs(float(pr.remaining.sum() - ans.objective)) < 1e-9  # S = 3 is feasible
+    True
+    >>> master.size()["rows"] < 100
+    True
+    """
+
+    def __init__(self, problem: StretchProblem, order: np.ndarray, relaxed: bool = False,
+                 **highs_options: Any) -> None:
+        if problem.memory is not None:
+            raise LpschedError("the path formulation has no memory rows (they couple the "
+                               "applications' buffers); use formulation='buffers'")
+        pr = self.problem = problem
+        self.relaxed = relaxed
+        n = pr.n
+        self.n_epochs = int(np.asarray(order).size)
+        self.n_intervals = self.n_epochs - 1
+        self._lay_out_rows()
+        H = self.held_k.size
+        # fixed columns: stretch (bounds set by each question), one leftover per held pair
+        n_fixed = self.n_fixed = 1 + H
+        starts = np.concatenate([[0], np.cumsum([self.cap_rows.size] + [2] * H)]
+                                ).astype(np.int32)
+        idx = np.concatenate([self.cap_rows] + [np.array([n + h, self.delivered_row])
+                                                for h in range(H)]).astype(np.int32)
+        vals = np.concatenate([np.zeros(self.cap_rows.size)]
+                              + [np.array([1.0, -1.0])] * H).astype(float)
+        # generated columns: x (send j, compute j') or y (held, j = -1, compute j')
+        self.col_k = np.zeros(0, int)
+        self.col_u = np.zeros(0, int)
+        self.col_j = np.zeros(0, int)
+        self.col_jp = np.zeros(0, int)
+        self._valid = np.zeros(0, bool)  # in the current order's windows
+        self._keys = np.zeros(0, np.int64)  # sorted codes of the generated columns
+        self._entries_rows: list[np.ndarray] = [idx.astype(int)]
+        self._entries_cols: list[np.ndarray] = [np.repeat(np.arange(n_fixed), np.diff(starts))]
+        self._entries_vals: list[np.ndarray] = [vals]
+        self.sense = "max"
+        self.cost_x = 1.0  # objective coefficient of the x columns (deliver mode)
+        self._pass_model(starts, idx, vals, highs_options)
+        self.solves = 0
+        self.added = 0
+        self.reorders = 0
+        #: Column selection: also the best application of every (worker, interval) CPU row.
+        self.row_best = True
+        self._fresh = True  # no basis yet
+        self._reordered = False  # the order changed since the last solve
+        self.order = np.zeros(0, int)
+        self.set_order(order)
+
+    def _lay_out_rows(self) -> None:
+        """The master's rows and their bounds; the stretch column's capacity rows."""
+        pr = self.problem
+        n, p, J = pr.n, pr.p, self.n_intervals
+        # rows: tasks | held | port or master | link | cpu | delivered, one capacity row per
+        # interval *position* (whatever the order: a path keeps its rows when it changes)
+        held = np.argwhere(pr.buffered > 0)  # (H, 2) pairs (k, u) holding tasks
+        self.held_k, self.held_u = held[:, 0], held[:, 1]
+        H = held.shape[0]
+        self.held_row0 = n
+        r = n + H
+        self.port_coef: np.ndarray | None = None  # (n, p) coefficient in the master row
+        if pr.port == "one-port":
+            self.port_coef = pr.comm / pr.scale
+        elif np.isfinite(pr.master_bandwidth):
+            self.port_coef = np.broadcast_to(
+                (pr.size / pr.master_bandwidth / pr.scale)[:, None], (n, p)).copy()
+        self.port_row0 = r
+        if self.port_coef is not None:
+            r += J
+        self.link_row0 = r if pr.port != "one-port" else -1
+        if pr.port != "one-port":
+            r += J * p
+        self.cpu_row0 = r
+        r += J * p
+        self.delivered_row = r
+        self.num_rows = r + 1
+        self.comm_coef = pr.comm / pr.scale
+        self.comp_coef = pr.comp / pr.scale
+        self.row_lower = np.full(self.num_rows, -np.inf)
+        self.row_upper = np.full(self.num_rows, np.inf)
+        self.row_upper[:n] = pr.remaining
+        self.row_lower[n:n + H] = self.row_upper[n:n + H] = pr.buffered[self.held_k,
+                                                                        self.held_u]
+        # the stretch column's rows: every capacity row, coefficient -dα_j of its interval
+        cap = [self.port_row0 + np.arange(J)] if self.port_coef is not None else []
+        if self.link_row0 >= 0:
+            cap.append(self.link_row0 + np.arange(J * p))
+        cap.append(self.cpu_row0 + np.arange(J * p))
+        self.cap_rows = np.concatenate(cap)
+        # each capacity row's interval position
+        self.cap_interval = np.concatenate(
+            ([np.arange(J)] if self.port_coef is not None else [])
+            + ([np.repeat(np.arange(J), p)] if self.link_row0 >= 0 else [])
+            + [np.repeat(np.arange(J), p)])
+
+    def _pass_model(self, starts: np.ndarray, idx: np.ndarray, vals: np.ndarray,
+                    highs_options: dict[str, Any]) -> None:
+        """A live HiGHS model with the fixed columns (stretch, one leftover per held pair)."""
+        n_fixed = self.n_fixed
+        self.highs = console.construct(highspy.Highs)
+        self.logging = console.logging_enabled()
+        options = {**DEFAULT_OPTIONS, "presolve": "off", **highs_options}
+        if self.logging:
+            options.update(output_flag=True, log_to_console=True)
+        for key, value in options.items():
+            self.highs.setOptionValue(key, value)
+        cost = np.full(n_fixed, -1.0)
+        cost[0] = 0.0
+        col_up = np.full(n_fixed, np.inf)
+        col_lo = np.zeros(n_fixed)
+        col_lo[0] = col_up[0] = 1.0
+        status = self.highs.passModel(
+            n_fixed, self.num_rows, int(idx.size), int(highspy.MatrixFormat.kColwise),
+            int(highspy.ObjSense.kMaximize), 0.0, cost, col_lo, col_up,
+            np.ascontiguousarray(self.row_lower), np.ascontiguousarray(self.row_upper),
+            starts, idx, vals, np.zeros(n_fixed, np.int32))
+        if status != highspy.HighsStatus.kOk:
+            raise SolverError("HiGHS rejected the path master")
+
+    def geometry(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(js, je, window)`` of an epoch order: each application's first interval and
+        one past its last, and the ``(n, J)`` mask of the intervals inside its window."""
+        pr = self.problem
+        order = np.asarray(order)
+        if order.size != self.n_epochs:
+            raise LpschedError(f"an epoch order of {order.size} epochs for a path master of "
+                               f"{self.n_epochs}")
+        pos = np.empty_like(order)
+        pos[order] = np.arange(order.size)
+        js, je = pos[pr.start_epoch], pos[pr.deadline_epoch]
+        if (je <= js).any():
+            k = int(np.argmax(je <= js))
+            raise LpschedError(f"the window of application {k} is empty in this epoch order "
+                               "(the order was taken below its start)")
+        iv = np.arange(self.n_intervals)
+        window = (iv[None, :] >= js[:, None]) & (iv[None, :] < je[:, None])
+        return js, je, window
+
+    def set_order(self, order: np.ndarray) -> None:
+        """Make the master that of epoch order ``order``: the stretch column's
+        coefficients ``-dα_j`` and the capacity rows' bounds ``dβ_j`` of each interval
+        position, and the paths outside the new windows fixed to 0 (the others freed). The
+        rows and every path's coefficients stay, so HiGHS keeps its basis."""
+        order = np.asarray(order)
+        if np.array_equal(order, self.order):
+            return
+        pr = self.problem
+        self.js, self.je, self.window = self.geometry(order)
+        a, b = pr.epoch_alpha[order], pr.epoch_beta[order]
+        da, db = np.diff(a)[self.cap_interval], np.diff(b)[self.cap_interval]
+        old = self._entries_vals[0]
+        ncap = self.cap_rows.size
+        change = np.flatnonzero(old[:ncap] != -da)
+        for t in change.tolist():
+            self.highs.changeCoeff(int(self.cap_rows[t]), 0, float(-da[t]))
+        old[change] = -da[change]
+        bounds = self.row_upper[self.cap_rows]
+        moved = np.flatnonzero(bounds != db)
+        if moved.size:
+            rows = self.cap_rows[moved]
+            self.row_upper[rows] = db[moved]
+            self.highs.changeRowsBounds(  # type: ignore[attr-defined]
+                moved.size, rows.astype(np.int32), self.row_lower[rows], db[moved])
+        if self.col_k.size:
+            valid = self.valid(self.col_k, self.col_u, self.col_j, self.col_jp)
+            flip = np.flatnonzero(valid != self._valid)
+            if flip.size:
+                self.highs.changeColsBounds(
+                    flip.size, (flip + self.n_fixed).astype(np.int32), np.zeros(flip.size),
+                    np.where(valid[flip], np.inf, 0.0))
+            self._valid = valid
+        if self.order.size:
+            self.reorders += 1
+            self._reordered = True
+        self.order = order.copy()
+
+    # -- sizes ------------------------------------------------------------------------------
+    @property
+    def num_cols(self) -> int:
+        """Columns of the restricted master now (fixed ones included)."""
+        return self.n_fixed + int(self.col_k.size)
+
+    def size(self) -> dict[str, int]:
+        """Columns, rows and nonzeros of the restricted master now."""
+        nnz = int(sum(a.size for a in self._entries_rows))
+        return {"columns": self.num_cols, "rows": self.num_rows, "nonzeros": nnz}
+
+    # -- columns -----------------------------------------------------------------------------
+    def _codes(self, k: np.ndarray, u: np.ndarray, j: np.ndarray,
+               jp: np.ndarray) -> np.ndarray:
+        J, p = self.n_intervals, self.problem.p
+        return (((k.astype(np.int64) * p + u) * (J + 1) + (j + 1)) * J + jp)
+
+    def valid(self, k: np.ndarray, u: np.ndarray, j: np.ndarray,
+              jp: np.ndarray) -> np.ndarray:
+        """Which of these paths exist in this master's windows (``j = -1``: a held-task
+        path, which needs ``B̂ > 0``)."""
+        pr = self.problem
+        js, je = self.js[k], self.je[k]
+        ok = (jp >= js) & (jp < je) & (k >= 0) & (k < pr.n) & (u >= 0) & (u < pr.p)
+        x = j >= 0
+        ok &= np.where(x, (j >= js) & (j < je) & (self.relaxed | (j <= jp)), True)
+        held = pr.buffered[np.clip(k, 0, pr.n - 1), np.clip(u, 0, pr.p - 1)] > 0
+        return ok & np.where(x, True, held)
+
+    def add_columns(self, k: np.ndarray, u: np.ndarray, j: np.ndarray,
+                    jp: np.ndarray) -> int:
+        """Append the paths ``(k, u, j, j')`` not yet in the master (``j = -1``: from the
+        held tasks ``B̂``); returns how many were added. They enter at 0, so the last basis
+        stays primal feasible."""
+        k, u, j, jp = (np.asarray(a, int).ravel() for a in (k, u, j, jp))
+        keep = self.valid(k, u, j, jp)
+        k, u, j, jp = k[keep], u[keep], j[keep], jp[keep]
+        codes = self._codes(k, u, j, jp)
+        codes, first = np.unique(codes, return_index=True)
+        k, u, j, jp = k[first], u[first], j[first], jp[first]
+        new = ~np.isin(codes, self._keys, assume_unique=True)
+        if not new.any():
+            return 0
+        k, u, j, jp, codes = k[new], u[new], j[new], jp[new], codes[new]
+        c = k.size
+        base = self.num_cols
+        x = j >= 0
+        rows: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        cidx = np.arange(c)
+
+        def put(sel: np.ndarray, r: np.ndarray, v: np.ndarray) -> None:
+            rows.append(r)
+            vals.append(np.asarray(v, float))
+            cols.append(cidx[sel])
+
+        jx = j[x]
+        put(x, k[x], np.ones(int(x.sum())))  # totals (3)/(12)
+        hx = ~x
+        if hx.any():
+            hrow = self._held_row(k[hx], u[hx])
+            put(hx, hrow, np.ones(hrow.size))
+        if self.port_coef is not None:
+            put(x, self.port_row0 + jx, self.port_coef[k[x], u[x]])
+        if self.link_row0 >= 0:
+            put(x, self.link_row0 + jx * self.problem.p + u[x],
+                self.comm_coef[k[x], u[x]])
+        put(np.ones(c, bool), self.cpu_row0 + jp * self.problem.p + u,
+            self.comp_coef[k, u])
+        put(x, np.full(int(x.sum()), self.delivered_row), np.ones(int(x.sum())))
+        r_all, v_all, c_all = np.concatenate(rows), np.concatenate(vals), np.concatenate(cols)
+        order = np.argsort(c_all, kind="stable")
+        r_all, v_all, c_all = r_all[order], v_all[order], c_all[order]
+        starts = np.searchsorted(c_all, np.arange(c)).astype(np.int32)
+        cost = np.where(x, self.cost_x, 0.0)
+        status = self.highs.addCols(c, cost, np.zeros(c), np.full(c, np.inf), r_all.size,
+                                    starts, r_all.astype(np.int32), v_all)
+        if status == highspy.HighsStatus.kError:
+            raise SolverError("HiGHS refused new columns of the path master")
+        self._entries_rows.append(r_all)
+        self._entries_cols.append(c_all + base)
+        self._entries_vals.append(v_all)
+        self.col_k = np.concatenate([self.col_k, k])
+        self.col_u = np.concatenate([self.col_u, u])
+        self.col_j = np.concatenate([self.col_j, j])
+        self.col_jp = np.concatenate([self.col_jp, jp])
+        self._valid = np.concatenate([self._valid, np.ones(c, bool)])
+        self._keys = np.sort(np.concatenate([self._keys, codes]))
+        self.added += c
+        return c
+
+    def _held_row(self, k: np.ndarray, u: np.ndarray) -> np.ndarray:
+        code = self.held_k * self.problem.p + self.held_u
+        return self.held_row0 + np.searchsorted(code, k * self.problem.p + u)
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The generated paths as arrays ``(k, u, j, j')`` (``j = -1``: held tasks)."""
+        return self.col_k, self.col_u, self.col_j, self.col_jp
+
+    def seed(self, pairs: np.ndarray | None = None) -> int:
+        """Initial columns of a master built from nothing: for each (application, worker)
+        pair of the ``(n, p)`` mask ``pairs`` (default: all) and each interval of the
+        window, the path sent and computed in that interval; for each held pair, its tasks
+        computed in the window's first interval. Returns how many were added."""
+        pr = self.problem
+        mask = np.ones((pr.n, pr.p), bool) if pairs is None else np.asarray(pairs, bool)
+        k, u = np.nonzero(mask)
+        reps = self.window[k].sum(axis=1)
+        kk, uu = np.repeat(k, reps), np.repeat(u, reps)
+        jj = np.nonzero(self.window[k])[1]
+        added = self.add_columns(kk, uu, jj, jj)
+        if self.held_k.size:
+            added += self.add_columns(self.held_k, self.held_u, np.full(self.held_k.size, -1),
+                                      self.js[self.held_k])
+        return added
+
+    # -- pricing -----------------------------------------------------------------------------
+    def price(self, row_dual: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                   np.ndarray, np.ndarray]:
+        """Reduced profits of every path under the master's duals ``row_dual`` (HiGHS'
+        convention: reduced cost ``c - Aᵀy``; a profit is that cost in the objective's
+        direction).
+
+        Returns ``(gain, best_j, held_gain, app_gain, held_best)``: ``gain[k, u, j']`` the
+        best reduced profit of a path of ``(k, u)`` computed in ``j'`` (``-inf`` outside the
+        window), sent in ``best_j[k, u, j']``; ``held_gain[h, j']`` the same for the held
+        pairs; ``app_gain[k]`` and ``held_best[h]`` the maxima per application and per held
+        pair (the Lagrangian bound's ingredients).
+        """
+        pr = self.problem
+        n, p, J = pr.n, pr.p, self.n_intervals
+        m = J
+        sgn = 1.0 if self.sense == "max" else -1.0
+        y = sgn * np.asarray(row_dual, float)
+        base = sgn * self.cost_x - y[:n] - y[self.delivered_row]  # (n,)
+        send = np.zeros((n, p, m))
+        if self.port_coef is not None:
+            send += self.port_coef[:, :, None] * y[self.port_row0:self.port_row0 + m]
+        if self.link_row0 >= 0:
+            link = y[self.link_row0:self.link_row0 + m * p].reshape(m, p).T  # (p, m)
+            send += self.comm_coef[:, :, None] * link[None, :, :]
+        cpu_y = y[self.cpu_row0:self.cpu_row0 + m * p].reshape(m, p).T  # (p, m)
+        cpu = self.comp_coef[:, :, None] * cpu_y[None, :, :]  # (n, p, m)
+        win = self.window[:, None, :]
+        send_j = np.where(win, send, np.inf)  # (n, p, J)
+        cpu_j = np.where(win, cpu, np.inf)
+        iv = np.arange(J)
+        if self.relaxed:
+            best = np.argmin(send_j, axis=2)
+            low = np.take_along_axis(send_j, best[:, :, None], axis=2)
+            best_j = np.broadcast_to(best[:, :, None], (n, p, J))
+            low = np.broadcast_to(low, (n, p, J))
+        else:
+            low = np.minimum.accumulate(send_j, axis=2)
+            new = np.ones((n, p, J), bool)
+            new[:, :, 1:] = send_j[:, :, 1:] < low[:, :, :-1]
+            best_j = np.maximum.accumulate(np.where(new, iv, 0), axis=2)
+        gain = np.where(win, base[:, None, None] - low - cpu_j, -np.inf)
+        app_gain = gain.reshape(n, -1).max(axis=1) if J else np.full(n, -np.inf)
+        H = self.held_k.size
+        if H:
+            yh = y[self.held_row0:self.held_row0 + H]
+            held_gain = np.where(self.window[self.held_k], -yh[:, None]
+                                 - cpu_j[self.held_k, self.held_u, :], -np.inf)
+            held_best = held_gain.max(axis=1)
+        else:
+            held_gain = np.zeros((0, J))
+            held_best = np.zeros(0)
+        return gain, best_j, held_gain, app_gain, held_best
+
+    def _select(self, gain: np.ndarray, best_j: np.ndarray, held_gain: np.ndarray,
+                per_pair: int) -> int:
+        """Add the paths that price out: for every (application, worker) pair its
+        ``per_pair`` best, and for every (worker, interval) CPU row the best application's;
+        every held pair's best. Returns how many columns were added."""
+        n, p, J = gain.shape
+        tol = PRICE_TOLERANCE
+        ks: list[np.ndarray] = []
+        us: list[np.ndarray] = []
+        jps: list[np.ndarray] = []
+        flat = gain.reshape(n * p, J)
+        t = min(per_pair, J)
+        if t >= J:
+            top = np.broadcast_to(np.arange(J), (n * p, J))
+        else:
+            top = np.argpartition(-flat, t - 1, axis=1)[:, :t]
+        g = np.take_along_axis(flat, top, axis=1)
+        pair, col = np.nonzero(g > tol)
+        ks.append(pair // p)
+        us.append(pair % p)
+        jps.append(top[pair, col])
+        if self.row_best:
+            bestk = np.argmax(gain, axis=0)  # (p, J)
+            gk = np.take_along_axis(gain, bestk[None], axis=0)[0]
+            uu, jj = np.nonzero(gk > tol)
+            ks.append(bestk[uu, jj])
+            us.append(uu)
+            jps.append(jj)
+        k, u, jp = np.concatenate(ks), np.concatenate(us), np.concatenate(jps)
+        added = self.add_columns(k, u, best_j[k, u, jp], jp)
+        if held_gain.size:
+            h = np.flatnonzero(held_gain.max(axis=1) > tol)
+            if h.size:
+                jh = np.argmax(held_gain[h], axis=1)
+                added += self.add_columns(self.held_k[h], self.held_u[h],
+                                          np.full(h.size, -1), jh)
+        return added
+
+    # -- solving -----------------------------------------------------------------------------
+    def _set_mode(self, deliver: bool, low: float, high: float, need: float) -> None:
+        h = self.highs
+        H = self.held_k.size
+        n_gen = int(self.col_k.size)
+        if deliver:
+            self.sense, self.cost_x = "max", 1.0
+            cost = np.concatenate([[0.0], np.full(H, -1.0),
+                                   np.where(self.col_j >= 0, 1.0, 0.0)])
+            left_up = np.inf
+            drow = (-np.inf, np.inf)
+        else:
+            self.sense, self.cost_x = "min", 0.0
+            cost = np.zeros(self.n_fixed + n_gen)
+            cost[0] = 1.0
+            left_up = 0.0
+            drow = (need, np.inf)
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize if deliver
+                               else highspy.ObjSense.kMinimize)
+        cols = np.arange(cost.size, dtype=np.int32)
+        h.changeColsCost(cost.size, cols, cost)
+        fixed = np.arange(self.n_fixed, dtype=np.int32)
+        lo = np.zeros(self.n_fixed)
+        up = np.full(self.n_fixed, left_up)
+        lo[0], up[0] = low, high
+        h.changeColsBounds(self.n_fixed, fixed, lo, up)
+        self.row_lower[self.delivered_row], self.row_upper[self.delivered_row] = drow
+        h.changeRowsBounds(  # type: ignore[attr-defined]
+            1, np.array([self.delivered_row], np.int32), np.array([drow[0]]),
+            np.array([drow[1]]))
+
+    def _solve(self, time_limit: float | None, strategy: int) -> tuple[float, float, int]:
+        h = self.highs
+        h.setOptionValue("simplex_strategy", strategy)
+        h.setOptionValue("time_limit", float(time_limit) if time_limit else highspy.kHighsInf)
+        t0 = time.perf_counter()
+        if self.logging:
+            console.quietly(h.run)
+        else:
+            h.run()
+        seconds = time.perf_counter() - t0
+        self.solves += 1
+        status = model_status(h)
+        info = h.getInfo()
+        iterations = int(info.simplex_iteration_count)
+        if status is not Status.OPTIMAL:
+            raise SolverError(f"path master: HiGHS returned status {status.value} "
+                              f"({h.modelStatusToString(h.getModelStatus())})",
+                              status=status)
+        return float(info.objective_function_value), seconds, iterations
+
+    def solve_cold(self, time_limit: float | None = None) -> tuple[float, float, int]:
+        """Forget the basis and solve the current master from scratch (primal simplex);
+        returns ``(objective, seconds, iterations)``."""
+        self.highs.clearSolver()
+        return self._solve(time_limit, _PRIMAL)
+
+    def solution(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(x, row_dual, col_dual)`` of the last solve."""
+        sol = self.highs.getSolution()
+        return (np.asarray(sol.col_value, float), np.asarray(sol.row_dual, float),
+                np.asarray(sol.col_dual, float))
+
+    def residual(self, x: np.ndarray) -> float:
+        """Largest violation of a row or column bound at ``x``, recomputed from the
+        master's own matrix (not from HiGHS' row activities)."""
+        rows = np.concatenate(self._entries_rows)
+        cols = np.concatenate(self._entries_cols)
+        vals = np.concatenate(self._entries_vals)
+        act = np.bincount(rows, weights=vals * x[cols], minlength=self.num_rows)
+        lo, up = self.row_lower, self.row_upper
+        viol = np.maximum(np.maximum(lo - act, act - up), 0.0)
+        gen = x[self.n_fixed:]
+        neg = max(0.0, -float(gen.min())) if gen.size else 0.0
+        return float(max(viol.max() if viol.size else 0.0, neg))
+
+    def _generate(self, time_left: Callable[[], float | None],
+                  stop: Callable[[float, float], bool], per_pair: int) -> PathAnswer:
+        """Column generation: solve, price, add, until ``stop(objective, bound)`` or no
+        column prices out."""
+        rounds = added = iters = 0
+        seconds = 0.0
+        strategy = (_PRIMAL if self._fresh else REORDER_STRATEGY if self._reordered
+                    else _DUAL)
+        self._reordered = False
+        pr = self.problem
+        weights = pr.remaining
+        held = pr.buffered[self.held_k, self.held_u]
+        while True:
+            obj, sec, it = self._solve(time_left(), strategy)
+            self._fresh = False
+            rounds += 1
+            seconds += sec
+            iters += it
+            x, row_dual, col_dual = self.solution()
+            res = self.residual(x)
+            if res > RESIDUAL_LIMIT:  # a warm basis drifted: once more from scratch
+                obj, sec, it = self.solve_cold(time_left())
+                rounds += 1
+                seconds += sec
+                iters += it
+                x, row_dual, col_dual = self.solution()
+                res = self.residual(x)
+                if res > RESIDUAL_LIMIT:
+                    raise SolverError(f"path master: HiGHS answer violates a constraint by "
+                                      f"{res:.3g} (solved cold as well)")
+            gain, best_j, held_gain, app_gain, held_best = self.price(row_dual)
+            max_gain = float(max(app_gain.max(initial=-np.inf),
+                                 held_best.max(initial=-np.inf)))
+            slack = float((weights * np.maximum(app_gain, 0.0)).sum()
+                          + (held * np.maximum(held_best, 0.0)).sum())
+            sgn = 1.0 if self.sense == "max" else -1.0
+            bound = obj + sgn * slack if np.isfinite(slack) else sgn * np.inf
+            stretch_rc = float(col_dual[0])
+            if max_gain <= PRICE_TOLERANCE or stop(obj, bound) or rounds >= MAX_ROUNDS:
+                if rounds >= MAX_ROUNDS and max_gain > PRICE_TOLERANCE:
+                    raise SolverError(f"path column generation did not converge in "
+                                      f"{MAX_ROUNDS} rounds (largest reduced profit "
+                                      f"{max_gain:.3g})")
+                return PathAnswer(obj, x, bound, stretch_rc, max_gain, rounds, added,
+                                  seconds, iters)
+            got = self._select(gain, best_j, held_gain, per_pair)
+            if got == 0:  # every pricing-out column is already there: numerically stuck
+                raise SolverError(f"path column generation stalled (largest reduced profit "
+                                  f"{max_gain:.3g} on columns already in the master)")
+            added += got
+            strategy = _PRIMAL
+
+    def deliver(self, stretch: float, tolerance: float,
+                time_left: Callable[[], float | None] | None = None,
+                stop_when_feasible: bool = True, per_pair: int = 2,
+                exact: bool = False, gap: float | None = None) -> PathAnswer:
+        """The feasibility LP at ``stretch`` (maximise the tasks delivered, leftovers
+        penalised), by column generation.
+
+        Stops when the deficit ``remaining.sum() - objective`` is within ``tolerance``
+        (``stop_when_feasible``: the master's point is a plan, no certificate needed), when
+        the Lagrangian bound proves the deficit above ``tolerance``, or when no column prices
+        out (the exact optimum); ``exact=True`` only at the last. With a ``gap`` an
+        infeasible verdict waits until the bound's deficit is within ``gap`` (relative) of
+        the master's, so that the deficit and slope reported are nearly the LP's own
+        (``None``: the first proof stops).
+        """
+        self._set_mode(True, stretch, stretch, 0.0)
+        total = float(self.problem.remaining.sum())
+        tl: Callable[[], float | None] = time_left or (lambda: None)
+
+        def stop(obj: float, bound: float) -> bool:
+            proven = total - bound > tolerance and (
+                gap is None or bound - obj <= gap * (total - bound))
+            return not exact and ((stop_when_feasible and total - obj <= tolerance)
+                                  or proven)
+
+        return self._generate(tl, stop, per_pair)
+
+    def min_stretch(self, low: float, high: float, need: float,
+                    time_left: Callable[[], float | None] | None = None,
+                    per_pair: int = 2) -> PathAnswer:
+        """The stretch-interval LP (12)–(20) on ``[low, high]``: minimise ``S`` with at least
+        ``need`` tasks sent (leftovers 0), solved until no column prices out. The master must
+        already hold a plan that delivers ``need`` at ``high`` (e.g. after :meth:`deliver` at
+        ``high``)."""
+        self._set_mode(False, low, high, need)
+        tl: Callable[[], float | None] = time_left or (lambda: None)
+        return self._generate(tl, lambda obj, bound: False, per_pair)
+
+    # -- reading a solution ------------------------------------------------------------------
+    def plan_arrays(self, x: np.ndarray, order: np.ndarray | None = None,
+                    ) -> dict[str, np.ndarray]:
+        """Dense ``comm``/``comp`` ``(n, p, J)`` and ``buffers`` ``(n, p, E)`` from a
+        solution ``x`` of this master taken in epoch order ``order`` (default: the current
+        one; ``x`` may predate later columns), the arrays
+        :meth:`lpsched.bags.stretch_model.StretchModel.plan_arrays` returns."""
+        js, _, window = (self.js, None, self.window) if order is None else self.geometry(order)
+        if self.relaxed:
+            raise LpschedError("a relaxed path master has no plan")
+        pr = self.problem
+        n, p, J, E = pr.n, pr.p, self.n_intervals, self.n_epochs
+        c = x.size - self.n_fixed
+        v = np.clip(x[self.n_fixed:], 0.0, None)
+        k, u, j, jp = self.col_k[:c], self.col_u[:c], self.col_j[:c], self.col_jp[:c]
+        comm = np.zeros((n, p, J))
+        comp = np.zeros((n, p, J))
+        sx = j >= 0
+        np.add.at(comm, (k[sx], u[sx], j[sx]), v[sx])
+        np.add.at(comp, (k, u, jp), v)
+        net = np.cumsum(comm - comp, axis=2)  # (n, p, J), B̂ added below
+        buffers = np.zeros((n, p, E))
+        inside = window[:, None, :]
+        buffers[:, :, 1:] = np.where(inside, np.clip(pr.buffered[:, :, None] + net, 0.0, None),
+                                     0.0)
+        first = np.arange(n)
+        buffers[first, :, js] = pr.buffered
+        return {"comm": comm, "comp": comp, "buffers": buffers}

@@ -1,0 +1,283 @@
+"""The path formulation of the max-stretch LPs (lpsched.bags.stretch_paths, issue 13):
+same answers as the buffer model of (K)/(K1), plans that pass the independent check, and
+the pricing certificate."""
+
+import numpy as np
+import pytest
+
+from lpsched import check_plan, max_stretch, online_max_stretch
+from lpsched.bags import Application, Instance, StarPlatform, random_bags
+from lpsched.bags.maxstretch import StretchSearch, choose_formulation
+from lpsched.bags.stretch_model import StretchModel, StretchProblem, online_problem
+from lpsched.bags.stretch_paths import PRICE_TOLERANCE, PathMaster
+from lpsched.core import tolerances
+from lpsched.errors import LpschedError
+from lpsched.solvers.highs import HighsModel
+from tests.conftest import small_instance
+
+
+def buffer_deliver(problem: StretchProblem, stretch: float, relaxed: bool = False):
+    """The deliver LP of the buffer model at ``stretch``: (objective, d objective / dS)."""
+    model = StretchModel(problem, problem.order_at(stretch), relaxed=relaxed)
+    highs = HighsModel(model.lp)
+    bounds = model.deliver_bounds(stretch)
+    highs.set_col_bounds(*bounds["cols"])
+    highs.set_row_bounds(*bounds["rows"])
+    highs.set_costs(model.deliver_cost, "max")
+    sol = highs.solve().require_optimal()
+    return sol.objective, float(sol.reduced_costs["stretch"][0])
+
+
+def online_state(inst: Instance, share: float = 0.6):
+    """A state at the last release: ``share`` of each application still at the master, the
+    rest buffered on the workers (so ``B̂ > 0`` on several pairs)."""
+    rem = np.floor(inst.tasks * share)
+    buffered = np.zeros((inst.n, inst.p))
+    buffered[:, 0] = (inst.tasks - rem) / 2
+    buffered[:, -1] += (inst.tasks - rem) / 2
+    return float(inst.release.max()), rem, buffered
+
+
+def problems():
+    """One small problem of each kind: every generator profile, bounded multiport, online
+    states with buffered tasks."""
+    out = {
+        "simgrid": StretchProblem.offline(random_bags(6, 3, seed=3)),
+        "mpi": StretchProblem.offline(random_bags(6, 3, profile="mpi", seed=1)),
+        "balanced": StretchProblem.offline(random_bags(8, 4, profile="balanced", seed=2)),
+        "multiport-bounded": StretchProblem.offline(
+            small_instance(11, n=5, p=3, port="multiport", bw=1.5)),
+        "multiport-unbounded": StretchProblem.offline(
+            small_instance(12, n=5, p=3, port="multiport")),
+    }
+    inst = random_bags(6, 3, profile="balanced", seed=5)
+    out["online-balanced"] = online_problem(inst, *online_state(inst))
+    inst = small_instance(13, n=4, p=3, port="multiport", bw=2.0)
+    out["online-multiport"] = online_problem(inst, *online_state(inst, 0.5))
+    return out
+
+
+PROBLEMS = problems()
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+@pytest.mark.parametrize("relaxed", [False, True])
+def test_path_lp_equals_buffer_lp(name, relaxed):
+    """At stretches below, at and above the optimum, the path LP (column generation run to
+    the certificate) has the buffer model's optimal value and S-derivative; relaxed: the
+    window relaxation's."""
+    pr = PROBLEMS[name]
+    opt = StretchSearch(pr, formulation="buffers").problem  # conditioned like the searches
+    s_opt = max_stretch_of(pr)
+    for factor in (0.9, 0.999, 1.0, 1.2):
+        # online, far below the optimum a deadline may precede T_new (no epoch order)
+        s = max(s_opt * factor, s_opt * 0.999) if pr.online else s_opt * factor
+        master = PathMaster(opt, opt.order_at(s), relaxed=relaxed)
+        ans = master.deliver(s, tolerance=1e-9, exact=True)
+        value, slope = buffer_deliver(opt, s, relaxed)
+        total = max(1.0, float(opt.remaining.sum() + opt.buffered.sum()))
+        assert ans.objective == pytest.approx(value, abs=1e-7 * total), (name, factor)
+        assert ans.max_gain <= PRICE_TOLERANCE
+        assert ans.bound == pytest.approx(ans.objective, abs=1e-6 * total)
+        if abs(value - opt.remaining.sum()) > 1e-6 * total:  # a real deficit: same slope
+            assert ans.stretch_rc == pytest.approx(slope, rel=1e-5, abs=1e-6)
+
+
+def max_stretch_of(pr: StretchProblem) -> float:
+    from lpsched.bags.maxstretch import solve_problem
+    return solve_problem(pr, formulation="buffers").stretch
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_pricing_certificate_matches_highs(name):
+    """The pricing's reduced profits are HiGHS' own reduced costs on the columns present
+    (same sign convention), and after convergence no path prices out anywhere."""
+    pr = PROBLEMS[name]
+    s = max_stretch_of(pr) * 0.98 if not pr.online else max_stretch_of(pr)
+    master = PathMaster(pr, pr.order_at(s))
+    master.seed()
+    ans = master.deliver(s, tolerance=1e-9, exact=True)
+    _, row_dual, col_dual = master.solution()
+    gain, best_j, _, app_gain, held_best = master.price(row_dual)
+    assert max(app_gain.max(initial=-np.inf), held_best.max(initial=-np.inf)) <= PRICE_TOLERANCE
+    assert ans.max_gain <= PRICE_TOLERANCE
+    # every column's reduced cost from HiGHS is at most the best path of its (k, u, j')
+    k, u, j, jp = master.columns()
+    rc = col_dual[master.n_fixed:]
+    xs = j >= 0
+    assert (rc[xs] <= gain[k[xs], u[xs], jp[xs]] + 1e-7).all()
+    best = np.isclose(best_j[k[xs], u[xs], jp[xs]], j[xs])
+    assert np.allclose(rc[xs][best], gain[k[xs], u[xs], jp[xs]][best], atol=1e-7)
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_max_stretch_paths_equals_buffers(name):
+    from lpsched.bags.maxstretch import solve_problem
+    pr = PROBLEMS[name]
+    buffers = solve_problem(pr, formulation="buffers")
+    paths = solve_problem(pr, formulation="paths")
+    assert paths.formulation == "paths" and buffers.formulation == "buffers"
+    assert paths.stretch == pytest.approx(buffers.stretch, rel=1e-7)
+    assert paths.lp_size["rows"] > 0 and paths.column_rounds >= paths.lp_solves
+
+
+@pytest.mark.parametrize("profile", ["simgrid", "balanced", "mpi"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_plans_pass_the_independent_check(profile, seed):
+    inst = random_bags(8, 4, profile=profile, seed=seed)
+    paths = max_stretch(inst, formulation="paths")
+    buffers = max_stretch(inst, formulation="buffers")
+    assert paths.stretch == pytest.approx(buffers.stretch, rel=1e-7)
+    check = check_plan(inst, paths.plan)
+    assert check.ok, check.violations
+    delivered = paths.plan.comp.sum(axis=(1, 2))
+    assert delivered == pytest.approx(inst.tasks, rel=1e-6)
+
+
+@pytest.mark.parametrize("method", ["intervals-lp", "bisection"])
+def test_other_methods_on_paths(method):
+    inst = random_bags(8, 4, profile="balanced", seed=4)
+    ref = max_stretch(inst, formulation="buffers").stretch
+    res = max_stretch(inst, method, tol=1e-8, formulation="paths")
+    assert res.stretch == pytest.approx(ref, rel=1e-7, abs=1e-8)
+    assert check_plan(inst, res.plan).ok
+
+
+def test_bounded_multiport_plan_and_online_plan_pass_the_check():
+    inst = small_instance(21, n=5, p=3, port="multiport", bw=1.0)
+    res = max_stretch(inst, formulation="paths")
+    assert res.stretch == pytest.approx(max_stretch(inst, formulation="buffers").stretch,
+                                        rel=1e-7)
+    assert check_plan(inst, res.plan).ok
+    inst = random_bags(6, 3, profile="balanced", seed=7)
+    t_new, rem, buffered = online_state(inst)
+    on = online_max_stretch(inst, t_new, rem, buffered, formulation="paths")
+    ref = online_max_stretch(inst, t_new, rem, buffered, formulation="buffers")
+    assert on.stretch == pytest.approx(ref.stretch, rel=1e-7)
+    assert check_plan(inst, on.plan).ok
+    assert on.plan.comp.sum() == pytest.approx(rem.sum() + buffered.sum(), rel=1e-6)
+
+
+def two_by_two() -> Instance:
+    """Worked by hand: two identical workers (speed 1, bandwidth 1), one-port.
+
+    A: released at 0, 4 tasks of work 4 and size 1 (alone: the CPUs give 2·(1/4) = 0.5
+    task/s, the port 1, so ``MS*_A = 8``). B: released at 2, 4 tasks of work 1 and size 1
+    (port-bound at 1 task/s, ``MS*_B = 4``). Deadlines ``8S`` and ``2 + 4S``.
+
+    CPU: A needs 16 CPU-seconds, B 4, and B's must fall inside ``[2, 2 + 4S]``, so
+    ``2·8S - 4 >= 16``: ``S >= 1.25``. At ``S = 1.25`` (epochs 0, 2, 7, 10) every CPU is busy
+    throughout: A computes 1 task in [0, 2], 1.5 in [2, 7] and 1.5 in [7, 10]. The port in
+    [2, 7] (5 s) carries B's 4 tasks, leaving 1 s: A can receive only 1 of the 1.5 tasks it
+    computes there. So the optimum 1.25 needs the other 0.5 sent in [0, 2] and buffered
+    across the release of B: a path with ``j < j'``.
+    """
+    plat = StarPlatform([1.0, 1.0], [1.0, 1.0], None, "one-port")
+    return Instance(plat, (Application(0.0, 4, 4.0, 1.0), Application(2.0, 4, 1.0, 1.0)))
+
+
+def test_hand_checked_case_needs_buffering_across_intervals():
+    inst = two_by_two()
+    pr = StretchProblem.offline(inst)
+    assert pr.ms.tolist() == [8.0, 4.0]
+    res = max_stretch(inst, formulation="paths")
+    assert res.stretch == pytest.approx(1.25, rel=1e-9)
+    assert max_stretch(inst, formulation="buffers").stretch == pytest.approx(1.25, rel=1e-9)
+    assert check_plan(inst, res.plan).ok
+    # the plan sends 0.5 task of A more than it computes in [0, 2]: buffered across r_B
+    assert res.plan.epochs.tolist() == pytest.approx([0.0, 2.0, 7.0, 10.0])
+    assert res.plan.comm[0, :, 0].sum() == pytest.approx(1.5, abs=1e-7)
+    assert res.plan.comp[0, :, 0].sum() == pytest.approx(1.0, abs=1e-7)
+    assert res.plan.buffers[0, :, 1].sum() == pytest.approx(0.5, abs=1e-7)
+    # the same master restricted to same-interval paths (no j < j') falls short at 1.25:
+    # 0.5 task of A cannot be delivered
+    master = PathMaster(pr, pr.order_at(1.25))
+    master.seed()
+    master._set_mode(True, 1.25, 1.25, 0.0)
+    obj, _, _ = master._solve(None, 4)
+    assert pr.remaining.sum() - obj == pytest.approx(0.5, abs=1e-7)
+    # ... and column generation finds the buffering path and closes the gap
+    ans = master.deliver(1.25, tolerance=1e-9, exact=True)
+    assert pr.remaining.sum() - ans.objective == pytest.approx(0.0, abs=1e-7)
+    k, _, j, jp = master.columns()
+    used = ans.x[master.n_fixed:] > 1e-9
+    assert ((j < jp) & used & (k == 0)).any()
+
+
+def test_plan_of_an_earlier_solution_reads_in_its_own_order():
+    """A solution vector taken before later columns (and another epoch order) still reads
+    as the plan it was."""
+    inst = random_bags(6, 3, profile="balanced", seed=1)
+    res = max_stretch(inst, formulation="paths")
+    search = res.search
+    key = next(iter(search.models))
+    view = search.models[key][0]
+    x = np.zeros(search._master.n_fixed + 1)
+    arrays = view.plan_arrays(x)
+    assert arrays["comm"].shape == (inst.n, inst.p, view.order.size - 1)
+    assert check_plan(inst, res.plan).ok
+
+
+def test_formulation_choice_and_errors():
+    inst = random_bags(4, 2, seed=0)
+    mem = np.full(inst.p, 1e12)
+    pr = StretchProblem.offline(inst, memory=mem)
+    assert choose_formulation(pr, "auto") == "buffers"
+    with pytest.raises(LpschedError, match="memory"):
+        choose_formulation(pr, "paths")
+    with pytest.raises(LpschedError, match="formulation"):
+        max_stretch(inst, formulation="flows")
+    with pytest.raises(LpschedError, match="memory"):
+        PathMaster(pr, pr.order_at(2.0))
+    # memory bounds keep the buffer model under "auto", and the answer is the usual one
+    res = max_stretch(inst, memory=mem)
+    assert res.formulation == "buffers"
+    assert res.stretch == pytest.approx(max_stretch(inst, formulation="paths").stretch,
+                                        rel=1e-7)
+
+
+def test_to_dict_reports_the_formulation():
+    res = max_stretch(random_bags(4, 2, profile="balanced", seed=0), formulation="paths")
+    out = res.to_dict(plan=False)
+    assert out["formulation"] == "paths"
+    assert out["column_rounds"] == res.column_rounds >= 1
+    assert out["columns"] == res.columns >= 0
+    assert set(out["lp_size"]) == {"columns", "rows", "nonzeros"}
+
+
+def test_delivery_tolerance_is_the_shared_one():
+    pr = StretchProblem.offline(random_bags(4, 2, profile="balanced", seed=0))
+    search = StretchSearch(pr, formulation="paths")
+    total = float(pr.remaining.sum())
+    assert search.delivery_tolerance == pytest.approx(tolerances.DELIVERY * total)
+
+
+def test_a_master_answer_off_a_constraint_is_solved_again_cold(monkeypatch):
+    """As the buffer model's searches do: a warm master solution whose recomputed residual
+    exceeds 1e-6 is solved once more from scratch; one that stays off raises."""
+    from lpsched.errors import SolverError
+
+    inst = random_bags(8, 4, profile="balanced", seed=3)
+    ref = max_stretch(inst, formulation="paths").stretch
+    real, real_cold = PathMaster.residual, PathMaster.solve_cold
+    calls = {"spoil": 1, "cold": 0}
+
+    def residual(self, x):
+        if calls["spoil"] and self.solves >= 2:
+            calls["spoil"] -= 1
+            return 1e-3
+        return real(self, x)
+
+    def solve_cold(self, time_limit=None):
+        calls["cold"] += 1
+        return real_cold(self, time_limit)
+
+    monkeypatch.setattr(PathMaster, "residual", residual)
+    monkeypatch.setattr(PathMaster, "solve_cold", solve_cold)
+    res = max_stretch(inst, formulation="paths")
+    assert calls == {"spoil": 0, "cold": 1}
+    assert res.stretch == pytest.approx(ref, rel=1e-7)
+    assert check_plan(inst, res.plan).ok
+    monkeypatch.setattr(PathMaster, "residual", lambda self, x: 1e-3)
+    with pytest.raises(SolverError, match="violates a constraint"):
+        max_stretch(inst, formulation="paths")

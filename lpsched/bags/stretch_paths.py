@@ -216,18 +216,27 @@ class PathMaster:
         options = {**DEFAULT_OPTIONS, "presolve": "off", **highs_options}
         if self.logging:
             options.update(output_flag=True, log_to_console=True)
-        for key, value in options.items():
-            self.highs.setOptionValue(key, value)
         cost = np.full(n_fixed, -1.0)
         cost[0] = 0.0
         col_up = np.full(n_fixed, np.inf)
         col_lo = np.zeros(n_fixed)
         col_lo[0] = col_up[0] = 1.0
-        status = self.highs.passModel(
-            n_fixed, self.num_rows, int(idx.size), int(highspy.MatrixFormat.kColwise),
-            int(highspy.ObjSense.kMaximize), 0.0, cost, col_lo, col_up,
-            np.ascontiguousarray(self.row_lower), np.ascontiguousarray(self.row_upper),
-            starts, idx, vals, np.zeros(n_fixed, np.int32))
+        done: list[Any] = []
+
+        def load() -> None:  # with the log on, HiGHS prints its banner here (1.13)
+            for key, value in options.items():
+                self.highs.setOptionValue(key, value)
+            done.append(self.highs.passModel(
+                n_fixed, self.num_rows, int(idx.size), int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMaximize), 0.0, cost, col_lo, col_up,
+                np.ascontiguousarray(self.row_lower), np.ascontiguousarray(self.row_upper),
+                starts, idx, vals, np.zeros(n_fixed, np.int32)))
+
+        if self.logging:
+            console.quietly(load)  # the log goes to the user's file or stderr, not stdout
+        else:
+            load()
+        status = done[0]
         if status != highspy.HighsStatus.kOk:
             raise SolverError("HiGHS rejected the path master")
 

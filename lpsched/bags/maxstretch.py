@@ -936,7 +936,8 @@ def choose_formulation(problem: StretchProblem, formulation: str = "auto",
     Raises
     ------
     LpschedError
-        For an unknown ``formulation``, or ``"paths"`` with a memory bound.
+        For an unknown ``formulation``, or ``"paths"`` with a memory bound or on a problem
+        counted per application (``units``).
 
     Examples
     --------
@@ -954,6 +955,12 @@ def choose_formulation(problem: StretchProblem, formulation: str = "auto",
     if formulation == "paths" and problem.memory is not None:
         raise LpschedError("formulation='paths' has no memory rows (a memory bound couples "
                            "the applications' buffers); use formulation='buffers' or 'auto'")
+    if formulation == "paths" and units:
+        raise LpschedError("the path formulation is not used when per-task times are below "
+                           f"{UNITS_BELOW:g} of the horizon (amounts per application): its "
+                           "capacity rows then sit within HiGHS' feasibility tolerance and "
+                           "it can miss the optimum; use the buffer formulation "
+                           "(formulation='buffers' or 'auto'; --formulation buffers)")
     return formulation
 
 

@@ -53,13 +53,25 @@ from lpsched.solvers import console
 from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status
 from lpsched.solvers.solution import Status
 
-#: A column prices out when its reduced profit per task exceeds this (HiGHS' own dual
-#: feasibility tolerance, so a column HiGHS holds at its bound never prices out again).
+#: A column prices out when its reduced profit per task exceeds this: ten times HiGHS'
+#: dual feasibility tolerance, so a column HiGHS holds at its bound never prices out again
+#: (measured: at most 1.6e-11 left on present columns). It is absolute per task: in the
+#: stretch-interval LP a gap of up to this times the tasks can remain in ``S``, which
+#: :func:`~lpsched.bags.maxstretch.condition`'s switch to per-application units keeps
+#: far below the tolerances (decision 213).
 PRICE_TOLERANCE = 10 * tolerances.LP_OPTIMALITY
 #: HiGHS ``simplex_strategy`` values.
 _DUAL, _PRIMAL = 1, 4
-#: HiGHS ``simplex_strategy`` of the first solve after the epoch order changed.
+#: HiGHS ``simplex_strategy`` of the first solve after the epoch order changed in fewer
+#: than :data:`FAR_REORDER` positions (a short move along the stretch axis).
 REORDER_STRATEGY = _DUAL
+#: Epoch positions changed by a reorder from which its first solve is primal simplex
+#: instead of :data:`REORDER_STRATEGY` (``None``: never). A far jump (the first tangent
+#: step from the single-resource bound crosses ~30 critical values) leaves the dual simplex
+#: far from optimal, and its iterations on the ~100k-column master cost more than primal
+#: ones: balanced 100x20 median 13.6 -> 12.7 s, worst 29.9 -> 18.9 s (benchmark run,
+#: issue 13).
+FAR_REORDER: int | None = 20
 #: Largest violation of a row or column bound accepted in a master solution (as the buffer
 #: model's searches accept); a warm answer above it is solved again from scratch, once.
 RESIDUAL_LIMIT = 1e-6
@@ -74,12 +86,14 @@ class PathAnswer:
 
     ``objective`` of the last master solve; ``x`` its column values (the master's columns
     at that moment: later columns are appended, so ``x`` stays readable by
-    :meth:`PathMaster.plan_arrays`); ``bound`` an upper bound of the *full* path LP's
-    objective (Lagrangian, from the last duals; equal to ``objective`` once no column
-    prices out, ``inf`` when unknown); ``stretch_rc`` the reduced cost of the stretch column
-    (its S-derivative, also the slope of ``bound`` in ``S``); ``max_gain`` the largest
-    reduced profit left (``<= PRICE_TOLERANCE``: converged); ``rounds`` master solves,
-    ``added`` columns generated, ``seconds`` and ``iterations`` inside HiGHS.
+    :meth:`PathMaster.plan_arrays`); ``bound`` the Lagrangian bound of the *full* path
+    LP's objective from the last duals (an upper bound when maximising the tasks
+    delivered, a lower bound of ``S`` in :meth:`PathMaster.min_stretch`; equal to
+    ``objective`` once no column prices out, infinite when unknown); ``stretch_rc`` the
+    reduced cost of the stretch column (its S-derivative, also the slope of ``bound`` in
+    ``S``); ``max_gain`` the largest reduced profit left (``<= PRICE_TOLERANCE``:
+    converged); ``rounds`` master solves, ``added`` columns generated, ``seconds`` and
+    ``iterations`` inside HiGHS.
     """
 
     objective: float
@@ -158,6 +172,7 @@ class PathMaster:
         self.row_best = True
         self._fresh = True  # no basis yet
         self._reordered = False  # the order changed since the last solve
+        self._far = False  # ... in at least FAR_REORDER positions
         self.order = np.zeros(0, int)
         self.set_order(order)
 
@@ -295,6 +310,8 @@ class PathMaster:
         if self.order.size:
             self.reorders += 1
             self._reordered = True
+            moved_by = int((order != self.order).sum())
+            self._far = self._far or (FAR_REORDER is not None and moved_by >= FAR_REORDER)
         self.order = order.copy()
 
     # -- sizes ------------------------------------------------------------------------------
@@ -557,6 +574,15 @@ class PathMaster:
                               status=status)
         return float(info.objective_function_value), seconds, iterations
 
+    def first_strategy(self) -> int:
+        """HiGHS ``simplex_strategy`` of the next question's first solve: primal simplex
+        with no basis yet or after a far reorder (:data:`FAR_REORDER`),
+        :data:`REORDER_STRATEGY` after a near one, dual simplex otherwise (only bounds or
+        costs changed since the last optimal basis)."""
+        if self._fresh or self._far:
+            return _PRIMAL
+        return REORDER_STRATEGY if self._reordered else _DUAL
+
     def solve_cold(self, time_limit: float | None = None) -> tuple[float, float, int]:
         """Forget the basis and solve the current master from scratch (primal simplex);
         returns ``(objective, seconds, iterations)``."""
@@ -588,9 +614,8 @@ class PathMaster:
         column prices out."""
         rounds = added = iters = 0
         seconds = 0.0
-        strategy = (_PRIMAL if self._fresh else REORDER_STRATEGY if self._reordered
-                    else _DUAL)
-        self._reordered = False
+        strategy = self.first_strategy()
+        self._reordered = self._far = False
         pr = self.problem
         weights = pr.remaining
         held = pr.buffered[self.held_k, self.held_u]

@@ -32,3 +32,17 @@ def test_paths_refuse_a_memory_bound(tmp_path: Path) -> None:
     assert "--formulation buffers" in p.stderr
     ok = lpsched("solve", str(inst), "--memory", "1e9", "--json")  # auto: buffers
     assert one_json_object(ok)["formulation"] == "buffers"
+
+
+def test_paths_refuse_an_instance_counted_per_application(tmp_path: Path) -> None:
+    """An application of 10^9 tasks: ``--formulation paths`` is refused in one line (exit 2),
+    ``auto`` solves it with the buffer model."""
+    from lpsched.bags import random_bags, save_instance
+    from tests.bags.test_hardening import replaced
+
+    inst = tmp_path / "huge.json"
+    save_instance(replaced(random_bags(5, 3, seed=3), 0, tasks=10**9), str(inst))
+    p = lpsched("solve", str(inst), "--formulation", "paths")
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
+    assert "--formulation buffers" in p.stderr
+    assert one_json_object(lpsched("solve", str(inst), "--json"))["formulation"] == "buffers"

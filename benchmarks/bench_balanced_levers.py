@@ -31,9 +31,10 @@ import numpy as np
 from lpsched import max_stretch, random_bags
 from lpsched.bags import maxstretch
 from lpsched.bags.instance import Instance
-from lpsched.bags.maxstretch import DUAL, PRIMAL, SEARCH_OPTIONS, condition
+from lpsched.bags.maxstretch import DUAL, PRIMAL, SEARCH_OPTIONS
 from lpsched.bags.policies import cbs3m, get_policy
 from lpsched.bags.simulator import simulate
+from lpsched.bags.stretch_conditioning import condition
 from lpsched.bags.stretch_model import StretchModel, StretchProblem
 from lpsched.solvers.highs import HighsModel
 

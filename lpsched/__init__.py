@@ -37,27 +37,23 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         save_instance,
     )
     from lpsched.bags.check import PlanCheck, check_plan
-    from lpsched.bags.maxstretch import (
-        MaxStretchResult,
-        StretchPlan,
-        critical_values,
-        max_stretch,
-        online_max_stretch,
-    )
+    from lpsched.bags.maxstretch import critical_values, max_stretch, online_max_stretch
     from lpsched.bags.schedule import metrics, validate
     from lpsched.bags.steady_state import (
         dedicated_makespans,
         dedicated_throughputs,
         throughput,
     )
+    from lpsched.bags.stretch_results import MaxStretchResult, StretchPlan
 
 #: lazily re-exported name -> the module that defines it
 _LAZY = {
     **dict.fromkeys(("Application", "Instance", "StarPlatform", "load_instance",
                      "random_bags", "save_instance"), "lpsched.bags"),
     **dict.fromkeys(("PlanCheck", "check_plan"), "lpsched.bags.check"),
-    **dict.fromkeys(("MaxStretchResult", "StretchPlan", "critical_values", "max_stretch",
-                     "online_max_stretch"), "lpsched.bags.maxstretch"),
+    **dict.fromkeys(("critical_values", "max_stretch", "online_max_stretch"),
+                    "lpsched.bags.maxstretch"),
+    **dict.fromkeys(("MaxStretchResult", "StretchPlan"), "lpsched.bags.stretch_results"),
     **dict.fromkeys(("metrics", "validate"), "lpsched.bags.schedule"),
     **dict.fromkeys(("dedicated_makespans", "dedicated_throughputs", "throughput"),
                     "lpsched.bags.steady_state"),

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from lpsched.bags.instance import Instance
-from lpsched.bags.maxstretch import StretchPlan
 from lpsched.bags.steady_state import dedicated_makespans
+from lpsched.bags.stretch_results import StretchPlan
 from lpsched.core import tolerances
 from lpsched.errors import InvalidPlanError, ParseError
 

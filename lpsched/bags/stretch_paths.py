@@ -57,7 +57,7 @@ from lpsched.solvers.solution import Status
 #: dual feasibility tolerance, so a column HiGHS holds at its bound never prices out again
 #: (measured: at most 1.6e-11 left on present columns). It is absolute per task: in the
 #: stretch-interval LP a gap of up to this times the tasks can remain in ``S``, which
-#: :func:`~lpsched.bags.maxstretch.condition`'s switch to per-application units keeps
+#: :func:`~lpsched.bags.stretch_conditioning.condition`'s switch to per-application units keeps
 #: far below the tolerances (decision 213).
 PRICE_TOLERANCE = 10 * tolerances.LP_OPTIMALITY
 #: HiGHS ``simplex_strategy`` values.

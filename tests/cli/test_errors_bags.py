@@ -296,7 +296,7 @@ def test_export_lp_folder_target_and_atomic_write(capsys, tmp_path, inst, monkey
         Path(path).write_text("NAME half")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("lpsched.bags.maxstretch.write_model", broken)
+    monkeypatch.setattr("lpsched.bags.stretch_results.write_model", broken)
     code, _, err = run(capsys, "solve", str(inst), "--export-lp", str(target))
     assert code == 2 and "No space left" in err
     assert target.read_bytes() == before  # the old file is intact

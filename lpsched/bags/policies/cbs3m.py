@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.bags.maxstretch import MaxStretchResult, max_stretch, online_max_stretch
+from lpsched.bags.maxstretch import max_stretch, online_max_stretch
 from lpsched.bags.simulator import BasePolicy, StarSimulator, buffered_state, rekey_queues
+from lpsched.bags.stretch_results import MaxStretchResult
 from lpsched.core.engine import Event
 
 #: What :meth:`PlanDispatcher.next_send` answers when the only quotas left are on links

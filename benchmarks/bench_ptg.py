@@ -2,6 +2,8 @@
 on gdx (216 processors), the LP lower bound, and the reproduction's cost per scenario.
 
     .venv/bin/python benchmarks/bench_ptg.py [--repeat 5] [--scenarios 0] [--hcpa-bound B]
+    .venv/bin/python benchmarks/bench_ptg.py --parts [--repeat 3]   # CPU of the spec's parts
+    .venv/bin/python benchmarks/bench_ptg.py --write-a32 DIR        # the A32 PTGs as JSON
 
 ``fresh``: a new :class:`~lpsched.ptg.problem.Problem` per run, so the time includes every
 HCPA run the algorithm needs (the standalone allocations and ``C*_i``; for CAFM the moldable
@@ -75,14 +77,63 @@ def bench_reproduction(count: int, bound: HcpaBound = DEFAULT_BOUND) -> None:
           f"({wall / count:.2f} s per scenario, one process)")
 
 
+def bench_parts(repeat: int, bound: HcpaBound = DEFAULT_BOUND) -> None:
+    """CPU (``time.process_time``) of the moldable specification's parts on the A32 case,
+    through calls every version of the code has: the standalone trajectories, the
+    allocations of every budget (``all_allocs``), and the makespans (``spec_times`` of a
+    fresh problem whose trajectories exist, less its ``all_allocs``). Medians of
+    ``repeat`` runs."""
+    from lpsched.ptg.hcpa import all_allocs
+
+    ptgs, gdx = a32_ptgs(), CLUSTERS["gdx"]
+    rows = []
+    for _ in range(repeat):
+        pb = Problem(ptgs, gdx, seed=1, hcpa_bound=bound)
+        t0 = time.process_time()
+        traj = pb.trajectories
+        t1 = time.process_time()
+        for t in traj:
+            all_allocs(t)
+        t2 = time.process_time()
+        for i in range(pb.N):
+            pb.spec_times(i)
+        t3 = time.process_time()
+        rows.append((t1 - t0, t2 - t1, (t3 - t2) - (t2 - t1)))
+    med = [statistics.median(r[k] for r in rows) for k in range(3)]
+    print(f"moldable specification parts (CPU, median of {repeat}): trajectories "
+          f"{med[0]:.3f} s, allocations {med[1]:.3f} s, makespans {med[2]:.3f} s")
+
+
+def write_a32(folder: str) -> None:
+    """The A32 PTGs as JSON files ``g0.json`` ... ``g9.json`` in ``folder`` (for timing
+    ``lpsched ptg schedule`` end to end)."""
+    from pathlib import Path
+
+    from lpsched.ptg.io import to_json
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    for i, g in enumerate(a32_ptgs()):
+        (out / f"g{i}.json").write_text(to_json(g))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scenarios", type=int, default=0)
     ap.add_argument("--hcpa-bound", type=HcpaBound.parse, default=DEFAULT_BOUND,
                     help="improved-HCPA bound, e.g. none, fraction:0.5 (default: calibrated)")
+    ap.add_argument("--parts", action="store_true",
+                    help="only the CPU of the moldable specification's parts")
+    ap.add_argument("--write-a32", metavar="DIR", help="only write the A32 PTGs as JSON")
     args = ap.parse_args()
+    if args.write_a32:
+        write_a32(args.write_a32)
+        return
     print(versions_report())
+    if args.parts:
+        bench_parts(args.repeat, args.hcpa_bound)
+        return
     bench_algorithms(args.repeat, args.hcpa_bound)
     if args.scenarios:
         bench_reproduction(args.scenarios, args.hcpa_bound)

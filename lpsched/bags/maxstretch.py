@@ -42,6 +42,7 @@ import numpy as np
 from lpsched.bags.bounds import relaxation_lower_bound
 from lpsched.bags.instance import Instance
 from lpsched.bags.steady_state import rates_multiport, rates_oneport
+from lpsched.bags.stretch_coarse import CoarseStart, coarse_start
 from lpsched.bags.stretch_conditioning import (
     UNITS_BELOW,
     condition,
@@ -261,6 +262,13 @@ class StretchSearch:
         self.iterations: int = 0 if w is None else w.iterations
         self.last_feasible: Check | None = None
         self.checks: dict[tuple[float, Hashable], Check] = {}
+        #: The coarse start of large offline path searches (decision 228): the critical
+        #: value probed first and the pairs the master starts with; ``None`` otherwise.
+        self.coarse: CoarseStart | None = None
+        if self.paths and not relaxed and use_coarse(problem):
+            self.coarse = coarse_start(problem, self.points, self.delivery_tolerance,
+                                       lambda: self.time_left("the coarse LP"))
+            self.highs_seconds += self.coarse.seconds
 
     @property
     def delivery_tolerance(self) -> float:
@@ -290,6 +298,11 @@ class StretchSearch:
     def pricing_solves(self) -> int:
         """One-worker pricing LPs solved so far by worker generation."""
         return sum(p.kind == "pricing" for p in self.probes)
+
+    @property
+    def coarse_solves(self) -> int:
+        """Coarse LPs solved to choose the start (:attr:`coarse`)."""
+        return 0 if self.coarse is None else self.coarse.solves
 
     @property
     def relaxation_solves(self) -> int:
@@ -488,7 +501,8 @@ class StretchSearch:
             donor = None if self.window is None else self.window._master
             if donor is not None and donor.col_k.size:
                 self._master.add_columns(*donor.columns())
-            self._master.seed(_seed_pairs(self.problem))
+            self._master.seed(_seed_pairs(self.problem) if self.coarse is None
+                              else self.coarse.pairs)
         else:
             self._master.set_order(order)
         if key not in self.models:
@@ -667,9 +681,22 @@ def choose_formulation(problem: StretchProblem, formulation: str = "auto",
     return formulation
 
 
-#: Which (application, worker) pairs get same-interval seed paths: ``"all"`` or
-#: ``"steady"`` (those serving the application in its steady state alone).
+#: Which (application, worker) pairs get same-interval seed paths without a coarse start:
+#: ``"all"`` or ``"steady"`` (those serving the application in its steady state alone).
 SEED_PAIRS = "steady"
+#: Offline path searches whose ``applications x workers x intervals`` exceeds this start
+#: from the coarse LP (:mod:`lpsched.bags.stretch_coarse`, decision 228): 398k on balanced
+#: 100x20, 7.8k on balanced 20x10 (where the coarse LPs would cost more than they save).
+COARSE_ABOVE = 100_000
+
+
+def use_coarse(problem: StretchProblem) -> bool:
+    """Whether a path search on ``problem`` starts from the coarse LP: offline-like (no
+    held tasks, which the coarse LP ignores) and ``n·p·J`` (``J`` intervals between the
+    ``2n`` epochs) above :data:`COARSE_ABOVE`."""
+    intervals = problem.epoch_alpha.size - 1
+    return (not (problem.buffered > 0).any()
+            and problem.n * problem.p * intervals > COARSE_ABOVE)
 #: An infeasible verdict of a path master waits until its certified deficit is within this
 #: fraction of the master's own (``None``: the first Lagrangian proof stops; measured the
 #: fastest on balanced 100x20, notes of issue 13).
@@ -805,8 +832,13 @@ def _guided_search(search: StretchSearch) -> tuple[float, float, Check]:
     """
     pts = search.points
     lo, hi, guided = 0, search.n_intervals, True
-    c = search.check(float(pts[0]), 0)
-    lower = float(pts[0])
+    start = 0 if search.coarse is None else search.coarse.index
+    c = search.check(float(pts[start]), start)
+    if start and c.feasible:  # the coarse start overshot: the optimum is below it
+        hi, c = start, search.check(float(pts[0]), 0)
+    elif start:
+        lo = start
+    lower = float(pts[lo])
     while True:
         _, top = search._interval(lo)
         if c.feasible or _tangent(c, search.delivery_tolerance) <= top or hi - lo == 1:
@@ -915,6 +947,7 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
         build_seconds=search.build_seconds, iterations=search.iterations,
         lp_size=search.lp_size(i), probes=tuple(search.probes), search=search,
         relaxation_solves=search.relaxation_solves, formulation=search.formulation,
+        coarse_solves=search.coarse_solves,
         column_rounds=search.column_rounds, columns=search.columns)
 
 

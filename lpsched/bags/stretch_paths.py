@@ -72,12 +72,49 @@ REORDER_STRATEGY = _DUAL
 #: ones: balanced 100x20 median 13.6 -> 12.7 s, worst 29.9 -> 18.9 s (benchmark run,
 #: issue 13).
 FAR_REORDER: int | None = 20
+#: Primal simplex first after the deliver stretch grew (capacities only grow inside an epoch
+#: order, so the last plan stays feasible): decision 227.
+GROW_PRIMAL = True
 #: Largest violation of a row or column bound accepted in a master solution (as the buffer
 #: model's searches accept); a warm answer above it is solved again from scratch, once.
 RESIDUAL_LIMIT = 1e-6
+#: Pairs (application, worker) that enter the master per pricing round when their best path
+#: prices out, each with all its same-interval paths (decision 227): an optimal plan uses
+#: about two workers per application (195 of 2,000 pairs on balanced 100x20 seed 0, 98.6 %
+#: of its paths same-interval), so whole pairs enter and only a few at a time.
+NEW_PAIRS_PER_ROUND = 20
 #: Largest number of column-generation rounds of one question (each adds at least one
 #: column; reached only on numerical trouble).
 MAX_ROUNDS = 500
+
+
+def path_coefficients(problem: StretchProblem) -> tuple[np.ndarray | None, np.ndarray | None,
+                                                        np.ndarray]:
+    """Per-task use of each resource by an (application, worker) pair, each ``(n, p)`` in
+    the problem's normalised time: ``(master, link, cpu)``. ``master`` is the one-port row's
+    send time (one-port) or the master's share of a bounded multiport (``None`` when the
+    master's bandwidth is unbounded); ``link`` the worker's link (multiport only, else
+    ``None``); ``cpu`` the computation.
+
+    Examples
+    --------
+    >>> from lpsched.bags import random_bags
+    >>> pr = StretchProblem.offline(random_bags(3, 2, seed=0))
+    >>> master, link, cpu = path_coefficients(pr)
+    >>> master.shape, link is None, cpu.shape
+    ((3, 2), True, (3, 2))
+    """
+    pr = problem
+    master: np.ndarray | None = None
+    link: np.ndarray | None = None
+    if pr.port == "one-port":
+        master = pr.comm / pr.scale
+    else:
+        link = pr.comm / pr.scale
+        if np.isfinite(pr.master_bandwidth):
+            master = np.broadcast_to((pr.size / pr.master_bandwidth / pr.scale)[:, None],
+                                     (pr.n, pr.p)).copy()
+    return master, link, pr.comp / pr.scale
 
 
 @dataclass(frozen=True)
@@ -168,11 +205,13 @@ class PathMaster:
         self.solves = 0
         self.added = 0
         self.reorders = 0
-        #: Column selection: also the best application of every (worker, interval) CPU row.
-        self.row_best = True
+        #: ``(n, p)``: the pairs whose same-interval paths were added (:meth:`seed`).
+        self.pairs = np.zeros((n, pr.p), bool)
         self._fresh = True  # no basis yet
         self._reordered = False  # the order changed since the last solve
         self._far = False  # ... in at least FAR_REORDER positions
+        self._stretch = np.inf  # the stretch of the last deliver question
+        self._grew = False  # the deliver stretch grew since the last solve
         self.order = np.zeros(0, int)
         self.set_order(order)
 
@@ -187,12 +226,9 @@ class PathMaster:
         H = held.shape[0]
         self.held_row0 = n
         r = n + H
-        self.port_coef: np.ndarray | None = None  # (n, p) coefficient in the master row
-        if pr.port == "one-port":
-            self.port_coef = pr.comm / pr.scale
-        elif np.isfinite(pr.master_bandwidth):
-            self.port_coef = np.broadcast_to(
-                (pr.size / pr.master_bandwidth / pr.scale)[:, None], (n, p)).copy()
+        # (n, p) coefficients: the master row (None: no such row), links, CPUs
+        self.port_coef, link_coef, self.comp_coef = path_coefficients(pr)
+        self.comm_coef = pr.comm / pr.scale if link_coef is None else link_coef
         self.port_row0 = r
         if self.port_coef is not None:
             r += J
@@ -203,8 +239,6 @@ class PathMaster:
         r += J * p
         self.delivered_row = r
         self.num_rows = r + 1
-        self.comm_coef = pr.comm / pr.scale
-        self.comp_coef = pr.comp / pr.scale
         self.row_lower = np.full(self.num_rows, -np.inf)
         self.row_upper = np.full(self.num_rows, np.inf)
         self.row_upper[:n] = pr.remaining
@@ -417,10 +451,16 @@ class PathMaster:
     def seed(self, pairs: np.ndarray | None = None) -> int:
         """Initial columns of a master built from nothing: for each (application, worker)
         pair of the ``(n, p)`` mask ``pairs`` (default: all) and each interval of the
-        window, the path sent and computed in that interval; for each held pair, its tasks
-        computed in the window's first interval. Returns how many were added."""
+        window, the path sent and computed in that interval (pairs seeded before are
+        skipped: :attr:`pairs`); for each held pair, its tasks computed in the window's
+        first interval. Returns how many were added."""
         pr = self.problem
         mask = np.ones((pr.n, pr.p), bool) if pairs is None else np.asarray(pairs, bool)
+        if mask.shape != (pr.n, pr.p):
+            raise LpschedError(f"a pair mask of shape {mask.shape} for a path master of "
+                               f"{pr.n} applications x {pr.p} workers")
+        mask = mask & ~self.pairs  # a pair's same-interval paths are added once
+        self.pairs |= mask
         k, u = np.nonzero(mask)
         reps = self.window[k].sum(axis=1)
         kk, uu = np.repeat(k, reps), np.repeat(u, reps)
@@ -487,15 +527,23 @@ class PathMaster:
 
     def _select(self, gain: np.ndarray, best_j: np.ndarray, held_gain: np.ndarray,
                 per_pair: int) -> int:
-        """Add the paths that price out: for every (application, worker) pair its
-        ``per_pair`` best, and for every (worker, interval) CPU row the best application's;
-        every held pair's best. Returns how many columns were added."""
+        """Add paths that price out, pair by pair (decision 227): of the pairs not yet in
+        the master whose best path prices out, the :data:`NEW_PAIRS_PER_ROUND` best enter
+        with all their same-interval paths (:meth:`seed`); every pair already in has its
+        ``per_pair`` best paths added (any ``j <= j'``); every held pair its best. Returns
+        how many columns were added."""
         n, p, J = gain.shape
         tol = PRICE_TOLERANCE
-        ks: list[np.ndarray] = []
-        us: list[np.ndarray] = []
-        jps: list[np.ndarray] = []
-        flat = gain.reshape(n * p, J)
+        added = 0
+        pair_gain = gain.max(axis=2) if J else np.full((n, p), -np.inf)
+        fresh = (pair_gain > tol) & ~self.pairs
+        if fresh.any():
+            kk, uu = np.nonzero(fresh)
+            take = np.argsort(-pair_gain[kk, uu], kind="stable")[:NEW_PAIRS_PER_ROUND]
+            mask = np.zeros((n, p), bool)
+            mask[kk[take], uu[take]] = True
+            added += self.seed(mask)
+        flat = np.where(self.pairs[:, :, None], gain, -np.inf).reshape(n * p, J)
         t = min(per_pair, J)
         if t >= J:
             top = np.broadcast_to(np.arange(J), (n * p, J))
@@ -503,18 +551,8 @@ class PathMaster:
             top = np.argpartition(-flat, t - 1, axis=1)[:, :t]
         g = np.take_along_axis(flat, top, axis=1)
         pair, col = np.nonzero(g > tol)
-        ks.append(pair // p)
-        us.append(pair % p)
-        jps.append(top[pair, col])
-        if self.row_best:
-            bestk = np.argmax(gain, axis=0)  # (p, J)
-            gk = np.take_along_axis(gain, bestk[None], axis=0)[0]
-            uu, jj = np.nonzero(gk > tol)
-            ks.append(bestk[uu, jj])
-            us.append(uu)
-            jps.append(jj)
-        k, u, jp = np.concatenate(ks), np.concatenate(us), np.concatenate(jps)
-        added = self.add_columns(k, u, best_j[k, u, jp], jp)
+        k, u, jp = pair // p, pair % p, top[pair, col]
+        added += self.add_columns(k, u, best_j[k, u, jp], jp)
         if held_gain.size:
             h = np.flatnonzero(held_gain.max(axis=1) > tol)
             if h.size:
@@ -579,7 +617,7 @@ class PathMaster:
         with no basis yet or after a far reorder (:data:`FAR_REORDER`),
         :data:`REORDER_STRATEGY` after a near one, dual simplex otherwise (only bounds or
         costs changed since the last optimal basis)."""
-        if self._fresh or self._far:
+        if self._fresh or self._far or (GROW_PRIMAL and self._grew):
             return _PRIMAL
         return REORDER_STRATEGY if self._reordered else _DUAL
 
@@ -615,7 +653,7 @@ class PathMaster:
         rounds = added = iters = 0
         seconds = 0.0
         strategy = self.first_strategy()
-        self._reordered = self._far = False
+        self._reordered = self._far = self._grew = False
         pr = self.problem
         weights = pr.remaining
         held = pr.buffered[self.held_k, self.held_u]
@@ -675,6 +713,8 @@ class PathMaster:
         (``None``: the first proof stops).
         """
         self._set_mode(True, stretch, stretch, 0.0)
+        self._grew = self._grew or stretch > self._stretch
+        self._stretch = stretch
         total = float(self.problem.remaining.sum())
         tl: Callable[[], float | None] = time_left or (lambda: None)
 

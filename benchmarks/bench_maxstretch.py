@@ -4,6 +4,7 @@
     python benchmarks/bench_maxstretch.py --large         # also 50x10 and 100x20
     python benchmarks/bench_maxstretch.py --family balanced   # issue 13's benchmark set only
     python benchmarks/bench_maxstretch.py --family balanced --large  # + the 5 100x20 ones
+    python benchmarks/bench_maxstretch.py --held-out 10  # 100x20 seeds 5..14 only
 
 The default formulation is ``"auto"`` (offline: the path LP by column generation,
 :mod:`lpsched.bags.stretch_paths`); the balanced report runs the buffer model
@@ -176,6 +177,33 @@ def balanced_report(repeats: int, large: bool, time_limit: float) -> None:
     print()
 
 
+def held_out_report(count: int, time_limit: float) -> None:
+    """Balanced 100x20 instances no parameter was chosen on (seeds 5 and up): the default
+    search and the one without the coarse start, one run each, in this run."""
+    print(f"## Held-out balanced 100x20, seeds 5..{4 + count}: one run each, inner call "
+          "`max_stretch(inst)` only")
+    print()
+    print("| instance | S | wall (s), default | checks | coarse LPs | wall (s), no coarse start "
+          "| rel. diff of S | plan passes check |")
+    print("|---|---|---|---|---|---|---|---|")
+    walls, slow = [], []
+    for s in range(5, 5 + count):
+        inst = random_bags(100, 20, profile="balanced", seed=s)
+        w, _, r = median_cpu_run(lambda inst=inst: max_stretch(inst, time_limit=time_limit), 1)
+        w2, _, r2 = median_cpu_run(lambda inst=inst: max_stretch(
+            inst, time_limit=time_limit, coarse_start=False), 1)
+        walls.append(w)
+        slow.append(w2)
+        print(f"| seed {s} | {r.stretch:.9f} | {w:.2f} | {r.lp_solves} | {r.coarse_solves} | "
+              f"{w2:.2f} | {abs(r.stretch - r2.stretch) / r2.stretch:.1e} | "
+              f"{check_plan(inst, r.plan).ok} |")
+    print()
+    print(f"Median wall: default {statistics.median(walls):.2f} s (max {max(walls):.2f} s), "
+          f"without the coarse start {statistics.median(slow):.2f} s. Load average at end: "
+          f"{os.getloadavg()}")
+    print()
+
+
 def formulation_table(count: int, repeats: int, time_limit: float) -> None:
     """``random_bags(20, 10, seed=s)`` (simgrid), s < ``count``: the buffer model (the
     default before) and the default (path LP) side by side, in this run."""
@@ -308,7 +336,13 @@ def main() -> None:
     ap.add_argument("--family", choices=("simgrid", "balanced", "both"), default="both")
     ap.add_argument("--time-limit", type=float, default=1800.0,
                     help="seconds per max_stretch call of the balanced family")
+    ap.add_argument("--held-out", type=int, default=0, metavar="K",
+                    help="only: balanced 100x20 seeds 5..4+K, not used to choose any "
+                         "parameter (decision 228), default search, one run each")
     args = ap.parse_args()
+    if args.held_out:
+        held_out_report(args.held_out, args.time_limit)
+        return
     print("Measured with:\n" + versions_report("- ") + "\n")
     print(f"Load average at start: {os.getloadavg()}")
     print()

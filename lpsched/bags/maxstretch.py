@@ -269,13 +269,20 @@ class StretchSearch:
         self.checks: dict[tuple[float, Hashable], Check] = {}
         #: The coarse start of large offline path searches (decision 228): the critical
         #: value probed first and the pairs the master starts with; ``None`` otherwise.
-        self.coarse: CoarseStart | None = None
-        if coarse_start is None:
-            coarse_start = use_coarse(problem)
-        if coarse_start and self.paths and not relaxed and not (problem.buffered > 0).any():
-            self.coarse = stretch_coarse.coarse_start(problem, self.points, self.delivery_tolerance,
-                                       lambda: self.time_left("the coarse LP"))
-            self.highs_seconds += self.coarse.seconds
+        self.coarse = self._coarse_start(coarse_start, relaxed)
+
+    def _coarse_start(self, wanted: bool | None, relaxed: bool) -> CoarseStart | None:
+        """:func:`~lpsched.bags.stretch_coarse.coarse_start` when ``wanted`` (``None``:
+        :func:`use_coarse`) on an exact path search without held tasks, else ``None``."""
+        problem = self.problem
+        if wanted is None:
+            wanted = use_coarse(problem)
+        if not wanted or not self.paths or relaxed or (problem.buffered > 0).any():
+            return None
+        start = stretch_coarse.coarse_start(problem, self.points, self.delivery_tolerance,
+                                            lambda: self.time_left("the coarse LP"))
+        self.highs_seconds += start.seconds
+        return start
 
     @property
     def delivery_tolerance(self) -> float:

@@ -1,9 +1,10 @@
 """Where to start the max-stretch search on large instances: a time-aggregated estimate (issue 13).
 
 On balanced 100x20 the first exact check of :func:`~lpsched.bags.maxstretch.max_stretch`
-costs one cold solve of a path master seeded with every (application, worker) pair (about
-100k columns, 11k simplex iterations, 3-5 s), and starting from the single-resource bound
-(half the optimum there) costs a far jump after it. Yet an optimal plan uses few pairs
+costs one cold solve of a path master seeded with the steady-state pairs (1,005 of 2,000
+(application, worker) pairs on seed 0, about 100k columns, 9-11k simplex iterations,
+3-5 s), and starting from the single-resource bound (0.48-0.75 of the optimum on the five
+benchmark seeds) costs a far jump after it. Yet an optimal plan uses few pairs
 (about two workers per application: 195 of 2,000 pairs on seed 0) and almost only
 same-interval paths (98.6 %). This module guesses both *where* to start and *which pairs*
 to seed from a much smaller LP.
@@ -38,15 +39,16 @@ import numpy as np
 
 from lpsched.bags.stretch_model import StretchProblem
 from lpsched.bags.stretch_paths import path_coefficients
-from lpsched.errors import SolverError
+from lpsched.errors import LpschedError, SolverError
 from lpsched.solvers import console
 from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status
 from lpsched.solvers.solution import Status
 
 #: Groups of consecutive intervals of the coarse LP. Measured on balanced 100x20 (5 seeds):
-#: 10 groups put the coarse threshold at 0.86-0.92 of the optimum for about 0.05 s per LP;
-#: 20 at 0.91-0.97 for about 0.12 s; 30 at 0.94-0.99 for about 0.28 s. A closer start did
-#: not pay for the dearer LPs (decision 228).
+#: 10 groups put the coarse threshold at 0.86-0.92 of the optimum (the critical value
+#: probed, the last one below it, at 0.84-0.91) for about 0.05 s per LP; 20 groups at
+#: 0.91-0.97 for about 0.12 s; 30 at 0.94-0.99 for about 0.28 s. A closer start did not
+#: pay for the dearer LPs (decision 228).
 GROUPS = 10
 #: A coarse answer counts a pair as used above this many tasks.
 USED_TASKS = 1e-9
@@ -85,7 +87,7 @@ class CoarseLP:
     def __init__(self, problem: StretchProblem, groups: int | None = None) -> None:
         groups = GROUPS if groups is None else groups
         if groups < 1:
-            raise ValueError(f"groups must be at least 1, got {groups}")
+            raise LpschedError(f"the coarse LP needs at least 1 group, got {groups}")
         self.problem = problem
         self.groups = groups
         self.master, self.link, self.cpu = path_coefficients(problem)
@@ -171,6 +173,10 @@ class CoarseLP:
         self.seconds += time.perf_counter() - t0
         self.solves += 1
         status = model_status(h)
+        if status is Status.TIME_LIMIT:
+            raise SolverError(f"coarse LP at S={stretch:.9g}: the time limit ran out (status "
+                              "time_limit); allow more time (--time-limit or time_limit=)",
+                              status=status)
         if status is not Status.OPTIMAL:
             raise SolverError(f"coarse LP at S={stretch:.9g}: HiGHS returned status "
                               f"{status.value}", status=status)

@@ -50,7 +50,7 @@ from lpsched.bags.stretch_model import StretchProblem
 from lpsched.core import tolerances
 from lpsched.errors import LpschedError, SolverError
 from lpsched.solvers import console
-from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status
+from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status, set_time_limit
 from lpsched.solvers.solution import Status
 
 #: A column prices out when its reduced profit per task exceeds this: ten times HiGHS'
@@ -72,8 +72,12 @@ REORDER_STRATEGY = _DUAL
 #: ones: balanced 100x20 median 13.6 -> 12.7 s, worst 29.9 -> 18.9 s (benchmark run,
 #: issue 13).
 FAR_REORDER: int | None = 20
-#: Primal simplex first after the deliver stretch grew (capacities only grow inside an epoch
-#: order, so the last plan stays feasible): decision 227.
+#: Primal simplex first when a deliver question asks a larger stretch than the last one
+#: (every capacity row grows), whatever :data:`REORDER_STRATEGY` says for a near reorder.
+#: The kept basis then stays dual feasible but is usually primal infeasible, so dual simplex
+#: is the textbook choice; measured, it walked much longer: one such solve took 20.7k dual
+#: iterations and 6.7 s on balanced 100x20 seed 4, where the whole search now takes 5 s
+#: (decision 227).
 GROW_PRIMAL = True
 #: Largest violation of a row or column bound accepted in a master solution (as the buffer
 #: model's searches accept); a warm answer above it is solved again from scratch, once.
@@ -81,7 +85,8 @@ RESIDUAL_LIMIT = 1e-6
 #: Pairs (application, worker) that enter the master per pricing round when their best path
 #: prices out, each with all its same-interval paths (decision 227): an optimal plan uses
 #: about two workers per application (195 of 2,000 pairs on balanced 100x20 seed 0, 98.6 %
-#: of its paths same-interval), so whole pairs enter and only a few at a time.
+#: of its paths same-interval), so whole pairs enter and only a few at a time. At least
+#: ``n·p / 100`` enter, so that every pair can enter within 100 rounds.
 NEW_PAIRS_PER_ROUND = 20
 #: Largest number of column-generation rounds of one question (each adds at least one
 #: column; reached only on numerical trouble).
@@ -528,10 +533,10 @@ class PathMaster:
     def _select(self, gain: np.ndarray, best_j: np.ndarray, held_gain: np.ndarray,
                 per_pair: int) -> int:
         """Add paths that price out, pair by pair (decision 227): of the pairs not yet in
-        the master whose best path prices out, the :data:`NEW_PAIRS_PER_ROUND` best enter
-        with all their same-interval paths (:meth:`seed`); every pair already in has its
-        ``per_pair`` best paths added (any ``j <= j'``); every held pair its best. Returns
-        how many columns were added."""
+        the master whose best path prices out, the :data:`NEW_PAIRS_PER_ROUND` best (at
+        least ``n·p / 100``) enter with all their same-interval paths (:meth:`seed`);
+        every pair already in has its ``per_pair`` best paths added (any ``j <= j'``);
+        every held pair its best. Returns how many columns were added."""
         n, p, J = gain.shape
         tol = PRICE_TOLERANCE
         added = 0
@@ -539,7 +544,8 @@ class PathMaster:
         fresh = (pair_gain > tol) & ~self.pairs
         if fresh.any():
             kk, uu = np.nonzero(fresh)
-            take = np.argsort(-pair_gain[kk, uu], kind="stable")[:NEW_PAIRS_PER_ROUND]
+            many = max(NEW_PAIRS_PER_ROUND, -(-n * p // 100))
+            take = np.argsort(-pair_gain[kk, uu], kind="stable")[:many]
             mask = np.zeros((n, p), bool)
             mask[kk[take], uu[take]] = True
             added += self.seed(mask)
@@ -595,7 +601,7 @@ class PathMaster:
     def _solve(self, time_limit: float | None, strategy: int) -> tuple[float, float, int]:
         h = self.highs
         h.setOptionValue("simplex_strategy", strategy)
-        h.setOptionValue("time_limit", float(time_limit) if time_limit else highspy.kHighsInf)
+        set_time_limit(h, time_limit)
         t0 = time.perf_counter()
         if self.logging:
             console.quietly(h.run)
@@ -606,6 +612,9 @@ class PathMaster:
         status = model_status(h)
         info = h.getInfo()
         iterations = int(info.simplex_iteration_count)
+        if status is Status.TIME_LIMIT:
+            raise SolverError("path master: the time limit ran out (status time_limit); "
+                              "allow more time (--time-limit or time_limit=)", status=status)
         if status is not Status.OPTIMAL:
             raise SolverError(f"path master: HiGHS returned status {status.value} "
                               f"({h.modelStatusToString(h.getModelStatus())})",
@@ -614,9 +623,10 @@ class PathMaster:
 
     def first_strategy(self) -> int:
         """HiGHS ``simplex_strategy`` of the next question's first solve: primal simplex
-        with no basis yet or after a far reorder (:data:`FAR_REORDER`),
-        :data:`REORDER_STRATEGY` after a near one, dual simplex otherwise (only bounds or
-        costs changed since the last optimal basis)."""
+        with no basis yet, after a far reorder (:data:`FAR_REORDER`) or when the deliver
+        stretch grew (:data:`GROW_PRIMAL`); :data:`REORDER_STRATEGY` after a near reorder;
+        dual simplex otherwise (only bounds or costs changed since the last optimal
+        basis)."""
         if self._fresh or self._far or (GROW_PRIMAL and self._grew):
             return _PRIMAL
         return REORDER_STRATEGY if self._reordered else _DUAL
@@ -713,7 +723,7 @@ class PathMaster:
         (``None``: the first proof stops).
         """
         self._set_mode(True, stretch, stretch, 0.0)
-        self._grew = self._grew or stretch > self._stretch
+        self._grew = stretch > self._stretch
         self._stretch = stretch
         total = float(self.problem.remaining.sum())
         tl: Callable[[], float | None] = time_left or (lambda: None)

@@ -49,7 +49,7 @@ def test_coarse_lp_with_one_group_is_the_whole_horizon() -> None:
 
 
 def test_groups_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="groups"):
+    with pytest.raises(LpschedError, match="1 group"):
         CoarseLP(_problem(), groups=0)
 
 
@@ -170,3 +170,49 @@ def test_solve_json_reports_the_coarse_start(tmp_path: Path) -> None:
     out = one_json_object(p)
     assert out["formulation"] == "paths" and out["coarse_solves"] > 0
     assert out["stretch"] == pytest.approx(40.352542625, rel=1e-8)
+
+
+@pytest.mark.parametrize("where", ["top", "middle"])
+def test_a_feasible_first_probe_falls_back_to_the_lower_bound(where: str) -> None:
+    """A coarse start that overshoots (forced here: the first probe near the top of the
+    stretch axis is feasible) still ends at the optimum, with ``lower <= stretch``."""
+    from lpsched.bags.maxstretch import _search_intervals
+    from lpsched.bags.stretch_coarse import CoarseStart
+
+    inst = random_bags(20, 6, profile="balanced", seed=7)
+    reference = max_stretch(inst, coarse_start=False)
+    pr = StretchProblem.offline(inst)
+    search = StretchSearch(pr, time_limit=None, coarse_start=True)
+    assert search.coarse is not None
+    index = search.n_intervals - 1 if where == "top" else search.n_intervals // 2
+    search.coarse = CoarseStart(index, search.coarse.pairs, 0, 0.0)
+    if where == "top":  # the probe there is feasible: this is the fallback
+        assert search.check(float(search.points[index]), index).feasible
+    stretch, lower, key, x = _search_intervals(search, "newton")
+    assert stretch == pytest.approx(reference.stretch, rel=1e-8)
+    assert lower <= stretch * (1 + 1e-12)
+    assert check_plan(inst, search.plan(stretch, key, x)).ok
+
+
+def test_a_warm_model_gets_the_budget_left_not_a_total() -> None:
+    """HiGHS counts ``time_limit`` against the run time of all runs of one object: the
+    limit set before a warm run is that run time plus the budget left."""
+    import highspy
+
+    from lpsched.solvers.highs import set_time_limit
+
+    pr = _problem(10, 4)
+    master = paths.PathMaster(pr, pr.order_at(2.0))
+    master.seed()
+    master.deliver(2.0, 1e-9, exact=True)
+    def limit() -> float:  # highspy returns (status, value) in recent versions
+        got = master.highs.getOptionValue("time_limit")
+        return float(got[1] if isinstance(got, tuple) else got)
+
+    before = master.highs.getRunTime()
+    assert before > 0
+    set_time_limit(master.highs, 5.0)
+    after = master.highs.getRunTime()  # HiGHS' clock keeps running between runs
+    assert before + 5.0 <= limit() <= after + 5.0
+    set_time_limit(master.highs, None)
+    assert limit() == highspy.kHighsInf

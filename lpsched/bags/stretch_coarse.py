@@ -101,9 +101,7 @@ class CoarseLP:
         """``(group length (G,), overlap (n, G))`` of the epoch order at ``stretch``."""
         pr = self.problem
         order = pr.order_at(stretch)
-        pos = np.empty_like(order)
-        pos[order] = np.arange(order.size)
-        js, je = pos[pr.start_epoch], pos[pr.deadline_epoch]
+        js, je = pr.window_positions(order)
         length = np.diff(pr.epoch_beta[order]) + stretch * np.diff(pr.epoch_alpha[order])
         length = np.maximum(length, 0.0)  # exact ties may differ by an ulp
         J = length.size
@@ -204,15 +202,14 @@ def coarse_start(problem: StretchProblem, points: np.ndarray, tolerance: float,
     total = float(problem.remaining.sum())
     tl: Callable[[], float | None] = time_left or (lambda: None)
     lo, hi = 0, len(points) - 1
-    pairs: dict[int, np.ndarray] = {}
+    pairs: np.ndarray | None = None  # the coarse plan's pairs at points[lo]
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if lp.deliver(float(points[mid]), tl()) >= total - tolerance:
             hi = mid
         else:
-            lo = mid
-            pairs[mid] = lp.pairs()
-    if lo not in pairs:
+            lo, pairs = mid, lp.pairs()
+    if pairs is None:  # points[0] was never posed
         lp.deliver(float(points[lo]), tl())
-        pairs[lo] = lp.pairs()
-    return CoarseStart(lo, pairs[lo], lp.solves, lp.seconds)
+        pairs = lp.pairs()
+    return CoarseStart(lo, pairs, lp.solves, lp.seconds)

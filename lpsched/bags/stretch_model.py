@@ -190,6 +190,21 @@ class StretchProblem:
         kind[self.deadline_epoch] = 1
         return np.lexsort((np.arange(vals.size), kind, vals))
 
+    def window_positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(js, je)``: each application's first interval and one past its last in epoch
+        order ``order`` (interval ``j`` lies between the ``j``-th and ``j+1``-th epochs).
+        Raises :class:`LpschedError` when a window is empty (an order taken below its
+        start)."""
+        order = np.asarray(order)
+        pos = np.empty_like(order)
+        pos[order] = np.arange(order.size)
+        js, je = pos[self.start_epoch], pos[self.deadline_epoch]
+        if (je <= js).any():
+            k = int(np.argmax(je <= js))
+            raise LpschedError(f"the window of application {k} is empty in this epoch order "
+                               "(the order was taken below its start)")
+        return js, je
+
 
 def _memory(memory: np.ndarray, p: int) -> np.ndarray:
     mem = np.asarray(memory, float)
@@ -213,13 +228,7 @@ class StretchModel:
         self.relaxed = relaxed
         self.order = np.asarray(order)
         pr = problem
-        pos = np.empty_like(self.order)
-        pos[self.order] = np.arange(self.order.size)
-        js, je = pos[pr.start_epoch], pos[pr.deadline_epoch]
-        if (je <= js).any():
-            k = int(np.argmax(je <= js))
-            raise LpschedError(f"the window of application {k} is empty in this epoch order "
-                               "(the order was taken below its start)")
+        js, je = pr.window_positions(self.order)
         lengths = je - js
         self.n_epochs = self.order.size
         self.n_intervals = self.n_epochs - 1

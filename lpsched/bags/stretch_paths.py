@@ -302,13 +302,7 @@ class PathMaster:
         if order.size != self.n_epochs:
             raise LpschedError(f"an epoch order of {order.size} epochs for a path master of "
                                f"{self.n_epochs}")
-        pos = np.empty_like(order)
-        pos[order] = np.arange(order.size)
-        js, je = pos[pr.start_epoch], pos[pr.deadline_epoch]
-        if (je <= js).any():
-            k = int(np.argmax(je <= js))
-            raise LpschedError(f"the window of application {k} is empty in this epoch order "
-                               "(the order was taken below its start)")
+        js, je = pr.window_positions(order)
         iv = np.arange(self.n_intervals)
         window = (iv[None, :] >= js[:, None]) & (iv[None, :] < je[:, None])
         return js, je, window

@@ -59,13 +59,11 @@ def test_coarse_start_brackets_its_own_threshold() -> None:
     pts = search.points
     start = coarse_start(pr, pts, search.delivery_tolerance)
     total = float(pr.remaining.sum())
-    assert 0 <= start.index < len(pts) - 1
+    assert 0 < start.index < len(pts) - 2  # this instance: an inner critical value
     assert start.solves <= int(np.ceil(np.log2(len(pts)))) + 1
     lp = CoarseLP(pr)
-    if start.index > 0:
-        assert lp.deliver(float(pts[start.index])) < total - search.delivery_tolerance
-    if start.index + 1 < len(pts) - 1:
-        assert lp.deliver(float(pts[start.index + 1])) >= total - search.delivery_tolerance
+    assert lp.deliver(float(pts[start.index])) < total - search.delivery_tolerance
+    assert lp.deliver(float(pts[start.index + 1])) >= total - search.delivery_tolerance
     assert start.pairs.any()
 
 

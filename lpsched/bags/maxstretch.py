@@ -194,6 +194,11 @@ class StretchSearch:
     :class:`SolverError` (status ``time_limit``) when it runs out.
     """
 
+    #: An infeasible path check waits until its certified deficit is within this fraction
+    #: of the master's own (``None``: the first Lagrangian proof stops, all a bare verdict
+    #: needs; :func:`_guided_search` sets :data:`GUIDED_GAP` on its search).
+    infeasible_gap: float | None = None
+
     def __init__(self, problem: StretchProblem, time_limit: float | None = 120.0,
                  relaxation_bound: bool = True, warm_start: bool = True,
                  worker_generation: bool = True, window_bound: bool | None = None,
@@ -542,7 +547,7 @@ class StretchSearch:
         total = float(self.problem.remaining.sum())
         tol = self.delivery_tolerance
         ans = master.deliver(stretch, tol, lambda: self.time_left(
-            f"feasibility LP at S={stretch:.9g}"), gap=INFEASIBLE_GAP)
+            f"feasibility LP at S={stretch:.9g}"), gap=self.infeasible_gap)
         self._count(ans)
         deficit = total - ans.objective
         ok = deficit <= tol
@@ -715,10 +720,14 @@ def use_coarse(problem: StretchProblem) -> bool:
     intervals = problem.epoch_alpha.size - 1
     return (not (problem.buffered > 0).any()
             and problem.n * problem.p * intervals > COARSE_ABOVE)
-#: An infeasible verdict of a path master waits until its certified deficit is within this
-#: fraction of the master's own (``None``: the first Lagrangian proof stops; measured the
-#: fastest on balanced 100x20, notes of issue 13).
-INFEASIBLE_GAP: float | None = None
+
+
+#: :attr:`StretchSearch.infeasible_gap` of the tangent-guided search
+#: (:func:`_guided_search`), whose steps are only as long as the certified deficit is large
+#: (decision 229): with the fraction checks, balanced 20x10 takes 4 checks instead of 6
+#: (median; 0.037 -> 0.034 s), and 100x20 the same time with fewer, longer checks (2.23 ->
+#: 2.21 s median over 15 seeds).
+GUIDED_GAP: float | None = 0.3
 
 
 def _seed_pairs(problem: StretchProblem) -> np.ndarray | None:
@@ -849,9 +858,13 @@ def _guided_search(search: StretchSearch) -> tuple[float, float, Check]:
     Algorithm 2; every verdict is one feasibility LP. With a coarse start
     (:attr:`StretchSearch.coarse`, decision 228) the first probe is the critical value it
     names instead of ``points[0]``: infeasible there, it is the first ``lo``; feasible,
-    it becomes ``hi`` and the search starts from ``points[0]`` as without it.
+    it becomes ``hi`` and the search starts from ``points[0]`` as without it. Its
+    infeasible checks wait for a certified deficit within :data:`GUIDED_GAP` of the
+    master's (:attr:`StretchSearch.infeasible_gap`, decision 229), so tangent steps are
+    long.
     """
     pts = search.points
+    search.infeasible_gap = GUIDED_GAP
     lo, hi, guided = 0, search.n_intervals, True
     start = 0 if search.coarse is None else search.coarse.index
     c = search.check(float(pts[start]), start)

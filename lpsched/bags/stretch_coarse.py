@@ -38,10 +38,10 @@ import highspy
 import numpy as np
 
 from lpsched.bags.stretch_model import StretchProblem
-from lpsched.bags.stretch_paths import path_coefficients
+from lpsched.bags.stretch_paths import PRICE_TOLERANCE, path_coefficients
 from lpsched.errors import LpschedError, SolverError
 from lpsched.solvers import console
-from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status
+from lpsched.solvers.highs import DEFAULT_OPTIONS, model_status, set_time_limit
 from lpsched.solvers.solution import Status
 
 #: Groups of consecutive intervals of the coarse LP. Measured on balanced 100x20 (5 seeds):
@@ -50,6 +50,14 @@ from lpsched.solvers.solution import Status
 #: 0.91-0.97 for about 0.12 s; 30 at 0.94-0.99 for about 0.28 s. A closer start did not
 #: pay for the dearer LPs (decision 228).
 GROUPS = 10
+#: Groups of the *fine* coarse LP posed once at the coarse threshold, whose plan's pairs
+#: seed the path master (decision 229). On balanced 100x20 (seeds 0-4) the 40-group plan
+#: holds 0.87-0.94 of the pairs the optimal plan uses (precision 0.73-0.83), against
+#: 0.69-0.75 for the 10-group plan; column generation over pairs from the 10-group plan's
+#: solves it in 0.16-0.30 s (the whole LP: 0.5-0.95 s).
+FINE_GROUPS = 40
+#: Pairs that enter a column-generated coarse LP per round (all their groups at once).
+PAIRS_PER_ROUND = 200
 #: A coarse answer counts a pair as used above this many tasks.
 USED_TASKS = 1e-9
 
@@ -115,57 +123,123 @@ class CoarseLP:
         np.add.at(overlap, (k, group[j]), length[j])
         return np.bincount(group, weights=length, minlength=G), overlap
 
-    def deliver(self, stretch: float, time_limit: float | None = None) -> float:
-        """The most tasks the coarse LP delivers at ``stretch``; its plan's pairs are then
-        :meth:`pairs`."""
-        pr = self.problem
-        n, p = pr.n, pr.p
-        glen, overlap = self._capacities(stretch)
-        G = glen.size
-        k, g = np.nonzero(overlap > 0)
-        K, Gg = np.repeat(k, p), np.repeat(g, p)
-        U = np.tile(np.arange(p), k.size)
-        c = K.size
-        # rows: tasks n | master G (free without a master row) | links G*p | CPUs G*p
+    def _layout(self, G: int) -> tuple[int, int, int]:
+        """``(link row 0, CPU row 0, rows)`` with ``G`` groups: tasks ``n`` | master ``G``
+        (free without a master row) | links ``G·p`` (multiport) | CPUs ``G·p``."""
+        n, p = self.problem.n, self.problem.p
         link_rows = G * p if self.link is not None else 0
         cpu_row0 = n + G + link_rows
-        rows = [K, cpu_row0 + Gg * p + U]
-        vals = [np.ones(c), self.cpu[K, U]]
-        if self.master is not None:
-            rows.append(n + Gg)
-            vals.append(self.master[K, U])
-        if self.link is not None:
-            rows.append(n + G + Gg * p + U)
-            vals.append(self.link[K, U])
-        # a task of k uses at most the part of g inside k's window on every resource
-        upper = overlap[K, Gg] / np.max(np.stack(vals[1:]), axis=0)
-        num_rows = cpu_row0 + G * p
-        row_up = np.concatenate([pr.remaining.astype(float), glen,
-                                 np.repeat(glen, p) if link_rows else np.zeros(0),
+        return n + G, cpu_row0, cpu_row0 + G * p
+
+    def _load(self, glen: np.ndarray, time_limit: float | None) -> highspy.Highs:
+        """A fresh HiGHS model with the rows and the fraction column ``λ`` only."""
+        pr = self.problem
+        n, p, G = pr.n, pr.p, glen.size
+        _, _, num_rows = self._layout(G)
+        total = float(pr.remaining.sum()) or 1.0  # λ's cost: the objective counts tasks
+        row_lo = np.full(num_rows, -np.inf)
+        row_lo[:n] = 0.0  # Σ x[k] - r_k·λ >= 0
+        row_up = np.concatenate([np.full(n, np.inf),
+                                 glen if self.master is not None else np.full(G, np.inf),
+                                 np.repeat(glen, p) if self.link is not None else [],
                                  np.repeat(glen, p)])
-        if self.master is None:
-            row_up[n:n + G] = np.inf
-        r_all, v_all = np.concatenate(rows), np.concatenate(vals)
-        c_all = np.tile(np.arange(c), len(rows))
-        order = np.argsort(c_all, kind="stable")
-        starts = np.searchsorted(c_all[order], np.arange(c)).astype(np.int32)
         h = console.construct(highspy.Highs)
         done: list[object] = []
 
         def load() -> None:
             for key, value in {**DEFAULT_OPTIONS, "output_flag": False}.items():
                 h.setOptionValue(key, value)
-            if time_limit is not None:
-                h.setOptionValue("time_limit", float(max(time_limit, 1e-3)))
             done.append(h.passModel(
-                c, num_rows, int(r_all.size), int(highspy.MatrixFormat.kColwise),
-                int(highspy.ObjSense.kMaximize), 0.0, np.ones(c), np.zeros(c), upper,
-                np.full(num_rows, -np.inf), row_up, starts, r_all[order].astype(np.int32),
-                v_all[order], np.zeros(c, np.int32)))
+                1, num_rows, n, int(highspy.MatrixFormat.kColwise),
+                int(highspy.ObjSense.kMaximize), 0.0, np.array([total]), np.zeros(1),
+                np.ones(1),
+                row_lo, row_up, np.zeros(1, np.int32), np.arange(n, dtype=np.int32),
+                -pr.remaining.astype(float), np.zeros(1, np.int32)))
 
         console.quietly(load)
         if done[0] != highspy.HighsStatus.kOk:
             raise SolverError("HiGHS rejected the coarse LP")
+        return h
+
+    def _add(self, h: highspy.Highs, pairs: np.ndarray, overlap: np.ndarray) -> None:
+        """Append the columns ``x[k, u, g]`` of the ``(n, p)`` mask ``pairs`` for every
+        group ``g`` overlapping ``k``'s window, each capped by that overlap."""
+        p, G = self.problem.p, overlap.shape[1]
+        k0, u0 = np.nonzero(pairs)
+        K, U = np.repeat(k0, G), np.repeat(u0, G)
+        Gg = np.tile(np.arange(G), k0.size)
+        keep = overlap[K, Gg] > 0
+        K, U, Gg = K[keep], U[keep], Gg[keep]
+        if not K.size:
+            return
+        link_row0, cpu_row0, _ = self._layout(G)
+        rows = [K, cpu_row0 + Gg * p + U]
+        vals = [np.ones(K.size), self.cpu[K, U]]
+        if self.master is not None:
+            rows.append(self.problem.n + Gg)
+            vals.append(self.master[K, U])
+        if self.link is not None:
+            rows.append(link_row0 + Gg * p + U)
+            vals.append(self.link[K, U])
+        # a task of k uses at most the part of g inside k's window on every resource
+        upper = overlap[K, Gg] / np.max(np.stack(vals[1:]), axis=0)
+        per = len(rows)
+        idx = np.stack(rows, axis=1).ravel().astype(np.int32)
+        starts = (np.arange(K.size) * per).astype(np.int32)
+        h.addCols(K.size, np.zeros(K.size), np.zeros(K.size), upper, idx.size, starts, idx,
+                  np.stack(vals, axis=1).ravel())
+        self._k = np.concatenate([self._k, K])
+        self._u = np.concatenate([self._u, U])
+
+    def _profits(self, y: np.ndarray, overlap: np.ndarray) -> np.ndarray:
+        """``(n, p)``: the best reduced profit over the groups of each pair's columns under
+        the row duals ``y`` (HiGHS: ``0 - Aᵀy``; ``-inf`` where no group overlaps)."""
+        pr = self.problem
+        n, p, G = pr.n, pr.p, overlap.shape[1]
+        link_row0, cpu_row0, _ = self._layout(G)
+        cost = y[:n, None, None] + self.cpu[:, :, None] * y[cpu_row0:].reshape(G, p).T
+        if self.master is not None:
+            cost = cost + self.master[:, :, None] * y[n:n + G]
+        if self.link is not None:
+            link = y[link_row0:cpu_row0].reshape(G, p).T
+            cost = cost + self.link[:, :, None] * link
+        return np.where(overlap[:, None, :] > 0, -cost, -np.inf).max(axis=2)
+
+    def deliver(self, stretch: float, time_limit: float | None = None,
+                pairs: np.ndarray | None = None) -> float:
+        """The coarse LP at ``stretch`` (module docstring): the largest fraction ``λ`` of
+        every application's tasks it delivers, returned in tasks (``λ·total``); its plan's
+        pairs are then :meth:`pairs`. With ``pairs`` (an ``(n, p)`` mask) only those pairs'
+        columns are posed first, and column generation adds the
+        :data:`PAIRS_PER_ROUND` pairs of best reduced profit until none prices out: the
+        same optimum, from a much smaller LP when the mask is close to the plan's pairs.
+        ``time_limit`` (seconds) bounds the whole call."""
+        pr = self.problem
+        t_end = None if time_limit is None else time.perf_counter() + max(time_limit, 1e-3)
+        glen, overlap = self._capacities(stretch)
+        h = self._load(glen, time_limit)
+        self._k, self._u = np.zeros(0, int), np.zeros(0, int)
+        have = np.ones((pr.n, pr.p), bool) if pairs is None else np.asarray(pairs, bool)
+        if have.shape != (pr.n, pr.p):
+            raise LpschedError(f"a pair mask of shape {have.shape} for a coarse LP of "
+                               f"{pr.n} applications x {pr.p} workers")
+        self._add(h, have, overlap)
+        while True:
+            self._run(h, stretch, t_end)
+            gain = self._profits(np.asarray(h.getSolution().row_dual, float), overlap)
+            fresh = np.argwhere((gain > PRICE_TOLERANCE) & ~have)
+            if not fresh.size:
+                break
+            best = np.argsort(-gain[fresh[:, 0], fresh[:, 1]], kind="stable")
+            mask = np.zeros_like(have)
+            mask[tuple(fresh[best[:PAIRS_PER_ROUND]].T)] = True
+            self._add(h, mask, overlap)
+            have |= mask
+        self._x = np.asarray(h.getSolution().col_value, float)[1:]
+        return float(h.getInfo().objective_function_value)
+
+    def _run(self, h: highspy.Highs, stretch: float, t_end: float | None) -> None:
+        set_time_limit(h, None if t_end is None else max(t_end - time.perf_counter(), 1e-3))
         t0 = time.perf_counter()
         console.quietly(h.run)
         self.seconds += time.perf_counter() - t0
@@ -178,9 +252,6 @@ class CoarseLP:
         if status is not Status.OPTIMAL:
             raise SolverError(f"coarse LP at S={stretch:.9g}: HiGHS returned status "
                               f"{status.value}", status=status)
-        self._k, self._u = K, U
-        self._x = np.asarray(h.getSolution().col_value, float)
-        return float(h.getInfo().objective_function_value)
 
     def pairs(self) -> np.ndarray:
         """``(n, p)`` mask of the pairs the last coarse plan uses."""
@@ -192,12 +263,15 @@ class CoarseLP:
 
 def coarse_start(problem: StretchProblem, points: np.ndarray, tolerance: float,
                  time_left: Callable[[], float | None] | None = None,
-                 groups: int | None = None) -> CoarseStart:
+                 groups: int | None = None,
+                 fine_groups: int | None = FINE_GROUPS) -> CoarseStart:
     """Binary search over the critical values ``points`` (ascending) for the last one at
-    which the coarse LP leaves more than ``tolerance`` tasks undelivered, and the pairs of
-    its coarse plan there (module docstring). ``points[0]`` is taken as short (the search's
-    lower bound) and ``points[-1]`` as enough; about ``log2(len(points))`` coarse LPs of
-    ``groups`` groups (default :data:`GROUPS`)."""
+    which the coarse LP leaves more than ``tolerance`` tasks undelivered (about
+    ``log2(len(points))`` coarse LPs of ``groups`` groups, default :data:`GROUPS`;
+    ``points[0]`` is taken as short, the search's lower bound, and ``points[-1]`` as
+    enough), and the pairs of a coarse plan there: that of the ``fine_groups``-group LP
+    (default :data:`FINE_GROUPS`, column-generated from the pairs of the ``groups`` one),
+    or with ``fine_groups=None`` the ``groups`` one's own (module docstring)."""
     lp = CoarseLP(problem, groups)
     total = float(problem.remaining.sum())
     tl: Callable[[], float | None] = time_left or (lambda: None)
@@ -212,4 +286,10 @@ def coarse_start(problem: StretchProblem, points: np.ndarray, tolerance: float,
     if pairs is None:  # points[0] was never posed
         lp.deliver(float(points[lo]), tl())
         pairs = lp.pairs()
-    return CoarseStart(lo, pairs, lp.solves, lp.seconds)
+    solves, seconds = lp.solves, lp.seconds
+    if fine_groups:
+        fine = CoarseLP(problem, fine_groups)
+        fine.deliver(float(points[lo]), tl(), pairs=pairs)
+        pairs = fine.pairs()
+        solves, seconds = solves + fine.solves, seconds + fine.seconds
+    return CoarseStart(lo, pairs, solves, seconds)

@@ -1,4 +1,4 @@
-"""The coarse start of large path searches and pair-level column generation (decisions 227-228).
+"""The coarse start of large path searches and pair-level column generation (decisions 227-229).
 
 The coarse LP only chooses where the exact search starts and which pairs its master holds
 first, so every test of the answer compares it with a search that does not use it."""
@@ -14,7 +14,7 @@ from lpsched import check_plan, max_stretch
 from lpsched.bags import random_bags
 from lpsched.bags import stretch_paths as paths
 from lpsched.bags.maxstretch import COARSE_ABOVE, StretchSearch, use_coarse
-from lpsched.bags.stretch_coarse import CoarseLP, coarse_start
+from lpsched.bags.stretch_coarse import FINE_GROUPS, CoarseLP, coarse_start
 from lpsched.bags.stretch_model import StretchProblem
 from lpsched.errors import LpschedError
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
@@ -57,14 +57,59 @@ def test_coarse_start_brackets_its_own_threshold() -> None:
     pr = _problem(seed=1)
     search = StretchSearch(pr, time_limit=None, coarse_start=False)
     pts = search.points
-    start = coarse_start(pr, pts, search.delivery_tolerance)
+    start = coarse_start(pr, pts, search.delivery_tolerance, fine_groups=None)
     total = float(pr.remaining.sum())
     assert 0 < start.index < len(pts) - 2  # this instance: an inner critical value
     assert start.solves <= int(np.ceil(np.log2(len(pts)))) + 1
     lp = CoarseLP(pr)
     assert lp.deliver(float(pts[start.index])) < total - search.delivery_tolerance
+    assert np.array_equal(lp.pairs(), start.pairs)
     assert lp.deliver(float(pts[start.index + 1])) >= total - search.delivery_tolerance
     assert start.pairs.any()
+    # the default: same critical value, pairs from the fine LP posed there
+    fine = coarse_start(pr, pts, search.delivery_tolerance)
+    assert fine.index == start.index and fine.solves > start.solves
+    lp40 = CoarseLP(pr, FINE_GROUPS)
+    lp40.deliver(float(pts[start.index]), pairs=start.pairs)
+    assert np.array_equal(lp40.pairs(), fine.pairs)
+
+
+@pytest.mark.parametrize("port", ["one-port", "bounded", "unbounded"])
+def test_column_generated_coarse_lp_equals_the_whole_lp(port: str) -> None:
+    """Decision 229: from any starting set of pairs (none, a few, the 10-group plan's),
+    pricing whole pairs reaches the optimum of the LP posed with every pair."""
+    if port == "one-port":
+        pr = _problem(20, 6, seed=2)
+    else:
+        pr = StretchProblem.offline(small_instance(
+            14, n=12, p=4, port="multiport", bw=1.5 if port == "bounded" else None))
+    low, total = StretchSearch(pr, time_limit=None).low, float(pr.remaining.sum())
+    # the largest of these stretches at which the coarse LP is short (the fraction binds)
+    S = next(f * low for f in (1.2, 1.0, 0.8, 0.6, 0.4)
+             if CoarseLP(pr, 12).deliver(f * low) < total - 1e-6)
+    full = CoarseLP(pr, 12)
+    whole = full.deliver(S)
+    assert full.solves == 1  # every pair posed: nothing prices out
+    rng = np.random.default_rng(0)
+    for mask in (np.zeros((pr.n, pr.p), bool), rng.random((pr.n, pr.p)) < 0.2,
+                 full.pairs()):
+        lp = CoarseLP(pr, 12)
+        assert lp.deliver(S, pairs=mask) == pytest.approx(whole, rel=1e-9)
+        assert lp.solves >= 1
+    with pytest.raises(LpschedError, match="pair mask"):
+        CoarseLP(pr).deliver(S, pairs=np.ones((2, 2), bool))
+
+
+def test_coarse_lp_delivers_the_same_fraction_of_every_application() -> None:
+    """The coarse LP's answer is ``λ·total`` (decision 229): its plan sends at least
+    ``λ·r_k`` tasks of every application ``k``."""
+    pr = _problem(12, 4, seed=5)
+    lp = CoarseLP(pr, 6)
+    S = 1.1 * StretchSearch(pr, time_limit=None).low
+    lam = lp.deliver(S) / float(pr.remaining.sum())
+    assert 0 < lam < 1
+    sent = np.bincount(lp._k, weights=lp._x, minlength=pr.n)
+    assert (sent >= lam * pr.remaining - 1e-7).all()
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

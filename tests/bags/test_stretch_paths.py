@@ -2,6 +2,8 @@
 same answers as the buffer model of (K)/(K1), plans that pass the independent check, and
 the pricing certificate."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -71,7 +73,7 @@ def test_path_lp_equals_buffer_lp(name, relaxed):
     for factor in (0.9, 0.999, 1.0, 1.2):
         # online, far below the optimum a deadline may precede T_new (no epoch order)
         s = max(s_opt * factor, s_opt * 0.999) if pr.online else s_opt * factor
-        master = PathMaster(opt, opt.order_at(s), relaxed=relaxed)
+        master = PathMaster(opt, opt.order_at(s), relaxed=relaxed, fraction=False)
         ans = master.deliver(s, tolerance=1e-9, exact=True)
         value, slope = buffer_deliver(opt, s, relaxed)
         total = max(1.0, float(opt.remaining.sum() + opt.buffered.sum()))
@@ -80,6 +82,57 @@ def test_path_lp_equals_buffer_lp(name, relaxed):
         assert ans.bound == pytest.approx(ans.objective, abs=1e-6 * total)
         if abs(value - opt.remaining.sum()) > 1e-6 * total:  # a real deficit: same slope
             assert ans.stretch_rc == pytest.approx(slope, rel=1e-5, abs=1e-6)
+
+
+def buffer_fraction(problem: StretchProblem, stretch: float) -> float:
+    """The largest ``λ`` such that the buffer model delivers ``λ·r_k`` of every application
+    at ``stretch``, by bisection on ``λ`` (each step: the buffer model's deliver LP with the
+    remaining tasks scaled by ``λ``; the windows do not depend on them)."""
+    lo, hi = 0.0, 1.0
+    if buffer_deliver(problem, stretch)[0] >= problem.remaining.sum() - 1e-9:
+        return 1.0
+    for _ in range(40):
+        lam = 0.5 * (lo + hi)
+        scaled = replace(problem, remaining=problem.remaining * lam)
+        if buffer_deliver(scaled, stretch)[0] >= scaled.remaining.sum() * (1 - 1e-10):
+            lo = lam
+        else:
+            hi = lam
+    return lo
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PROBLEMS if not n.startswith("online")))
+def test_fraction_question_is_the_uniform_shortfall(name):
+    """Decision 229: the fraction question's optimum (column generation run to the
+    certificate) is the buffer model's largest uniform fraction ``λ``; its deficit
+    ``(1 - λ)·total`` is at least the fewest tasks undelivered and 0 exactly at feasible
+    stretches; the first Lagrangian proof never claims more than the true deficit."""
+    pr = PROBLEMS[name]
+    opt = StretchSearch(pr, formulation="buffers").problem
+    s_opt = max_stretch_of(pr)
+    total = float(opt.remaining.sum())
+    for factor in (0.8, 0.95, 1.0, 1.1):
+        s = s_opt * factor
+        master = PathMaster(opt, opt.order_at(s), fraction=True)
+        assert master.fraction
+        ans = master.deliver(s, tolerance=1e-9, exact=True)
+        lam = buffer_fraction(opt, s)
+        assert ans.objective / total == pytest.approx(lam, abs=1e-7), (name, factor)
+        fewest = total - buffer_deliver(opt, s)[0]
+        assert total - ans.objective >= fewest - 1e-7 * total
+        if factor >= 1.0:
+            assert total - ans.objective <= 1e-7 * total
+        else:
+            assert total - ans.objective > 1e-4 * total
+            first = PathMaster(opt, opt.order_at(s), fraction=True).deliver(s, tolerance=1e-9)
+            assert total - first.bound <= total - ans.objective + 1e-7 * total
+            assert first.stretch_rc > 0  # more stretch, more of every application
+
+
+def test_online_masters_keep_the_tasks_question():
+    """Held tasks are no fraction of anything: online masters maximise the tasks."""
+    pr = PROBLEMS["online-balanced"]
+    assert not PathMaster(pr, pr.order_at(max_stretch_of(pr)), fraction=True).fraction
 
 
 def max_stretch_of(pr: StretchProblem) -> float:
@@ -190,9 +243,9 @@ def test_hand_checked_case_needs_buffering_across_intervals():
     assert res.plan.buffers[0, :, 1].sum() == pytest.approx(0.5, abs=1e-7)
     # the same master restricted to same-interval paths (no j < j') falls short at 1.25:
     # 0.5 task of A cannot be delivered
-    master = PathMaster(pr, pr.order_at(1.25))
+    master = PathMaster(pr, pr.order_at(1.25), fraction=False)
     master.seed()
-    master._set_mode(True, 1.25, 1.25, 0.0)
+    master._set_mode("deliver", 1.25, 1.25, 0.0)
     obj, _, _ = master._solve(None, 4)
     assert pr.remaining.sum() - obj == pytest.approx(0.5, abs=1e-7)
     # ... and column generation finds the buffering path and closes the gap

@@ -542,7 +542,10 @@ class StretchSearch:
         """:meth:`check` on the path master of ``i``: column generation until the master's
         plan delivers within tolerance (feasible), the Lagrangian bound proves the deficit
         above it (infeasible: that bound is the deficit reported, and its slope in ``S`` is
-        the stretch column's reduced cost), or no column prices out."""
+        the stretch column's reduced cost), or no column prices out. Offline, the deficit is
+        the uniform shortfall ``(1 - λ)·Σ r_k`` of the fraction question (decision 229),
+        not the fewest tasks undelivered: same verdict, longer tangent steps. The gap of
+        an infeasible verdict is :attr:`infeasible_gap`."""
         master = self.master(i)
         total = float(self.problem.remaining.sum())
         tol = self.delivery_tolerance

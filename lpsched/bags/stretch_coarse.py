@@ -15,8 +15,10 @@ the tasks ``x[k, u, g]`` of application ``k`` sent and computed on worker ``u`` 
 ``g``; its rows are the tasks (3)/(12), and per group the master's port (one-port (10-b), or
 the bounded multiport's master (10) and links (9)) and each CPU (8) with the group's total
 length as capacity; each ``x[k, u, g]`` may use at most the part of ``g`` inside ``k``'s
-window on any resource. It maximises the tasks delivered (the deliver LP of
-:mod:`lpsched.bags.stretch_model`, coarsened).
+window on any resource. It maximises the fraction ``λ <= 1`` of every application's tasks
+it delivers (``Σ_{u,g} x[k, u, g] >= λ·r_k``), counted in tasks (``λ·Σ r_k``), as the
+path master's checks do (decision 229): a plan short by the same fraction everywhere keeps
+every application, so its pairs are those of a tight plan.
 
 It is neither a relaxation nor a restriction of (K)/(K1) (a path sent in one group and
 computed in the next has no coarse image; a coarse plan may send a window's tasks at the
@@ -24,8 +26,14 @@ wrong end of a group), so it decides nothing: :func:`coarse_start` only *chooses
 critical value the exact search probes and the pairs its master starts with. Every verdict
 stays an exact check, so the search's answer is unchanged (decision 228).
 
+The pairs come from a *fine* coarse LP of :data:`FINE_GROUPS` groups posed once at that
+critical value, solved by column generation over whole pairs from the coarse plan's pairs
+(decision 229): its plan holds 0.87-0.94 of the pairs an optimal plan uses on balanced
+100x20, the 10-group plan 0.69-0.75.
+
 Cost: one LP of ``n + G + G·p`` rows (one-port; 310 on balanced 100x20) and at most
-``n·p·G`` columns per probe, ``O(log C)`` probes over the ``C`` critical values.
+``n·p·G`` columns per probe, ``O(log C)`` probes over the ``C`` critical values, then the
+fine LP's rounds (4-7 on balanced 100x20, 0.16-0.30 s in all).
 """
 
 from __future__ import annotations

@@ -323,7 +323,8 @@ class StretchSearch:
 
     @property
     def coarse_solves(self) -> int:
-        """Coarse LPs solved to choose the start (:attr:`coarse`)."""
+        """Coarse LP solves that chose the start (:attr:`coarse`; each column-generation
+        round of the fine coarse LP counts as one)."""
         return 0 if self.coarse is None else self.coarse.solves
 
     @property
@@ -463,9 +464,11 @@ class StretchSearch:
     def check(self, stretch: float, i: Hashable | None = None) -> Check:
         """Is ``stretch`` achievable? Solves the always-feasible deliver LP.
 
-        Returns the verdict, the deficit (tasks not delivered; for a "no", a certified lower
-        bound of it) and a slope ``dD/dS`` of a convex minorant of the deficit inside the
-        interval (from the reduced cost of the fixed stretch column: right-hand sides are
+        Returns the verdict, the deficit (tasks short: the fewest tasks undelivered under the
+        buffer formulation or with held tasks, the uniform shortfall ``(1 - λ)·Σ r_k`` of
+        an offline path check, decision 229; for a "no", a certified lower bound of it)
+        and a slope ``dD/dS`` of a convex minorant of the deficit inside the interval
+        (from the reduced cost of the fixed stretch column: right-hand sides are
         affine in ``S``). ``i`` picks the interval whose epoch order is used: either side of
         a critical value is valid at the value itself; default: below.
         """

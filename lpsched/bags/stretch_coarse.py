@@ -139,7 +139,7 @@ class CoarseLP:
         cpu_row0 = n + G + link_rows
         return n + G, cpu_row0, cpu_row0 + G * p
 
-    def _load(self, glen: np.ndarray, time_limit: float | None) -> highspy.Highs:
+    def _load(self, glen: np.ndarray) -> highspy.Highs:
         """A fresh HiGHS model with the rows and the fraction column ``λ`` only."""
         pr = self.problem
         n, p, G = pr.n, pr.p, glen.size
@@ -225,7 +225,7 @@ class CoarseLP:
         pr = self.problem
         t_end = None if time_limit is None else time.perf_counter() + max(time_limit, 1e-3)
         glen, overlap = self._capacities(stretch)
-        h = self._load(glen, time_limit)
+        h = self._load(glen)
         self._k, self._u = np.zeros(0, int), np.zeros(0, int)
         have = np.ones((pr.n, pr.p), bool) if pairs is None else np.asarray(pairs, bool)
         if have.shape != (pr.n, pr.p):
@@ -274,7 +274,8 @@ def coarse_start(problem: StretchProblem, points: np.ndarray, tolerance: float,
                  groups: int | None = None,
                  fine_groups: int | None = FINE_GROUPS) -> CoarseStart:
     """Binary search over the critical values ``points`` (ascending) for the last one at
-    which the coarse LP leaves more than ``tolerance`` tasks undelivered (about
+    which the coarse LP is short by more than ``tolerance`` tasks (its uniform shortfall
+    ``(1 - λ)·Σ r_k``, decision 229; about
     ``log2(len(points))`` coarse LPs of ``groups`` groups, default :data:`GROUPS`;
     ``points[0]`` is taken as short, the search's lower bound, and ``points[-1]`` as
     enough), and the pairs of a coarse plan there: that of the ``fine_groups``-group LP

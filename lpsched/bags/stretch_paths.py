@@ -138,7 +138,7 @@ class PathAnswer:
     at that moment: later columns are appended, so ``x`` stays readable by
     :meth:`PathMaster.plan_arrays`); ``bound`` the Lagrangian bound of the *full* path
     LP's objective from the last duals (an upper bound when maximising the tasks
-    delivered, a lower bound of ``S`` in :meth:`PathMaster.min_stretch`; equal to
+    delivered or ``λ·Σ r_k``, a lower bound of ``S`` in :meth:`PathMaster.min_stretch`; equal to
     ``objective`` once no column prices out, infinite when unknown); ``stretch_rc`` the
     reduced cost of the stretch column (its S-derivative, also the slope of ``bound`` in
     ``S``); ``max_gain`` the largest reduced profit left (``<= PRICE_TOLERANCE``:
@@ -283,7 +283,8 @@ class PathMaster:
 
     def _pass_model(self, starts: np.ndarray, idx: np.ndarray, vals: np.ndarray,
                     highs_options: dict[str, Any]) -> None:
-        """A live HiGHS model with the fixed columns (stretch, one leftover per held pair)."""
+        """A live HiGHS model with the fixed columns (stretch, one leftover per held pair,
+        the fraction ``λ``)."""
         n_fixed = self.n_fixed
         self.highs = console.construct(highspy.Highs)
         self.logging = console.logging_enabled()
@@ -601,8 +602,9 @@ class PathMaster:
             drow = (-np.inf, self._total)
         elif mode == "deliver":
             self.sense, self.cost_x = "max", 1.0
-            cost = np.concatenate([[0.0], np.full(H, -1.0),
-                                   np.where(self.col_j >= 0, 1.0, 0.0)])
+            cost = np.zeros(self.n_fixed + n_gen)
+            cost[1:1 + H] = -1.0  # leftovers of the held tasks
+            cost[self.n_fixed:] = np.where(self.col_j >= 0, 1.0, 0.0)
             left_up = np.inf
             drow = (-np.inf, np.inf)
         elif mode == "min":
@@ -613,6 +615,8 @@ class PathMaster:
             drow = (need, np.inf)
         else:
             raise LpschedError(f"unknown path master question {mode!r}")
+        if cost.size != self.num_cols:  # every column's cost, in the master's own order
+            raise LpschedError(f"path master: {cost.size} costs for {self.num_cols} columns")
         h.changeObjectiveSense(highspy.ObjSense.kMaximize if self.sense == "max"
                                else highspy.ObjSense.kMinimize)
         cols = np.arange(cost.size, dtype=np.int32)
@@ -758,11 +762,15 @@ class PathMaster:
         undelivered, and 0 exactly when they are. Otherwise it maximises the tasks
         delivered, leftovers penalised.
 
-        The Lagrangian bound holds for ``λ`` too: an optimum sends at most ``r_k`` tasks of
-        application ``k``, so ``λ* <= λ_master + Σ_k r_k·max(0, best reduced profit of
-        k)``, and within an epoch order ``1 - λ(S)`` is convex (``λ`` is the optimum of an
-        LP whose right-hand sides are affine in ``S``), so the tangent steps of the search
-        stay lower bounds.
+        The Lagrangian bound holds for ``λ`` too: some optimum sends at most ``r_k`` tasks
+        of application ``k`` (trimming a surplus only loosens the packing rows), so
+        ``total·λ* <= total·λ_master + Σ_k r_k·max(0, best reduced profit of k)``. With
+        the duals fixed this bound is affine in ``S`` within an epoch order (the paths'
+        profits do not depend on ``S``, only the stretch column does, and its reduced
+        cost is the slope), so the tangent of a proof taken before convergence, or after
+        waiting for ``gap``, still bounds the optimum at every ``S`` of the interval; and
+        ``1 - λ(S)`` itself is convex there (an LP optimum whose right-hand sides are
+        affine in ``S``).
 
         Stops when the deficit ``remaining.sum() - objective`` is within ``tolerance``
         (``stop_when_feasible``: the master's point is a plan, no certificate needed), when

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from lpsched import check_plan, max_stretch
-from lpsched.bags import random_bags
+from lpsched.bags import random_bags, stretch_coarse
 from lpsched.bags import stretch_paths as paths
 from lpsched.bags.maxstretch import COARSE_ABOVE, StretchSearch, use_coarse
 from lpsched.bags.stretch_coarse import FINE_GROUPS, CoarseLP, coarse_start
 from lpsched.bags.stretch_model import StretchProblem
-from lpsched.errors import LpschedError
+from lpsched.errors import LpschedError, SolverError
+from lpsched.solvers.solution import Status
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
 from tests.conftest import small_instance
 
@@ -75,9 +76,12 @@ def test_coarse_start_brackets_its_own_threshold() -> None:
 
 
 @pytest.mark.parametrize("port", ["one-port", "bounded", "unbounded"])
-def test_column_generated_coarse_lp_equals_the_whole_lp(port: str) -> None:
+def test_column_generated_coarse_lp_equals_the_whole_lp(
+        port: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Decision 229: from any starting set of pairs (none, a few, the 10-group plan's),
-    pricing whole pairs reaches the optimum of the LP posed with every pair."""
+    pricing whole pairs (5 per round here, so that it is incremental on these small
+    instances) reaches the optimum of the LP posed with every pair."""
+    monkeypatch.setattr(stretch_coarse, "PAIRS_PER_ROUND", 5)
     if port == "one-port":
         pr = _problem(20, 6, seed=2)
     else:
@@ -95,9 +99,39 @@ def test_column_generated_coarse_lp_equals_the_whole_lp(port: str) -> None:
                  full.pairs()):
         lp = CoarseLP(pr, 12)
         assert lp.deliver(S, pairs=mask) == pytest.approx(whole, rel=1e-9)
-        assert lp.solves >= 1
+        if not mask.any():  # from nothing: pricing had to bring pairs in
+            assert lp.solves > 1
+        if port == "one-port":  # 120 pairs: the plan needs far from all of them
+            assert lp._k.size < full._k.size
+        assert not (lp.pairs() & ~np.isin(np.arange(pr.n * pr.p),
+                                          lp._k * pr.p + lp._u).reshape(pr.n, pr.p)).any()
     with pytest.raises(LpschedError, match="pair mask"):
         CoarseLP(pr).deliver(S, pairs=np.ones((2, 2), bool))
+
+
+def test_a_time_limit_inside_the_fine_coarse_lp_stops_the_search() -> None:
+    """The fine coarse LP gets what is left of the search's budget: a budget that runs out
+    there raises a time-limit SolverError that says what to do."""
+    pr = _problem(60, 12, seed=1)
+    pts = StretchSearch(pr, time_limit=None, coarse_start=False).points
+    calls: list[int] = []
+
+    def count() -> float | None:
+        calls.append(1)
+        return None
+
+    coarse_start(pr, pts, 1e-9)  # warm-up: nothing to time here
+    coarse_start(pr, pts, 1e-9, count)
+    last = len(calls)  # the fine LP asks last
+    calls.clear()
+
+    def tight() -> float | None:
+        calls.append(1)
+        return 1e-6 if len(calls) == last else None
+
+    with pytest.raises(SolverError, match="time limit ran out") as err:
+        coarse_start(pr, pts, 1e-9, tight)
+    assert err.value.status is Status.TIME_LIMIT
 
 
 def test_coarse_lp_delivers_the_same_fraction_of_every_application() -> None:

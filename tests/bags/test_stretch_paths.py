@@ -3,6 +3,7 @@ same answers as the buffer model of (K)/(K1), plans that pass the independent ch
 the pricing certificate."""
 
 from dataclasses import replace
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -133,6 +134,114 @@ def test_online_masters_keep_the_tasks_question():
     """Held tasks are no fraction of anything: online masters maximise the tasks."""
     pr = PROBLEMS["online-balanced"]
     assert not PathMaster(pr, pr.order_at(max_stretch_of(pr)), fraction=True).fraction
+
+
+def expected_costs(master: PathMaster, mode: str) -> np.ndarray:
+    """Every column's objective coefficient a question should set, built from the
+    master's column lists (not from its own ``_set_mode``)."""
+    cost = np.zeros(master.num_cols)
+    H = master.held_k.size
+    j = master.columns()[2]
+    if mode == "deliver":
+        cost[1:1 + H] = -1.0
+        cost[master.n_fixed:] = (j >= 0).astype(float)
+    elif mode == "fraction":
+        cost[master.fraction_col] = master.problem.remaining.sum()
+    else:
+        cost[0] = 1.0
+    return cost
+
+
+@pytest.mark.parametrize("name, fraction", [("online-balanced", None),
+                                            ("online-multiport", None),
+                                            ("balanced", False), ("balanced", True)])
+def test_costs_follow_the_question_after_any_sequence(name, fraction):
+    """Review of decision 229: after deliver, min_stretch and deliver again (columns added
+    in between), HiGHS holds exactly the costs of the question asked last."""
+    pr = PROBLEMS[name]
+    s = max_stretch_of(pr)
+    master = PathMaster(pr, pr.order_at(s * 1.05), fraction=fraction)
+    master.seed()
+    mode = "fraction" if master.fraction else "deliver"
+    total = float(pr.remaining.sum())
+
+    def costs() -> np.ndarray:
+        return np.asarray(master.highs.getLp().col_cost_, float)
+
+    ans = master.deliver(s * 1.05, tolerance=1e-9, exact=True)
+    assert np.array_equal(costs(), expected_costs(master, mode))
+    assert ans.objective <= total + 1e-7 * max(1.0, total)
+    master.min_stretch(s * 1.049, s * 1.05, total - 1e-6 * max(1.0, total))  # one order
+    assert np.array_equal(costs(), expected_costs(master, "min"))
+    before = master.num_cols
+    master.set_order(pr.order_at(s * 0.97))
+    ans = master.deliver(s * 0.97, tolerance=1e-9, exact=True)
+    assert np.array_equal(costs(), expected_costs(master, mode))
+    assert ans.objective <= total + 1e-7 * max(1.0, total)  # never more than there is
+    assert master.num_cols >= before
+
+
+@pytest.mark.parametrize("profile, n, p, seed, share", [("balanced", 20, 10, 0, 0.6),
+                                                        ("simgrid", 12, 4, 0, 0.3),
+                                                        ("mpi", 6, 3, 0, 0.6)])
+def test_online_paths_equal_buffers_on_several_states(profile, n, p, seed, share):
+    """Online re-solves with held tasks (the tasks question) on the path formulation:
+    the buffer model's optimum, and plans that pass the check (review of decision 229:
+    a stale cost vector had made paths 28 % optimistic on the first of these)."""
+    inst = random_bags(n, p, profile=profile, seed=seed)
+    t, rem, buf = online_state(inst, share)
+    paths = online_max_stretch(inst, t, rem, buf, formulation="paths")
+    buffers = online_max_stretch(inst, t, rem, buf, formulation="buffers")
+    assert paths.formulation == "paths"
+    assert paths.stretch == pytest.approx(buffers.stretch, rel=1e-7)
+    assert check_plan(inst, paths.plan).ok
+
+
+def test_early_proofs_and_their_tangents_bound_the_uniform_shortfall():
+    """Decision 229: a fraction check stopped at its first Lagrangian proof (not converged)
+    reports a deficit at most the exact one, and its tangent stays below the exact deficit
+    across the whole interval (the bound is affine in S with the duals fixed)."""
+    pr = StretchProblem.offline(random_bags(12, 5, profile="balanced", seed=3))
+    search = StretchSearch(pr, time_limit=None, relaxation_bound=False,
+                           formulation="paths", coarse_start=False)
+    opt, pts = search.problem, search.points
+    s_opt = max_stretch_of(opt)
+    total = float(opt.remaining.sum())
+    tol = 1e-9 * total
+    proofs = 0
+    for lo, hi in pairwise(pts):
+        if hi >= s_opt or proofs >= 4:
+            break
+        order = opt.order_at(0.5 * (lo + hi))
+        s = lo + 0.3 * (hi - lo)
+        first = PathMaster(opt, order, fraction=True).deliver(s, tolerance=tol)
+        if first.max_gain <= PRICE_TOLERANCE or total - first.objective <= tol:
+            continue  # converged or feasible: no early proof here
+        proofs += 1
+        cert, slope = total - first.bound, -first.stretch_rc
+        for s2 in np.linspace(lo, hi, 4):
+            exact = PathMaster(opt, order, fraction=True)
+            exact.seed()
+            deficit = total - exact.deliver(s2, tolerance=tol, exact=True).objective
+            assert cert + slope * (s2 - s) <= deficit + 1e-7 * total
+    assert proofs >= 2
+
+
+def test_a_gap_waits_for_a_close_certificate():
+    """``gap``: an infeasible answer ends only once the certified deficit is within the gap
+    of the master's; the guided search sets :data:`GUIDED_GAP`, bisection none."""
+    from lpsched.bags.maxstretch import GUIDED_GAP
+    pr = PROBLEMS["balanced"]
+    opt = StretchSearch(pr, formulation="buffers").problem
+    s = max_stretch_of(pr) * 0.9
+    total = float(opt.remaining.sum())
+    for gap in (0.3, 0.05):
+        ans = PathMaster(opt, opt.order_at(s)).deliver(s, tolerance=1e-9, gap=gap)
+        assert total - ans.bound > 1e-9  # infeasible, certified
+        assert ans.bound - ans.objective <= gap * (total - ans.bound) + 1e-9
+    inst = random_bags(8, 4, profile="balanced", seed=2)
+    assert max_stretch(inst).search.infeasible_gap == GUIDED_GAP
+    assert max_stretch(inst, "bisection", tol=1e-6).search.infeasible_gap is None
 
 
 def max_stretch_of(pr: StretchProblem) -> float:

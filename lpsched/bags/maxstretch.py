@@ -730,9 +730,9 @@ def use_coarse(problem: StretchProblem) -> bool:
 
 #: :attr:`StretchSearch.infeasible_gap` of the tangent-guided search
 #: (:func:`_guided_search`), whose steps are only as long as the certified deficit is large
-#: (decision 229): with the fraction checks, balanced 20x10 takes 4 checks instead of 6
-#: (median; 0.037 -> 0.034 s), and 100x20 the same time with fewer, longer checks (2.23 ->
-#: 2.21 s median over 15 seeds).
+#: (decision 229). Exploration runs, with the fraction checks: balanced 20x10 takes 4 checks
+#: instead of 6 (median; 0.037 -> 0.034 s), and 100x20 the same time with fewer, longer
+#: checks (2.23 -> 2.21 s median over 15 seeds).
 GUIDED_GAP: float | None = 0.3
 
 

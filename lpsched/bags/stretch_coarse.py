@@ -275,12 +275,14 @@ def coarse_start(problem: StretchProblem, points: np.ndarray, tolerance: float,
                  fine_groups: int | None = FINE_GROUPS) -> CoarseStart:
     """Binary search over the critical values ``points`` (ascending) for the last one at
     which the coarse LP is short by more than ``tolerance`` tasks (its uniform shortfall
-    ``(1 - λ)·Σ r_k``, decision 229; about
-    ``log2(len(points))`` coarse LPs of ``groups`` groups, default :data:`GROUPS`;
-    ``points[0]`` is taken as short, the search's lower bound, and ``points[-1]`` as
-    enough), and the pairs of a coarse plan there: that of the ``fine_groups``-group LP
-    (default :data:`FINE_GROUPS`, column-generated from the pairs of the ``groups`` one),
-    or with ``fine_groups=None`` the ``groups`` one's own (module docstring)."""
+    ``(1 - λ)·Σ r_k``, decision 229), and the pairs of a coarse plan there (module
+    docstring).
+
+    The search poses about ``log2(len(points))`` coarse LPs of ``groups`` groups (default
+    :data:`GROUPS`); ``points[0]`` is taken as short (the search's lower bound) and
+    ``points[-1]`` as enough. The pairs are those of the ``fine_groups``-group LP posed
+    there (default :data:`FINE_GROUPS`, column-generated from the pairs of the ``groups``
+    one), or with ``fine_groups=None`` the ``groups`` one's own."""
     lp = CoarseLP(problem, groups)
     total = float(problem.remaining.sum())
     tl: Callable[[], float | None] = time_left or (lambda: None)

@@ -83,9 +83,9 @@ GROW_PRIMAL = True
 #: application's tasks delivered instead of the tasks delivered (decision 229): the same
 #: verdict (``λ = 1`` iff everything is delivered), but the deficit ``(1 - λ)·total`` and
 #: its tangent follow the bottleneck that sets the optimum, where the most tasks delivered
-#: sacrifices the applications cheapest to drop, so Newton's steps were short. Measured on
-#: balanced 100x20 (15 seeds, with the other changes of decision 229): median 3.42 ->
-#: 2.21 s; 20x10: median 0.042 -> 0.034 s.
+#: sacrifices the applications cheapest to drop, so Newton's steps were short. Measured in
+#: exploration runs (decision 229), with the other changes of that decision: balanced
+#: 100x20 (15 seeds) median 3.42 -> 2.21 s; 20x10 median 0.042 -> 0.034 s.
 FRACTION_CHECKS = True
 #: Largest violation of a row or column bound accepted in a master solution (as the buffer
 #: model's searches accept); a warm answer above it is solved again from scratch, once.

@@ -107,7 +107,8 @@ def test_fraction_question_is_the_uniform_shortfall(name):
     """Decision 229: the fraction question's optimum (column generation run to the
     certificate) is the buffer model's largest uniform fraction ``λ``; its deficit
     ``(1 - λ)·total`` is at least the fewest tasks undelivered and 0 exactly at feasible
-    stretches; the first Lagrangian proof never claims more than the true deficit."""
+    stretches; the first answer's bound never claims more than it (usually converged on
+    these small problems: early proofs are the next test's)."""
     pr = PROBLEMS[name]
     opt = StretchSearch(pr, formulation="buffers").problem
     s_opt = max_stretch_of(pr)

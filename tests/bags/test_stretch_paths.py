@@ -458,6 +458,27 @@ def test_a_master_answer_off_a_constraint_is_solved_again_cold(monkeypatch):
         max_stretch(inst, formulation="paths")
 
 
+def test_the_residual_is_relative_to_the_row_and_absolute_on_columns():
+    """Decision 229's review: a row's violation counts relative to the size of its terms
+    (the fraction question's task rows hold r_k·λ), a negative path absolutely."""
+    pr = StretchProblem.offline(random_bags(8, 4, profile="balanced", seed=3))
+    s = 1.2 * max_stretch_of(pr)
+    master = PathMaster(pr, pr.order_at(s), fraction=True)
+    master.seed()
+    ans = master.deliver(s, tolerance=1e-9, exact=True)
+    assert ans.objective == pytest.approx(pr.remaining.sum(), rel=1e-9)  # λ = 1
+    x = ans.x.copy()
+    assert master.residual(x) <= 1e-9
+    r_max = float(pr.remaining.max())
+    x[master.fraction_col] += 2e-6 / r_max  # the largest task row is short by 2e-6 tasks
+    size = 2 * r_max  # Σ x_k + r_k·λ on that row
+    assert master.residual(x) == pytest.approx(2e-6 / size, rel=1e-3)
+    assert master.residual(x) < 1e-6 < 2e-6
+    y = ans.x.copy()
+    y[master.n_fixed + int(np.argmax(y[master.n_fixed:]))] = -2e-6  # a negative path
+    assert master.residual(y) >= 2e-6
+
+
 def test_first_solve_after_a_far_reorder_is_primal(monkeypatch):
     """Primal simplex with no basis and after a reorder that moves at least ``FAR_REORDER``
     epoch positions; ``REORDER_STRATEGY`` after a nearer one; dual simplex when only the

@@ -730,7 +730,8 @@ class PathMaster:
                 res = self.residual(x)
                 if res > RESIDUAL_LIMIT:
                     raise SolverError(f"path master: HiGHS answer violates a constraint by "
-                                      f"{res:.3g} (solved cold as well)")
+                                      f"{res:.3g} (relative to the row's terms; solved cold "
+                                      "as well)")
             gain, best_j, held_gain, app_gain, held_best = self.price(row_dual)
             max_gain = float(max(app_gain.max(initial=-np.inf),
                                  held_best.max(initial=-np.inf)))

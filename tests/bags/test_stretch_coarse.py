@@ -103,8 +103,9 @@ def test_column_generated_coarse_lp_equals_the_whole_lp(
             assert lp.solves > 1
         if port == "one-port":  # 120 pairs: the plan needs far from all of them
             assert lp._k.size < full._k.size
-        assert not (lp.pairs() & ~np.isin(np.arange(pr.n * pr.p),
-                                          lp._k * pr.p + lp._u).reshape(pr.n, pr.p)).any()
+        # the generated plan, read through its own column list, sends the fraction found
+        sent = np.bincount(lp._k, weights=lp._x, minlength=pr.n)
+        assert (sent >= whole / total * pr.remaining - 1e-7).all()
     with pytest.raises(LpschedError, match="pair mask"):
         CoarseLP(pr).deliver(S, pairs=np.ones((2, 2), bool))
 

@@ -5,6 +5,7 @@
     python benchmarks/bench_maxstretch.py --family balanced   # issue 13's benchmark set only
     python benchmarks/bench_maxstretch.py --family balanced --large  # + the 5 100x20 ones
     python benchmarks/bench_maxstretch.py --held-out 10  # 100x20 seeds 5..14 only
+    python benchmarks/bench_maxstretch.py --floor        # one-check floor of the 5x ratio
 
 The default formulation is ``"auto"`` (offline: the path LP by column generation,
 :mod:`lpsched.bags.stretch_paths`); the balanced report runs the buffer model
@@ -40,6 +41,7 @@ from lpsched import check_plan, max_stretch, random_bags
 from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import StretchSearch
 from lpsched.bags.stretch_model import StretchModel, StretchProblem
+from lpsched.bags.stretch_results import StretchPlan
 from lpsched.core.versions import versions_report
 from lpsched.solvers import console
 from lpsched.solvers.highs import HighsModel
@@ -214,6 +216,60 @@ def held_out_report(count: int, time_limit: float) -> None:
     print()
 
 
+def one_check(inst: Instance, stretch: float, formulation: str,
+               time_limit: float) -> StretchPlan:
+    """What any exact search costs at the least: the search's set-up (bounds, critical
+    values, the first model) and one feasibility check, at ``stretch`` (the optimum, known
+    beforehand), then its plan: an oracle that never probes twice."""
+    search = StretchSearch(StretchProblem.offline(inst), time_limit=time_limit,
+                           formulation=formulation)
+    c = search.check(stretch)
+    if not c.feasible:
+        raise AssertionError(f"the oracle's check at S={stretch:.9g} came out infeasible")
+    return search.plan(c.stretch, c.model_key, c.x)
+
+
+def floor_report(repeats: int, time_limit: float) -> None:
+    """Issue 13's "intervals >= 5x faster than bisection (tol 1e-7)" against its floor: on
+    the balanced 20x10 set, per formulation, median CPU of the intervals search, of
+    bisection, and of :func:`one_check` at the optimum (no exact search can take fewer
+    checks), all in this run."""
+    print(f"## The floor of bisection / intervals on balanced 20x10 (issue 13), median of "
+          f"{repeats} runs per instance")
+    print()
+    print("CPU seconds (`time.process_time`) of the inner calls, medians over the 20 "
+          r"instances. *One check at S\** is an oracle that knows the optimum: the search's "
+          "set-up, one feasibility check at `S*·(1 + 1e-9)`, the plan; every exact search "
+          "costs at least that, so `bisection / one check` bounds the ratio any search on "
+          "the same LP can reach.")
+    print()
+    print("| formulation | intervals | bisection 1e-7 | one check at S* | first check of the "
+          "intervals search (HiGHS) | bisection / intervals | bisection / one check |")
+    print("|---|---|---|---|---|---|---|")
+    insts = [inst for _, inst in balanced_set()]
+    for formulation in ("auto", "buffers"):
+        cols: list[list[float]] = [[], [], [], []]
+        for inst in insts:
+            _, ti, r = median_cpu_run(partial(max_stretch, inst, time_limit=time_limit,
+                                              formulation=formulation), repeats)
+            _, tb, _ = median_cpu_run(partial(max_stretch, inst, method="bisection", tol=1e-7,
+                                              time_limit=time_limit,
+                                              formulation=formulation), repeats)
+            stretch = r.stretch * (1 + 1e-9)
+            _, to, plan = median_cpu_run(partial(one_check, inst, stretch, formulation,
+                                                 time_limit), repeats)
+            if not check_plan(inst, plan).ok:
+                raise AssertionError("the one-check oracle's plan fails check_plan")
+            for col, v in zip(cols, (ti, tb, to, r.probes[0].seconds), strict=True):
+                col.append(v)
+        ti, tb, to, first = (statistics.median(c) for c in cols)
+        print(f"| {formulation} ({r.formulation}) | {ti:.4f} | {tb:.4f} | {to:.4f} | "
+              f"{first:.4f} | {tb / ti:.1f}x | {tb / to:.1f}x |")
+    print()
+    print(f"Load average at end: {os.getloadavg()}")
+    print()
+
+
 def formulation_table(count: int, repeats: int, time_limit: float) -> None:
     """``random_bags(20, 10, seed=s)`` (simgrid), s < ``count``: the buffer model (the
     default before) and the default (path LP) side by side, in this run."""
@@ -349,7 +405,13 @@ def main() -> None:
     ap.add_argument("--held-out", type=int, default=0, metavar="K",
                     help="only: balanced 100x20 seeds 5..4+K, not used to choose any "
                          "parameter (decision 228), default search, one run each")
+    ap.add_argument("--floor", action="store_true",
+                    help="only: bisection / intervals against a one-check oracle on "
+                         "balanced 20x10 (issue 13's 5x target)")
     args = ap.parse_args()
+    if args.floor:
+        floor_report(args.repeats, args.time_limit)
+        return
     if args.held_out:
         held_out_report(args.held_out, args.time_limit)
         return

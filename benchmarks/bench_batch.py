@@ -68,7 +68,9 @@ def child(argv: list[str]) -> tuple[float, float, float]:
 
 def end_to_end(data: Path, names: list[str], repeats: int, textbook_on: set[str]) -> None:
     """The end-to-end table (module doc)."""
-    lpsched = shutil.which("lpsched") or sys.exit("the lpsched command is not installed")
+    beside = Path(sys.executable).parent / "lpsched"  # this interpreter's venv first
+    lpsched = (str(beside) if beside.exists() else shutil.which("lpsched")) or sys.exit(
+        "the lpsched command is not installed (make demo, or pip install -e .)")
     textbook = str(Path(__file__).resolve().parent / "textbook_easy.py")
     print(f"## End to end: EASY, basic allocation, CSV and JSON written (median of {repeats}"
           " runs, alternated)")

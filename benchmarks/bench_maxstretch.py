@@ -254,11 +254,11 @@ def cpu_runs(fn: Callable[[], Any], repeats: int) -> list[tuple[float, Any]]:
 def tasks_question(fn: Callable[[], Any]) -> Any:
     """``fn()`` with every path check asking for the tasks delivered instead of the
     fraction of every application (:data:`stretch_paths.FRACTION_CHECKS` off)."""
-    stretch_paths.FRACTION_CHECKS = False
+    before, stretch_paths.FRACTION_CHECKS = stretch_paths.FRACTION_CHECKS, False
     try:
         return fn()
     finally:
-        stretch_paths.FRACTION_CHECKS = True
+        stretch_paths.FRACTION_CHECKS = before
 
 
 #: The rows of :func:`floor_report`: (label, question, search keywords or ``one_check``

@@ -227,7 +227,8 @@ class CoarseLP:
         glen, overlap = self._capacities(stretch)
         h = self._load(glen)
         self._k, self._u = np.zeros(0, int), np.zeros(0, int)
-        have = np.ones((pr.n, pr.p), bool) if pairs is None else np.asarray(pairs, bool)
+        # a copy: the mask grows with the generated pairs, the caller's stays as given
+        have = np.ones((pr.n, pr.p), bool) if pairs is None else np.array(pairs, bool)
         if have.shape != (pr.n, pr.p):
             raise LpschedError(f"a pair mask of shape {have.shape} for a coarse LP of "
                                f"{pr.n} applications x {pr.p} workers")

@@ -296,11 +296,11 @@ class PathMaster:
         if self.logging:
             options.update(output_flag=True, log_to_console=True)
         cost = np.full(n_fixed, -1.0)
-        cost[0] = cost[-1] = 0.0
+        cost[0] = cost[self.fraction_col] = 0.0
         col_up = np.full(n_fixed, np.inf)
         col_lo = np.zeros(n_fixed)
         col_lo[0] = col_up[0] = 1.0
-        col_up[-1] = 0.0
+        col_up[self.fraction_col] = 0.0  # each question sets λ's bounds
         done: list[Any] = []
 
         def load() -> None:  # with the log on, HiGHS prints its banner here (1.13)

@@ -98,7 +98,9 @@ def test_column_generated_coarse_lp_equals_the_whole_lp(
     for mask in (np.zeros((pr.n, pr.p), bool), rng.random((pr.n, pr.p)) < 0.2,
                  full.pairs()):
         lp = CoarseLP(pr, 12)
+        given = mask.copy()
         assert lp.deliver(S, pairs=mask) == pytest.approx(whole, rel=1e-9)
+        assert np.array_equal(mask, given)  # the caller's mask is not grown in place
         if not mask.any():  # from nothing: pricing had to bring pairs in
             assert lp.solves > 1
         if port == "one-port":  # 120 pairs: the plan needs far from all of them

@@ -217,6 +217,36 @@ def held_out_report(count: int, time_limit: float) -> None:
     print()
 
 
+def large_ratio_report(count: int, time_limit: float) -> None:
+    """Issue 13's "intervals >= 5x faster than bisection (tol 1e-7)" on balanced 100x20
+    (seeds 0..count-1), the default search and bisection alternated per instance in this
+    run, one run each: CPU seconds of the inner call ``max_stretch(inst, method=...)``."""
+    print(f"## bisection 1e-7 / intervals on balanced 100x20, seeds 0..{count - 1}: one run "
+          "each, inner call, CPU seconds")
+    print()
+    print("| instance | S (intervals) | intervals (s) | checks | bisection 1e-7 (s) | checks "
+          "| rel. diff of S | ratio | plans pass check |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    fast, slow = [], []
+    for s in range(count):
+        inst = random_bags(100, 20, profile="balanced", seed=s)
+        _, c1, r1 = median_cpu_run(lambda inst=inst: max_stretch(
+            inst, method="intervals", time_limit=time_limit), 1)
+        _, c2, r2 = median_cpu_run(lambda inst=inst: max_stretch(
+            inst, method="bisection", tol=1e-7, time_limit=time_limit), 1)
+        fast.append(c1)
+        slow.append(c2)
+        ok = check_plan(inst, r1.plan).ok and check_plan(inst, r2.plan).ok
+        print(f"| seed {s} | {r1.stretch:.9f} | {c1:.2f} | {r1.lp_solves} | {c2:.2f} | "
+              f"{r2.lp_solves} | {abs(r1.stretch - r2.stretch) / r1.stretch:.1e} | "
+              f"{c2 / c1:.1f}x | {ok} |")
+    print()
+    print(f"Ratio of medians: {statistics.median(slow) / statistics.median(fast):.2f}x "
+          f"(intervals {statistics.median(fast):.2f} s, bisection "
+          f"{statistics.median(slow):.2f} s). Load average at end: {os.getloadavg()}")
+    print()
+
+
 def one_check(inst: Instance, stretch: float, formulation: str, time_limit: float,
               fraction: bool = True, below: float | None = None) -> StretchPlan:
     """An oracle that knows the optimum: the search's set-up (bounds, critical values, the
@@ -502,7 +532,13 @@ def main() -> None:
     ap.add_argument("--floor", action="store_true",
                     help="only: bisection / intervals against a one-check oracle on "
                          "balanced 20x10 (issue 13's 5x target)")
+    ap.add_argument("--large-ratio", type=int, default=0, metavar="K",
+                    help="only: bisection 1e-7 / intervals on balanced 100x20 seeds "
+                         "0..K-1, one run each (issue 13's 5x target at the large size)")
     args = ap.parse_args()
+    if args.large_ratio:
+        large_ratio_report(args.large_ratio, args.time_limit)
+        return
     if args.floor:
         floor_report(args.repeats, args.time_limit)
         return

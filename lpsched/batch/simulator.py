@@ -250,8 +250,16 @@ def _check_options(policy: str, alloc: str, cluster_size: int | None,
     if penalty is not None and (penalty[0] not in PENALTIES or not penalty[1] >= 0):
         raise InvalidInstanceError("penalty", penalty, f"expected one of {PENALTIES} with a "
                                    "factor >= 0, e.g. quadratic:2")
+    if penalty is not None and penalty[0] == "quadratic" and not penalty[1] >= 1:
+        raise InvalidInstanceError("penalty", penalty, "quadratic:F needs F >= 1: T' = T·F^R "
+                                   "(seed 000 Eq. 5.2) is a slowdown, and F < 1 would run "
+                                   "badly placed jobs faster")
     if not 0 <= speedup < 100:
         raise InvalidInstanceError("speedup", speedup, "must be a percentage in [0, 100)")
+    if speedup and alloc not in ("contiguous", "quasi-contiguous"):
+        raise InvalidInstanceError("speedup", speedup, "the speed-up of seed 001 §5.1 applies "
+                                   "under contiguous or quasi-contiguous allocation only "
+                                   f"(alloc {alloc!r})")
     if not 0 <= qct <= 100:
         raise InvalidInstanceError("qct", qct, "must be a percentage in [0, 100]")
     if policy not in POLICIES:

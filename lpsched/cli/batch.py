@@ -218,17 +218,21 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if _is_batsim(args.trace):
         _batsim_size(args.size)
     penalty = _penalty(args.penalty)
+    if args.qct is not None and args.alloc != "quasi-contiguous":
+        raise LpschedError(f"--qct {args.qct}: the quasi-contiguity threshold applies to "
+                           f"--alloc quasi-contiguous only (not {args.alloc})")
+    qct = 20 if args.qct is None else args.qct
     work, profiles = _batch_workload(args)
     topo = _batch_topology(args, work)
     sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
                                   alloc=args.alloc, cluster_size=args.cluster_size,
-                                  topology=topo, qct=args.qct, penalty=penalty,
+                                  topology=topo, qct=qct, penalty=penalty,
                                   speedup=args.speedup,
                                   compression=args.compression)
     m = int(topo.installed if topo else work.processors or 0)
     cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
-                   qct=args.qct)
+                   qct=qct)
     report = work.report()
     out = {"trace": args.trace, "format": "batsim" if _is_batsim(args.trace) else "swf",
            "policy": args.policy, "alloc": args.alloc,
@@ -266,7 +270,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _penalty(spec: str | None) -> tuple[str, float] | None:
-    """``--penalty linear:F | quadratic:F`` with a finite ``F >= 0`` (default 2)."""
+    """``--penalty linear:F | quadratic:F`` with a finite ``F >= 0`` (default 2; the
+    simulator asks ``F >= 1`` of quadratic)."""
     if not spec:
         return None
     kind, _, factor = spec.partition(":")
@@ -475,14 +480,17 @@ def add_commands(sub: Any) -> None:
     swf = sub.add_parser("swf-info", help="read an SWF trace or a Batsim workload and report "
                          "the jobs kept and dropped under the chosen conventions")
     swf.add_argument("trace", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json)")
-    swf.add_argument("--size", choices=("requested", "allocated"), default="requested")
-    swf.add_argument("--estimate", choices=("requested", "runtime"), default="requested")
+    swf.add_argument("--size", choices=("requested", "allocated"), default="requested",
+                     help="requested (field 8, else 5) or allocated processors (5, else 8)")
+    swf.add_argument("--estimate", choices=("requested", "runtime"), default="requested",
+                     help="requested: the requested time (field 9), else the run time; "
+                     "runtime: the run time")
     swf.add_argument("--lenient", action="store_true", help="skip malformed job lines "
                      "(Batsim: malformed jobs) and round fractional processor counts (SWF "
                      "fields 5 and 8, Batsim res) up, both counted in the report")
     swf.add_argument("--processors", type=int, help="machine size (default: the header's "
                      "MaxProcs or MaxNodes; a Batsim workload's nb_res)")
-    swf.add_argument("--json", action="store_true")
+    swf.add_argument("--json", action="store_true", help="the report as one JSON object")
     swf.set_defaults(func=_cmd_swf_info)
     _add_batch(sub)
     _add_convert(sub)
@@ -504,8 +512,9 @@ def _add_batch(sub: Any) -> None:
                      help="processors per cluster (for beloc/loc and the locality metric)")
     bat.add_argument("--topology", help="fat-tree:CLUSTER,ARITY,... or kary-ntree:K,N "
                      "(needed by beplat, plat, contiguous, quasi-contiguous, --penalty)")
-    bat.add_argument("--qct", type=int, default=20,
-                     help="quasi-contiguity threshold, percent of the job size (seed 001)")
+    bat.add_argument("--qct", type=int, default=None,
+                     help="quasi-contiguity threshold, percent of the job size (seed 001; "
+                     "--alloc quasi-contiguous only; default 20)")
     bat.add_argument("--penalty", help="placement penalty linear:F or quadratic:F "
                      "(seed 000 Eq. 5.1/5.2; jobs past their estimate fail)")
     bat.add_argument("--compression", choices=("textbook", "reassign", "none", "rebuild"),
@@ -519,7 +528,7 @@ def _add_batch(sub: Any) -> None:
     bat.add_argument("--reassign", dest="compression", action="store_const",
                      const="reassign", help="the same as --compression reassign")
     bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
-                     "parallel jobs under contiguous/quasi-contiguous (seed 001)")
+                     "parallel jobs (seed 001; --alloc contiguous or quasi-contiguous only)")
     bat.add_argument("--size", choices=("requested", "allocated"), default="requested",
                      help="SWF: requested (field 8, else 5) or allocated processors (5, "
                      "else 8); a Batsim job's size is its res")

@@ -53,6 +53,11 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {inst.n} tasks from {inst.meta.get('jobs')} jobs on "
               f"{inst.processors} processors (method {args.method}{q}, window {args.window}, "
               f"seed {args.seed})", file=sys.stderr)
+    dropped = inst.meta.get("trace_dropped") or {}
+    if dropped:
+        reasons = "; ".join(f"{count} {why}" for why, count in dropped.items())
+        print(f"note: {sum(dropped.values())} of the trace's {inst.meta['trace_records']} job "
+              f"lines dropped before the window was cut ({reasons})", file=sys.stderr)
     return 0
 
 
@@ -121,7 +126,11 @@ def _bounds(args: argparse.Namespace, inst: Any) -> dict[str, Any]:
         return {}
     limit = -1 if args.bounds == "speed-m" else args.exact_limit
     method = "lp" if args.bounds == "lp" else "flow"
-    return {k: v.to_dict() for k, v in lower_bounds(inst, limit, method).items()}
+    out = {k: v.to_dict() for k, v in lower_bounds(inst, limit, method).items()}
+    for b in out.values():  # which feasibility test the exact search used
+        if b["bound"] == "preemptive-exact":
+            b["test"] = "lp" if method == "lp" else "max-flow"
+    return out
 
 
 def _row(res: Any, bounds: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +148,10 @@ def _cmd_online(args: argparse.Namespace) -> int:
     if args.json and args.table:
         raise LpschedError("--json and --table: choose one output")
     _check_params(args)
-    if args.csv:
+    if args.csv == "-" and (args.json or args.table):
+        raise LpschedError("--csv - and --json/--table both write to stdout: give --csv a "
+                           "file")
+    if args.csv and args.csv != "-":
         check_output(args.csv, "--csv", inputs=[args.instance])
     inst = TaskInstance.from_dict(read_json(args.instance))
     pols = _policies(args, inst)
@@ -150,6 +162,8 @@ def _cmd_online(args: argparse.Namespace) -> int:
             for pol in pols]
     if args.csv:
         _write_csv(args.csv, rows)
+        if args.csv == "-":
+            return 0
     if args.json:
         print(dump_json(rows[0] if len(rows) == 1 and args.policy != "all" else rows))
     elif args.table or len(rows) > 1:
@@ -160,7 +174,16 @@ def _cmd_online(args: argparse.Namespace) -> int:
 
 
 def _write_csv(path: str, rows: list[dict[str, Any]]) -> None:
-    write_rows_csv(path, [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows])
+    """The rows without their nested bounds, to ``path`` (``-``: stdout)."""
+    flat = [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows]
+    if path != "-":
+        write_rows_csv(path, flat)
+        return
+    import csv
+
+    writer = csv.DictWriter(sys.stdout, fieldnames=sorted({k for r in flat for k in r}))
+    writer.writeheader()
+    writer.writerows(flat)
 
 
 def _fmt(value: Any) -> str:
@@ -193,7 +216,8 @@ def _print_table(inst: Any, rows: list[dict[str, Any]], bounds: dict[str, Any],
         if r["status"] != "ok":
             print(f"{r['policy']} {r['status']}: {r['reason']}")
     if bounds:
-        kinds = {k: b["bound"] for k, b in bounds.items()}
+        kinds = {k: b["bound"] + (f" ({b['test']} test)" if "test" in b else "")
+                 for k, b in bounds.items()}
         print(f"{inst.n} tasks on {inst.processors} processors; lower bounds: "
               + ", ".join(f"{k} {v}" for k, v in kinds.items()))
 
@@ -348,14 +372,18 @@ def add_commands(sub: Any) -> None:
     t.add_argument("trace", help=".swf or .swf.gz")
     t.add_argument("--window", default="random:15d", help="random:LENGTH (15d, 36h, 3600), "
                    "first:LENGTH or all")
-    t.add_argument("--seed", type=seed, default=0)
-    t.add_argument("--method", choices=("A", "B", "C"), default="C")
+    t.add_argument("--seed", type=seed, default=0, help="seed of the random window")
+    t.add_argument("--method", choices=("A", "B", "C"), default="C",
+                   help="C (the chapter's): p = q·e/Q on m/Q processors; A: q tasks of "
+                   "length e per job; B: one task of length q·e per job, on m processors")
     t.add_argument("--processors", type=int, help="the trace's machine size (default: "
                    "Table 3.1's figure for its traces, else the header's MaxProcs)")
-    t.add_argument("--lenient", action="store_true")
+    t.add_argument("--lenient", action="store_true", help="skip malformed job lines "
+                   "(counted in the instance's trace_dropped) instead of stopping")
     t.add_argument("-o", "--output", help="instance JSON file (replaced atomically; "
-                   "default: the instance on stdout)")
-    t.add_argument("--json", action="store_true")
+                   "default: the instance on stdout, unless --json)")
+    t.add_argument("--json", action="store_true", help="a JSON summary on stdout instead "
+                   "of the instance; without -o the instance is not written (a dry run)")
     t.set_defaults(func=_cmd_tasks)
 
     o = sub.add_parser("online", help="seed 000 ch. 3: online policies on a task instance, "
@@ -369,9 +397,13 @@ def add_commands(sub: Any) -> None:
     o.add_argument("--c", type=float, help="redirection probability (RR)")
     o.add_argument("--seed", type=seed, default=0, help="seed of the RR draws")
     o.add_argument("--bounds", choices=("exact", "lp", "speed-m", "none"), default="exact",
-                   help="exact: max-flow search up to --exact-limit tasks, speed-m above")
-    o.add_argument("--exact-limit", type=int, default=3000)
-    o.add_argument("--csv", help="rows as CSV")
+                   help="exact: bisection on the preemptive optimum with a max-flow "
+                   "test up to --exact-limit tasks, speed-m above; lp: the same with the "
+                   "LP test (HiGHS); speed-m: one machine of speed m (EDF), weaker and "
+                   "fast; none")
+    o.add_argument("--exact-limit", type=int, default=3000, help="most tasks for the "
+                   "exact bounds (default 3000); above it the speed-m bound")
+    o.add_argument("--csv", help="rows as CSV ('-': stdout, then nothing else is printed)")
     o.add_argument("--json", action="store_true")
     o.add_argument("--table", action="store_true")
     o.set_defaults(func=_cmd_online)

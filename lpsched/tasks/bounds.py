@@ -182,6 +182,11 @@ def lp_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int
     return sol.objective >= total * (1 - tolerances.DELIVERY) - tolerances.LP_FEASIBILITY
 
 
+_NO_FINITE = ("no finite bound: the deadline test never succeeds below a stretch of "
+              "1e300 (times near the float range?); rescale the instance's times, or use "
+              "the speed-m bound (method='speed-m'; CLI: --bounds speed-m)")
+
+
 def _bisect(test: Callable[[float], bool], lo: float, rtol: float) -> tuple[float, float, int]:
     """``(lo, hi, tests)``: ``lo`` is the given lower bound or a value ``test`` rejected,
     ``hi`` a value it accepted, ``hi - lo <= rtol * hi``. ``lo`` itself is tried first
@@ -197,7 +202,7 @@ def _bisect(test: Callable[[float], bool], lo: float, rtol: float) -> tuple[floa
             break
         lo, gap = hi, gap * 4
         if hi > 1e300:
-            raise LpschedError("no finite bound: the deadline test never succeeds")
+            raise LpschedError(_NO_FINITE)
     while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
         tests += 1
@@ -216,7 +221,7 @@ def _confirm(test: Callable[[float], bool], hi: float, rtol: float) -> tuple[flo
     while not test(value):
         value, gap, tests = hi * (1 + gap), gap * 2, tests + 1
         if value > 1e300:
-            raise LpschedError("no finite bound: the deadline test never succeeds")
+            raise LpschedError(_NO_FINITE)
     return value, tests
 
 

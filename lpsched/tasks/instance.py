@@ -258,8 +258,8 @@ def from_workload(work: Workload, machine: int, method: str = "C",
     * ``"B"``: one task of length ``q_j e_j`` per job, on ``m`` processors.
     """
     if work.jobs == 0:
-        raise InvalidInstanceError("window", 0, "no job in the window: choose another seed "
-                                   "or a longer window")
+        raise InvalidInstanceError("jobs", 0, "no job to build tasks from (an empty window?): "
+                                   "choose another seed or a longer window")
     q = work.size.astype(float)
     e = np.asarray(work.run, float)
     info: dict[str, Any] = {"method": method, "jobs": work.jobs, "trace_processors": machine}
@@ -295,7 +295,10 @@ def trace_workload(path: str, processors: int | None = None,
 
 def window_instance(work: Workload, machine: int, window: str = "random:15d", seed: int = 0,
                     method: str = "C", source: str = "") -> TaskInstance:
-    """One instance from a window of ``work`` (module doc)."""
+    """One instance from a window of ``work`` (module doc). When ``work`` comes from a
+    trace, ``meta`` keeps its accounting (decisions 44 and 64: nothing dropped silently):
+    ``trace_records`` (job lines read), ``trace_dropped`` (jobs dropped, per reason,
+    lenient skips included) and ``trace_skipped_lines``."""
     kind, length = parse_window(window)
     if kind == "random":
         work = random_window(work, length, seed)
@@ -304,7 +307,15 @@ def window_instance(work: Workload, machine: int, window: str = "random:15d", se
         work = replace(work, job=work.job[keep], submit=work.submit[keep],
                        run=work.run[keep], size=work.size[keep],
                        estimate=work.estimate[keep])
-    meta = {"source": source, "window": window, "seed": seed}
+    if work.jobs == 0:
+        where = "" if kind == "all" else f" ({window} of the trace, seed {seed})"
+        raise InvalidInstanceError("window", window, f"no job submitted in the window{where}: "
+                                   "choose another seed or a longer window")
+    meta: dict[str, Any] = {"source": source, "window": window, "seed": seed}
+    if work.records is not None:  # the trace's accounting (decisions 44, 64)
+        meta["trace_records"] = work.records
+        meta["trace_dropped"] = dict(work.dropped)
+        meta["trace_skipped_lines"] = len(work.skipped_lines)
     return from_workload(work, machine, method, meta)
 
 

@@ -78,14 +78,20 @@ class Certified(Generic[S]):
         return self.makespan / self.lower_bound if self.lower_bound > 0 else 1.0
 
     def holds(self) -> bool:
-        """``makespan <= guarantee·(1 + tolerance)·lower_bound`` (up to 1e-9 relative)."""
+        """``lower_bound <= makespan <= guarantee·(1 + tolerance)·lower_bound`` (up to 1e-9
+        relative): the certificate. A lower bound above the makespan of a schedule is no
+        bound (``OPT <= makespan``), so the result is not certified, even when the
+        guarantee is ``inf``."""
+        if self.lower_bound > self.makespan * (1 + 1e-9) + 1e-12:
+            return False
         return self.makespan <= self.guarantee * (1 + self.tolerance) * self.lower_bound * (
             1 + 1e-9) + 1e-12
 
     def to_dict(self, schedule: bool = False) -> dict[str, Any]:
         """The JSON form printed by ``lpsched approx hybrid/identical/moldable --json``:
         algorithm, makespan, bound, guarantees, ``ratio_to_lower_bound``, ``certified``
-        (:meth:`holds`) and the ``extra`` fields; with ``schedule=True`` also the schedule's own
+        (:meth:`holds`: the bound is below the makespan and the guarantee holds) and the
+        ``extra`` fields; with ``schedule=True`` also the schedule's own
         :meth:`~ScheduleLike.to_dict`."""
         out = {"algorithm": self.algorithm, "makespan": self.makespan,
                "lower_bound": self.lower_bound, "guarantee": self.guarantee,

@@ -2,7 +2,9 @@
 
 Every function returns :class:`ExactResult`: the best makespan found, the proven lower
 bound, and ``optimal`` only when HiGHS proved it within the time limit (status ``TIME_LIMIT``
-keeps the incumbent and the bound — never reported as optimal).
+keeps the incumbent and the bound — never reported as optimal). ``time_limit`` is a number
+of seconds ``> 0`` (``None`` or ``inf``: no limit); 0, a negative number or NaN is refused
+(HiGHS would run without a limit).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lpsched.approx.certified import check_count, check_times
-from lpsched.errors import SolverError
+from lpsched.errors import InvalidInstanceError, SolverError
 from lpsched.models.program import LinearProgram
 from lpsched.solvers import Solution, Status, solve_highs
 
@@ -36,7 +38,42 @@ class ExactResult:
     schedule: Any = None
 
 
-def _solve_exact(lp: LinearProgram, time_limit: float, what: str) -> Solution:
+def check_time_limit(time_limit: float | None) -> float | None:
+    """A MIP time limit: ``None`` (no limit) or a number of seconds ``> 0`` (``inf``: no
+    limit).
+
+    Parameters
+    ----------
+    time_limit : float or None
+        The limit to check.
+
+    Returns
+    -------
+    float or None
+        The limit as a float, or ``None``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        For a boolean, a non-number, 0, a negative number or NaN: HiGHS would take each of
+        them as "no limit" (or refuse it silently), so a run meant to be short would not be.
+
+    Examples
+    --------
+    >>> check_time_limit(2), check_time_limit(None)
+    (2.0, None)
+    """
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer,
+                                                                   np.floating)) \
+            or not time_limit > 0:
+        raise InvalidInstanceError("time_limit", time_limit, "must be a number of seconds "
+                                   "> 0 (None: no limit)")
+    return float(time_limit)
+
+
+def _solve_exact(lp: LinearProgram, time_limit: float | None, what: str) -> Solution:
     """Solve a MIP to proven optimality: HiGHS' default stopping rule (relative gap 1e-4,
     absolute gap 1e-6) would call "optimal" a makespan of 2e-6 when the optimum is 1e-6, or
     one 0.01 % above the optimum, so both gaps are 0 here (decision 87). A time limit keeps
@@ -55,7 +92,7 @@ def _unit_scale(times: np.ndarray) -> float:
     return 2.0 ** -np.floor(np.log2(top)) if top > 0 else 1.0
 
 
-def _assignment_mip(times: np.ndarray, time_limit: float) -> ExactResult:
+def _assignment_mip(times: np.ndarray, time_limit: float | None) -> ExactResult:
     """``times[j, i]``: time of task j on machine i (inf: not allowed). min Cmax."""
     n, machines = times.shape
     allowed = np.isfinite(times)
@@ -82,17 +119,19 @@ def _assignment_mip(times: np.ndarray, time_limit: float) -> ExactResult:
     return ExactResult(makespan, bound, optimal, machine, sol.status.value)
 
 
-def makespan_identical(times: ArrayLike, machines: int, time_limit: float = 10.0,
+def makespan_identical(times: ArrayLike, machines: int, time_limit: float | None = 10.0,
                        ) -> ExactResult:
     """Optimal P||Cmax by MIP (symmetric; small instances)."""
+    time_limit = check_time_limit(time_limit)
     p = check_times("times", times)
     m = check_count("machines", machines)
     return _assignment_mip(np.repeat(p[:, None], m, axis=1), time_limit)
 
 
 def makespan_hybrid(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus: int,
-                    time_limit: float = 10.0) -> ExactResult:
+                    time_limit: float | None = 10.0) -> ExactResult:
     """Optimal CPU+GPU makespan by MIP (machines 0..m-1 CPUs, then the GPUs)."""
+    time_limit = check_time_limit(time_limit)
     p = check_times("cpu_times", cpu_times)
     q = check_times("gpu_times", gpu_times)
     m, k = check_count("cpus", cpus), check_count("gpus", gpus)
@@ -102,7 +141,7 @@ def makespan_hybrid(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus:
 
 
 def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = None,
-                   local: bool = False, time_limit: float = 10.0) -> ExactResult:
+                   local: bool = False, time_limit: float | None = 10.0) -> ExactResult:
     """Optimal makespan of rigid jobs ``(time, size)`` on ``processors`` numbered in a line,
     every job on **contiguous** processors and, with ``local=True``, inside one cluster of
     ``cluster_size`` (seed 000 ch. 4's ``C^C`` and ``C^{C+L}``).
@@ -115,11 +154,10 @@ def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = 
     """
     from lpsched.approx.packing import _jobs
 
+    time_limit = check_time_limit(time_limit)
     p, size = _jobs(jobs)
     m = check_count("processors", processors)
     if (size > m).any():
-        from lpsched.errors import InvalidInstanceError
-
         raise InvalidInstanceError("jobs size", int(size.max()), f"wider than {m} processors")
     n = p.size
     scale = _unit_scale(p)
@@ -197,7 +235,7 @@ def _compact_rigid(p: np.ndarray, size: np.ndarray, first: np.ndarray, start: np
     return out
 
 
-def makespan_moldable(times: ArrayLike, processors: int, time_limit: float = 10.0,
+def makespan_moldable(times: ArrayLike, processors: int, time_limit: float | None = 10.0,
                       ) -> ExactResult:
     """Optimal makespan of independent moldable jobs (``times[j][p−1]`` on ``p``
     processors, any processor set) by a time-indexed MIP; the times must be whole numbers
@@ -213,10 +251,9 @@ def makespan_moldable(times: ArrayLike, processors: int, time_limit: float = 10.
     """
     from lpsched.approx.moldable import MoldableSchedule, check_table, mrt
 
+    time_limit = check_time_limit(time_limit)
     T, _ = check_table(times, processors)
     if (T != np.round(T)).any():
-        from lpsched.errors import InvalidInstanceError
-
         raise InvalidInstanceError("times", "non-integer", "the time-indexed MIP needs whole-"
                                    "number times; scale the table first")
     n, m = T.shape
@@ -260,7 +297,7 @@ def makespan_moldable(times: ArrayLike, processors: int, time_limit: float = 10.
                        sol.status.value, sched)
 
 
-def makespan(instance: Mapping[str, Any], time_limit: float = 10.0) -> ExactResult:
+def makespan(instance: Mapping[str, Any], time_limit: float | None = 10.0) -> ExactResult:
     """The exact MIP for the problem ``instance`` describes (its keys choose it):
 
     * ``{"times": [...], "machines": m}`` — P||Cmax (:func:`makespan_identical`);
@@ -270,8 +307,6 @@ def makespan(instance: Mapping[str, Any], time_limit: float = 10.0) -> ExactResu
     * ``{"times": [[T(1), ..., T(m)], ...], "processors": m}`` — moldable jobs
       (:func:`makespan_moldable`).
     """
-    from lpsched.errors import InvalidInstanceError
-
     keys = set(instance)
     if {"cpu_times", "gpu_times", "cpus", "gpus"} <= keys:
         return makespan_hybrid(instance["cpu_times"], instance["gpu_times"], instance["cpus"],

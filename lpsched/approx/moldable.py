@@ -16,7 +16,11 @@ non-decreasing in ``p``. ``γ_j(x)`` is the fewest processors with ``T[j, γ−1
 * :func:`mrt` — bisection on ``d`` between ``max(max_j T[j, m−1], Σ_j T[j, 0]/m)`` and
   ``Σ_j T[j, m−1]`` down to relative width ``eps``, then the schedule of the smallest
   accepted ``d*``: ``makespan <= 3/2·d* <= 3/2·(1 + eps)·OPT``. The result's
-  ``lower_bound`` is the largest *proven* rejection (or the simple bound).
+  ``lower_bound`` is the largest *proven* rejection (or the simple bound). On a table whose
+  work is not monotonic (``repair=True``) neither the rejections nor ``Σ_j T[j, 0]/m`` are
+  proofs: the search runs unchanged (a heuristic then, guarantee ``inf``) but the
+  ``lower_bound`` reported is ``max(max_j min_p T[j, p], Σ_j min_p p·T[j, p] / m)``
+  (:func:`simple_lower_bound` with ``monotonic=False``), valid for any table.
 * :func:`kshelf` — the K-shelf packing of Dutot et al. (SPAA 2004) as CAFM K SHELVES uses
   it (seed 004 [L365–L377, L410–L418]): shelves of doubling length up to ``C = d*``, each
   filled by a knapsack maximising the (unit) weights of the jobs packed, each job on
@@ -129,7 +133,8 @@ def check_table(times: ArrayLike, processors: int, repair: bool = False,
             raise InvalidInstanceError(
                 f"times[{j}][{p + 1}]", float(arr[j, p + 1]),
                 f"work {work[j, p + 1]:.6g} on {p + 2} processors is below "
-                f"{work[j, p]:.6g} on {p + 1}: the work must be non-decreasing")
+                f"{work[j, p]:.6g} on {p + 1}: the work must be non-decreasing (pass "
+                "repair=True to accept it without the 3/2 guarantee)")
         warnings.warn(f"job {j}: work decreases from {p + 1} to {p + 2} processors; the 3/2 "
                       "guarantee does not hold", stacklevel=3)
         return arr, False
@@ -142,13 +147,45 @@ def canonical(times: np.ndarray, x: float) -> np.ndarray:
     return (times > x * (1 + _TOL)).sum(axis=1) + 1
 
 
-def simple_lower_bound(times: np.ndarray) -> float:
-    """``max(max_j T[j, m−1], Σ_j T[j, 0]/m)``: no job is faster than on all processors and
-    (work monotony) no job does less work than sequentially."""
+def simple_lower_bound(times: np.ndarray, monotonic: bool = True) -> float:
+    """A lower bound on the optimal makespan of the table ``times`` (``(n, m)``).
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        ``times[j, p−1]``: job ``j`` on ``p`` processors, non-increasing in ``p`` (as
+        :func:`check_table` returns it, repaired or not).
+    monotonic : bool
+        Whether the work ``p·T[j, p−1]`` is non-decreasing in ``p`` (the second value
+        :func:`check_table` returns).
+
+    Returns
+    -------
+    float
+        ``max(max_j T[j, m−1], Σ_j T[j, 0]/m)`` when ``monotonic``: no job is faster than
+        on all processors and (work monotony) none does less work than sequentially.
+        Otherwise ``max(max_j min_p T[j, p−1], Σ_j min_p p·T[j, p−1] / m)``: each job lasts
+        at least its shortest time and covers at least its smallest area, whatever the
+        table. A repaired table ``T̂[j, p] = min_{q<=p} T[j, q]`` has the optimum of the
+        original one (a job on ``p`` processors runs its best ``q <= p`` allotment), so
+        either bound holds for both. 0 for an empty table.
+
+    Examples
+    --------
+    A job that runs 10 on one processor and 1 on two (superlinear: work 10, then 2):
+
+    >>> import numpy as np
+    >>> t = np.array([[10.0, 1.0]])
+    >>> simple_lower_bound(t), simple_lower_bound(t, monotonic=False)
+    (5.0, 1.0)
+    """
     if times.shape[0] == 0:
         return 0.0
     m = times.shape[1]
-    return float(max(times[:, -1].max(), times[:, 0].sum() / m))
+    if monotonic:
+        return float(max(times[:, -1].max(), times[:, 0].sum() / m))
+    area = (times * np.arange(1, m + 1)).min(axis=1)
+    return float(max(times.min(axis=1).max(), area.sum() / m))
 
 
 def knapsack_max(weight: np.ndarray, value: np.ndarray, capacity: int) -> np.ndarray:
@@ -443,8 +480,18 @@ def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = Fal
     [3, 1, 1]
     """
     T, monotonic = check_table(times, processors, repair)
+    return _mrt(T, monotonic, _check_eps(eps))
+
+
+def _check_eps(eps: float) -> float:
+    """The bisection's relative width, in (0, 1) (InvalidInstanceError otherwise)."""
     if not (isinstance(eps, (int, float)) and 0 < eps < 1):
         raise InvalidInstanceError("eps", eps, "must be in (0, 1)")
+    return eps
+
+
+def _mrt(T: np.ndarray, monotonic: bool, eps: float) -> Certified[MoldableSchedule]:
+    """:func:`mrt` on a table :func:`check_table` accepted (``monotonic``: its work is)."""
     n, m = T.shape
     lb = simple_lower_bound(T)
     if n == 0:
@@ -483,7 +530,9 @@ def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = Fal
         "allotment": best.allotment.tolist()}
     if final is not None:
         extra.update({f"shelf_{k}": int((final.shelf == k).sum()) for k in (0, 1, 2)})
-    return Certified("mrt", best, best.makespan, s.lower,
+    # without work monotony the rejections prove nothing: the bound valid for any table
+    lower = s.lower if monotonic else simple_lower_bound(T, monotonic=False)
+    return Certified("mrt", best, best.makespan, lower,
                      1.5 if monotonic else math.inf, eps, extra=extra)
 
 
@@ -511,14 +560,14 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
     >>> r.makespan, r.extra["K"], r.extra["shelves_used"], r.schedule.allotment.tolist()
     (4.5, 2, 2, [3, 1, 1])
     """
-    T, _monotonic = check_table(times, processors, repair)
+    T, monotonic = check_table(times, processors, repair)
     n, m = T.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if w.shape != (n,) or not np.isfinite(w).all() or (w < 0).any():
         raise InvalidInstanceError("weights", w.shape, f"need {n} finite weights >= 0")
     base: Certified[MoldableSchedule] | None = None
-    if cmax is None:
-        base = mrt(T, m, eps)
+    if cmax is None:  # the table as checked (and repaired): repair carries over to MRT
+        base = _mrt(T, monotonic, _check_eps(eps))
         c = float(base.extra["d_star"])
     else:
         c = float(cmax)
@@ -559,7 +608,7 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
     sched = MoldableSchedule(start, end, allot, tuple(procs))
     if compact:
         sched = list_schedule(T, allot, np.lexsort((np.arange(n), start)))
-    lower = base.lower_bound if base is not None else simple_lower_bound(T)
+    lower = base.lower_bound if base is not None else simple_lower_bound(T, monotonic)
     return Certified("k-shelf", sched, sched.makespan, lower,
                      math.inf, extra={"C": c, "K": k_shelves, "shelves_used": used,
                                       "extra_shelves": max(0, k - 1 - k_shelves),

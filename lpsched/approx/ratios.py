@@ -1,10 +1,24 @@
 """Randomised checks that every approximation guarantee holds (``lpsched check-ratios``).
 
-For each algorithm, several generators — uniform random instances and the classical tight
-families (Graham's list-scheduling example, the LPT example, adversarial CPU/GPU instances)
-— are checked against the certified bound (``makespan <= guarantee·lower_bound``) and, on
-small sizes, against the exact MIP optimum (including the theorem ratio against OPT, and the
-dual step never rejecting a λ that the optimum achieves). Deterministic by seed.
+The instances, per algorithm:
+
+* list scheduling and LPT (identical machines): uniform random times, small and large, and
+  for ``m = 2..8`` the two classical tight families, on which the theorem ratio is reached
+  exactly: Graham's example (:func:`graham_tight`, ``2 − 1/m``) and the LPT example
+  (:func:`lpt_tight`, ``4/3 − 1/(3m)``);
+* the CPU+GPU dual approximations (2 and 3/2): uniform random CPU times with random GPU
+  accelerations (at most 1, or up to 2 on every other trial); no adversarial family;
+* NFDH+LS (contiguous and local rigid jobs): uniform random jobs (every third trial all of
+  width ``ℓ/2 + 1``, one per cluster at a time), and the three-job instance of seed 000
+  ch. 4 Figure 4.2 (three unit jobs of width 2 on two clusters of 3). That instance is tight
+  for the local/non-local ratio 2 (Theorems 2 and 3), not for NFDH+LS: its makespan 2 is
+  the local optimum and twice its lower bound ``max(A/m, pmax)``, against a guarantee of 3;
+* MRT and K-shelf (moldable jobs): random monotonic tables (:func:`moldable_table`) and small
+  integer Amdahl tables.
+
+Each result is checked against its certified bound (``makespan <= guarantee·lower_bound``)
+and, on small sizes, against the exact MIP optimum (the theorem ratio against OPT, and the
+dual step never rejecting a λ or a ``d`` that the optimum achieves). Deterministic by seed.
 """
 
 from __future__ import annotations
@@ -166,7 +180,8 @@ def _hybrid(rep: RatioReport, rng: np.random.Generator, trials: int, small: int,
 def _packing(rep: RatioReport, rng: np.random.Generator, trials: int,
              time_limit: float) -> None:
     """NFDH+LS (3) on random rigid jobs, against the exact contiguous-and-local optimum on
-    small sizes, plus its tight three-job instance."""
+    small sizes, plus the three-job instance of seed 000 Figure 4.2 (ratio 2 to the lower
+    bound; module doc)."""
     for trial in range(trials):
         k, ell = int(rng.integers(1, 9)), int(rng.integers(1, 17))
         n = int(rng.integers(1, 200))

@@ -5,7 +5,10 @@ makespan and the scaled sum completion time.
   ``A_i = Σ_v T(v, 1)`` the minimum area; ``C_i >= max(CP_i, A_i/P)`` and
   ``Cmax >= max(max_i CP_i, Σ_i A_i / P)``;
 * LP (:mod:`lpsched.ptg.bound_model`, solved by HiGHS): continuous durations, tangents of
-  the convex work curve, precedence and work rows; ``>=`` the classical bound;
+  the convex work curve, precedence and work rows; ``>=`` the classical bound; solved in
+  seconds, or, when the longest task is outside :data:`SECONDS_RANGE`, in the power of two
+  of seconds where it takes 1 to 2 units, so any accepted work (up to 1e30 flop) stays
+  within HiGHS' finite range and above its tolerances;
 * sum of completions: ``Σ_i C_i >= max(Σ_i LB_i, Σ_k (A_(1) + ... + A_(k))/P)`` (PTGs by
   increasing area: the ``k``-th PTG to finish needs the area of ``k`` PTGs done), divided
   by ``Σ C*_i`` for the SSCT.
@@ -13,6 +16,7 @@ makespan and the scaled sum completion time.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,12 +69,41 @@ def classical(pb: Problem) -> tuple[np.ndarray, np.ndarray]:
     return cp, area
 
 
+#: longest sequential times (s) for which the LP bound is solved in seconds, unscaled:
+#: ``[2**-10, 2**40)``, about 1 ms to 35,000 years, holds every problem of the seed's
+#: generators and clusters (0.06 s to 500 s)
+SECONDS_RANGE = (2.0**-10, 2.0**40)
+
+
+def _unit_exponent(t1: np.ndarray) -> int:
+    """``k`` such that the LP bound is solved on ``t1·2**k``: 0 when the longest time is
+    within :data:`SECONDS_RANGE`, else the power of two that brings it into ``[1, 2)`` (0
+    when every time is 0)."""
+    top = float(t1.max()) if t1.size else 0.0
+    if top <= 0 or SECONDS_RANGE[0] <= top < SECONDS_RANGE[1]:
+        return 0
+    return 1 - int(np.frexp(top)[1])
+
+
 def _solve(pb: Problem, per_owner: bool) -> np.ndarray:
-    sol = solve_highs(makespan_lp(pb.flat[0], pb.P, per_owner))
+    """The LP bound, solved in a time unit where HiGHS can solve it (review C, finding 7).
+
+    HiGHS takes a bound of 1e20 or more as infinite (a task of 1e30 flop made it reject the
+    model) and its tolerances are absolute (on tasks of a nanosecond the bound came out 0).
+    Every time of the LP (bounds, tangent right-hand sides) is proportional to ``t1`` and its
+    slopes are unitless, so scaling ``t1`` by ``2**k`` scales the optimum by exactly that
+    factor (no rounding): it is scaled back here. Problems whose longest task is within
+    :data:`SECONDS_RANGE` are solved unscaled, their bounds bit for bit those of before
+    (scaling them too changed 2 LPs of 600 by 1e-15 relative)."""
+    dag = pb.flat[0]
+    k = _unit_exponent(dag.t1)
+    if k:
+        dag = dataclasses.replace(dag, t1=np.ldexp(dag.t1, k))
+    sol = solve_highs(makespan_lp(dag, pb.P, per_owner))
     sol.require_optimal("PTG makespan LP bound")
     if not sol.residual <= 1e-6 * max(1.0, abs(sol.objective)):
         raise SolverError(f"PTG makespan LP bound: residual {sol.residual:.3g}")
-    return np.asarray(sol.values["makespan"], float)
+    return np.ldexp(np.asarray(sol.values["makespan"], float), -k)
 
 
 def lower_bounds(pb: Problem, lp: bool = True) -> Bounds:

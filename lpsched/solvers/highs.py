@@ -8,6 +8,8 @@ unless a solver log was asked for (:mod:`lpsched.solvers.console`, decision 59).
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from typing import Any
 
@@ -15,7 +17,7 @@ import highspy
 import numpy as np
 
 from lpsched.core import tolerances
-from lpsched.errors import SolverError
+from lpsched.errors import LpschedError, SolverError
 from lpsched.models.program import LinearProgram
 from lpsched.solvers import console
 from lpsched.solvers.solution import Solution, Status
@@ -34,13 +36,20 @@ _STATUS = {
 
 
 def set_time_limit(highs: Any, seconds: float | None) -> None:
-    """Let the next ``run`` of ``highs`` take at most ``seconds`` more (``None``: no limit).
+    """Let the next ``run`` of ``highs`` take at most ``seconds`` more (``None`` or
+    ``inf``: no limit; 0, a negative number or NaN raise :class:`LpschedError`).
 
     HiGHS compares its ``time_limit`` option with the run time accumulated over every
     ``run`` of the same object, so a warm model's limit is its run time so far plus the
     budget left (issue 13 review: a 3 s search budget tripped after 1.8 s).
     """
-    limit = highspy.kHighsInf if not seconds else float(highs.getRunTime()) + float(seconds)
+    if seconds is None or seconds == math.inf:
+        limit = highspy.kHighsInf
+    elif isinstance(seconds, numbers.Real) and not isinstance(seconds, bool) and seconds > 0:
+        limit = float(highs.getRunTime()) + float(seconds)
+    else:  # 0, negative, NaN: 0 used to mean "no limit" here (review of session 26)
+        raise LpschedError(f"time limit {seconds!r}: must be a number of seconds > 0 "
+                           "(None: no limit)")
     highs.setOptionValue("time_limit", limit)
 
 

@@ -68,7 +68,8 @@ def check_size(inst: Instance, what: str = "the simulator") -> int:
         raise LpschedError(
             f"the instance has {total:.4g} tasks in all (application {k}: "
             f"{int(inst.tasks[k])}); {what} records every task and stops at "
-            f"{MAX_TASKS:.0e}: use a smaller instance ('solve' still bounds this one)")
+            f"{MAX_TASKS:.0e}: use a smaller instance ('lpsched solve' keeps no per-task "
+            "record and may still bound it)")
     return int(total)
 
 

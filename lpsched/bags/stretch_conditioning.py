@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from lpsched.bags.stretch_model import StretchProblem
+from lpsched.core import tolerances
 from lpsched.errors import InvalidInstanceError, SolverError
 
 #: HiGHS ignores matrix entries of magnitude up to 1e-9 (with a warning that fails the model
@@ -26,6 +27,12 @@ COEF_CEILING = 1e13
 #: Dedicated makespans closer than this (relative to the largest) are made equal, so that
 #: no two epoch slopes differ by a value HiGHS would drop; deadlines move by that much.
 SLOPE_MERGE = 2e-9
+#: Largest relative move of an application's ``MS*`` (so of its deadline) that a merge may
+#: make: :data:`~lpsched.core.tolerances.PLAN_CHECK`, the plan check's tolerance on that
+#: application's own ``MS*``. Beyond it the instance is refused, since its plan would miss
+#: the small application's true deadline (review of session 26: ``MS*`` 1 and 1.3 beside
+#: 2e8 were merged to 1.3, and the plan computed the first after its deadline).
+MERGE_LIMIT = tolerances.PLAN_CHECK
 #: Dedicated makespans below this fraction of the largest cannot share one LP with it.
 SLOPE_RANGE = 4e-9
 
@@ -82,7 +89,9 @@ def condition(problem: StretchProblem) -> Conditioned:
 
     * ``MS*`` finite and positive (else :class:`InvalidInstanceError` on the application);
     * ``MS*`` at most 1/:data:`SLOPE_RANGE` apart (else :class:`SolverError`: one LP cannot
-      hold both time scales), and values closer than :data:`SLOPE_MERGE` merged;
+      hold both time scales), and values closer than :data:`SLOPE_MERGE` merged, when
+      that moves no ``MS*`` by more than :data:`MERGE_LIMIT` of itself (else
+      :class:`SolverError`);
     * per-task times over the largest ``MS*`` (the LP's coefficients): when some are below
       :data:`UNITS_BELOW` (e.g. an application of 10^9 tasks beside ones of 10), amounts are
       counted per application (``units[k]`` = its tasks), which brings each coefficient to
@@ -109,6 +118,17 @@ def condition(problem: StretchProblem) -> Conditioned:
             f"{ms[j]:.3g} s (ratio {ms[j] / ms[i]:.2g} > {1 / SLOPE_RANGE:.2g}); solve them "
             "separately or rescale their task counts")
     merged = _merge_slopes(ms)
+    moved = (merged - ms) / ms
+    if moved.max() > MERGE_LIMIT:  # a deadline would move beyond what a check accepts
+        i = int(np.argmax(moved))
+        j = int(np.argmax((merged == merged[i]) & (ms == merged[i])))
+        raise SolverError(
+            f"application {int(pr.apps[i])} (MS* = {ms[i]:.6g} s) and application "
+            f"{int(pr.apps[j])} (MS* = {ms[j]:.6g} s) are closer than one LP can tell apart "
+            f"beside the largest MS* = {top:.3g} s (their epochs differ by less than "
+            f"{SLOPE_MERGE:g} of it), and making them equal would move a deadline by "
+            f"{moved[i]:.2g} of its MS*; solve the small applications separately or "
+            "rescale their task counts")
     if not np.array_equal(merged, ms):
         pr = replace(pr, ms=merged)
     pr = _drop_useless_workers(pr, top)

@@ -127,9 +127,16 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise LpschedError(f"--platform {args.platform}: {workers} workers, more than "
                            f"{MAX_GENERATED}")
     port = sg.platform.port if sg is not None else (args.port or "one-port")
-    inst = random_bags(args.apps, workers, profile=args.profile, seed=args.seed,
-                       arrivals=args.arrivals, port=port,
-                       base_bandwidth=args.base_bandwidth)
+    try:
+        inst = random_bags(args.apps, workers, profile=args.profile, seed=args.seed,
+                           arrivals=args.arrivals, port=port,
+                           base_bandwidth=args.base_bandwidth)
+    except InvalidInstanceError as exc:
+        if args.base_bandwidth is None or not exc.field.startswith("platform.bandwidths"):
+            raise
+        raise _option_error("--base-bandwidth", args.base_bandwidth, exc,
+                            f"the profile's default is {_profile_bandwidth(args.profile):g} "
+                            "bytes/s") from None
     if sg is not None:  # the same applications as without --platform, on the file's star
         meta = dict(inst.extra)
         meta["generator"] = {**meta["generator"], "platform": Path(args.platform).name,
@@ -143,6 +150,22 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {inst.n} applications, {inst.p} workers, "
               f"{inst.platform.port}, seed {args.seed}", file=sys.stderr)
     return 0
+
+
+def _profile_bandwidth(profile: str) -> float:
+    from lpsched.bags.generators import PROFILES
+
+    return float(PROFILES[profile].base_bandwidth)
+
+
+def _option_error(option: str, value: float, exc: InvalidInstanceError,
+                  advice: str) -> LpschedError:
+    """The error of an option whose value makes the generated instance invalid, naming the
+    option the user typed (not only the instance field it led to)."""
+    why = exc.reason.split(";")[0]
+    return LpschedError(f"{option} {value:g}: the generated {exc.field} = {exc.value:.3g} "
+                        f"(after the profile's slowdowns) is invalid: {why}; choose another "
+                        f"value ({advice})")
 
 
 def _summary(inst: Any, res: Any) -> str:
@@ -188,29 +211,51 @@ def _load(path: str, port: str | None, args: argparse.Namespace | None = None,
 
 
 def _memory(arg: str | None, p: int) -> np.ndarray | None:
+    """``--memory``: one value for every worker or one per worker (bytes, finite, > 0)."""
     if arg is None:
         return None
     try:
         values = [float(v) for v in arg.split(",")]
     except ValueError:
-        raise InvalidInstanceError("--memory", arg, "comma-separated numbers (bytes)") from None
+        raise LpschedError(f"--memory {arg}: must be numbers separated by commas (bytes): "
+                           "one for every worker, or one per worker") from None
     if not all(v > 0 and math.isfinite(v) for v in values):
-        raise InvalidInstanceError("--memory", arg, "every value must be finite and > 0 (bytes)")
+        raise LpschedError(f"--memory {arg}: every value must be a finite number of "
+                           "bytes > 0")
+    if len(values) not in (1, p):
+        raise LpschedError(f"--memory {arg}: {len(values)} values for {p} workers; give one "
+                           f"value (every worker) or {p}")
     return np.full(p, values[0]) if len(values) == 1 else np.asarray(values)
+
+
+def _needs_json(args: argparse.Namespace, option: str, what: str) -> None:
+    """``option`` only changes the ``--json`` output: without ``--json`` it is an error
+    (one line, exit 2), not an option silently ignored."""
+    if not args.json:
+        raise LpschedError(f"{option}: {what} is part of the --json output; add --json, or "
+                           f"leave {option} out")
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from lpsched.bags.maxstretch import max_stretch
+    from lpsched.core import tolerances
 
     limit = _time_limit(args)
+    if args.plan:
+        _needs_json(args, "--plan", "the plan")
     _positive(args.tol, "--tol")
+    if args.tol is not None and args.method != "bisection":
+        raise LpschedError(f"--tol {args.tol:g}: the tolerance of --method bisection; "
+                           f"--method {args.method} is exact (up to the LP tolerances), "
+                           "leave --tol out or add --method bisection")
+    tol = tolerances.BISECTION if args.tol is None else args.tol
     if args.formulation == "paths" and args.memory is not None:
         raise LpschedError("--formulation paths has no memory rows (they couple the "
                            "applications' buffers): use --formulation buffers or auto")
     export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES,
                                             inputs=[args.instance, args.platform])
     inst = _load(args.instance, args.port, args, "the max-stretch LP ((K)/(K1))")
-    res = max_stretch(inst, method=args.method, tol=args.tol,
+    res = max_stretch(inst, method=args.method, tol=tol,
                       memory=_memory(args.memory, inst.p), time_limit=limit,
                       formulation=args.formulation)
     if export:
@@ -241,16 +286,32 @@ def _cmd_throughput(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
-    from lpsched.bags.check import check_plan, plan_from_dict
+#: The polyhedron of each port model (seed 003 §3.3-§3.4).
+_POLYHEDRON = {"one-port": "(K1)", "multiport": "(K)"}
 
-    inst = _load(args.instance, None, args, "the plan check ((K)/(K1))")
-    plan = plan_from_dict(read_json(args.result), inst, args.result)
-    report = check_plan(inst, plan, memory=_memory(args.memory, inst.p))
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    """The plan of a ``solve --json --plan`` file against the instance's model, or
+    ``--port``'s (both ``MS*`` and the capacities; a plan computed under another model is
+    a violation), and the file's summary (``stretch``...) against the plan."""
+    from lpsched.bags.check import check_plan, check_summary, plan_from_dict
+
+    inst = _load(args.instance, args.port, args, "the plan check ((K)/(K1))")
+    memory = _memory(args.memory, inst.p)
+    data = read_json(args.result)
+    plan = plan_from_dict(data, inst, args.result)
+    report = check_plan(inst, plan, memory=memory)
+    report.extend(check_summary(data, inst, plan, args.result))
+    model = inst.platform.port
     if args.json:
-        print(dump_json({"ok": report.ok, "violations": report.violations, "worst": report.worst}))
+        print(dump_json({"ok": report.ok, "violations": report.violations,
+                         "worst": report.worst, "notes": report.notes, "port": model,
+                         "stretch": plan.stretch}))
     else:
-        print("plan OK" if report.ok else "\n".join(report.violations))
+        print(f"plan OK: max-stretch {plan.stretch:.9g} under {model} "
+              f"{_POLYHEDRON[model]}" if report.ok else "\n".join(report.violations))
+        for note in report.notes:
+            _note(note)
     if report.ok:
         return 0
     return _failed(f"the plan violates {len(report.violations)} constraint(s); first: "
@@ -309,7 +370,7 @@ def _policy_names(arg: str) -> list[str]:
     return names
 
 
-def _policy_table(rows: list[dict[str, Any]], lp_bound: float) -> str:
+def _policy_table(rows: list[dict[str, Any]], lp_bound: float, port: str) -> str:
     lines = [f"{'policy':<20} {'status':>10} {'max-str/LP':>10} {'max-stretch':>11} "
              f"{'sum-stretch':>11} {'makespan':>10} {'max-flow':>10} {'sum-flow':>11} "
              f"{'s':>6}"]
@@ -323,7 +384,8 @@ def _policy_table(rows: list[dict[str, Any]], lp_bound: float) -> str:
                      f"{r['relative_max_stretch']:>10.4f} {r['max_stretch']:>11.4f} "
                      f"{r['sum_stretch']:>11.3f} {r['makespan']:>10.1f} {r['max_flow']:>10.1f} "
                      f"{r['sum_flow']:>11.1f} {r['seconds']:>6.2f}")
-    lines.append(f"\nLP lower bound on the max-stretch (K1): {lp_bound:.6f}")
+    lines.append(f"\nLP lower bound on the max-stretch {_POLYHEDRON[port]}, {port}: "
+                 f"{lp_bound:.6f}")
     lines += [f"{r['policy']} {r['status']}: {r['reason']}" for r in rows
               if r["status"] != "ok"]
     return "\n".join(lines)
@@ -334,9 +396,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from lpsched.bags.simulator import check_size
 
     limit = _time_limit(args)
+    if args.json and args.table:
+        raise LpschedError("--json and --table: choose one output (the table is the "
+                           "default)")
     names = _policy_names(args.policy)
     inst = _load(args.instance, None, args)
-    _latency_note(inst, "the LP lower bound (K1) of the table",
+    bound = f"the LP lower bound {_POLYHEDRON[inst.platform.port]}"
+    _latency_note(inst, f"{bound} ('lp_bound')" if args.json else f"{bound} of the table",
                   "the simulated schedules include them")
     check_size(inst)
     lp_bound = max_stretch(inst, time_limit=limit).stretch
@@ -344,7 +410,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(dump_json(rows[0] if len(rows) == 1 else rows))
     else:
-        print(_policy_table(rows, lp_bound))
+        print(_policy_table(rows, lp_bound, inst.platform.port))
     invalid = [r for r in rows if r["status"] == "invalid"]
     if invalid:
         return _failed(f"{len(invalid)} invalid schedule(s); {invalid[0]['policy']}: "
@@ -415,6 +481,8 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     from lpsched.errors import InvalidScheduleError
 
     limit = _time_limit(args)
+    if args.schedule:
+        _needs_json(args, "--schedule", "the list of tasks")
     port = "one-port" if args.model == "op-ac" else "multiport"
     inst = _load(args.instance, port, args, "the schedule from the LP (Theorems 3, 4, 6)")
     check_size(inst, "a schedule")
@@ -561,7 +629,9 @@ def add_model_commands(sub: Any) -> None:
     solve = sub.add_parser("solve", help="optimal max-stretch of an instance (seed 003 §3)")
     solve.add_argument("instance")
     solve.add_argument("--method", choices=("intervals", "bisection"), default="intervals")
-    solve.add_argument("--tol", type=float, default=1e-6, help="bisection tolerance on S")
+    solve.add_argument("--tol", type=float, default=None,
+                       help="with --method bisection: the tolerance on S (default 1e-6); "
+                            "an error with the exact --method intervals")
     solve.add_argument("--formulation", choices=("auto", "paths", "buffers"), default="auto",
                        help="the LP behind each check: 'paths' (column generation over "
                             "send/compute paths, no buffer rows), 'buffers' (the full "
@@ -575,7 +645,8 @@ def add_model_commands(sub: Any) -> None:
                        help="wall-clock budget of the search, seconds (> 0; default 120)")
     _platform_args(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object")
-    solve.add_argument("--plan", action="store_true", help="with --json: include the plan")
+    solve.add_argument("--plan", action="store_true",
+                       help="with --json (required): include the plan, for 'lpsched check'")
     solve.add_argument("--export-lp", metavar="FILE",
                        help="write the stretch-interval LP at the optimum (.lp or .mps); "
                             "checked before solving, written atomically")
@@ -588,10 +659,23 @@ def add_model_commands(sub: Any) -> None:
     thr.add_argument("--json", action="store_true")
     thr.set_defaults(func=_cmd_throughput)
 
-    chk = sub.add_parser("check", help="verify a plan from 'solve --json --plan' against (K)/(K1)")
+    chk = sub.add_parser("check", help="verify a plan from 'solve --json --plan' against "
+                         "(K1) (one-port) or (K) (multiport)",
+                         description="Verify a plan from 'solve --json --plan' against the "
+                         "constraints of the instance's port model: (K1) one-port or (K) "
+                         "bounded multiport, MS* (hence the deadlines) and the capacities "
+                         "both under that model. A plan computed under another model "
+                         "(solve --port) is a violation unless --port names that model. "
+                         "The file's summary (stretch, deadlines, MS*) must agree with the "
+                         "plan. Each violation is measured against its own scale (the "
+                         "application's tasks or MS*, the interval).")
     chk.add_argument("instance")
     chk.add_argument("result")
-    chk.add_argument("--memory", default=None)
+    chk.add_argument("--port", choices=("one-port", "multiport"), default=None,
+                     help="check under this model instead of the instance's (as 'solve "
+                     "--port'): for a plan of 'solve --port'")
+    chk.add_argument("--memory", default=None,
+                     help="buffer memory per worker in bytes (one value or one per worker)")
     _platform_args(chk)
     chk.add_argument("--json", action="store_true")
     chk.set_defaults(func=_cmd_check)
@@ -602,8 +686,10 @@ def add_model_commands(sub: Any) -> None:
     sim.add_argument("--policy", default="cbs3m-edf-online",
                      help="a policy name, several separated by commas, or 'all'")
     _platform_args(sim)
-    sim.add_argument("--json", action="store_true")
-    sim.add_argument("--table", action="store_true", help="a table (the default output)")
+    sim.add_argument("--json", action="store_true",
+                     help="one JSON value (a row, or a list of rows); not with --table")
+    sim.add_argument("--table", action="store_true",
+                     help="a table (the default output); not with --json")
     sim.add_argument("--time-limit", type=float, default=120.0,
                      help="wall-clock budget, seconds (> 0): of the LP bound, and of each "
                           "policy's run (a policy out of time gets status time_limit)")
@@ -632,13 +718,16 @@ def add_output_commands(sub: Any) -> None:
     pg = plot_sub.add_parser("gantt", help="Gantt chart of one policy's schedule")
     pg.add_argument("instance")
     pg.add_argument("--policy", default="cbs3m-edf-online")
-    pg.add_argument("-o", "--output", default="gantt.png", help="a .png, .pdf or .svg file")
+    pg.add_argument("-o", "--output", default="gantt.png",
+                    help="a .png, .pdf or .svg file (default: gantt.png in the current "
+                    "folder; an existing file is replaced)")
     _platform_args(pg)
     pg.set_defaults(func=_cmd_plot)
     pb = plot_sub.add_parser("box", help="max-stretch / LP per policy, from a reproduction")
     pb.add_argument("results", help="the --out folder of 'lpsched reproduce cbs3m'")
     pb.add_argument("-o", "--output", default="stretch_box.png",
-                    help="a .png, .pdf or .svg file")
+                    help="a .png, .pdf or .svg file (default: stretch_box.png in the "
+                    "current folder; an existing file is replaced)")
     pb.set_defaults(func=_cmd_plot)
 
     sch = sub.add_parser("schedule", help="a concrete schedule from the LP optimum "
@@ -649,7 +738,8 @@ def add_output_commands(sub: Any) -> None:
                           "atomic (Thm 4) or fluid (Thm 3) computation")
     _platform_args(sch)
     sch.add_argument("--json", action="store_true")
-    sch.add_argument("--schedule", action="store_true", help="with --json: every task")
+    sch.add_argument("--schedule", action="store_true",
+                     help="with --json (required): every task")
     sch.add_argument("--time-limit", type=float, default=120.0,
                      help="wall-clock budget of the max-stretch search, seconds (> 0)")
     sch.set_defaults(func=_cmd_schedule)

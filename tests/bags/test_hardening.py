@@ -153,6 +153,20 @@ def test_nearly_equal_makespans_are_solved():
     assert check_plan(inst, res.plan).ok
 
 
+def test_small_makespans_merged_beside_a_huge_one_are_refused():
+    """MS* 1 and 1.3 beside 2e8 were made equal (to 1.3): S came out right by luck, but the
+    plan computed application 0 after its true deadline (review of session 26). Merging
+    that far is refused; a merge within the check's tolerance still solves (above)."""
+    plat = StarPlatform([1.0], [1e6])
+    apps = (Application(0.0, 1, 1.0, 1.0), Application(0.0, 1, 1.3, 1.0),
+            Application(0.0, 200_000_000, 1.0, 1.0))
+    with pytest.raises(SolverError, match="closer than one LP can tell apart") as err:
+        max_stretch(Instance(plat, apps))
+    assert "move a deadline by 0.3" in str(err.value)
+    solved = max_stretch(Instance(plat, apps[1:]))  # without the near twin: solved, valid
+    assert check_plan(Instance(plat, apps[1:]), solved.plan).ok
+
+
 def test_makespans_too_far_apart_are_one_clear_error():
     inst = replaced(random_bags(5, 3, seed=3), 0, work=1e200)
     with pytest.raises(SolverError, match="too far apart") as err:

@@ -112,7 +112,7 @@ def test_simulate_honours_latencies_and_says_the_bound_does_not(files):
                   "fifo-rr", "--json")
     assert sim.returncode == 0
     notes = _notes(sim.stderr)
-    assert len(notes) == 1 and "LP lower bound (K1) of the table ignores" in notes[0]
+    assert len(notes) == 1 and "LP lower bound (K1) ('lp_bound') ignores" in notes[0]
     assert "the simulated schedules include them" in notes[0]
     plain = one_json_object(lpsched("simulate", str(files / "inst.json"), "--policy",
                                     "fifo-rr", "--json"))

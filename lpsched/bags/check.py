@@ -139,15 +139,12 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
     plan : StretchPlan
         The plan (amounts per interval, buffers per epoch), e.g. ``max_stretch(inst).plan``.
     tol : float
-        Relative tolerance: a constraint is reported when its violation, divided by the
-        constraint's own scale (module doc: tasks of the application, its ``MS*``, the
-        interval), exceeds ``tol``.
+        Relative tolerance on each constraint's own scale (module doc).
     memory : numpy.ndarray or None
         Buffer memory of each worker (bytes) to check the bound of seed 003 §3.1.3.
     port : {"one-port", "multiport"} or None
-        The model to check under (``None``: the instance's). A plan whose ``port`` differs
-        from it gets a ``port model`` violation; the other constraints are still checked
-        under ``port``.
+        The model to check under (``None``: the instance's); a plan of another model is
+        a ``port model`` violation (the rest is still checked).
 
     Returns
     -------
@@ -160,9 +157,8 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
     >>> from lpsched.bags.maxstretch import max_stretch
     >>> inst = random_bags(3, 2, seed=0)
     >>> plan = max_stretch(inst).plan
-    >>> check = check_plan(inst, plan)
-    >>> check.ok, check.violations
-    (True, [])
+    >>> check_plan(inst, plan).ok
+    True
 
     A plan that computes only half of what it sends leaves data in the buffers:
 
@@ -183,11 +179,7 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
         inst = inst.with_port(port)
     model = inst.platform.port
     out = PlanCheck()
-    if plan.port != model:
-        out.fail("port model", f"port model: the plan was computed for {plan.port}, the "
-                 f"check is under {model} (constraints and MS* of {_LP[model]}); check it "
-                 f"under its own model with 'lpsched check --port {plan.port}' or "
-                 f"check_plan(..., port={plan.port!r})")
+    _check_port(out, plan, model)
     apps = np.asarray(plan.apps, int)
     comm, comp, buffers = (np.asarray(a, float) for a in (plan.comm, plan.comp, plan.buffers))
     t = np.asarray(plan.epochs, float)
@@ -198,28 +190,49 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
         return out
     ms = dedicated_makespans(inst)[apps]
     length = np.diff(t)
-    ends = np.maximum(np.abs(t[:-1]), np.abs(t[1:]))
-    out.add("epochs sorted", (-length - _resolution(ends)) / ms.min() - tol, "interval")
     deadlines = inst.release[apps] + plan.stretch * ms
-    start = np.asarray(plan.start, float)
-    initial = np.asarray(plan.buffered, float)
-    remaining = np.asarray(plan.remaining, float)
-    a = _Arrays(comm, comp, buffers, t, start, deadlines, initial, remaining,
-                np.maximum(1.0, remaining + initial.sum(axis=1)), ms, tol)
-    claimed = np.asarray(plan.deadlines, float)
-    gap = np.abs(deadlines - claimed) - _resolution(np.maximum(np.abs(deadlines),
-                                                               np.abs(claimed)))
-    out.add("deadlines (2)", gap / ms - tol, "app")
+    _check_times(out, plan, t, ms, deadlines, tol)
+    initial, remaining = np.asarray(plan.buffered, float), np.asarray(plan.remaining, float)
+    a = _Arrays(comm, comp, buffers, t, np.asarray(plan.start, float), deadlines, initial,
+                remaining, np.maximum(1.0, remaining + initial.sum(axis=1)), ms, tol)
     _check_amounts(out, a)
     active, recomputed = _check_buffers(out, a)
     _check_capacities(out, a, inst, apps, length)
     if memory is not None:
-        mem = np.asarray(memory, float)
-        used = np.einsum("kue,k->ue", np.where(active[:, None, :], recomputed, 0.0),
-                         inst.size[apps])
-        out.add("buffer memory (§3.1.3)", (used - mem[:, None]) / mem[:, None] - tol,
-                "(worker, epoch)")
+        _check_memory(out, active, recomputed, inst.size[apps], memory, tol)
     return out
+
+
+def _check_memory(out: PlanCheck, active: np.ndarray, recomputed: np.ndarray,
+                  size: np.ndarray, memory: np.ndarray, tol: float) -> None:
+    """The buffer memory bound of seed 003 §3.1.3 on each worker at each epoch (bytes of
+    the active applications' recomputed buffers, ``size`` bytes per task)."""
+    mem = np.asarray(memory, float)
+    used = np.einsum("kue,k->ue", np.where(active[:, None, :], recomputed, 0.0), size)
+    out.add("buffer memory (§3.1.3)", (used - mem[:, None]) / mem[:, None] - tol,
+            "(worker, epoch)")
+
+
+def _check_port(out: PlanCheck, plan: StretchPlan, model: str) -> None:
+    """A plan computed under another port model than ``model`` is a violation."""
+    if plan.port != model:
+        out.fail("port model", f"port model: the plan was computed for {plan.port}, the "
+                 f"check is under {model} (constraints and MS* of {_LP[model]}); check it "
+                 f"under its own model with 'lpsched check --port {plan.port}' or "
+                 f"check_plan(..., port={plan.port!r})")
+
+
+def _check_times(out: PlanCheck, plan: StretchPlan, t: np.ndarray, ms: np.ndarray,
+                 deadlines: np.ndarray, tol: float) -> None:
+    """Epochs sorted (the smallest ``MS*``'s scale) and the plan's deadlines equal to the
+    recomputed ``d_k = r_k + S·MS*_k`` (each application's own ``MS*``), both up to the
+    float resolution of the times."""
+    ends = np.maximum(np.abs(t[:-1]), np.abs(t[1:]))
+    out.add("epochs sorted", (-np.diff(t) - _resolution(ends)) / ms.min() - tol, "interval")
+    claimed = np.asarray(plan.deadlines, float)
+    gap = np.abs(deadlines - claimed) - _resolution(np.maximum(np.abs(deadlines),
+                                                               np.abs(claimed)))
+    out.add("deadlines (2)", gap / ms - tol, "app")
 
 
 def _check_shapes(out: PlanCheck, comm: np.ndarray, comp: np.ndarray, buffers: np.ndarray,
@@ -460,42 +473,60 @@ def check_summary(data: Any, inst: Instance, plan: StretchPlan, path: str,
         return out
     inst = inst.with_port(plan.port)
     apps = np.asarray(plan.apps, int)
+    ms = dedicated_makespans(inst)[apps]
+    _summary_scalars(out, data, plan, path, ms, tol)
+    _summary_per_app(out, data, inst, plan, path, ms, tol)
+    return out
 
-    def number(name: str) -> float | None:
-        if name not in data:
-            return None
-        value = _plan_numbers(name, data[name], path, "summary field")
-        if value.ndim:
-            raise ParseError(path, f"summary field {name!r}: must be one number")
-        return float(value)
 
-    def differs(name: str, shown: str, plans: str) -> None:
-        out.fail(f"summary {name}", f"summary {name} {shown} differs from the plan's "
-                 f"{plans}: the summary was not computed from the plan that was checked")
+def _summary_number(data: dict[str, Any], name: str, path: str) -> float | None:
+    """The summary's number ``name`` (``None`` when absent)."""
+    if name not in data:
+        return None
+    value = _plan_numbers(name, data[name], path, "summary field")
+    if value.ndim:
+        raise ParseError(path, f"summary field {name!r}: must be one number")
+    return float(value)
 
-    stretch = number("stretch")
+
+def _differs(out: PlanCheck, name: str, shown: str, plans: str) -> None:
+    out.fail(f"summary {name}", f"summary {name} {shown} differs from the plan's "
+             f"{plans}: the summary was not computed from the plan that was checked")
+
+
+def _summary_scalars(out: PlanCheck, data: dict[str, Any], plan: StretchPlan, path: str,
+                     ms: np.ndarray, tol: float) -> None:
+    """``stretch``, ``lower``, ``port``, ``t_new`` and ``apps`` of :func:`check_summary`."""
+    stretch = _summary_number(data, "stretch", path)
     if stretch is not None and abs(stretch - plan.stretch) > tol * max(1.0, abs(plan.stretch)):
-        differs("stretch", f"{stretch:.9g}", f"{plan.stretch:.9g}")
-    lower = number("lower")
+        _differs(out, "stretch", f"{stretch:.9g}", f"{plan.stretch:.9g}")
+    lower = _summary_number(data, "lower", path)
     if lower is not None and lower > plan.stretch + tol * max(1.0, abs(plan.stretch)):
         out.fail("summary lower", f"summary lower {lower:.9g} is above the plan's stretch "
                  f"{plan.stretch:.9g}: a lower bound cannot exceed an achieved stretch")
     if "port" in data and data["port"] != plan.port:
-        differs("port", repr(data["port"]), repr(plan.port))
-    ms = dedicated_makespans(inst)[apps]
+        _differs(out, "port", repr(data["port"]), repr(plan.port))
     if "t_new" in data:
-        t_new = None if data["t_new"] is None else number("t_new")
+        t_new = None if data["t_new"] is None else _summary_number(data, "t_new", path)
         if t_new is None or plan.t_new is None:
             same = t_new is None and plan.t_new is None
         else:  # a time: the smallest application's scale, and the float resolution
             same = abs(t_new - plan.t_new) <= tol * float(ms.min()) + float(
                 _resolution(np.array(max(abs(t_new), abs(plan.t_new)))))
         if not same:
-            differs("t_new", repr(t_new), repr(plan.t_new))
+            _differs(out, "t_new", repr(t_new), repr(plan.t_new))
+    apps = np.asarray(plan.apps, int)
     if "apps" in data:
         listed = _plan_numbers("apps", data["apps"], path, "summary field")
         if listed.shape != apps.shape or (listed != apps).any():
-            differs("apps", str(listed.tolist()), str(apps.tolist()))
+            _differs(out, "apps", str(listed.tolist()), str(apps.tolist()))
+
+
+def _summary_per_app(out: PlanCheck, data: dict[str, Any], inst: Instance,
+                     plan: StretchPlan, path: str, ms: np.ndarray, tol: float) -> None:
+    """``deadlines``, ``dedicated_makespans`` and ``throughputs`` of
+    :func:`check_summary`, under the plan's model (``inst`` already set to it)."""
+    apps = np.asarray(plan.apps, int)
     per_app = (("deadlines", np.asarray(plan.deadlines, float), "plan's deadlines"),
                ("dedicated_makespans", ms, f"MS* under {inst.platform.port}"),
                ("throughputs", dedicated_throughputs(inst)[apps],
@@ -505,7 +536,7 @@ def check_summary(data: Any, inst: Instance, plan: StretchPlan, path: str,
             continue
         shown = _plan_numbers(name, data[name], path, "summary field")
         if shown.shape != want.shape:
-            differs(name, f"has {shown.size} entries", f"{want.size} applications")
+            _differs(out, name, f"has {shown.size} entries", f"{want.size} applications")
             continue
         if name == "deadlines":  # times: each application's own MS*, as check_plan
             res = _resolution(np.maximum(np.abs(shown), np.abs(want)))
@@ -517,4 +548,3 @@ def check_summary(data: Any, inst: Instance, plan: StretchPlan, path: str,
             out.fail(f"summary {name}", f"summary {name} of app {int(apps[k])}: "
                      f"{shown[k]:.9g}, the {what} {want[k]:.9g}: the summary was not "
                      "computed from the plan that was checked")
-    return out

@@ -28,6 +28,41 @@ from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 BLOCK_END, SUBMIT, PASS = 0, 2, 4
 
 
+def check_sequential(w: Workload) -> None:
+    """Refuse rigid parallel jobs for FairCamp, in both readings (block and packed).
+
+    FairCamp (seed 002 ch. 4) is defined for sequential jobs: "when size is not mentioned,
+    jobs should be considered sequential [...] This is assumed in most of this thesis, with
+    the exception of Chapter 6" ([L755]), and the ρ-schedule behind the Eq. 4.1 deadlines
+    is "calculated by a ρ-approximation algorithm using all the processors" ([L1059]; LPT
+    here, spec A3), which ignores ``q``. Packed mode used to accept ``q > 1`` and then
+    start a job on fewer free processors than it needs (review C, finding 2).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload to schedule.
+
+    Raises
+    ------
+    InvalidInstanceError
+        If a job needs more than one processor (``q > 1``), naming the largest ``q``.
+
+    Examples
+    --------
+    >>> from lpsched.campaigns.instance import make_workload
+    >>> check_sequential(make_workload(2, [{"user": 0, "jobs": [{"p": 1.0}]}]))
+    >>> try:
+    ...     check_sequential(make_workload(2, [{"user": 0, "jobs": [{"p": 1.0, "q": 2}]}]))
+    ... except InvalidInstanceError as exc:
+    ...     print(exc.field, exc.value)
+    q 2
+    """
+    if w.parallel:
+        raise InvalidInstanceError("q", int(w.q.max()), "faircamp schedules sequential jobs "
+                                   "(q = 1): use ostrich for rigid parallel jobs")
+
+
 class _FairCamp:
     """State of one FairCamp run (spec §4.3, consolidated event-driven version)."""
 
@@ -35,7 +70,7 @@ class _FairCamp:
         self.w = w
         self.eng = Engine()
         self.k = w.users
-        self.deadline_of_user = [0.0] * w.users
+        self.deadline_of_user: dict[int, float] = {}  # d_{i-1}^u of the users seen so far
         self.ready: list[tuple[float, int, int, int]] = []
         self.busy = False
         self.start = np.full(w.jobs, np.nan)
@@ -57,7 +92,7 @@ class _FairCamp:
         lo, hi = int(w.offsets[c]), int(w.offsets[c + 1])
         zeta, length = lpt(w.p[lo:hi], w.processors)
         u = int(w.user[c])
-        d = self.k * length + self.deadline_of_user[u]
+        d = self.k * length + self.deadline_of_user.get(u, 0.0)
         self.deadline_of_user[u] = d
         self.zeta[c], self.length[c], self.deadline[c] = zeta, length, d
         heapq.heappush(self.ready, (d, u, self.seq, c))
@@ -94,10 +129,11 @@ def faircamp(w: Workload) -> CampaignRun:
 
     Guarantees: ``C_i^u <= d_i^u`` (Prop 4.1); ``C_last^u <= k Σ Δ(ζ) <= kρ ΣΔ*`` (Cor 4.1).
     Complexity: O(n log n).
+
+    Raises :class:`InvalidInstanceError` for parallel jobs (:func:`check_sequential`),
+    dependencies or several trace pieces.
     """
-    if w.parallel:
-        raise InvalidInstanceError("q", int(w.q.max()), "faircamp schedules sequential jobs "
-                                   "(q = 1): use ostrich for rigid parallel jobs")
+    check_sequential(w)
     if w.has_deps:
         raise InvalidInstanceError("deps", int(w.dep_src.size), "faircamp takes independent "
                                    "jobs: drop the dependencies (extract without --deps)")
@@ -125,17 +161,20 @@ class FairCampPacked(Policy):
     """FairCamp under reading (ii) of "available(resources)" (spec A3): the Eq. 4.1
     deadlines as campaign priorities (EDF), jobs dispatched as processors free up (LPT
     inside a campaign), no waiting for the whole machine. Prop 4.1's proof does not cover
-    it: ``C <= d`` is reported (``deadlines_met``), not enforced."""
+    it: ``C <= d`` is reported (``deadlines_met``), not enforced. Sequential jobs only
+    (:func:`check_sequential`, checked at :meth:`attach`)."""
 
     name = "faircamp"
 
     def attach(self, sim: Simulator) -> None:
-        """Bind to ``sim`` and reset the per-user deadlines (``k`` = the workload's users), the
-        campaign deadlines and the queues."""
+        """Refuse parallel jobs (:func:`check_sequential`), bind to ``sim`` and reset the
+        per-user deadlines (``k`` = the workload's users), the campaign deadlines and the
+        queues."""
+        check_sequential(sim.w)
         super().attach(sim)
         w = sim.w
         self.k = w.users
-        self.d_user = [0.0] * w.users
+        self.d_user: dict[int, float] = {}  # d_{i-1}^u of the users seen so far
         self.deadline = np.full(w.campaigns, np.nan)
         self.ready: dict[int, list[tuple[Any, ...]]] = {}
         self.queue: list[tuple[float, int, int]] = []
@@ -146,7 +185,7 @@ class FairCampPacked(Policy):
         w = self.sim.w
         u = int(w.user[c])
         length = lpt(w.p[w.offsets[c]:w.offsets[c + 1]], w.processors)[1]
-        self.d_user[u] += self.k * length
+        self.d_user[u] = self.d_user.get(u, 0.0) + self.k * length
         self.deadline[c] = self.d_user[u]
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
@@ -178,7 +217,9 @@ class FairCampPacked(Policy):
 
 def faircamp_packed(w: Workload) -> CampaignRun:
     """FairCamp, reading (ii) (:class:`FairCampPacked`); ``deadlines_met`` in the info.
-    O(n log n)."""
+    O(n log n). Raises :class:`InvalidInstanceError` for parallel jobs
+    (:func:`check_sequential`), before simulating anything."""
+    check_sequential(w)
     run = simulate(w, FairCampPacked)
     met = bool(np.all(run.completion <= run.info["deadlines"] * (1 + 1e-12) + 1e-9))
     return CampaignRun("faircamp-packed", w, run.start, run.release,

@@ -7,18 +7,27 @@
 * ``profiles`` (ch. 5, [L1404-L1421], spec A16): ``m = 64``; users ``0 .. k/2-1`` are
   short-job users (``p ~ U[1, 3600]``), the others long-job users (``p ~ U[3600, 36000]``);
   new campaign with probability 0.02, owner uniform. Closed loop, think time 0.
+
+Limits (:func:`check_sizes`): ``users`` from 1 to
+:data:`lpsched.campaigns.instance.MAX_USERS` (10^7, what a workload file may hold),
+``processors`` from 1 to :data:`lpsched.core.swf.MAX_PROCESSORS` (10^7), ``jobs`` from 1 to
+:data:`MAX_JOBS` (10^6).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from lpsched.campaigns.instance import Workload
+from lpsched.campaigns.instance import MAX_USERS, Workload
+from lpsched.core.swf import MAX_PROCESSORS
 from lpsched.errors import InvalidInstanceError
 
 #: Zipf exponent of the FairCamp simulation [L1122]
 ZIPF_EXPONENT = 1.4267
 PROFILES = ("faircamp", "profiles")
+#: most jobs a generated workload may have: 10^6 jobs make a 26 MB workload JSON written in
+#: about 2 s (400 MB of memory), run by FCFS in about 7 s; ten times more needs gigabytes
+MAX_JOBS = 10**6
 
 
 def _campaign_layout(rng: np.random.Generator, jobs: int, p_new: float, owners: np.ndarray
@@ -43,13 +52,14 @@ def _build(m: int, k: int, p: np.ndarray, offsets: np.ndarray, owner: np.ndarray
 
 def faircamp_workload(users: int, jobs: int = 10_000, seed: int = 0, processors: int = 10,
                       p_new: float = 0.1, exponent: float = ZIPF_EXPONENT) -> Workload:
-    """The ch. 4 workload (module doc, B16). Deterministic by ``seed``; O(n).
+    """The ch. 4 workload (module doc, B16). Deterministic by ``seed``; O(n + users).
+    Sizes within the module's limits (:func:`check_sizes`).
 
     >>> w = faircamp_workload(3, jobs=50, seed=1)
     >>> (w.processors, w.jobs, w.users)
     (10, 50, 3)
     """
-    _check(users, jobs, processors)
+    check_sizes(users, jobs, processors)
     rng = np.random.default_rng(seed)
     weights = np.arange(1, users + 1, dtype=float) ** -exponent
     owners = rng.choice(users, size=jobs, p=weights / weights.sum())
@@ -61,13 +71,14 @@ def faircamp_workload(users: int, jobs: int = 10_000, seed: int = 0, processors:
 def profiles_workload(users: int = 10, jobs: int = 10_000, seed: int = 0,
                       processors: int = 64, p_new: float = 0.02) -> Workload:
     """The ch. 5 two-profile workload (module doc, B27/B28). Job lengths are drawn by the
-    owner's profile: users ``< users // 2`` are short-job users. O(n).
+    owner's profile: users ``< users // 2`` are short-job users. O(n). Sizes within the
+    module's limits (:func:`check_sizes`).
 
     >>> w = profiles_workload(4, jobs=100, seed=2)
     >>> bool(w.p.max() <= 36000)
     True
     """
-    _check(users, jobs, processors)
+    check_sizes(users, jobs, processors)
     rng = np.random.default_rng(seed)
     owners = rng.integers(0, users, size=jobs)
     offsets, owner = _campaign_layout(rng, jobs, p_new, owners)
@@ -84,15 +95,41 @@ def short_users(w: Workload) -> np.ndarray:
 
 def generate(profile: str, users: int, jobs: int, seed: int,
              processors: int | None = None) -> Workload:
-    """Dispatch by profile name (``faircamp`` or ``profiles``)."""
+    """Dispatch by profile name (``faircamp`` or ``profiles``); ``processors`` ``None``:
+    the profile's 10 or 64."""
     if profile == "faircamp":
-        return faircamp_workload(users, jobs, seed, processors or 10)
+        return faircamp_workload(users, jobs, seed, 10 if processors is None else processors)
     if profile == "profiles":
-        return profiles_workload(users, jobs, seed, processors or 64)
+        return profiles_workload(users, jobs, seed, 64 if processors is None else processors)
     raise InvalidInstanceError("profile", profile, f"unknown: one of {', '.join(PROFILES)}")
 
 
-def _check(users: int, jobs: int, processors: int) -> None:
-    for name, v in (("users", users), ("jobs", jobs), ("processors", processors)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InvalidInstanceError(name, v, "must be a whole number >= 1")
+def check_sizes(users: int, jobs: int, processors: int) -> None:
+    """Refuse generator sizes that a workload file cannot hold or that cannot be generated.
+
+    Parameters
+    ----------
+    users, jobs, processors : int
+        Whole numbers, ``1 <= users <= MAX_USERS`` (the largest ``"users"`` a workload JSON
+        may give, :data:`lpsched.campaigns.instance.MAX_USERS`), ``1 <= jobs <=``
+        :data:`MAX_JOBS` and ``1 <= processors <= MAX_PROCESSORS``
+        (:data:`lpsched.core.swf.MAX_PROCESSORS`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Naming the first value out of range and its range.
+
+    Examples
+    --------
+    >>> check_sizes(10, 10_000, 10)
+    >>> try:
+    ...     check_sizes(10, 10**9, 10)
+    ... except InvalidInstanceError as exc:
+    ...     print(exc.field, exc.value)
+    jobs 1000000000
+    """
+    for name, v, hi in (("users", users, MAX_USERS), ("jobs", jobs, MAX_JOBS),
+                        ("processors", processors, MAX_PROCESSORS)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= hi:
+            raise InvalidInstanceError(name, v, f"must be a whole number from 1 to {hi:,}")

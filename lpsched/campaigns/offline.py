@@ -2,7 +2,10 @@
 block (LPT, written here: the family may not import ``lpsched.approx``), an exact
 ``P||Cmax`` oracle for small sets, A-camp, MULTICAMP and MULTICMAX.
 
-All schedules are job start times on identical machines (sequential jobs, ``q = 1``).
+All schedules are job start times on identical machines for independent sequential jobs
+(``q = 1``, no dependencies): a campaign is "a set of independent and non-preemptive jobs"
+([L745]) and its schedule a ``P||Cmax`` one ([L848]); :func:`check_offline` refuses the
+rest.
 """
 
 from __future__ import annotations
@@ -85,6 +88,46 @@ def exact_cmax(p: np.ndarray, m: int) -> float:
     return best[0]
 
 
+def check_offline(w: Workload, name: str) -> None:
+    """Refuse what the offline algorithms do not schedule: parallel jobs and dependencies.
+
+    A-camp, MULTICAMP and MULTICMAX place each campaign (or each user's jobs) as an LPT
+    schedule of independent sequential jobs: a campaign is "a set of independent and
+    non-preemptive jobs" ([L745]), sizes other than 1 only appear in ch. 6 ([L755]), and
+    A-camp runs a ``P||Cmax`` algorithm on each campaign ([L848]).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload to schedule.
+    name : str
+        The algorithm, named in the message (e.g. ``"MULTICAMP"``).
+
+    Raises
+    ------
+    InvalidInstanceError
+        If a job has ``q > 1`` (field ``q``) or the workload has dependency edges (field
+        ``deps``, the number of edges).
+
+    Examples
+    --------
+    >>> from lpsched.campaigns.instance import make_workload
+    >>> w = make_workload(2, [{"user": 0, "jobs": [{"p": 1.0}, {"p": 2.0}],
+    ...                        "deps": [[0, 1]]}])
+    >>> try:
+    ...     check_offline(w, "MULTICAMP")
+    ... except InvalidInstanceError as exc:
+    ...     print(exc.field, exc.value)
+    deps 1
+    """
+    if w.parallel:
+        raise InvalidInstanceError("q", int(w.q.max()), f"{name} takes sequential jobs")
+    if w.has_deps:
+        raise InvalidInstanceError("deps", int(w.dep_src.size), f"{name} takes independent "
+                                   "jobs (its LPT schedules ignore precedence): drop the "
+                                   "dependencies (extract without --deps)")
+
+
 @dataclass(frozen=True)
 class OfflineSchedule:
     """An offline schedule: ``start`` per job, ``total_flow`` per user (``ΣΔ^u``, the
@@ -99,8 +142,15 @@ class OfflineSchedule:
 def acamp(w: Workload, user: int) -> tuple[np.ndarray, float]:
     """A-camp (Prop 3.3 [L848-L850], B10): LPT on each campaign of ``user``, campaigns
     concatenated campaign-compactly. Guarantee ``ΣΔ <= ρ ΣΔ*`` with ``ρ = 4/3 - 1/(3m)``.
-    Returns the starts of that user's jobs (offset 0) and ``ΣΔ``. O(n log n)."""
-    camps = np.flatnonzero(w.user == user)
+    Returns the starts of that user's jobs (offset 0) and ``ΣΔ``. O(n log n). Raises
+    :class:`InvalidInstanceError` for parallel jobs or dependencies (:func:`check_offline`).
+    """
+    check_offline(w, "A-camp")
+    return _acamp(w, np.flatnonzero(w.user == user))
+
+
+def _acamp(w: Workload, camps: np.ndarray) -> tuple[np.ndarray, float]:
+    """A-camp on the campaigns ``camps`` (one user's, in order), unchecked."""
     starts = []
     t = 0.0
     for c in camps.tolist():
@@ -114,21 +164,23 @@ def multicamp(w: Workload) -> OfflineSchedule:
     """MULTICAMP (Prop 3.5 [L872-L878], B5): each user's A-camp block, users ordered by
     non-decreasing ``ΣΔ(ζ^u)``, blocks back to back. Offline: every campaign submitted when
     its predecessor completes (think 0). Guarantee: the ``r``-th user gets
-    ``ΣΔ <= r ρ ΣΔ*`` (vector ratio ``(ρ, 2ρ, ..., kρ)``). O(n log n)."""
-    if w.parallel:
-        raise InvalidInstanceError("q", int(w.q.max()), "MULTICAMP takes sequential jobs")
+    ``ΣΔ <= r ρ ΣΔ*`` (vector ratio ``(ρ, 2ρ, ..., kρ)``). O(n log n). Raises
+    :class:`InvalidInstanceError` for parallel jobs or dependencies (:func:`check_offline`).
+    """
+    check_offline(w, "MULTICAMP")
     users = np.unique(w.user)
-    blocks = [acamp(w, int(u)) for u in users.tolist()]
+    camps_of = _campaigns_by_user(w, users)
+    blocks = [_acamp(w, camps) for camps in camps_of]
     lengths = np.array([b[1] for b in blocks])
     order = users[np.argsort(lengths, kind="stable")]
     start = np.empty(w.jobs)
     flow = np.zeros(w.users)
     t = 0.0
-    camp_user = w.user
     for u in order.tolist():
-        s, length = blocks[int(np.searchsorted(users, u))]
+        i = int(np.searchsorted(users, u))
+        s, length = blocks[i]
         jobs = np.concatenate([np.arange(w.offsets[c], w.offsets[c + 1])
-                               for c in np.flatnonzero(camp_user == u).tolist()])
+                               for c in camps_of[i].tolist()])
         start[jobs] = s + t
         flow[u] = t + length  # campaign-compact from t_1 = 0: ΣΔ^u = C_last (Lemma 3.1)
         t += length
@@ -143,15 +195,17 @@ def multicmax(w: Workload) -> OfflineSchedule:
     Raises
     ------
     InvalidInstanceError
-        If a job is parallel (``q > 1``): the LPT blocks are for sequential jobs.
+        If a job is parallel (``q > 1``) or the workload has dependencies: the LPT blocks
+        are for independent sequential jobs (:func:`check_offline`).
     """
-    if w.parallel:
-        raise InvalidInstanceError("q", int(w.q.max()), "MULTICMAX takes sequential jobs")
+    check_offline(w, "MULTICMAX")
     users = np.unique(w.user)
-    camp = w.camp
+    job_user = w.user[w.camp]
+    by_user = np.argsort(job_user, kind="stable")
+    bounds = np.searchsorted(job_user[by_user], np.append(users, users[-1] + 1))
     per = []
-    for u in users.tolist():
-        jobs = np.flatnonzero(w.user[camp] == u)
+    for i in range(users.size):
+        jobs = by_user[bounds[i]:bounds[i + 1]]
         s, length = lpt(w.p[jobs], w.processors)
         per.append((jobs, s, length))
     order_idx = np.argsort([x[2] for x in per], kind="stable")
@@ -164,6 +218,13 @@ def multicmax(w: Workload) -> OfflineSchedule:
         t += length
         flow[int(users[i])] = t
     return OfflineSchedule(start, flow, users[order_idx], t)
+
+
+def _campaigns_by_user(w: Workload, users: np.ndarray) -> list[np.ndarray]:
+    """The campaigns of each of ``users`` (sorted ids), in workload order. O(C log C)."""
+    by_user = np.argsort(w.user, kind="stable")
+    bounds = np.searchsorted(w.user[by_user], np.append(users, users[-1] + 1))
+    return [by_user[bounds[i]:bounds[i + 1]] for i in range(users.size)]
 
 
 def zenith(w: Workload, exact: bool = False) -> np.ndarray:

@@ -13,6 +13,10 @@ and a Slurm-like fair-share factor; plus the registry of every policy by name.
   ``U`` of each user over the last tick (area, normalised by the total; no decay) and
   ``S = 1/k̃`` give the factor; users are served by decreasing factor (ties at random, by a
   seeded generator), work-conserving.
+
+The per-user policies keep their state for the users present in the simulated workload (or
+trace piece) only, indexed ``0 .. U-1`` in increasing user id: a pass or a tick costs
+O(U), whatever the ids and the configured ``users`` (review C, finding 5).
 """
 
 from __future__ import annotations
@@ -125,14 +129,20 @@ class Fcfs(Policy):
 
 
 class _PerUser(Policy):
-    """Per-user FIFO queues of released jobs (campaign order, then intra order)."""
+    """Per-user FIFO queues of released jobs (campaign order, then intra order).
+
+    Users are the dense indices ``0 .. U-1`` of the ids present in the workload, in
+    increasing id order (``ids[i]`` is the id of index ``i``), so the state is O(U) and
+    every order by index is the order by id."""
 
     def attach(self, sim: Simulator) -> None:
         super().attach(sim)
         self.queues: dict[int, list[tuple[Any, ...]]] = {}
-        self.users = sim.w.user.tolist()
-        self.used = np.zeros(sim.w.users, dtype=np.int64)
-        self.open_campaigns = np.zeros(sim.w.users, dtype=np.int64)
+        ids, dense = np.unique(sim.w.user, return_inverse=True)
+        self.ids: np.ndarray = ids
+        self.users = dense.reshape(-1).tolist()  # the dense index of each campaign's owner
+        self.used = np.zeros(ids.size, dtype=np.int64)
+        self.open_campaigns = np.zeros(ids.size, dtype=np.int64)
 
     def on_submit(self, c: int) -> None:
         self.open_campaigns[self.users[c]] += 1
@@ -165,7 +175,7 @@ class SpaceShare(_PerUser):
         """Split the ``m`` processors among the users with an open campaign (``m // k`` each, one
         more for the first ``m % k`` by user id) and start each user's jobs in FIFO order while
         they fit its share; if nothing runs, start the first waiting head job anyway (decision
-        105)."""
+        105). O(U) plus the jobs started."""
         sim = self.sim
         active = np.flatnonzero(self.open_campaigns > 0)
         k = active.size
@@ -188,7 +198,15 @@ class SpaceShare(_PerUser):
 
 
 class FairShare(_PerUser):
-    """Slurm-like fair-share factor (module doc); ``tick`` is the recomputation period."""
+    """Slurm-like fair-share factor (module doc); ``tick`` is the recomputation period.
+
+    The state covers the ``U`` users present (:class:`_PerUser`): a tick costs O(U). The
+    random tie-breaking is the one of a state over all ``k`` configured users (kept so that
+    a seed gives the same schedule as before): the initial order is the relative order of
+    the present users in ``rng.permutation(k)`` (O(k), once per run), and each tick draws the
+    noise of the present users only, skipping the others' draws (``PCG64.advance``) when the
+    ids are sparse (``k > 64 U + 4096``).
+    """
 
     name = "fair-share"
 
@@ -201,14 +219,27 @@ class FairShare(_PerUser):
         (all 1) and the user order (a seeded permutation)."""
         check_tick(sim.w, self.tick)
         super().attach(sim)
-        k = sim.w.users
-        self.area = np.zeros(k)
-        self.window = np.zeros(k)
+        k, ids = sim.w.users, self.ids
+        n = ids.size
+        self.area = np.zeros(n)
+        self.window = np.zeros(n)
         self.last = 0.0
-        self.factor = np.ones(k)
-        self.order = self.rng.permutation(k)
+        self.factor = np.ones(n)
+        perm = self.rng.permutation(k)
+        if n == k:  # every configured user is present: the dense index is the id
+            self.order = perm
+        else:
+            present = np.zeros(k, dtype=bool)
+            present[ids] = True
+            self.order = np.searchsorted(ids, perm[present[perm]])
         self.ticking = False
         self.ticks = 0
+        self._k = k
+        dense = k <= _DENSE_RATIO * n + _DENSE_USERS or not isinstance(
+            self.rng.bit_generator, np.random.PCG64)
+        # dense ids: draw k numbers and sum over k entries as a state over all k would
+        self._full = np.zeros(k) if dense and n < k else None
+        self._runs = None if dense else _runs(ids)
 
     def advance(self, now: float) -> None:
         """Add each user's processor usage since the last event (processors × seconds) to the
@@ -218,14 +249,46 @@ class FairShare(_PerUser):
             self.window += self.used * dt
             self.last = now
 
+    def _total(self) -> float:
+        """The area used by all users in the last tick (summed over the ``k`` configured
+        users when the ids are dense, as before: the same rounding)."""
+        if self._full is None:
+            return float(self.window.sum())
+        self._full[self.ids] = self.window
+        return float(self._full.sum())
+
+    def _noise(self) -> np.ndarray:
+        """The tie-breaking draws of the present users: the ones ``rng.random(k)`` gives them.
+        Dense ids: all ``k`` drawn. Sparse ids: the absent users' draws are skipped with
+        ``PCG64.advance`` (one 64-bit draw per double), the 32-bit buffer kept."""
+        if self._runs is None:
+            noise = self.rng.random(self._k)
+            return noise if noise.size == self.ids.size else noise[self.ids]
+        bits = self.rng.bit_generator
+        assert isinstance(bits, np.random.PCG64)
+        buffered = bits.state
+        out = np.empty(self.ids.size)
+        pos = 0
+        for first_id, first, count in self._runs:
+            if first_id > pos:
+                bits.advance(first_id - pos)
+            out[first:first + count] = self.rng.random(count)
+            pos = first_id + count
+        if self._k > pos:
+            bits.advance(self._k - pos)
+        state = bits.state  # advance() drops the buffered half of a 64-bit draw: keep it
+        state["has_uint32"], state["uinteger"] = buffered["has_uint32"], buffered["uinteger"]
+        bits.state = state
+        return out
+
     def _tick(self) -> None:
         self.sim.request_pass()
         self.ticks += 1
         active = int(np.count_nonzero(self.open_campaigns > 0))
-        total = self.window.sum()
+        total = self._total()
         usage = self.window / total if total > 0 else np.zeros_like(self.window)
         self.factor = fair_share_factor(usage, 1.0 / max(active, 1))
-        noise = self.rng.random(self.factor.size)
+        noise = self._noise()
         self.order = np.lexsort((noise, -self.factor))
         self.area += self.window
         self.window[:] = 0.0
@@ -256,6 +319,19 @@ class FairShare(_PerUser):
     def info(self) -> dict[str, Any]:
         """``ticks``, the number of factor recomputations, and ``tick``, their period (s)."""
         return {"ticks": self.ticks, "tick": self.tick}
+
+
+#: ids are "dense" (all k draws made, as before) when k <= _DENSE_RATIO * U + _DENSE_USERS
+_DENSE_RATIO, _DENSE_USERS = 64, 4096
+
+
+def _runs(ids: np.ndarray) -> list[tuple[int, int, int]]:
+    """Runs of consecutive ids in sorted ``ids``: (first id, first index, length)."""
+    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+    firsts = np.concatenate(([0], breaks))
+    counts = np.diff(np.append(firsts, ids.size))
+    return [(int(ids[f]), int(f), int(c))
+            for f, c in zip(firsts.tolist(), counts.tolist(), strict=True)]
 
 
 POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share")

@@ -604,8 +604,8 @@ def _platform_args(parser: Any, what: str = "the instance's platform") -> None:
                         "a route to every other host)")
 
 
-def add_model_commands(sub: Any) -> None:
-    """generate, solve, throughput, check, simulate."""
+def _add_generate(sub: Any) -> None:
+    """``generate bags``."""
     gen = sub.add_parser("generate", help="generate a random instance")
     gen_sub = gen.add_subparsers(dest="kind", required=True)
     bags = gen_sub.add_parser("bags", help="concurrent bags-of-tasks (seed 003 Tables 1-2)")
@@ -625,6 +625,35 @@ def add_model_commands(sub: Any) -> None:
                    "--seed draws for that many workers)")
     bags.add_argument("-o", "--output", default="-", help="JSON file ('-': stdout)")
     bags.set_defaults(func=_cmd_generate)
+
+
+def _add_check(sub: Any) -> None:
+    """``check INSTANCE RESULT``."""
+    chk = sub.add_parser("check", help="verify a plan from 'solve --json --plan' against "
+                         "(K1) (one-port) or (K) (multiport)",
+                         description="Verify a plan from 'solve --json --plan' against the "
+                         "constraints of the instance's port model: (K1) one-port or (K) "
+                         "bounded multiport, MS* (hence the deadlines) and the capacities "
+                         "both under that model. A plan computed under another model "
+                         "(solve --port) is a violation unless --port names that model. "
+                         "The file's summary (stretch, deadlines, MS*) must agree with the "
+                         "plan. Each violation is measured against its own scale (the "
+                         "application's tasks or MS*, the interval).")
+    chk.add_argument("instance")
+    chk.add_argument("result")
+    chk.add_argument("--port", choices=("one-port", "multiport"), default=None,
+                     help="check under this model instead of the instance's (as 'solve "
+                     "--port'): for a plan of 'solve --port'")
+    chk.add_argument("--memory", default=None,
+                     help="buffer memory per worker in bytes (one value or one per worker)")
+    _platform_args(chk)
+    chk.add_argument("--json", action="store_true")
+    chk.set_defaults(func=_cmd_check)
+
+
+def add_model_commands(sub: Any) -> None:
+    """generate, solve, throughput, check, simulate."""
+    _add_generate(sub)
 
     solve = sub.add_parser("solve", help="optimal max-stretch of an instance (seed 003 §3)")
     solve.add_argument("instance")
@@ -659,26 +688,7 @@ def add_model_commands(sub: Any) -> None:
     thr.add_argument("--json", action="store_true")
     thr.set_defaults(func=_cmd_throughput)
 
-    chk = sub.add_parser("check", help="verify a plan from 'solve --json --plan' against "
-                         "(K1) (one-port) or (K) (multiport)",
-                         description="Verify a plan from 'solve --json --plan' against the "
-                         "constraints of the instance's port model: (K1) one-port or (K) "
-                         "bounded multiport, MS* (hence the deadlines) and the capacities "
-                         "both under that model. A plan computed under another model "
-                         "(solve --port) is a violation unless --port names that model. "
-                         "The file's summary (stretch, deadlines, MS*) must agree with the "
-                         "plan. Each violation is measured against its own scale (the "
-                         "application's tasks or MS*, the interval).")
-    chk.add_argument("instance")
-    chk.add_argument("result")
-    chk.add_argument("--port", choices=("one-port", "multiport"), default=None,
-                     help="check under this model instead of the instance's (as 'solve "
-                     "--port'): for a plan of 'solve --port'")
-    chk.add_argument("--memory", default=None,
-                     help="buffer memory per worker in bytes (one value or one per worker)")
-    _platform_args(chk)
-    chk.add_argument("--json", action="store_true")
-    chk.set_defaults(func=_cmd_check)
+    _add_check(sub)
 
     sim = sub.add_parser("simulate", help="run policies in the master-worker simulator "
                          "(one-port or bounded multiport) and validate their schedules")

@@ -38,13 +38,28 @@ def _positive(option: str, value: float | None, whole: bool = True) -> None:
         raise LpschedError(f"{option} {value}: must be {need}")
 
 
+def _at_most(option: str, value: int | None, hi: int) -> None:
+    """Refuse a whole-number option above ``hi`` (the limits of the generators)."""
+    if value is not None and value > hi:
+        raise LpschedError(f"{option} {value}: must be a whole number from 1 to {hi:,}")
+
+
+def _generator_limits() -> dict[str, int]:
+    from lpsched.campaigns.generators import MAX_JOBS
+    from lpsched.campaigns.instance import MAX_USERS
+    from lpsched.core.swf import MAX_PROCESSORS
+
+    return {"--users": MAX_USERS, "--jobs": MAX_JOBS, "--processors": MAX_PROCESSORS}
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
     from lpsched.campaigns.generators import generate
     from lpsched.campaigns.instance import to_dict
 
     out = check_output(args.output, "-o", (".json",))
-    for option in ("--users", "--jobs", "--processors"):
+    for option, hi in _generator_limits().items():  # before any work
         _positive(option, getattr(args, option.lstrip("-")))
+        _at_most(option, getattr(args, option.lstrip("-")), hi)
     w = generate(args.profile, args.users, args.jobs, args.seed, args.processors)
     with atomic_output(out) as fh:
         fh.write(json.dumps(to_dict(w), allow_nan=False))
@@ -186,10 +201,12 @@ def add_commands(sub: Any) -> None:
     csub = camp.add_subparsers(dest="campaigns_command", required=True)
     g = csub.add_parser("generate", help="a synthetic campaign workload (ch. 4 or ch. 5)")
     g.add_argument("--profile", choices=("faircamp", "profiles"), default="faircamp")
-    g.add_argument("--users", type=int, default=10)
-    g.add_argument("--jobs", type=int, default=10_000)
+    g.add_argument("--users", type=int, default=10,
+                   help="k, from 1 to 10,000,000 (the most a workload file holds)")
+    g.add_argument("--jobs", type=int, default=10_000, help="from 1 to 1,000,000")
     g.add_argument("--seed", type=seed, default=0)
-    g.add_argument("--processors", type=int, help="default: 10 (faircamp), 64 (profiles)")
+    g.add_argument("--processors", type=int, help="from 1 to 10,000,000; default: 10 "
+                   "(faircamp), 64 (profiles)")
     g.add_argument("-o", "--output", required=True, help="workload JSON to write")
     g.add_argument("--json", action="store_true", help="print a JSON report")
     g.set_defaults(func=_cmd_generate)
@@ -252,12 +269,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from lpsched.campaigns import reproduce as exp
 
     name = args.experiment
-    for option in ("--instances", "--jobs", "--jobs-per-instance"):
-        _positive(option, getattr(args, option.lstrip("-").replace("-", "_")))
+    for option in ("--instances", "--jobs", "--jobs-per-instance", "--users-per-instance"):
+        _positive(option, getattr(args, option.lstrip("-").replace("-", "_"), None))
+    limits = _generator_limits()
+    _at_most("--jobs-per-instance", args.jobs_per_instance, limits["--jobs"])
+    _at_most("--users-per-instance", getattr(args, "users_per_instance", None),
+             limits["--users"])
+    users = _users(args.users) if name == "faircamp" else ()  # before --out is made
     out = check_output_folder(args.out, "--out")
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
     if name == "faircamp":
-        users = _users(args.users)
         cells = exp.faircamp_cells(users, args.instances, args.jobs_per_instance,
                                    args.first_seed)
         fn, summarise, trace = exp.faircamp_cell, exp.faircamp_summary, None
@@ -310,8 +331,9 @@ def _users(text: str) -> tuple[int, ...]:
     except ValueError:
         raise LpschedError(f"--users {text}: a comma-separated list of whole numbers") \
             from None
-    if not users or min(users) < 1:
-        raise LpschedError(f"--users {text}: every k must be >= 1")
+    hi = _generator_limits()["--users"]
+    if not users or min(users) < 1 or max(users) > hi:
+        raise LpschedError(f"--users {text}: every k must be from 1 to {hi:,}")
     return users
 
 
@@ -323,17 +345,20 @@ def add_reproduce(rep_sub: Any) -> None:
         rb = rep_sub.add_parser(name, help=help_)
         rb.add_argument("--instances", type=int, default=1000 if name == "faircamp" else 40)
         add_runner_options(rb, "folder of the store and the CSV")
-        rb.add_argument("--jobs-per-instance", type=int, default=10_000)
+        rb.add_argument("--jobs-per-instance", type=int, default=10_000,
+                        help="from 1 to 1,000,000")
         rb.add_argument("--first-seed", type=seed, default=0)
         rb.add_argument("--plots", action="store_true", help="also draw the figures (PNG, "
                         "needs matplotlib)")
         if name == "faircamp":
-            rb.add_argument("--users", default="2,3,5,10,20", help="the values of k")
+            rb.add_argument("--users", default="2,3,5,10,20", help="the values of k (each "
+                            "from 1 to 10,000,000)")
         else:
             rb.add_argument("--trace", help="SWF trace (default: LPC-EGEE from "
                             "$LPSCHED_DATA or ../shared/data)")
             rb.add_argument("--limit", type=int, default=0,
                             help="replay only the first N jobs of the trace (0: all)")
             rb.add_argument("--users-per-instance", type=int, default=10,
-                            help="users of the two-profile workload (spec A16)")
+                            help="users of the two-profile workload (spec A16; from 1 "
+                            "to 10,000,000)")
         rb.set_defaults(func=_cmd_reproduce)

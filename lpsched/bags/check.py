@@ -127,10 +127,9 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
                memory: np.ndarray | None = None, port: str | None = None) -> PlanCheck:
     """Verify ``plan`` against the constraints of (K1) (one-port) or (K) (multiport).
 
-    Source: seed 003 §3.3–§3.5 (constraints (2)–(11), (10-b), the memory bound) and the
-    sanity invariants of spec §11 item 12. The model checked is ``port``, by default the
-    instance's own; ``MS*`` (so the deadlines ``d_k = r_k + S·MS*_k``) and the capacities
-    are both computed under it. Cost: ``O(n·p·E)``.
+    Source: seed 003 §3.3–§3.5 (constraints (2)–(11), (10-b), the memory bound, the initial
+    state) and spec §11 item 12. ``MS*`` (so the deadlines ``d_k = r_k + S·MS*_k``) and the
+    capacities are computed under one model, ``port`` (the instance's). ``O(n·p·E)``.
 
     Parameters
     ----------
@@ -188,6 +187,8 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
     if apps.size == 0:
         out.fail("applications", "the plan has no applications")
         return out
+    if not _check_state(out, inst, plan, apps, tol):
+        return out
     ms = dedicated_makespans(inst)[apps]
     length = np.diff(t)
     deadlines = inst.release[apps] + plan.stretch * ms
@@ -211,6 +212,46 @@ def _check_memory(out: PlanCheck, active: np.ndarray, recomputed: np.ndarray,
     used = np.einsum("kue,k->ue", np.where(active[:, None, :], recomputed, 0.0), size)
     out.add("buffer memory (§3.1.3)", (used - mem[:, None]) / mem[:, None] - tol,
             "(worker, epoch)")
+
+
+def _check_state(out: PlanCheck, inst: Instance, plan: StretchPlan, apps: np.ndarray,
+                 tol: float) -> bool:
+    """The plan's initial state against the instance (seed 003 §3.5; review of session 26:
+    a plan leaving an application out, or sending tasks before its release, passed).
+    Offline (``t_new`` is ``None``): every application, windows starting at the releases,
+    all tasks at the master, nothing buffered. Online: distinct applications of the
+    instance, windows from ``max(r_k, t_new)``, at most the application's tasks left.
+    Returns whether the applications are usable indices (the rest of the check needs it)."""
+    n = inst.n
+    if apps.size and (apps.min() < 0 or apps.max() >= n or np.unique(apps).size != apps.size):
+        out.fail("applications", f"plan applications {apps.tolist()} are not distinct "
+                 f"indices of the instance's {n} applications")
+        return False
+    start = np.asarray(plan.start, float)
+    remaining = np.asarray(plan.remaining, float)
+    buffered = np.asarray(plan.buffered, float)
+    tasks = inst.tasks[apps].astype(float)
+    rel = inst.release[apps]
+    origin = rel if plan.t_new is None else np.maximum(rel, plan.t_new)
+    ms = dedicated_makespans(inst)[apps]
+    early = (origin - start - _resolution(np.maximum(np.abs(origin), np.abs(start)))) / ms
+    out.add("window start (r_k, or t_new online)", early - tol, "app")
+    held = remaining + buffered.sum(axis=1) if buffered.ndim == 2 else remaining
+    out.add("tasks at the window start (at most the application's)",
+            (held - tasks) / np.maximum(tasks, 1.0) - tol, "app")
+    if plan.t_new is None:
+        missing = np.setdiff1d(np.arange(n), apps)
+        if missing.size:
+            out.fail("applications", f"offline plan without applications "
+                     f"{missing.tolist()} (every application must be scheduled)")
+        out.add("offline start = release", np.abs(start - rel) / ms - tol - _resolution(
+            np.maximum(np.abs(start), np.abs(rel))) / ms, "app")
+        out.add("offline: all tasks at the master",
+                np.abs(remaining - tasks) / np.maximum(tasks, 1.0) - tol, "app")
+        if buffered.ndim == 2:
+            out.add("offline: nothing buffered", np.abs(buffered).max(axis=1)
+                    / np.maximum(tasks, 1.0) - tol, "app")
+    return True
 
 
 def _check_port(out: PlanCheck, plan: StretchPlan, model: str) -> None:

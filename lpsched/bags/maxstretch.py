@@ -36,6 +36,7 @@ on balanced 100x20 instead of 204,280; the default offline without a memory boun
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Hashable
 from typing import Any
@@ -49,6 +50,7 @@ from lpsched.bags.steady_state import rates_multiport, rates_oneport
 from lpsched.bags.stretch_coarse import CoarseStart
 from lpsched.bags.stretch_conditioning import (
     UNITS_BELOW,
+    check_merge,
     condition,
 )
 from lpsched.bags.stretch_model import StretchModel, StretchProblem
@@ -77,18 +79,20 @@ CHOOSE, DEVEX = -1, 1
 SEARCH_OPTIONS: dict[str, Any] = {"presolve": "off"}
 
 
-def check_time_limit(time_limit: float | None) -> None:
-    """``time_limit`` is ``None`` (no limit) or a finite number of seconds ``> 0``.
+def check_time_limit(time_limit: float | None) -> float | None:
+    """``time_limit`` is ``None`` or ``inf`` (no limit: returns ``None``) or a number of
+    seconds ``> 0`` (returned).
 
-    Raises :class:`LpschedError` otherwise: 0, negative values and NaN are mistakes, never
-    "no limit" (HiGHS would read them so).
+    Raises :class:`LpschedError` otherwise: 0, negative values, NaN and non-real numbers
+    are mistakes, never "no limit" (decision 238).
     """
     if time_limit is None:
-        return
-    if (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number))
-            or not (time_limit > 0 and math.isfinite(time_limit))):
-        raise LpschedError(f"time_limit must be a finite number of seconds > 0 (or None for "
-                           f"no limit), got {time_limit!r}")
+        return None
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)
+            or not time_limit > 0):
+        raise LpschedError(f"time_limit must be a number of seconds > 0 (None or inf: no "
+                           f"limit), got {time_limit!r}")
+    return None if time_limit == math.inf else time_limit
 
 
 # -- critical values and bounds ---------------------------------------------------------------
@@ -205,7 +209,7 @@ class StretchSearch:
                  relaxed: bool = False, relaxation_basis: bool = True,
                  formulation: str = "auto", coarse_start: bool | None = None,
                  **highs_options: Any) -> None:
-        check_time_limit(time_limit)
+        time_limit = check_time_limit(time_limit)
         self.relaxed = relaxed
         self.time_limit = time_limit
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -979,6 +983,8 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
     else:
         stretch, lower, i, x = _search_bisection(search, tol)
         status = "within_tolerance"
+    # the merged MS* (decision 235) move each deadline S times as far as MS* itself
+    check_merge(search.original, search.original.ms, search.problem.ms, stretch)
     plan = search.plan(stretch, i, x)
     return MaxStretchResult(
         stretch=stretch, lower=lower, method=method, status=status, plan=plan,

@@ -82,6 +82,27 @@ def _drop_useless_workers(pr: StretchProblem, top: float) -> StretchProblem:
         "left out; remove it from the platform")
 
 
+def check_merge(problem: StretchProblem, ms: np.ndarray, merged: np.ndarray,
+                stretch: float) -> None:
+    """Raise :class:`SolverError` when posing ``merged`` instead of the true ``ms`` moves
+    some deadline ``r_k + S·MS*_k`` by more than :data:`MERGE_LIMIT` of that application's
+    ``MS*`` at stretch ``stretch`` (the move is ``S·(merged_k - MS*_k)``): its plan would
+    then fail the check (decision 235). Called before the search with ``S = 1`` and after
+    it with the stretch found."""
+    moved = stretch * (merged - ms) / ms
+    if not moved.size or moved.max() <= MERGE_LIMIT:
+        return
+    i = int(np.argmax(moved))
+    j = int(np.argmax((merged == merged[i]) & (ms == merged[i])))
+    raise SolverError(
+        f"application {int(problem.apps[i])} (MS* = {ms[i]:.6g} s) and application "
+        f"{int(problem.apps[j])} (MS* = {ms[j]:.6g} s) are closer than one LP can tell apart "
+        f"beside the largest MS* = {float(ms.max()):.3g} s (their epochs differ by less "
+        f"than {SLOPE_MERGE:g} of it), and making them equal moves a deadline by "
+        f"{moved[i]:.2g} of its MS* at stretch {stretch:.6g}; solve the small applications "
+        "separately or rescale their task counts")
+
+
 def condition(problem: StretchProblem) -> Conditioned:
     """Make ``problem`` safe to pose to HiGHS, or say clearly why it cannot be.
 
@@ -118,17 +139,7 @@ def condition(problem: StretchProblem) -> Conditioned:
             f"{ms[j]:.3g} s (ratio {ms[j] / ms[i]:.2g} > {1 / SLOPE_RANGE:.2g}); solve them "
             "separately or rescale their task counts")
     merged = _merge_slopes(ms)
-    moved = (merged - ms) / ms
-    if moved.max() > MERGE_LIMIT:  # a deadline would move beyond what a check accepts
-        i = int(np.argmax(moved))
-        j = int(np.argmax((merged == merged[i]) & (ms == merged[i])))
-        raise SolverError(
-            f"application {int(pr.apps[i])} (MS* = {ms[i]:.6g} s) and application "
-            f"{int(pr.apps[j])} (MS* = {ms[j]:.6g} s) are closer than one LP can tell apart "
-            f"beside the largest MS* = {top:.3g} s (their epochs differ by less than "
-            f"{SLOPE_MERGE:g} of it), and making them equal would move a deadline by "
-            f"{moved[i]:.2g} of its MS*; solve the small applications separately or "
-            "rescale their task counts")
+    check_merge(pr, ms, merged, 1.0)  # S >= 1: the least a deadline moves by
     if not np.array_equal(merged, ms):
         pr = replace(pr, ms=merged)
     pr = _drop_useless_workers(pr, top)

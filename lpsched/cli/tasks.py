@@ -56,8 +56,9 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     dropped = inst.meta.get("trace_dropped") or {}
     if dropped:
         reasons = "; ".join(f"{count} {why}" for why, count in dropped.items())
-        print(f"note: {sum(dropped.values())} of the trace's {inst.meta['trace_records']} job "
-              f"lines dropped before the window was cut ({reasons})", file=sys.stderr)
+        print(f"lpsched: note: {sum(dropped.values())} of the trace's "
+              f"{inst.meta['trace_records']} job lines dropped before the window was cut "
+              f"({reasons})", file=sys.stderr)
     return 0
 
 

@@ -184,12 +184,10 @@ def check_plan(inst: Instance, plan: StretchPlan, tol: float = tolerances.PLAN_C
     t = np.asarray(plan.epochs, float)
     if not _check_shapes(out, comm, comp, buffers, apps.size, inst.p, t.size):
         return out
-    if apps.size == 0:
-        out.fail("applications", "the plan has no applications")
+    all_ms = dedicated_makespans(inst)
+    if not _check_state(out, inst, plan, apps, all_ms, tol):
         return out
-    if not _check_state(out, inst, plan, apps, tol):
-        return out
-    ms = dedicated_makespans(inst)[apps]
+    ms = all_ms[apps]
     length = np.diff(t)
     deadlines = inst.release[apps] + plan.stretch * ms
     _check_times(out, plan, t, ms, deadlines, tol)
@@ -215,15 +213,19 @@ def _check_memory(out: PlanCheck, active: np.ndarray, recomputed: np.ndarray,
 
 
 def _check_state(out: PlanCheck, inst: Instance, plan: StretchPlan, apps: np.ndarray,
-                 tol: float) -> bool:
+                 all_ms: np.ndarray, tol: float) -> bool:
     """The plan's initial state against the instance (seed 003 §3.5; review of session 26:
     a plan leaving an application out, or sending tasks before its release, passed).
     Offline (``t_new`` is ``None``): every application, windows starting at the releases,
     all tasks at the master, nothing buffered. Online: distinct applications of the
     instance, windows from ``max(r_k, t_new)``, at most the application's tasks left.
-    Returns whether the applications are usable indices (the rest of the check needs it)."""
+    ``all_ms``: every application's ``MS*``. Returns whether the applications are usable
+    indices, at least one (the rest of the check needs it)."""
     n = inst.n
-    if apps.size and (apps.min() < 0 or apps.max() >= n or np.unique(apps).size != apps.size):
+    if apps.size == 0:
+        out.fail("applications", "the plan has no applications")
+        return False
+    if (apps.min() < 0 or apps.max() >= n or np.unique(apps).size != apps.size):
         out.fail("applications", f"plan applications {apps.tolist()} are not distinct "
                  f"indices of the instance's {n} applications")
         return False
@@ -233,7 +235,7 @@ def _check_state(out: PlanCheck, inst: Instance, plan: StretchPlan, apps: np.nda
     tasks = inst.tasks[apps].astype(float)
     rel = inst.release[apps]
     origin = rel if plan.t_new is None else np.maximum(rel, plan.t_new)
-    ms = dedicated_makespans(inst)[apps]
+    ms = all_ms[apps]
     early = (origin - start - _resolution(np.maximum(np.abs(origin), np.abs(start)))) / ms
     out.add("window start (r_k, or t_new online)", early - tol, "app")
     held = remaining + buffered.sum(axis=1) if buffered.ndim == 2 else remaining

@@ -169,7 +169,7 @@ def multicamp(w: Workload) -> OfflineSchedule:
     """
     check_offline(w, "MULTICAMP")
     users = np.unique(w.user)
-    camps_of = _campaigns_by_user(w, users)
+    camps_of = _indices_by_user(w.user, users)
     blocks = [_acamp(w, camps) for camps in camps_of]
     lengths = np.array([b[1] for b in blocks])
     order = users[np.argsort(lengths, kind="stable")]
@@ -200,12 +200,8 @@ def multicmax(w: Workload) -> OfflineSchedule:
     """
     check_offline(w, "MULTICMAX")
     users = np.unique(w.user)
-    job_user = w.user[w.camp]
-    by_user = np.argsort(job_user, kind="stable")
-    bounds = np.searchsorted(job_user[by_user], np.append(users, users[-1] + 1))
     per = []
-    for i in range(users.size):
-        jobs = by_user[bounds[i]:bounds[i + 1]]
+    for jobs in _indices_by_user(w.user[w.camp], users):
         s, length = lpt(w.p[jobs], w.processors)
         per.append((jobs, s, length))
     order_idx = np.argsort([x[2] for x in per], kind="stable")
@@ -220,10 +216,11 @@ def multicmax(w: Workload) -> OfflineSchedule:
     return OfflineSchedule(start, flow, users[order_idx], t)
 
 
-def _campaigns_by_user(w: Workload, users: np.ndarray) -> list[np.ndarray]:
-    """The campaigns of each of ``users`` (sorted ids), in workload order. O(C log C)."""
-    by_user = np.argsort(w.user, kind="stable")
-    bounds = np.searchsorted(w.user[by_user], np.append(users, users[-1] + 1))
+def _indices_by_user(owner: np.ndarray, users: np.ndarray) -> list[np.ndarray]:
+    """For each of ``users`` (the sorted ids of ``owner``), the indices ``i`` with
+    ``owner[i]`` that user, in increasing order (campaigns, or jobs). O(n log n)."""
+    by_user = np.argsort(owner, kind="stable")
+    bounds = np.searchsorted(owner[by_user], np.append(users, users[-1] + 1))
     return [by_user[bounds[i]:bounds[i + 1]] for i in range(users.size)]
 
 

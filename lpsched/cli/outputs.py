@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -220,13 +221,16 @@ def atomic_path(path: str | Path) -> Iterator[str]:
 
 
 def write_rows_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write ``rows`` as CSV, atomically (:func:`atomic_output`): one column per key met in
-    any row, in sorted order; nothing is written when there are no rows."""
+    """Write ``rows`` as CSV, atomically (:func:`atomic_output`), or to stdout when
+    ``path`` is ``-``: one column per key met in any row, in sorted order; nothing is
+    written when there are no rows."""
     import csv
 
     if not rows:
         return
-    with atomic_output(path, "w", newline="") as fh:
+    with contextlib.ExitStack() as stack:
+        fh = sys.stdout if str(path) == "-" else stack.enter_context(
+            atomic_output(path, "w", newline=""))
         writer = csv.DictWriter(fh, fieldnames=sorted({k for r in rows for k in r}))
         writer.writeheader()
         writer.writerows(rows)

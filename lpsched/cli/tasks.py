@@ -176,15 +176,7 @@ def _cmd_online(args: argparse.Namespace) -> int:
 
 def _write_csv(path: str, rows: list[dict[str, Any]]) -> None:
     """The rows without their nested bounds, to ``path`` (``-``: stdout)."""
-    flat = [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows]
-    if path != "-":
-        write_rows_csv(path, flat)
-        return
-    import csv
-
-    writer = csv.DictWriter(sys.stdout, fieldnames=sorted({k for r in flat for k in r}))
-    writer.writeheader()
-    writer.writerows(flat)
+    write_rows_csv(path, [{k: v for k, v in r.items() if k != "lower_bounds"} for r in rows])
 
 
 def _fmt(value: Any) -> str:

@@ -162,3 +162,22 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
                     progress=not args.quiet, group=group, schema=schema)
     return store.rows_of(name, cells, schema), ran, time.perf_counter() - t0
 
+
+
+def report_fidelity(table: Any, folder: str | Path, *, json_mode: bool = False,
+                    stream: Any = None) -> Path:
+    """End a ``reproduce`` run with its seed-vs-ours table (:mod:`lpsched.core.fidelity`):
+    write ``folder/<experiment>_vs_seed.csv`` atomically and print the table and its
+    one-line summary, on stdout, or on stderr under ``--json`` (whose stdout must stay one
+    JSON value: put ``table.to_dict()`` in it under ``"vs_seed"``). Returns the CSV path.
+    """
+    import sys
+
+    from lpsched.cli.outputs import atomic_output
+
+    path = Path(folder) / table.filename
+    with atomic_output(path, "w", newline="") as fh:
+        fh.write(table.csv_text())
+    out = stream if stream is not None else (sys.stderr if json_mode else sys.stdout)
+    print(f"\n{table.format()}\n{table.summary()} (written to {path})", file=out)
+    return path

@@ -1,0 +1,281 @@
+"""Seed-vs-ours tables: one published figure per row, its verdict by a fixed rule.
+
+Every ``lpsched reproduce ...`` run ends with one such table, printed and written to
+``<out>/<experiment>_vs_seed.csv`` (docs/decisions.md, "Fidelity tables"). A row names the
+figure, the seed line it is read from, the seed's value, ours, the tolerance and a verdict:
+
+``match``
+    ours is within the tolerance of the seed's value (inside the range, on the right side
+    of the bound, equal to the label);
+``close``
+    ours is off by at most :data:`CLOSE_FACTOR` times the tolerance;
+``differs: explained by decision N``
+    farther off, and decision ``N`` of docs/decisions.md holds the evidence of why;
+``differs``
+    farther off, with no explanation yet;
+``not measured: REASON``
+    the run could not measure the figure (a trace missing from the data folder, a reduced
+    run without the cell): never counted as a match.
+
+A figure also carries its *role*: ``calibration`` (it chose a reading or a parameter, so
+it is no evidence for that reading) or ``validation`` (it judges the reading), declared
+before the figure is looked at (docs/decisions.md).
+
+Nothing here computes a figure: each family's reproduction measures its values and builds
+the rows with :func:`compare`; this module only applies the verdict rule and formats.
+
+Examples
+--------
+>>> rows = [compare("Table 4 CBS3M avg", "003 L908", 1.163, 1.120, tolerance=0.05),
+...         compare("forced contiguous vs basic", "000 L2944", Bound("<", 2.0), 7.2,
+...                 tolerance=0.5, unit="%", explained_by=251)]
+>>> [r.verdict for r in rows]
+['match', 'differs: explained by decision 251']
+>>> print(FidelityTable("demo", rows).format())  # doctest: +NORMALIZE_WHITESPACE
+figure                      seed line  seed   ours   tolerance  verdict
+Table 4 CBS3M avg           003 L908   1.163  1.12   0.05       match
+forced contiguous vs basic  000 L2944  < 2 %  7.2 %  0.5 %      differs: explained by decision 251
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["CLOSE_FACTOR", "COLUMNS", "Bound", "FidelityRow", "FidelityTable", "Range",
+           "compare", "not_measured"]
+
+CLOSE_FACTOR = 2.0
+"""A value off by more than the tolerance but at most this many tolerances is ``close``."""
+
+COLUMNS = ("figure", "seed_line", "seed_value", "ours", "tolerance", "verdict", "role",
+           "note")
+"""The CSV columns, in order."""
+
+Role = Literal["validation", "calibration"]
+
+
+@dataclass(frozen=True)
+class Range:
+    """A published range ``[lo, hi]`` (e.g. "5–30 %")."""
+
+    lo: float
+    hi: float
+
+    def __post_init__(self) -> None:
+        if not self.lo <= self.hi:
+            raise ValueError(f"Range({self.lo}, {self.hi}): lo must be <= hi")
+
+    def distance(self, value: float) -> float:
+        """How far ``value`` lies outside the range (0 inside)."""
+        return max(self.lo - value, value - self.hi, 0.0)
+
+    def label(self, unit: str = "") -> str:
+        return f"{_num(self.lo)}–{_num(self.hi)}{_unit(unit)}"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A published inequality: ``Bound("<", 2.0)`` is "under 2" (``<`` and ``<=`` are read
+    alike, as are ``>`` and ``>=``: a figure is a measurement, not a strict proof)."""
+
+    op: Literal["<", "<=", ">", ">="]
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.op not in ("<", "<=", ">", ">="):
+            raise ValueError(f"Bound op {self.op!r}: must be <, <=, > or >=")
+
+    def distance(self, value: float) -> float:
+        """How far ``value`` lies on the wrong side of the bound (0 on the right side)."""
+        if self.op in ("<", "<="):
+            return max(value - self.value, 0.0)
+        return max(self.value - value, 0.0)
+
+    def label(self, unit: str = "") -> str:
+        return f"{self.op} {_num(self.value)}{_unit(unit)}"
+
+
+SeedValue = float | int | str | Range | Bound
+
+
+@dataclass(frozen=True)
+class FidelityRow:
+    """One published figure beside ours; values are kept as display strings (the CSV and
+    the printed table show the same text) and, where numeric, as numbers in ``to_dict``."""
+
+    figure: str
+    seed_line: str
+    seed_value: str
+    ours: str
+    tolerance: str
+    verdict: str
+    role: Role = "validation"
+    note: str = ""
+    numbers: dict[str, float | None] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as JSON-ready data: the display columns, plus ``seed_number`` and
+        ``ours_number`` when the values are numeric (``None`` otherwise)."""
+        out: dict[str, Any] = {c: getattr(self, c) for c in COLUMNS}
+        out["seed_number"] = self.numbers.get("seed")
+        out["ours_number"] = self.numbers.get("ours")
+        return out
+
+
+def _num(x: float) -> str:
+    """A number as a table shows it: up to 4 significant digits, no trailing zeros."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return str(x)
+    if isinstance(x, int) or (math.isfinite(x) and x == int(x) and abs(x) < 1e15):
+        return str(int(x))
+    return f"{x:.4g}"
+
+
+def _unit(unit: str) -> str:
+    return "" if not unit else (unit if unit == "%" else f" {unit}").replace("%", " %")
+
+
+def _verdict(distance: float, tol: float, explained_by: int | None) -> str:
+    if distance <= tol:
+        return "match"
+    if distance <= CLOSE_FACTOR * tol:
+        return "close"
+    return f"differs: explained by decision {explained_by}" if explained_by else "differs"
+
+
+def compare(figure: str, seed_line: str, seed: SeedValue, ours: float | str | None, *,
+            tolerance: float = 0.0, relative: bool = False, unit: str = "",
+            explained_by: int | None = None, role: Role = "validation",
+            note: str = "") -> FidelityRow:
+    """One row: the seed's value beside ours, with the verdict of the module's rule.
+
+    Parameters
+    ----------
+    figure : str
+        What is compared ("Table 4 CBS3M-EDF-online avg").
+    seed_line : str
+        Where the seed states it ("003 L908", "002 B16").
+    seed : float, str, Range or Bound
+        The published value: a number, a label (an order, a set, a name: compared for
+        equality after stripping spaces and case), a range or an inequality.
+    ours : float, str or None
+        Our measured value; ``None`` makes a ``not measured`` row (use
+        :func:`not_measured` to give the reason).
+    tolerance : float
+        Largest difference that is still a ``match``: absolute, or relative to ``|seed|``
+        (to the range's width for a :class:`Range`) when ``relative``. Unused for labels.
+    relative : bool
+        Read ``tolerance`` as a fraction.
+    unit : str
+        Shown after the numbers ("%", "s").
+    explained_by : int, optional
+        The decision that explains a difference; used only when the verdict is not
+        ``match`` or ``close``.
+    role : {"validation", "calibration"}
+        Whether the figure judges a reading or chose it (then it is no evidence for it).
+    note : str
+        Free text (the reading used, the sample size).
+
+    Returns
+    -------
+    FidelityRow
+    """
+    if role not in ("validation", "calibration"):
+        raise ValueError(f"role {role!r}: must be 'validation' or 'calibration'")
+    if tolerance < 0 or not math.isfinite(tolerance):
+        raise ValueError(f"tolerance {tolerance}: must be finite and >= 0")
+    if isinstance(seed, Range | Bound):
+        seed_label = seed.label(unit)
+        seed_number = None
+        scale = (seed.hi - seed.lo if isinstance(seed, Range) else abs(seed.value))
+    elif isinstance(seed, str):
+        seed_label, seed_number, scale = seed, None, 0.0
+    else:
+        seed_label, seed_number, scale = _num(seed) + _unit(unit), float(seed), abs(seed)
+    tol = tolerance * scale if relative else tolerance
+    tol_label = (f"{_num(100 * tolerance)} % rel." if relative else _num(tol) + _unit(unit)
+                 ) if not isinstance(seed, str) else "equal"
+    if ours is None:
+        return FidelityRow(figure, seed_line, seed_label, "", tol_label,
+                           "not measured", role, note, {"seed": seed_number, "ours": None})
+    if isinstance(seed, str) or isinstance(ours, str):
+        if not isinstance(seed, str) or not isinstance(ours, str):
+            raise TypeError(f"{figure}: a label compares only with a label "
+                            f"(seed {seed!r}, ours {ours!r})")
+        same = "".join(seed.split()).lower() == "".join(ours.split()).lower()
+        verdict = "match" if same else _verdict(math.inf, 0.0, explained_by)
+        return FidelityRow(figure, seed_line, seed_label, ours, tol_label, verdict, role,
+                           note, {"seed": None, "ours": None})
+    value = float(ours)
+    if not math.isfinite(value):
+        distance = math.inf
+    elif isinstance(seed, Range | Bound):
+        distance = seed.distance(value)
+    else:
+        distance = abs(value - float(seed))
+    return FidelityRow(figure, seed_line, seed_label, _num(value) + _unit(unit), tol_label,
+                       _verdict(distance, tol, explained_by), role, note,
+                       {"seed": seed_number, "ours": value})
+
+
+def not_measured(figure: str, seed_line: str, seed: SeedValue, reason: str, *,
+                 unit: str = "", role: Role = "validation") -> FidelityRow:
+    """A row for a figure this run could not measure, with the reason in the verdict
+    (``not measured: trace RICC not in ../shared/data``)."""
+    row = compare(figure, seed_line, seed, None, unit=unit, role=role)
+    return FidelityRow(row.figure, row.seed_line, row.seed_value, "", row.tolerance,
+                       f"not measured: {reason}", role, row.note, row.numbers)
+
+
+@dataclass(frozen=True)
+class FidelityTable:
+    """The seed-vs-ours table of one experiment."""
+
+    experiment: str
+    rows: Sequence[FidelityRow]
+
+    @property
+    def filename(self) -> str:
+        """``<experiment>_vs_seed.csv``, the file every reproduction writes."""
+        return f"{self.experiment}_vs_seed.csv"
+
+    def counts(self) -> dict[str, int]:
+        """How many rows have each verdict kind (``match``, ``close``, ``differs``
+        (explained or not), ``not measured``)."""
+        kinds = Counter(r.verdict.split(":")[0] for r in self.rows)
+        return {k: kinds.get(k, 0) for k in ("match", "close", "differs", "not measured")}
+
+    def csv_text(self) -> str:
+        """The table as CSV text, the columns of :data:`COLUMNS`."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for r in self.rows:
+            writer.writerow([getattr(r, c) for c in COLUMNS])
+        return buf.getvalue()
+
+    def format(self, columns: Iterable[str] = ("figure", "seed_line", "seed_value", "ours",
+                                               "tolerance", "verdict")) -> str:
+        """The table as aligned plain text (header first), for a terminal or a log."""
+        cols = list(columns)
+        titles = [c.replace("_value", "").replace("_", " ") for c in cols]
+        cells = [titles] + [[getattr(r, c) for c in cols] for r in self.rows]
+        widths = [max(len(line[i]) for line in cells) for i in range(len(cols))]
+        return "\n".join("  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)
+                                   ).rstrip() for line in cells)
+
+    def summary(self) -> str:
+        """One line: ``ptg vs seed: 5 match, 2 close, 3 differs, 0 not measured``."""
+        return f"{self.experiment} vs seed: " + ", ".join(
+            f"{n} {k}" for k, n in self.counts().items())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the experiment, the verdict counts and every row."""
+        return {"experiment": self.experiment, "counts": self.counts(),
+                "rows": [r.to_dict() for r in self.rows]}

@@ -1,0 +1,87 @@
+"""The seed-vs-ours table: verdict rules, formats and the CLI writer."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import pytest
+
+from lpsched.cli.common import report_fidelity
+from lpsched.core.fidelity import (
+    COLUMNS,
+    Bound,
+    FidelityTable,
+    Range,
+    compare,
+    not_measured,
+)
+
+
+@pytest.mark.parametrize(("seed", "ours", "tol", "verdict"), [
+    (1.163, 1.163, 0.0, "match"),
+    (1.163, 1.20, 0.05, "match"),
+    (1.163, 1.25, 0.05, "close"),      # 0.087 <= 2 x 0.05
+    (1.163, 1.30, 0.05, "differs"),
+    (Range(5, 30), 12.0, 0.0, "match"),
+    (Range(5, 30), 31.0, 1.0, "match"),
+    (Range(5, 30), 32.0, 1.0, "close"),
+    (Range(5, 30), 40.0, 1.0, "differs"),
+    (Bound("<", 2.0), 1.0, 0.0, "match"),
+    (Bound("<", 2.0), 2.5, 0.5, "match"),
+    (Bound("<", 2.0), 7.2, 0.5, "differs"),
+    (Bound(">=", 90.0), 80.0, 1.0, "differs"),
+    (Bound(">=", 90.0), 99.0, 0.0, "match"),
+    ("CBS3M < MWMA-NBT < MCT", "cbs3m<mwma-nbt<mct", 0.0, "match"),
+    ("CBS3M < MWMA-NBT", "MCT < CBS3M", 0.0, "differs"),
+])
+def test_verdict_rule(seed, ours, tol, verdict) -> None:
+    assert compare("f", "L1", seed, ours, tolerance=tol).verdict == verdict
+
+
+def test_relative_tolerance_and_explanation() -> None:
+    row = compare("f", "L1", 200.0, 209.0, tolerance=0.05, relative=True)
+    assert row.verdict == "match" and row.tolerance == "5 % rel."
+    row = compare("f", "L1", 200.0, 300.0, tolerance=0.05, relative=True, explained_by=12)
+    assert row.verdict == "differs: explained by decision 12"
+    # an explanation never hides a match
+    assert compare("f", "L1", 2.0, 2.0, explained_by=12).verdict == "match"
+    assert compare("f", "L1", 2.0, math.nan, tolerance=1.0).verdict == "differs"
+
+
+def test_not_measured_and_bad_input() -> None:
+    row = not_measured("RICC tasks", "000 L1840", 19401, "trace RICC not in the data folder")
+    assert row.verdict == "not measured: trace RICC not in the data folder" and row.ours == ""
+    assert compare("f", "L1", 3.0, None).verdict == "not measured"
+    with pytest.raises(TypeError, match="label"):
+        compare("f", "L1", "ORDER", 3.0)
+    with pytest.raises(ValueError, match="tolerance"):
+        compare("f", "L1", 3.0, 3.0, tolerance=-1)
+    with pytest.raises(ValueError, match="role"):
+        compare("f", "L1", 3.0, 3.0, role="fitted")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Range(3, 1)
+
+
+def test_table_csv_counts_and_dict(tmp_path) -> None:
+    rows = [compare("a", "L1", 1.0, 1.0), compare("b", "L2", 1.0, 1.15, tolerance=0.1),
+            compare("c", "L3", 1.0, 9.0, role="calibration"),
+            not_measured("d", "L4", Range(1, 2), "reduced run")]
+    table = FidelityTable("demo", rows)
+    assert table.counts() == {"match": 1, "close": 1, "differs": 1, "not measured": 1}
+    parsed = list(csv.DictReader(io.StringIO(table.csv_text())))
+    assert tuple(parsed[0]) == COLUMNS and [r["verdict"] for r in parsed] == [
+        "match", "close", "differs", "not measured: reduced run"]
+    assert parsed[2]["role"] == "calibration"
+    d = table.to_dict()
+    assert d["rows"][1]["ours_number"] == pytest.approx(1.15)
+    assert d["rows"][3]["seed_number"] is None
+
+    out = io.StringIO()
+    path = report_fidelity(table, tmp_path, stream=out)
+    assert path == tmp_path / "demo_vs_seed.csv"
+    assert path.read_text() == table.csv_text()
+    text = out.getvalue()
+    assert "demo vs seed: 1 match, 1 close, 1 differs, 1 not measured" in text
+    assert text.splitlines()[1].startswith("figure")

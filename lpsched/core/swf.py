@@ -48,6 +48,7 @@ import math
 import warnings
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -468,8 +469,59 @@ def random_window(work: Workload, length: float, seed: int) -> Workload:
                    run=work.run[keep], size=work.size[keep], estimate=work.estimate[keep])
 
 
+#: named job selections by the SWF status field (field 11): 1 completed, 0 failed,
+#: 5 cancelled, 2-4 the pieces of a checkpointed job, -1 unknown
+STATUS_NAMES: dict[str, frozenset[int]] = {
+    "completed": frozenset({1}), "failed": frozenset({0}), "cancelled": frozenset({5})}
+
+
+def parse_status(text: str | Iterable[int] | None) -> frozenset[int] | None:
+    """A job selection by status: ``None`` or ``"all"`` keeps every job (returns ``None``);
+    a name of :data:`STATUS_NAMES`, a comma list of names and whole numbers
+    (``"completed,0"``) or an iterable of numbers gives the set of statuses kept.
+
+    >>> sorted(parse_status("completed,5"))
+    [1, 5]
+    >>> parse_status("all") is None
+    True
+    """
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        return frozenset(int(v) for v in text)
+    if text.strip().lower() == "all":
+        return None
+    kept: set[int] = set()
+    for part in (p.strip().lower() for p in text.split(",")):
+        if part in STATUS_NAMES:
+            kept |= STATUS_NAMES[part]
+        elif part.lstrip("-").isdigit() and -1 <= int(part) <= 9:
+            kept.add(int(part))
+        else:
+            raise InvalidInstanceError("status", text, "must be 'all', or a comma list of "
+                                       f"{', '.join(STATUS_NAMES)} and SWF status numbers "
+                                       "(-1 to 9)")
+    return frozenset(kept)
+
+
+def status_mask(trace: SwfTrace, status: str | Iterable[int] | None
+                ) -> tuple[np.ndarray, dict[str, int]]:
+    """The jobs of ``trace`` whose status (field 11) ``status`` selects
+    (:func:`parse_status`), and the count of the others per reason
+    (``{"status 0 not selected": 12}``), for the caller's ``dropped`` accounting."""
+    kept = parse_status(status)
+    column = trace.columns["status"]
+    if kept is None:
+        return np.ones(column.size, bool), {}
+    mask = np.isin(column, np.fromiter(kept, float, len(kept)))
+    values, counts = np.unique(column[~mask], return_counts=True)
+    return mask, {f"status {int(v)} not selected": int(n)
+                  for v, n in zip(values, counts, strict=True)}
+
+
 def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "requested",
-                processors: int | None = None, shift: bool = True) -> Workload:
+                processors: int | None = None, shift: bool = True,
+                status: str | Iterable[int] | None = None) -> Workload:
     """Jobs from a trace, with the conventions of issue #5:
 
     * ``size="requested"``: field 8, falling back to field 5 (allocated) when unknown;
@@ -480,6 +532,8 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
       (field 4 < 0), with no processors, and those wider than the machine (``processors``,
       at most :data:`MAX_PROCESSORS`; default the header's ``MaxProcs``; with neither, the
       jobs wider than :data:`MAX_PROCESSORS`), so ``jobs + sum(dropped) = trace.records``;
+    * ``status`` (:func:`parse_status`: ``"completed"``, ``"all"``, ``{1, 0}``; default
+      every job): the jobs of another status are dropped, counted per status;
     * order: submission time, then file order; submission times shifted so the first is 0.
     """
     if size not in ("requested", "allocated"):
@@ -504,7 +558,8 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
         fallback_est = np.zeros(run.size, bool)
     machine = processors if processors is not None else trace.max_procs
     reasons: Counter[str] = Counter({SKIPPED: trace.skipped})
-    keep = np.ones(run.size, bool)
+    keep, unselected = status_mask(trace, status)
+    reasons.update(unselected)
     widest = machine if machine is not None else MAX_PROCESSORS
     for reason, bad in (
             ("no run time (field 4 < 0)", run < 0),

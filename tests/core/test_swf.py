@@ -180,3 +180,27 @@ def test_machine_size_is_bounded(tmp_path):
     assert w.jobs == 3 and w.dropped == {
         "wider than 10,000,000 processors, the largest machine simulated": 1}
     assert w.size.dtype == np.int64 and w.job.dtype == np.int64
+
+
+def test_status_selection_counts_per_status(tmp_path) -> None:
+    """``to_workload(status=...)`` keeps the selected SWF statuses and counts the others
+    per status, so jobs + dropped = records (issue 30)."""
+    from lpsched.core.swf import parse_status, read_swf, to_workload
+
+    lines = ["; MaxProcs: 4"] + [
+        f"{i} {i} 0 10 1 -1 -1 1 10 -1 {st} 1 1 -1 -1 -1 -1 -1"
+        for i, st in enumerate([1, 0, 5, 1, 1, -1, 3], start=1)]
+    path = tmp_path / "s.swf"
+    path.write_text("\n".join(lines) + "\n")
+    trace = read_swf(path)
+    assert to_workload(trace).jobs == 7
+    done = to_workload(trace, status="completed")
+    assert done.job.tolist() == [1, 4, 5]
+    assert done.dropped == {"status 0 not selected": 1, "status 5 not selected": 1,
+                            "status -1 not selected": 1, "status 3 not selected": 1}
+    assert done.report()["records"] == 7
+    assert to_workload(trace, status="completed,3").jobs == 4
+    assert to_workload(trace, status={0, 5}).job.tolist() == [2, 3]
+    assert parse_status("all") is None
+    with pytest.raises(InvalidInstanceError, match="status"):
+        parse_status("finished")

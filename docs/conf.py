@@ -23,8 +23,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the checkout, when lpsched is not installed
 sys.path.insert(0, str(HERE / "_ext"))
 
-import lpsched  # noqa: E402
 from lpsched_api import canonical_names  # noqa: E402
+
+import lpsched  # noqa: E402
+from lpsched.cli.reference import markdown as _cli_reference  # noqa: E402
+
+# The command-line reference (docs/cli.md, not in git) is generated from the parsers at every
+# build; rewritten only when it changed, so an unchanged page is not rebuilt.
+_CLI_PAGE = HERE / "cli.md"
+_CLI_TEXT = _cli_reference()
+if not _CLI_PAGE.exists() or _CLI_PAGE.read_text() != _CLI_TEXT:
+    _CLI_PAGE.write_text(_CLI_TEXT)
 
 # No MPLBACKEND here: the notebooks' kernels inherit this process's environment, and with
 # Agg forced their figures would not be shown inline (nothing is drawn in this process).

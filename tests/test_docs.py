@@ -281,3 +281,23 @@ def test_the_package_is_marked_typed() -> None:
     assert "py.typed" in config["tool"]["setuptools"]["package-data"]["lpsched"]
     assert config["tool"]["mypy"]["files"] == ["lpsched"]
     assert any(req.startswith("mypy") for req in config["project"]["optional-dependencies"]["dev"])
+
+
+def test_cli_reference_lists_every_command_and_option() -> None:
+    """The command-line reference (``make docs`` writes it to docs/cli.md from the parsers,
+    issue 33 item 5) has a section per command and a row per option, with defaults."""
+    from lpsched.cli.reference import commands, markdown
+
+    page = markdown()
+    cmds = list(commands())
+    assert len(cmds) > 30
+    names = {c.name for c in cmds}
+    assert {"lpsched solve", "lpsched reproduce cbs3m", "lpsched batch",
+            "lpsched ptg schedule"} <= names
+    for cmd in cmds:
+        assert f"`{cmd.name}`" in page
+        for action in cmd.actions():
+            for flag in action.option_strings:
+                assert f"`{flag}" in page, (cmd.name, flag)
+    # a default is shown (batch --policy has one) and a help text reaches the page
+    assert "| `--solver-log FILE` |  | append the solver's log to FILE" in page

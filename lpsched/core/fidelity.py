@@ -76,6 +76,7 @@ class Range:
         return max(self.lo - value, value - self.hi, 0.0)
 
     def label(self, unit: str = "") -> str:
+        """As the table shows it: ``5–30 %``."""
         return f"{_num(self.lo)}–{_num(self.hi)}{_unit(unit)}"
 
 
@@ -98,6 +99,7 @@ class Bound:
         return max(self.value - value, 0.0)
 
     def label(self, unit: str = "") -> str:
+        """As the table shows it: ``< 2 %``."""
         return f"{self.op} {_num(self.value)}{_unit(unit)}"
 
 

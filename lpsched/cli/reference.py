@@ -1,0 +1,125 @@
+"""The command-line reference, generated from the argparse parsers themselves.
+
+``make docs`` writes it to ``docs/cli.md`` (docs/_ext/lpsched_cli.py), so the page lists
+exactly the subcommands and options the installed ``lpsched`` accepts: each command's
+usage line, its help, and one row per option (flags, value, default, help). Nothing is
+written by hand, so an option cannot be missing from the page.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+
+__all__ = ["Command", "commands", "markdown", "options_without_help"]
+
+
+class Command:
+    """One (sub)command: its words after ``lpsched``, help line and parser."""
+
+    def __init__(self, words: tuple[str, ...], help_: str,
+                 parser: argparse.ArgumentParser) -> None:
+        self.words = words
+        self.help = help_
+        self.parser = parser
+
+    @property
+    def name(self) -> str:
+        """``lpsched reproduce cbs3m``."""
+        return " ".join(("lpsched", *self.words))
+
+    def actions(self) -> list[argparse.Action]:
+        """The options and positionals of this command (help and subcommand lists
+        excluded)."""
+        return [a for a in self.parser._actions
+                if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction)]
+
+    def children(self) -> dict[str, tuple[str, argparse.ArgumentParser]]:
+        """Its subcommands: name -> (help, parser)."""
+        out: dict[str, tuple[str, argparse.ArgumentParser]] = {}
+        for action in self.parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                helps = {c.dest: c.help or "" for c in action._choices_actions}
+                for name, sub in action.choices.items():
+                    out[name] = (helps.get(name, ""), sub)
+        return out
+
+
+def commands(parser: argparse.ArgumentParser | None = None) -> Iterator[Command]:
+    """Every command of ``parser`` (default: the whole ``lpsched`` command line, ``ptg``
+    included), depth first, in the order ``--help`` lists them."""
+    if parser is None:
+        from lpsched.cli import build_parser
+
+        parser = build_parser(["ptg"])
+    stack = [Command((), parser.description or "", parser)]
+    while stack:
+        cmd = stack.pop(0)
+        yield cmd
+        kids = [Command((*cmd.words, name), help_, sub)
+                for name, (help_, sub) in cmd.children().items()]
+        stack[0:0] = kids
+
+
+def _flags(action: argparse.Action) -> str:
+    if not action.option_strings:
+        return f"`{action.metavar or action.dest}`"
+    value = ""
+    if action.nargs != 0:
+        metavar = action.metavar or (("{" + ",".join(map(str, action.choices)) + "}")
+                                     if action.choices else action.dest.upper())
+        value = f" {metavar if isinstance(metavar, str) else ' '.join(metavar)}"
+    return ", ".join(f"`{flag}{value}`" for flag in action.option_strings)
+
+
+def _default(action: argparse.Action) -> str:
+    if action.nargs == 0 or action.default in (None, argparse.SUPPRESS) \
+            or not action.option_strings:
+        return ""
+    return f"`{action.default}`"
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _help(action: argparse.Action) -> str:
+    text = action.help or ""
+    if "%(" in text:
+        try:
+            text = text % {**vars(action), "prog": "lpsched", "default": action.default}
+        except (KeyError, TypeError, ValueError):
+            pass
+    return _cell(text)
+
+
+def markdown(parser: argparse.ArgumentParser | None = None) -> str:
+    """The reference page as Markdown (MyST): one section per command, a table of its
+    options."""
+    lines = ["# Command-line reference", "",
+             "Generated from the installed `lpsched`'s own parsers "
+             "(`lpsched.cli.reference`); `lpsched COMMAND --help` prints the same.", ""]
+    for cmd in commands(parser):
+        depth = min(2 + len(cmd.words) - (1 if cmd.words else 0), 4)
+        lines += [f"{'#' * depth} `{cmd.name}`", ""]
+        if cmd.help:
+            lines += [_cell(cmd.help), ""]
+        usage = " ".join(cmd.parser.format_usage().split())
+        lines += ["```text", usage.removeprefix("usage: "), "```", ""]
+        rows = cmd.actions()
+        if rows:
+            lines += ["| option | default | meaning |", "|---|---|---|"]
+            lines += [f"| {_flags(a)} | {_default(a)} | {_help(a)} |" for a in rows]
+            lines.append("")
+        kids = cmd.children()
+        if kids:
+            lines += ["Subcommands: " + ", ".join(f"`{k}`" for k in kids), ""]
+    return "\n".join(lines)
+
+
+def options_without_help(parser: argparse.ArgumentParser | None = None,
+                         ) -> list[tuple[str, str]]:
+    """(command, option) pairs whose option has no help text: what the reference would
+    show with an empty meaning."""
+    return [(cmd.name, a.option_strings[0] if a.option_strings else a.dest)
+            for cmd in commands(parser) for a in cmd.actions() if not (a.help or "").strip()]

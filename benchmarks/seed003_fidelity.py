@@ -1,6 +1,6 @@
 """How close a seed 003 reproduction is to the seed's Tables 4-8, and two runs side by side.
 
-    .venv/bin/python benchmarks/seed003_fidelity.py OLD_DIR [NEW_DIR]
+    .venv/bin/python benchmarks/seed003_fidelity.py OLD_DIR [NEW_DIR] [--dispatcher eager]
 
 Each ``DIR`` is the ``--out`` folder of ``lpsched reproduce cbs3m`` (its ``cbs3m.sqlite``
 store is read through :class:`lpsched.core.ResultStore`, partial stores allowed: the tables
@@ -42,11 +42,12 @@ SEED_BEST4 = {"fifo-rr": 0.0, "fifo-mct": 0.0, "spt-rr": 0.0, "spt-mct": 1.3, "s
 LATER = ("sum_stretch", "makespan", "max_flow", "sum_flow")
 
 
-def load(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """Tables 4-8 (``reproduce.tables``) of the store in ``folder``."""
+def load(folder: Path, dispatcher: str = "lazy") -> dict[str, dict[str, dict[str, Any]]]:
+    """Tables 4-8 (``reproduce.tables``) of the store in ``folder``, over the seed's 18
+    policies with the CBS3M ``dispatcher`` (``reproduce.select``, issue 31)."""
     store = ResultStore(folder / f"{rep.EXPERIMENT}.sqlite")
     try:
-        return rep.tables(store.rows(rep.EXPERIMENT, rep.ROW_SCHEMA))
+        return rep.tables(rep.select(store.rows(rep.EXPERIMENT, rep.ROW_SCHEMA), dispatcher))
     finally:
         store.close()
 
@@ -100,13 +101,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("old", type=Path, help="an --out folder of lpsched reproduce cbs3m")
     ap.add_argument("new", type=Path, nargs="?", help="a second one, shown beside it")
+    ap.add_argument("--dispatcher", choices=("lazy", "eager"), default="lazy",
+                    help="CBS3M rows: the registered dispatcher or the eager variant "
+                    "(issue 31; both folders)")
     args = ap.parse_args()
-    old = load(args.old)
+    old = load(args.old, args.dispatcher)
     if args.new is None:
         print("score (lower is closer to the seed):")
         print(describe(str(args.old), score(old)))
         return
-    new = load(args.new)
+    new = load(args.new, args.dispatcher)
     print("\n".join(side_by_side(old, new)))
     print("\nscore (lower is closer to the seed):")
     print(describe("old", score(old)))

@@ -3,7 +3,10 @@
 * :func:`gantt` — a schedule of the star platform: the master's sends on the top row, each
   worker's computations below (with its receptions as thin bars), coloured by application.
 * :func:`stretch_boxplot` — the distribution of max-stretch / LP optimum per policy, from
-  the rows of a reproduction.
+  the rows of a reproduction (runs that did not finish are counted, not plotted).
+* :func:`load_figure`, :func:`figure5` — seed 003 Figures 6–10 (each metric against the
+  load) and Figure 5 (the best four per experiment), from the data of
+  :func:`lpsched.bags.reproduce.load_curves` / :func:`~lpsched.bags.reproduce.figure5_rows`.
 """
 
 from __future__ import annotations
@@ -56,19 +59,103 @@ def gantt(inst: Instance, sched: Schedule, ax: Any = None, title: str | None = N
     return ax
 
 
+def finished(row: dict[str, Any]) -> bool:
+    """Whether a reproduction row is a finished run with a max-stretch and an LP bound
+    (``status`` ``ok`` or absent, both numbers present and the bound positive): rows of
+    a failed, timed-out or invalid run (seed 003 reproduction, metrics ``None``) are not."""
+    bound = row.get("lp_bound")
+    return (row.get("status", "ok") == "ok" and row.get("max_stretch") is not None
+            and bound is not None and float(bound) > 0)
+
+
+def unfinished_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """``{policy: number of rows that are not finished runs}`` (:func:`finished`), for the
+    plots' notes: such rows are counted and named, never plotted."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if not finished(r):
+            out[r["policy"]] = out.get(r["policy"], 0) + 1
+    return out
+
+
 def stretch_boxplot(rows: Sequence[dict[str, Any]], ax: Any = None,
                     order: Sequence[str] | None = None) -> Any:
-    """Box plot of max-stretch / LP optimum per policy (log scale); returns the axes."""
+    """Box plot of max-stretch / LP optimum per policy (log scale, seed 003 Table 4's
+    quantity); returns the axes.
+
+    Rows of runs that did not finish (``status`` failed / time_limit / invalid, metrics
+    ``None``) are left out (:func:`unfinished_counts` names them); a policy with no finished
+    run keeps its place on the axis, empty, its label marked ``(0 finished)``.
+    """
     plt = _plt()
     policies = list(order) if order else sorted({r["policy"] for r in rows})
-    data = [[r["max_stretch"] / r["lp_bound"] for r in rows if r["policy"] == p]
-            for p in policies]
+    data = [[float(r["max_stretch"]) / float(r["lp_bound"]) for r in rows
+             if r["policy"] == p and finished(r)] for p in policies]
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 4))
-    ax.boxplot(data, vert=True, showfliers=True)
+    ax.boxplot([d if d else [np.nan] for d in data], vert=True, showfliers=True)
+    policies = [p if d else f"{p} (0 finished)" for p, d in zip(policies, data, strict=True)]
     ax.set_xticks(np.arange(1, len(policies) + 1))
     ax.set_xticklabels(policies, rotation=60, ha="right")
     ax.set_yscale("log")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_ylabel("max-stretch / LP optimum")
+    return ax
+
+
+_TITLES = {"max_stretch": "max-stretch / LP optimum", "sum_stretch": "sum-stretch / best",
+           "makespan": "makespan / best", "max_flow": "max-flow / best",
+           "sum_flow": "sum-flow / best"}
+
+
+def save(fig: Any, path: Any) -> None:
+    """Write ``fig`` to ``path`` (the suffix picks the format) and close it; the CLI passes
+    its own atomic writer instead (:func:`lpsched.bags.reproduce.write_figures`)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    _plt().close(fig)
+
+
+def load_figure(curve: Sequence[dict[str, Any]], metric: str,
+                title: str | None = None) -> Any:
+    """Seed 003 Figures 6–10 [L915–L1015]: ``metric`` (normalised as Tables 4–8) of each
+    policy against the load (the LP optimal max-stretch, binned), one line per policy
+    through the bins' means, from the rows of
+    :func:`lpsched.bags.reproduce.load_curves`. Returns the axes."""
+    plt = _plt()
+    _, ax = plt.subplots(figsize=(7, 4))
+    policies = list(dict.fromkeys(r["policy"] for r in curve))
+    for p in policies:
+        pts = sorted((r["load_mid"], r["mean"]) for r in curve
+                     if r["policy"] == p and r["instances"] > 0)
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=p)
+    ax.set_xlabel("load (optimal max-stretch of the instance)")
+    ax.set_ylabel(_TITLES.get(metric, metric))
+    if title:
+        ax.set_title(f"{title}: {_TITLES.get(metric, metric)} against the load")
+    if policies:
+        ax.legend(fontsize=8)
+    return ax
+
+
+def figure5(points: Sequence[dict[str, Any]]) -> Any:
+    """Seed 003 Figure 5 [L845, L872]: the relative max-stretch of the best four policies
+    on each experiment (instance), from :func:`lpsched.bags.reproduce.figure5_rows`. Returns
+    the axes."""
+    plt = _plt()
+    _, ax = plt.subplots(figsize=(7, 4))
+    seeds = sorted({r["seed"] for r in points})
+    policies = list(dict.fromkeys(r["policy"] for r in points))
+    width = 0.8 / max(len(policies), 1)
+    for i, p in enumerate(policies):
+        val = {r["seed"]: r["value"] for r in points if r["policy"] == p}
+        ax.bar(np.arange(len(seeds)) + i * width, [val.get(s, np.nan) for s in seeds],
+               width, label=p)
+    ax.set_xticks(np.arange(len(seeds)) + 0.4 - width / 2)
+    ax.set_xticklabels([f"Exp{j + 1}" for j in range(len(seeds))], rotation=45)
+    ax.set_ylabel("max-stretch / LP optimum")
+    ax.set_title("Figure 5: relative max-stretch of the best four")
+    if policies:
+        ax.legend(fontsize=8)
     return ax

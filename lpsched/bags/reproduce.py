@@ -1,4 +1,11 @@
-"""Reproduction of seed 003 Tables 4–8 (SimGrid experiments, [L891–L1012]).
+"""Reproduction of seed 003 Tables 3–8 and Figures 5–10 (the MPI and SimGrid experiments,
+[L837–L1015]).
+
+Issue 31 added: the greedy heuristics' reading in every cell key (:func:`reading`,
+decisions 316–317), the eager CBS3M variants beside the seed's 18 (:func:`select` gives
+the seed's 18 with one dispatcher; the tables normalise among those), Figures 5–10
+(:func:`load_curves`, :func:`figure5_rows`, :func:`write_figures`) and the seed-vs-ours
+table (:func:`fidelity`, through :mod:`lpsched.core.fidelity`).
 
 One cell = (instance seed, policy): a fresh Table-2 instance (20 applications, 10 workers,
 one-port; decision A27) simulated under one policy, with the (K1) optimum as the lower bound.
@@ -31,9 +38,10 @@ import numpy as np
 from lpsched.bags.generators import PROFILES, random_bags
 from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import max_stretch
-from lpsched.bags.policies import get_policy, policy_names
+from lpsched.bags.policies import get_policy, greedy, policy_names
 from lpsched.bags.schedule import metrics, validate
-from lpsched.bags.simulator import simulate
+from lpsched.bags.simulator import StarPolicy, simulate
+from lpsched.core.fidelity import FidelityRow, FidelityTable, compare, not_measured
 from lpsched.errors import InvalidScheduleError, LpschedError, SolverError
 from lpsched.solvers.solution import Status
 
@@ -83,9 +91,10 @@ SEED_AVERAGES: dict[str, dict[str, float]] = {
 
 
 @functools.lru_cache(maxsize=64)
-def _instance_and_bound(seed: int, profile: str,
-                        base_bandwidth: float | None = None) -> tuple[Instance, float]:
-    inst = random_bags(profile=profile, seed=seed, base_bandwidth=base_bandwidth)
+def _instance_and_bound(seed: int, profile: str, base_bandwidth: float | None = None,
+                        arrivals: str = "absolute") -> tuple[Instance, float]:
+    inst = random_bags(profile=profile, seed=seed, base_bandwidth=base_bandwidth,
+                       arrivals=arrivals)
     return inst, max_stretch(inst).stretch
 
 
@@ -98,23 +107,58 @@ def outcome(exc: LpschedError) -> str:
     return "failed"
 
 
+def reading() -> str:
+    """The greedy heuristics' reading of today's registered policies, as the cells' last key
+    element: ``"dd_request=<idle|received>;switch=<dispatch|complete>"``
+    (:mod:`lpsched.bags.policies.greedy`, issue 31)."""
+    return f"dd_request={greedy.DD_REQUEST};switch={greedy.SWITCH}"
+
+
+def parse_reading(text: str) -> dict[str, str]:
+    """The keyword arguments of :class:`~lpsched.bags.policies.greedy.GreedyPolicy` named by
+    a reading string (:func:`reading`); ``LpschedError`` naming the bad part."""
+    out: dict[str, str] = {}
+    for part in filter(None, text.split(";")):
+        name, _, value = part.partition("=")
+        allowed = {"dd_request": greedy.DD_REQUESTS, "switch": greedy.SWITCHES}.get(name)
+        if allowed is None or value not in allowed:
+            raise LpschedError(f"greedy reading {part!r}: expected dd_request=idle|received "
+                               "or switch=dispatch|complete")
+        out[name] = value
+    return out
+
+
+def make_policy(name: str, read: str | None = None) -> StarPolicy:
+    """A fresh policy ``name``; a greedy one (``<rule>-<rr|mct|dd>``) under the reading
+    ``read`` (:func:`parse_reading`; ``None``: the registered default)."""
+    app, _, res = name.partition("-")
+    if read is not None and app in greedy.APP_RULES and res in greedy.RESOURCE_RULES:
+        return greedy.GreedyPolicy(app, res, **parse_reading(read))
+    return get_policy(name)
+
+
 def cell(key: tuple[Any, ...]) -> list[dict[str, Any]]:
     """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``;
-    ``key[3]`` is the generator's base bandwidth, bytes/s; without it, the profile's).
+    ``key[3]`` is the generator's base bandwidth, bytes/s; without it, the profile's;
+    ``key[4]`` the greedy reading, :func:`reading`; without it, decision A17/A20's
+    ``dd_request=idle;switch=dispatch``, the reading before issue 31; ``key[5]``, when
+    present, the generator's ``arrivals``, absolute dates without it, decision 321).
 
     One row, with ``status`` and ``reason``: a policy that cannot finish, or whose schedule
     is invalid, is reported in its row (metrics ``None``) instead of failing the cell.
     """
     seed, policy, profile = key[:3]
-    base = float(key[3]) if len(key) > 3 else None
+    base = float(key[3]) if len(key) > 3 and key[3] is not None else None
+    read = str(key[4]) if len(key) > 4 else "dd_request=idle;switch=dispatch"
+    arrivals = str(key[5]) if len(key) > 5 else "absolute"
     row: dict[str, Any] = {"seed": int(seed), "policy": policy, "status": "ok",
                            "reason": None, "lp_bound": None}
     t0 = time.perf_counter()
     try:
-        inst, bound = _instance_and_bound(int(seed), profile, base)
+        inst, bound = _instance_and_bound(int(seed), profile, base, arrivals)
         row["lp_bound"] = bound
         t0 = time.perf_counter()
-        res = simulate(inst, get_policy(policy))
+        res = simulate(inst, make_policy(policy, read))
         seconds = time.perf_counter() - t0
         validate(inst, res.schedule)
     except LpschedError as exc:
@@ -132,17 +176,29 @@ def cell(key: tuple[Any, ...]) -> list[dict[str, Any]]:
 
 def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
           policies: list[str] | None = None,
-          base_bandwidth: float | None = None) -> list[tuple[Any, ...]]:
-    """The cells ``(seed, policy, profile, base bandwidth)``: the bandwidth (``None``: the
-    profile's) is always in the key, so a store filled under another default (10 Mbit/s
-    for ``simgrid`` before issue 13, decision 36) is never read back as today's."""
+          base_bandwidth: float | None = None,
+          greedy_reading: str | None = None, eager: bool = False,
+          arrivals: str = "absolute") -> list[tuple[Any, ...]]:
+    """The cells ``(seed, policy, profile, base bandwidth, greedy reading)``: the bandwidth
+    (``None``: the profile's) and the reading (``None``: :func:`reading`) are always in the
+    key, so a store filled under another default (10 Mbit/s for ``simgrid`` before issue 13,
+    decision 36; the greedy reading before issue 31) is never read back as today's.
+    ``policies`` default to the seed's 18, plus the eager CBS3M variants when ``eager``.
+    ``arrivals="interarrival"`` (decision 321) adds a sixth key element; the default,
+    absolute dates, keeps five, so the stores of before stay valid."""
     if profile not in PROFILES:
         raise LpschedError(f"unknown profile {profile!r}: must be one of {sorted(PROFILES)}")
-    names = policies or policy_names()
+    names = policies or (policy_names() + [f"{p}{EAGER}" for p in policy_names()
+                                           if p.startswith("cbs3m-")] * eager)
     base = float(PROFILES[profile].base_bandwidth if base_bandwidth is None
                  else base_bandwidth)
-    return [(seed, name, profile, base) for seed in range(first_seed, first_seed + instances)
-            for name in names]
+    read = reading() if greedy_reading is None else greedy_reading
+    parse_reading(read)
+    if arrivals not in ("absolute", "interarrival"):
+        raise LpschedError(f"arrivals {arrivals!r}: must be 'absolute' or 'interarrival'")
+    tail = () if arrivals == "absolute" else (arrivals,)
+    return [(seed, name, profile, base, read, *tail)
+            for seed in range(first_seed, first_seed + instances) for name in names]
 
 
 def _finished(row: dict[str, Any], metric: str) -> float:
@@ -154,31 +210,65 @@ def _finished(row: dict[str, Any], metric: str) -> float:
     return float(value)
 
 
-def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{metric: {policy: {"min", "avg", "sd", "max", "best", "n", "failed"}}}`` (module
-    doc). Instances count when every policy has a row; ``n`` is the number of them the
-    policy finished, ``failed`` the others; statistics over finished runs only (NaN when
-    none), ``best`` in percent of all counted instances."""
-    policies = sorted({r["policy"] for r in rows}, key=policy_names().index)
+EAGER = "-eager"
+
+
+def select(rows: list[dict[str, Any]], dispatcher: str = "lazy") -> list[dict[str, Any]]:
+    """The rows of the seed's 18 policies, CBS3M being the plan dispatcher ``dispatcher``:
+    ``"lazy"`` (the registered ``cbs3m-*``, spec §4.4) or ``"eager"`` (the ``cbs3m-*-eager``
+    rows, renamed ``cbs3m-*`` so that they take the seed's CBS3M rows; issue 31). Tables
+    4–8 normalise by the best of these 18, as the seed compares its 18."""
+    if dispatcher not in ("lazy", "eager"):
+        raise LpschedError(f"dispatcher {dispatcher!r}: must be 'lazy' or 'eager'")
+    out = []
+    for r in rows:
+        name = str(r["policy"])
+        if name.endswith(EAGER):
+            if dispatcher == "eager":
+                out.append({**r, "policy": name[:-len(EAGER)]})
+        elif not (dispatcher == "eager" and name.startswith("cbs3m-")):
+            out.append(r)
+    return out
+
+
+def relative(rows: list[dict[str, Any]], metric: str, tol: float = 1e-9,
+             ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Per-instance values of ``metric`` as Tables 4–8 normalise them (decision A29):
+    ``(policies, load, rel, best)`` over the instances that have every policy's row, with
+    ``load`` the LP optimum of each instance (the "load" of Figures 6–10 [L878]), ``rel``
+    (instances x policies) the value over the LP optimum (max-stretch) or over the best of
+    the policies that finished (the others), NaN for runs that did not finish, and ``best``
+    whether the policy is the best on the instance (ties at ``tol`` relative)."""
+    order = policy_names(variants=True)
+    policies = sorted({r["policy"] for r in rows},
+                      key=lambda p: (order.index(p) if p in order else len(order), p))
     seeds = sorted({r["seed"] for r in rows})
     index = {(r["seed"], r["policy"]): r for r in rows}
     complete = [s for s in seeds if all((s, p) in index for p in policies)]
+    values = np.array([[_finished(index[(s, p)], metric) for p in policies]
+                       for s in complete], float).reshape(len(complete), len(policies))
+    done = np.isfinite(values)
+    least = np.where(done, values, np.inf).min(axis=1)
+    load = np.array([next((float(index[(s, p)]["lp_bound"]) for p in policies
+                           if index[(s, p)].get("lp_bound") is not None), np.nan)
+                     for s in complete])
+    ref = load if metric == "max_stretch" else np.where(np.isfinite(least), least, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = values / ref[:, None]
+        best = done & (values <= least[:, None] * (1 + tol))
+    return policies, load, rel, best
+
+
+def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str, dict[str, Any]]]:
+    """``{metric: {policy: {"min", "avg", "sd", "max", "best", "n", "failed"}}}`` (module
+    doc) over the policies of ``rows`` (:func:`select` gives the seed's 18). Instances
+    count when every policy has a row; ``n`` is the number of them the policy finished,
+    ``failed`` the others; statistics over finished runs only (NaN when none), ``best`` in
+    percent of all counted instances."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for metric in METRICS:
-        values = np.array([[_finished(index[(s, p)], metric) for p in policies]
-                           for s in complete], float).reshape(len(complete), len(policies))
-        done = np.isfinite(values)
-        least = np.where(done, values, np.inf).min(axis=1)
-        if metric == "max_stretch":
-            ref = np.array([next((float(index[(s, p)]["lp_bound"]) for p in policies
-                                  if index[(s, p)].get("lp_bound") is not None), np.nan)
-                            for s in complete])
-        else:
-            ref = np.where(np.isfinite(least), least, np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rel = values / ref[:, None]
-            best = done & (values <= least[:, None] * (1 + tol))
-        out[metric] = {p: _stats(rel[:, j], best[:, j], len(complete))
+        policies, _, rel, best = relative(rows, metric, tol)
+        out[metric] = {p: _stats(rel[:, j], best[:, j], rel.shape[0])
                        for j, p in enumerate(policies)}
     return out
 
@@ -203,8 +293,9 @@ def _num(value: float, spec: str) -> str:
     return format(value, spec)
 
 
-def format_tables(tab: dict[str, dict[str, dict[str, Any]]]) -> str:
-    """Tables 4–8 in the seed's layout, with the seed's average beside ours."""
+def format_tables(tab: dict[str, dict[str, dict[str, Any]]], profile: str = "simgrid") -> str:
+    """Tables 4–8 in the seed's layout, with the seed's average beside ours (for the
+    ``mpi`` profile, the max-stretch table's seed column is Table 3's [L847–L859])."""
     lines = []
     titles = {"max_stretch": "max-stretch / LP optimum", "sum_stretch": "sum-stretch / best",
               "makespan": "makespan / best", "max_flow": "max-flow / best",
@@ -212,12 +303,17 @@ def format_tables(tab: dict[str, dict[str, dict[str, Any]]]) -> str:
     for metric, per in tab.items():
         n = max(s["n"] + s.get("failed", 0) for s in per.values())
         failures = any(s.get("failed", 0) for s in per.values())
-        lines.append(f"Table {TABLE_OF[metric]} — {titles[metric]} ({n} instances)")
+        seed_of = (" (seed avg: Table 3, the MPI experiments)"
+                   if profile == "mpi" and metric == "max_stretch" else "")
+        lines.append(f"Table {TABLE_OF[metric]} — {titles[metric]} ({n} instances)"
+                     + seed_of)
         lines.append(f"{'Algorithm':<20} {'min':>7} {'avg':>7} {'(± sd)':>8} {'max':>7} "
                      f"{'best %':>7}   {'seed avg':>8} {'diff':>7}"
                      + (f" {'failed':>6}" if failures else ""))
         for p, s in per.items():
-            seed = SEED_AVERAGES[metric].get(p, float("nan"))
+            seeds = (SEED_TABLE3 if profile == "mpi" and metric == "max_stretch"
+                     else SEED_AVERAGES[metric])
+            seed = seeds.get(p, float("nan"))
             lines.append(f"{p:<20} {_num(s['min'], '>7.3f')} {_num(s['avg'], '>7.3f')} "
                          f"{_num(s['sd'], '>8.3f')} {_num(s['max'], '>7.3f')} "
                          f"{_num(s['best'], '>7.1f')}   {_num(seed, '>8.3f')} "
@@ -258,3 +354,298 @@ def write_csv(tab: dict[str, dict[str, dict[str, Any]]], rows: list[dict[str, An
 def by_instance(key: tuple[Any, ...]) -> tuple[Any, ...]:
     """Group key of a cell: its instance (every policy of one instance runs together)."""
     return (key[0], *key[2:])
+
+
+#: Figures 6–10 of seed 003 [L915–L1015]: each metric against the load, by figure number.
+FIGURE_OF = {"max_stretch": 6, "sum_stretch": 7, "makespan": 8, "max_flow": 9, "sum_flow": 10}
+#: Figure 5 [L845, L872]: "the best four algorithms, CBS3M using EDF policy, in both the
+#: offline and online versions, MWMA NBT and SWRPT" (SWRPT with MCT, its best resource rule
+#: in Table 3), per experiment, on the MPI set-up.
+FIGURE5_POLICIES = ("cbs3m-edf-offline", "cbs3m-edf-online", "mwma-nbt", "swrpt-mct")
+#: Columns of the CSV behind each figure.
+CURVE_COLUMNS = ("figure", "metric", "bin", "load_lo", "load_hi", "load_mid", "policy",
+                 "instances", "mean", "sd", "min", "max")
+
+
+def best_policies(rows: list[dict[str, Any]], metric: str, count: int = 4) -> list[str]:
+    """The ``count`` policies with the lowest average of ``metric`` (normalised as in
+    Tables 4–8; "the best ones" of Figures 6–10 [L878], which the seed does not name),
+    in the registry's order."""
+    policies, _, rel, _ = relative(rows, metric)
+    with np.errstate(invalid="ignore"):
+        avg = [float(np.nanmean(rel[:, j])) if np.isfinite(rel[:, j]).any() else np.inf
+               for j in range(len(policies))]
+    chosen = sorted(np.argsort(avg, kind="stable")[:count])
+    return [policies[j] for j in chosen]
+
+
+def load_curves(rows: list[dict[str, Any]], metric: str, policies: list[str] | None = None,
+                bins: int = 8) -> list[dict[str, Any]]:
+    """The data of Figures 6–10 [L878, L915–L1015]: ``metric`` (normalised as in Tables
+    4–8) against the load, the instance's LP optimal max-stretch, cut into ``bins`` bins of
+    equal width between the smallest and the largest load (empty bins left out). One row
+    per (bin, policy) with the finished runs' ``instances``, ``mean``, ``sd``, ``min`` and
+    ``max`` (columns :data:`CURVE_COLUMNS`). ``policies`` default to
+    :func:`best_policies`."""
+    if metric not in METRICS:
+        raise LpschedError(f"metric {metric!r}: must be one of {METRICS}")
+    if bins < 1:
+        raise LpschedError(f"bins {bins}: must be at least 1")
+    names, load, rel, _ = relative(rows, metric)
+    chosen = list(policies) if policies is not None else best_policies(rows, metric)
+    if not load.size or not np.isfinite(load).any():
+        return []
+    lo, hi = float(np.nanmin(load)), float(np.nanmax(load))
+    edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.array([lo, hi])
+    which = np.clip(np.searchsorted(edges, load, side="right") - 1, 0, edges.size - 2)
+    out = []
+    for b in range(edges.size - 1):
+        members = which == b
+        if not members.any():
+            continue
+        for p in chosen:
+            if p not in names:
+                continue
+            v = rel[members, names.index(p)]
+            v = v[np.isfinite(v)]
+            out.append({"figure": FIGURE_OF[metric], "metric": metric, "bin": b,
+                        "load_lo": float(edges[b]), "load_hi": float(edges[b + 1]),
+                        "load_mid": float((edges[b] + edges[b + 1]) / 2), "policy": p,
+                        "instances": int(v.size),
+                        "mean": float(v.mean()) if v.size else float("nan"),
+                        "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0,
+                        "min": float(v.min()) if v.size else float("nan"),
+                        "max": float(v.max()) if v.size else float("nan")})
+    return out
+
+
+def figure5_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The data of Figure 5 [L845, L872]: the relative max-stretch of
+    :data:`FIGURE5_POLICIES` on each instance (the seed's "Exp1"–"Exp10" of Table 3), one
+    row per (instance seed, policy) with columns ``figure, seed, load, policy, value``."""
+    names, load, rel, _ = relative(rows, "max_stretch")
+    seeds = sorted({r["seed"] for r in rows})
+    index = {(r["seed"], r["policy"]) for r in rows}
+    complete = [s for s in seeds if all((s, p) in index for p in names)]
+    return [{"figure": 5, "seed": s, "load": float(load[i]), "policy": p,
+             "value": float(rel[i, names.index(p)])}
+            for i, s in enumerate(complete) for p in FIGURE5_POLICIES if p in names]
+
+
+def write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool = False,
+                  opener: Callable[[Path], contextlib.AbstractContextManager[IO[str]]]
+                  = _open_csv, bins: int = 8,
+                  saver: Callable[[Any, Path], None] | None = None,
+                  draw: bool = True) -> list[Path]:
+    """Figures 6–10 (and 5 when ``figure5``, the MPI set-up) into ``out``:
+    ``fig<N>_<metric>.csv`` (the data, :func:`load_curves` / :func:`figure5_rows`) and
+    ``fig<N>_<metric>.png`` beside it when ``draw`` (:mod:`lpsched.bags.plotting`, saved
+    by ``saver(figure, path)``, default :func:`lpsched.bags.plotting.save`; without
+    matplotlib a ``LpschedError`` names the extra, the CSVs being written first).
+    ``rows``: the seed's 18 policies (:func:`select`). Returns the files written."""
+    from lpsched.bags import plotting
+
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    data: list[tuple[int, str, list[dict[str, Any]]]] = []
+    for metric in METRICS:
+        data.append((FIGURE_OF[metric], metric, load_curves(rows, metric, bins=bins)))
+    if figure5:
+        data.insert(0, (5, "max_stretch", figure5_rows(rows)))
+    for number, metric, curve in data:
+        path = out / f"fig{number}_{metric}.csv"
+        cols = CURVE_COLUMNS if number != 5 else ("figure", "seed", "load", "policy", "value")
+        with opener(path) as fh:
+            w = csv.writer(fh)
+            w.writerow(cols)
+            for r in curve:
+                w.writerow([r[c] for c in cols])
+        written.append(path)
+    store = saver or plotting.save
+    for number, metric, curve in data if draw else []:
+        png = out / f"fig{number}_{metric}.png"
+        ax = (plotting.figure5(curve) if number == 5
+              else plotting.load_figure(curve, metric, title=f"Figure {number}"))
+        store(ax.figure, png)
+        written.append(png)
+    return written
+
+
+def read_curve_csv(path: Path) -> list[dict[str, Any]]:
+    """Rows of a ``fig<N>_<metric>.csv`` written by :func:`write_figures`, numbers parsed
+    (for ``lpsched plot load`` and the tests)."""
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    ints = {"figure", "bin", "instances", "seed"}
+    text = {"metric", "policy"}
+    return [{k: (v if k in text else int(v) if k in ints else float(v))
+             for k, v in r.items()} for r in rows]
+
+
+#: Seed 003's Table 4 [L893–L910]: the line of each policy's row, its maximum and "the
+#: best in x %" (the averages are in :data:`SEED_AVERAGES`).
+TABLE4_LINE = {"fifo-rr": 893, "fifo-mct": 894, "fifo-dd": 895, "spt-rr": 896,
+               "spt-mct": 897, "spt-dd": 898, "srpt-rr": 899, "srpt-mct": 900,
+               "srpt-dd": 901, "swrpt-rr": 902, "swrpt-mct": 903, "swrpt-dd": 904,
+               "mwma-nbt": 905, "mwma-ms": 906, "cbs3m-fifo-online": 907,
+               "cbs3m-edf-online": 908, "cbs3m-fifo-offline": 909, "cbs3m-edf-offline": 910}
+#: The leader (lowest average) of Tables 6 and 7 [L960, L985], with its average.
+SEED_LEADERS = {"makespan": ("cbs3m-edf-offline", 1.003, 960),
+                "max_flow": ("cbs3m-edf-offline", 1.023, 985)}
+#: Table 3's order [L847–L859, L863]: the families by average relative max-stretch.
+SEED_TABLE3_ORDER = "cbs3m < mwma-nbt < mct < mwma-ms < rr/dd"
+#: Table 3's averages [L848–L859] (the MPI experiments, Table 1's parameters).
+SEED_TABLE3 = {"cbs3m-edf-offline": 1.28, "cbs3m-edf-online": 1.31,
+               "cbs3m-fifo-offline": 1.35, "cbs3m-fifo-online": 1.38, "fifo-mct": 1.95,
+               "fifo-rr": 4.26, "mwma-ms": 2.24, "mwma-nbt": 1.48, "spt-dd": 4.76,
+               "spt-mct": 1.97, "srpt-mct": 2.00, "swrpt-mct": 2.03}
+#: Decisions of docs/decisions.md holding the evidence for the figures that still differ
+#: (issue 31: the readings tried, decisions 316–319); MWMA has none yet (decision A22's
+#: open question), so its rows say ``differs``.
+EXPLAINED: dict[str, int | None] = {"greedy": 317, "mwma": None, "cbs3m": 318,
+                                    "leaders": 318, "table3": 319}
+
+
+def _family(policy: str) -> str:
+    """``cbs3m``, ``mwma-nbt``, ``mwma-ms``, ``mct`` or ``rr/dd``: Table 3's groups."""
+    if policy.startswith("cbs3m"):
+        return "cbs3m"
+    if policy.startswith("mwma"):
+        return policy
+    return "mct" if policy.endswith("-mct") else "rr/dd"
+
+
+def family_order(avg: dict[str, float]) -> str:
+    """Table 3's order as a label: the families of :func:`_family` sorted by their best
+    (lowest) average, ``"cbs3m < mwma-nbt < mct < mwma-ms < rr/dd"``."""
+    best: dict[str, float] = {}
+    for p, v in avg.items():
+        if v == v:
+            f = _family(p)
+            best[f] = min(best.get(f, np.inf), v)
+    return " < ".join(sorted(best, key=lambda f: (best[f], f)))
+
+
+def rr_dd_identity(rows: list[dict[str, Any]]) -> float | None:
+    """The percentage of (instance, application rule) pairs whose RR and DD runs have the
+    same max-stretch (relative 1e-9), over the pairs where both finished; ``None`` when the
+    rows hold no such pair (the seed: 100 %, every row of Tables 4–8 [L893–L1012])."""
+    index = {(r["seed"], r["policy"]): _finished(r, "max_stretch") for r in rows}
+    same = total = 0
+    for (seed, policy), v in index.items():
+        if policy.endswith("-rr"):
+            w = index.get((seed, policy[:-3] + "-dd"))
+            if w is not None and np.isfinite(v) and np.isfinite(w):
+                total += 1
+                same += abs(v - w) <= 1e-9 * max(abs(v), abs(w))
+    return 100.0 * same / total if total else None
+
+
+def _noise(stats: dict[str, Any]) -> float:
+    """Two standard errors of a policy's average (the tolerance of its row: the sampling
+    noise of a reduced run), at least 0.005 (the seed prints three decimals)."""
+    n = stats.get("n", 0)
+    sd = stats.get("sd", float("nan"))
+    if not n or sd != sd:
+        return 0.005
+    return max(2 * sd / np.sqrt(n), 0.005)
+
+
+def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTable:
+    """The seed-vs-ours table of ``reproduce cbs3m`` (issue 31, :mod:`lpsched.core.fidelity`):
+    one row per published figure. ``simgrid``: Table 4's averages (all 18 rows), CBS3M
+    EDF online's maximum and best %, the RR = DD identity, the leaders of Tables 6 and 7
+    under both CBS3M dispatchers; ``mpi``: Table 3's averages and order. Figures of the
+    other set-up are ``not measured``. Tolerances: two standard errors of our average
+    (:func:`_noise`); best % at 10 percentage points; the labels exactly."""
+    out: list[FidelityRow] = []
+    lazy = select(rows, "lazy")
+    if profile != "mpi":
+        tab = tables(lazy)["max_stretch"] if lazy else {}
+        for p, line in TABLE4_LINE.items():
+            s = tab.get(p)
+            fam = ("cbs3m" if p.startswith("cbs3m") else "mwma" if p.startswith("mwma")
+                   else "greedy")
+            out.append(compare(f"Table 4 {p} avg", f"003 L{line}", SEED_AVERAGES[
+                "max_stretch"][p], None if s is None or s["avg"] != s["avg"] else s["avg"],
+                tolerance=_noise(s or {}), explained_by=EXPLAINED[fam],
+                note=f"{s['n']} instances" if s else ""))
+        s = tab.get("cbs3m-edf-online")
+        out.append(compare("Table 4 cbs3m-edf-online max", "003 L908", 1.93,
+                           None if s is None else s["max"], tolerance=0.1,
+                           explained_by=EXPLAINED["cbs3m"]))
+        out.append(compare("Table 4 cbs3m-edf-online best %", "003 L908", 64.0,
+                           None if s is None else s["best"], tolerance=10.0, unit="%",
+                           explained_by=EXPLAINED["cbs3m"]))
+        ident = rr_dd_identity(lazy)
+        out.append(compare("RR = DD (pairs with equal max-stretch)", "003 L893-L1012", 100.0,
+                           ident, tolerance=0.0, unit="%", role="calibration",
+                           note="chose decision 316's DD reading"))
+        for metric, (leader, value, line) in SEED_LEADERS.items():
+            table = TABLE_OF[metric]
+            for dispatcher in ("lazy", "eager"):
+                chosen = select(rows, dispatcher)
+                if dispatcher == "eager" and not any(
+                        str(r["policy"]).endswith(EAGER) for r in rows):
+                    out.append(not_measured(f"Table {table} leader (eager CBS3M)",
+                                            f"003 L{line}", leader, "no eager CBS3M rows"))
+                    continue
+                per = tables(chosen)[metric] if chosen else {}
+                avg = {p: v["avg"] for p, v in per.items() if v["avg"] == v["avg"]}
+                ours = min(avg, key=lambda p: (avg[p], p)) if avg else None
+                out.append(compare(f"Table {table} leader ({dispatcher} CBS3M)",
+                                   f"003 L{line}", leader, ours,
+                                   explained_by=EXPLAINED["leaders"],
+                                   note=(f"ours {avg[ours]:.3f}, seed {value}; CBS3M-EDF-"
+                                         f"offline {avg.get(leader, float('nan')):.3f}")
+                                   if ours else ""))
+        out.append(not_measured("Table 3 order (MPI set-up)", "003 L847-L863",
+                                SEED_TABLE3_ORDER, "run with --profile mpi"))
+    else:
+        for metric in ("max_stretch",):
+            tab = tables(lazy)[metric] if lazy else {}
+            for p, seed in SEED_TABLE3.items():
+                s = tab.get(p)
+                out.append(compare(f"Table 3 {p} avg", "003 L847-L859", seed,
+                                   None if s is None else s["avg"], tolerance=_noise(s or {}),
+                                   explained_by=EXPLAINED["table3"],
+                                   note=f"{s['n']} instances" if s else ""))
+            avg = {p: s["avg"] for p, s in tab.items()}
+            out.append(compare("Table 3 order", "003 L847-L863", SEED_TABLE3_ORDER,
+                               family_order(avg) if avg else None,
+                               explained_by=EXPLAINED["table3"]))
+        out.append(not_measured("Table 4 (simulations, Table 2)", "003 L893-L910",
+                                "see --profile simgrid", "run with --profile simgrid"))
+    return FidelityTable(EXPERIMENT, out)
+
+
+def format_dispatchers(rows: list[dict[str, Any]]) -> str:
+    """Tables 4, 6 and 7's CBS3M rows under the lazy and the eager plan dispatcher (each
+    normalised among the seed's 18 policies with that dispatcher, :func:`select`), with the
+    leader of each table; empty when the rows hold no eager run."""
+    if not any(str(r["policy"]).endswith(EAGER) for r in rows):
+        return ""
+    tabs = {d: tables(select(rows, d)) for d in ("lazy", "eager")}
+    lines = ["CBS3M dispatchers (issue 31): lazy (spec §4.4) vs eager, avg (best %)"]
+    head = f"{'Algorithm':<20}"
+    metrics = ("max_stretch", "makespan", "max_flow")
+    for metric in metrics:
+        t = f"T{TABLE_OF[metric]}"
+        head += f" {t + ' lazy':>16} {t + ' eager':>16}"
+    lines.append(head)
+    for p in [p for p in policy_names() if p.startswith("cbs3m") and not p.endswith(EAGER)]:
+        line = f"{p:<20}"
+        for metric in metrics:
+            for d in ("lazy", "eager"):
+                s = tabs[d][metric].get(p)
+                line += (f" {_num(s['avg'], '>7.3f')} ({_num(s['best'], '>5.1f')}%)"
+                         if s else f" {'-':>16}")
+        lines.append(line)
+    line = f"{'leader':<20}"
+    for metric in metrics:
+        for d in ("lazy", "eager"):
+            per = {p: s["avg"] for p, s in tabs[d][metric].items() if s["avg"] == s["avg"]}
+            leader = min(per, key=lambda p: (per[p], p)) if per else "-"
+            line += f" {leader:>16}"
+    lines.append(line)
+    return "\n".join(lines) + "\n"

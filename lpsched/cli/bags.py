@@ -41,7 +41,14 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.cli.common import add_runner_options, dump_json, read_json, run_experiment, seed
+from lpsched.cli.common import (
+    add_runner_options,
+    dump_json,
+    read_json,
+    report_fidelity,
+    run_experiment,
+    seed,
+)
 from lpsched.cli.outputs import atomic_output, atomic_path, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
@@ -425,18 +432,59 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     _positive(args.base_bandwidth, "--base-bandwidth", "a finite number of bytes/s > 0")
     out = check_output_folder(args.out, "--out")
     base = None if args.base_bandwidth is None else args.base_bandwidth
-    todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base)
+    read = None
+    if args.dd_request is not None or args.greedy_switch is not None:
+        parts = exp.parse_reading(exp.reading())
+        parts.update({k: v for k, v in (("dd_request", args.dd_request),
+                                        ("switch", args.greedy_switch)) if v is not None})
+        read = ";".join(f"{k}={v}" for k, v in parts.items())
+    todo = exp.cells(args.instances, args.profile, args.first_seed, base_bandwidth=base,
+                     greedy_reading=read, eager=args.eager, arrivals=args.arrivals)
     rows, ran, wall = run_experiment(exp.EXPERIMENT, todo, exp.cell, out, args,
                                      exp.ROW_SCHEMA, group=exp.by_instance)
-    tab = exp.tables(rows)
+    tab = exp.tables(exp.select(rows, "lazy"))
     exp.write_csv(tab, rows, out, opener=lambda path: atomic_output(path, newline=""))
-    print(exp.format_tables(tab))
+    print(exp.format_tables(tab, args.profile))
+    dispatchers = exp.format_dispatchers(rows)
+    if dispatchers:
+        print(dispatchers)
+    _write_figures(rows, out, figure5=args.profile == "mpi")
     print(f"{ran} cells computed now, {len(todo) - ran} found in {out / 'cbs3m.sqlite'}; "
-          f"{wall:.1f} s; CSV files in {out}")
+          f"{wall:.1f} s; CSV files and figures in {out}")
+    report_fidelity(exp.fidelity(rows, args.profile), out)
     return 0
 
 
+def _write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool) -> list[Path]:
+    """Seed 003 Figures 6–10 (5 too for the MPI set-up) into ``out``, each a PNG and the CSV
+    behind it (:func:`lpsched.bags.reproduce.write_figures`), written atomically; without
+    matplotlib, the CSVs and a note naming the extra."""
+    from lpsched.bags import reproduce as exp
+
+    def saver(fig: Any, path: Path) -> None:
+        import matplotlib.pyplot as plt
+
+        fig.tight_layout()
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=120)
+        plt.close(fig)
+
+    opener = lambda path: atomic_output(path, newline="")  # noqa: E731
+    try:
+        import matplotlib
+    except ImportError:
+        _note("figures 5-10: matplotlib is missing (pip install 'lpsched[plot]'); only "
+              "their CSV files are written")
+        return exp.write_figures(exp.select(rows, "lazy"), out, figure5, opener=opener,
+                                 draw=False)
+    matplotlib.use("Agg")
+    return exp.write_figures(exp.select(rows, "lazy"), out, figure5, opener=opener,
+                             saver=saver)
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
+    if args.kind == "load":
+        return _cmd_plot_load(args)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -463,13 +511,42 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         if not path.exists():
             raise ParseError(str(path), "no result store here (run 'lpsched reproduce cbs3m')")
         rows = ResultStore(path).rows(exp.EXPERIMENT, exp.ROW_SCHEMA)
-        ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names()
+        if not rows:
+            raise ParseError(str(path), "the store holds no cbs3m rows")
+        skipped = plotting.unfinished_counts(rows)
+        if skipped:
+            _note(f"{sum(skipped.values())} run(s) that did not finish are not plotted ("
+                  + ", ".join(f"{p}: {n}" for p, n in skipped.items())
+                  + "; their status and reason are in cbs3m_rows.csv)")
+        ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names(variants=True)
                                                    if any(r["policy"] == p for r in rows)])
     ax.figure.tight_layout()
     with atomic_path(target) as tmp:
         ax.figure.savefig(tmp, dpi=120)
     plt.close(ax.figure)
     print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _cmd_plot_load(args: argparse.Namespace) -> int:
+    """``plot load``: Figures 6–10 (and 5 with ``--figure5``) redrawn from a store."""
+    from lpsched.bags import reproduce as exp
+    from lpsched.core import ResultStore
+
+    path = Path(args.results) / "cbs3m.sqlite"
+    if not path.exists():
+        raise ParseError(str(path), "no result store here (run 'lpsched reproduce cbs3m')")
+    rows = ResultStore(path).rows(exp.EXPERIMENT, exp.ROW_SCHEMA)
+    if not rows:
+        raise ParseError(str(path), "the store holds no cbs3m rows")
+    out = check_output_folder(args.output or args.results, "-o")
+    skipped = sum(1 for r in exp.select(rows, "lazy") if r.get("status", "ok") != "ok")
+    if skipped:
+        _note(f"{skipped} run(s) that did not finish are left out of the figures (their "
+              "status and reason are in cbs3m_rows.csv)")
+    written = _write_figures(rows, out, figure5=args.figure5)
+    for p in written:
+        print(p)
     return 0
 
 
@@ -532,10 +609,14 @@ def _cmd_policies(args: argparse.Namespace) -> int:
     from lpsched.bags.policies import REGISTRY
     from lpsched.cli.tasks import policy_lines
 
-    sections = {"bags": [(e.name, e.description) for e in REGISTRY.values()],
+    sections = {"bags": [(e.name, ("(variant) " if e.variant else "") + e.description)
+                         for e in REGISTRY.values()],
                 "tasks": policy_lines()}
     if args.json:
-        print(dump_json([name for name, _ in sections[args.family or "bags"]]))
+        names = [name for name, _ in sections[args.family or "bags"]]
+        if (args.family or "bags") == "bags" and not args.variants:
+            names = [n for n in names if not REGISTRY[n].variant]
+        print(dump_json(names))
         return 0
     titles = {"bags": "master-worker simulator (lpsched simulate --policy NAME):",
               "tasks": "online sequential tasks (lpsched online --policy NAME):"}
@@ -718,6 +799,19 @@ def add_reproduce(rep_sub: Any) -> None:
                     help="generator's link bandwidth before slowdowns, bytes/s (default: "
                     "the profile's: 12.5e6 = 100 Mbit/s for simgrid, 1.25e6 = 10 Mbit/s "
                     "for mpi)")
+    cb.add_argument("--dd-request", choices=("idle", "received"), default=None,
+                    help="when a DD worker asks for a task: once idle, or once its last "
+                    "task has arrived (default: the registered policies' reading, issue 31)")
+    cb.add_argument("--greedy-switch", choices=("dispatch", "complete"), default=None,
+                    help="when a greedy heuristic moves to the next application: once the "
+                    "current one is all sent, or all computed (default: the registered "
+                    "policies' reading, issue 31)")
+    cb.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute",
+                    help="the generator's release dates: log-normal dates, or log-normal "
+                    "gaps accumulated (decision 321's open reading)")
+    cb.add_argument("--eager", action="store_true",
+                    help="also run the eager CBS3M dispatcher (cbs3m-*-eager, issue 31) and "
+                    "print Tables 4, 6 and 7's CBS3M rows under both dispatchers")
     cb.set_defaults(func=_cmd_reproduce)
 
 
@@ -739,6 +833,14 @@ def add_output_commands(sub: Any) -> None:
                     help="a .png, .pdf or .svg file (default: stretch_box.png in the "
                     "current folder; an existing file is replaced)")
     pb.set_defaults(func=_cmd_plot)
+    pl = plot_sub.add_parser("load", help="seed 003 Figures 6-10 (each metric against the "
+                             "load) from a reproduction's store, PNG and CSV")
+    pl.add_argument("results", help="the --out folder of 'lpsched reproduce cbs3m'")
+    pl.add_argument("-o", "--output", default=None, metavar="FOLDER",
+                    help="folder of the figures (default: the results folder)")
+    pl.add_argument("--figure5", action="store_true",
+                    help="also Figure 5, the best four per experiment (the MPI set-up)")
+    pl.set_defaults(func=_cmd_plot)
 
     sch = sub.add_parser("schedule", help="a concrete schedule from the LP optimum "
                          "(seed 003 Theorems 3, 4, 6)")
@@ -795,6 +897,9 @@ def add_info_commands(sub: Any) -> None:
     pol.add_argument("--family", choices=("bags", "tasks"), help="only this family's "
                      "policies (--json: default bags)")
     pol.add_argument("--json", action="store_true")
+    pol.add_argument("--variants", action="store_true",
+                     help="--json: also the master-worker variants that are not among the "
+                     "seed's 18 policies (the eager CBS3M dispatchers)")
     pol.set_defaults(func=_cmd_policies)
 
     demo = sub.add_parser("demo", help="generate a CBS3M-style instance and solve it")

@@ -27,18 +27,23 @@ class PolicyEntry:
     name: str
     description: str
     factory: Callable[[], StarPolicy]
+    variant: bool = False
 
 
-#: policy name -> entry: the 12 greedy heuristics, MWMA (2) and CBS3M (4) of seed 003 §4.1
+#: policy name -> entry: the 12 greedy heuristics, MWMA (2) and CBS3M (4) of seed 003 §4.1,
+#: and the 4 eager CBS3M variants of issue 31
 REGISTRY: dict[str, PolicyEntry] = {}
 
 
-def register(name: str, description: str, factory: Callable[[], StarPolicy]) -> None:
+def register(name: str, description: str, factory: Callable[[], StarPolicy],
+             variant: bool = False) -> None:
     """Add a policy to :data:`REGISTRY` under ``name`` (``LpschedError`` when the name is
-    taken); ``factory()`` must return a new policy object at each call."""
+    taken); ``factory()`` must return a new policy object at each call. A ``variant`` is a
+    policy that is not one of the seed's 18 (e.g. the eager CBS3M of issue 31): found by
+    name, left out of :func:`policy_names` unless asked for."""
     if name in REGISTRY:
         raise LpschedError(f"policy {name!r} is already registered")
-    REGISTRY[name] = PolicyEntry(name, description, factory)
+    REGISTRY[name] = PolicyEntry(name, description, factory, variant)
 
 
 for _a in APP_RULES:
@@ -58,6 +63,12 @@ for _order in ("fifo", "edf"):
                  f"({'re-solved at every arrival' if _online else 'solved once, clairvoyant'}),"
                  f" {_order.upper()} workers",
                  partial(CBS3M, _order, _online))
+for _order in ("fifo", "edf"):
+    for _online in (True, False):
+        register(f"cbs3m-{_order}-{'online' if _online else 'offline'}-eager",
+                 f"issue 31: as cbs3m-{_order}-{'online' if _online else 'offline'}, the "
+                 "port never idling while the plan has a task to send (next interval "
+                 "opened early)", partial(CBS3M, _order, _online, True), variant=True)
 
 
 def get_policy(name: str) -> StarPolicy:
@@ -69,6 +80,7 @@ def get_policy(name: str) -> StarPolicy:
                            f"{len(REGISTRY)} names") from None
 
 
-def policy_names() -> list[str]:
-    """The registered policy names, in registration order."""
-    return list(REGISTRY)
+def policy_names(variants: bool = False) -> list[str]:
+    """The registered policy names, in registration order: the seed's 18 (what ``all``
+    means), and the variants too when ``variants``."""
+    return [n for n, e in REGISTRY.items() if variants or not e.variant]

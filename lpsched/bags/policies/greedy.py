@@ -16,9 +16,23 @@ workers whose link is idle are candidates):
 * RR: a global cyclic pointer over the workers, kept across applications;
 * MCT: ``argmin_u max(now + δ/b_u, ready_u) + w/s_u`` (ties: lower ``u``), ``ready_u`` the
   time ``u`` finishes all work already assigned to it;
-* DD: a worker asks for a task when it is idle (at time 0 and after finishing its last task
-  with nothing queued or on its way); requests are served oldest first (ties: lower ``u``),
-  one task each. Workers compute in FIFO order.
+* DD: a worker asks for a task when it "becomes idle" [L775]; requests are served oldest
+  first (ties: lower ``u``), one task each. *When* it asks is the reading ``dd_request``
+  (issue 31): ``"idle"`` — at time 0 and after finishing its last task with nothing queued
+  or on its way (decision A20); ``"received"`` — at time 0 and as soon as the task it asked
+  for has arrived (its receiving side is idle again, one request outstanding per worker).
+  Under one-port, ``"received"`` serves the workers in the cyclic order 0, 1, …, p−1, 0, …
+  whatever the speeds, so DD makes exactly RR's choices: the identity of every RR and DD
+  row of the seed's Tables 4–8 [L893–L1012] (tested).
+
+When the master moves to the next application is the reading ``switch`` (issue 31):
+``"dispatch"`` — once none of the current application's tasks is left at the master
+(decision A17); ``"complete"`` — once all of them are computed, the master's port idling
+meanwhile ("wait for an application to terminate before scheduling another application"
+[L755]; SPT "the first application must be completed before we determine the next one"
+[L763]; SRPT "fully executed one after the other … until a new release date occurs"
+[L765]). SRPT and SWRPT still re-choose at every release under both. Workers compute
+FIFO. :data:`DD_REQUEST` and :data:`SWITCH` are the registered policies' readings.
 """
 
 from __future__ import annotations
@@ -32,14 +46,28 @@ from lpsched.errors import LpschedError
 
 APP_RULES = ("fifo", "spt", "srpt", "swrpt")
 RESOURCE_RULES = ("rr", "mct", "dd")
+DD_REQUESTS = ("idle", "received")
+SWITCHES = ("dispatch", "complete")
+#: The readings of the registered policies: DD asks on reception (decision 316, the
+#: identity of RR and DD [L893–L1012]) and the master moves on once the current application
+#: is computed (decision 317, [L755, L763, L765]).
+DD_REQUEST = "received"
+SWITCH = "complete"
 
 
 class GreedyPolicy(BasePolicy):
     """``<app_rule>-<resource_rule>``, e.g. ``GreedyPolicy("swrpt", "mct")``."""
 
-    def __init__(self, app_rule: str, resource_rule: str) -> None:
+    def __init__(self, app_rule: str, resource_rule: str, *, dd_request: str | None = None,
+                 switch: str | None = None) -> None:
         if app_rule not in APP_RULES or resource_rule not in RESOURCE_RULES:
             raise LpschedError(f"unknown greedy policy {app_rule}-{resource_rule}")
+        self.dd_request = DD_REQUEST if dd_request is None else dd_request
+        self.switch = SWITCH if switch is None else switch
+        if self.dd_request not in DD_REQUESTS:
+            raise LpschedError(f"dd_request {self.dd_request!r}: must be one of {DD_REQUESTS}")
+        if self.switch not in SWITCHES:
+            raise LpschedError(f"switch {self.switch!r}: must be one of {SWITCHES}")
         self.app_rule = app_rule
         self.resource_rule = resource_rule
         self.name = f"{app_rule}-{resource_rule}"
@@ -61,9 +89,15 @@ class GreedyPolicy(BasePolicy):
             self.current = None  # re-evaluate at the next dispatch
 
     def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
-        """DD: worker ``u`` asks for a task when it has become idle (nothing computing, queued or
-        on its way)."""
-        if self.resource_rule == "dd" and sim.idle_worker(u):
+        """DD, ``dd_request="idle"``: worker ``u`` asks for a task when it has become idle
+        (nothing computing, queued or on its way)."""
+        if self.resource_rule == "dd" and self.dd_request == "idle" and sim.idle_worker(u):
+            self.requests.append(u)
+
+    def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
+        """DD, ``dd_request="received"``: worker ``u`` asks for its next task as soon as the
+        one it asked for has arrived."""
+        if self.resource_rule == "dd" and self.dd_request == "received":
             self.requests.append(u)
 
     def _key(self, sim: StarSimulator, candidates: np.ndarray) -> int:
@@ -79,6 +113,10 @@ class GreedyPolicy(BasePolicy):
         resource rule picks among the free links: RR the next in the cycle, MCT the earliest
         completion ``max(now + δ/b_u, ready_u) + w/s_u``, DD the oldest request (``None`` when no
         worker asks)."""
+        cur = self.current
+        if (cur is not None and self.switch == "complete" and sim.unsent[cur] == 0
+                and sim.done[cur] < sim.tasks[cur]):
+            return None  # wait until the current application is computed [L755, L763]
         if self.current is None or sim.unsent[self.current] == 0:
             candidates = np.flatnonzero(sim.released & (sim.unsent > 0))
             if candidates.size == 0:

@@ -15,12 +15,31 @@ from lpsched.cli.common import (
     add_runner_options,
     dump_json,
     read_json,
+    report_fidelity,
     run_experiment,
     seed,
     swf_input,
 )
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import LpschedError, ParseError
+
+STATUS_HELP = ("jobs kept by their SWF status (field 11): 'all', 'completed' (1), 'failed' "
+               "(0), 'cancelled' (5), or a comma list of these and status numbers "
+               "(default {default})")
+
+
+def _status(text: str) -> str:
+    """Check a ``--status`` value while the options are read (argparse's one error line,
+    exit status 2)."""
+    from lpsched.core.swf import parse_status
+    from lpsched.errors import InvalidInstanceError
+
+    try:
+        parse_status(text)
+    except InvalidInstanceError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.reason}") from None
+    return text
+
 
 _COLUMNS = ("max_stretch", "sum_stretch", "l2_stretch", "max_flow", "sum_flow", "l2_flow")
 
@@ -35,7 +54,8 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
         raise LpschedError(f"--processors {args.processors}: must be a whole number >= 1")
     with swf_input(args.trace, "lpsched tasks"):
         inst: TaskInstance = instance_from_trace(args.trace, args.window, args.seed,
-                                                 args.method, args.processors, args.lenient)
+                                                 args.method, args.processors, args.lenient,
+                                                 args.status, args.zero_run)
     import json
 
     text = json.dumps(inst.to_dict(), allow_nan=False) + "\n"
@@ -135,6 +155,9 @@ def _bounds(args: argparse.Namespace, inst: Any) -> dict[str, Any]:
 
 
 def _row(res: Any, bounds: dict[str, Any]) -> dict[str, Any]:
+    from lpsched.tasks.schedule import check_bounds
+
+    check_bounds(res.metrics, bounds)  # decision 286: no schedule beats a proof
     row = {**res.to_dict(), "status": "ok"}
     row["lower_bounds"] = bounds
     for key, b in bounds.items():
@@ -277,20 +300,22 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             raise LpschedError(f"--{option.replace('_', '-')} {getattr(args, option)}: must "
                                f"be a whole number >= {least}")
     out = check_output_folder(args.out, "--out")
+    jobs = exp.selection(args.status, args.zero_run)
     keys: tuple[str, ...]
     if args.tune:
         paths = _trace_paths(args, args.trace or "LLNL-Thunder")
         name, cells = "redirection-tuning", []
         for path in paths:
-            cells += exp.tuning_cells(path, args.instances, args.first_seed)
+            cells += exp.tuning_cells(path, args.instances, args.first_seed, jobs=jobs)
         fn, keys = exp.tuning_cell, ("trace", "policy", "md", "tau", "c")
     else:
         paths = _trace_paths(args, args.traces)
         name = "redirection"
-        cells = exp.comparison_cells(paths, args.instances, args.first_seed)
+        cells = exp.comparison_cells(paths, args.instances, args.first_seed, jobs=jobs)
         fn, keys = exp.run_cell, ("trace", "policy")
-    for path in paths:
-        exp.instance(path, args.first_seed)  # a bad trace fails before any cell runs
+    for path in paths:  # a bad trace fails before any cell runs
+        with swf_input(path, "lpsched reproduce redirection"):
+            exp.instance(path, args.first_seed, jobs["status"], jobs["zero_run"])
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMA,
                                      group=exp.group)
     summ = exp.summary(rows, keys)
@@ -298,13 +323,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     _write_rows(out / f"{name}-summary.csv", summ)
     skipped = exp.skipped_cells(rows)
     report: dict[str, Any] = {"experiment": name, "traces": [Path(p).name for p in paths],
-                              "cells": len(cells), "computed": ran, "skipped": skipped,
-                              "seconds": wall}
+                              "jobs": jobs, "cells": len(cells), "computed": ran,
+                              "skipped": skipped, "seconds": wall}
     if not args.tune:
         report["findings"] = exp.findings(summ)
     if not args.no_plots:
         report["figures"] = _figures(out, name, summ, args.tune)
+    table = exp.fidelity(rows, paths, jobs, claims=not args.tune)
+    report["vs_seed"] = table.to_dict()
     print(dump_json(report))
+    report_fidelity(table, out, json_mode=True)
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')}; "
           f"{wall:.1f} s; rows in {out / (name + '.csv')}", file=sys.stderr)
     if skipped:
@@ -353,6 +381,12 @@ def add_reproduce(rep_sub: Any) -> None:
     rr.add_argument("--data", help="trace folder (default $LPSCHED_DATA or ../shared/data)")
     rr.add_argument("--instances", type=int, default=20)
     rr.add_argument("--first-seed", type=seed, default=0)
+    rr.add_argument("--status", type=_status, default="completed", help=STATUS_HELP.format(
+        default="completed: Table 3.1's trace counts are the completed jobs of positive "
+        "run time, decision 285"))
+    rr.add_argument("--zero-run", choices=("keep", "drop"), default="drop",
+                    help="drop (default, the chapter's: decision 285) or keep the jobs of "
+                    "run time 0")
     add_runner_options(rr, "folder of the store, CSVs and figures")
     rr.add_argument("--no-plots", action="store_true")
     rr.set_defaults(func=_cmd_reproduce)
@@ -371,6 +405,11 @@ def add_commands(sub: Any) -> None:
                    "length e per job; B: one task of length q·e per job, on m processors")
     t.add_argument("--processors", type=int, help="the trace's machine size (default: "
                    "Table 3.1's figure for its traces, else the header's MaxProcs)")
+    t.add_argument("--status", type=_status, default="all", help=STATUS_HELP.format(
+        default="all; seed 000 Table 3.1 counts the completed jobs, decision 285"))
+    t.add_argument("--zero-run", choices=("keep", "drop"), default="keep",
+                   help="keep (default) or drop the jobs of run time 0 (the chapter drops "
+                   "them: --status completed --zero-run drop)")
     t.add_argument("--lenient", action="store_true", help="skip malformed job lines "
                    "(counted in the instance's trace_dropped) instead of stopping")
     t.add_argument("-o", "--output", help="instance JSON file (replaced atomically; "

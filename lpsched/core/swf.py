@@ -13,6 +13,8 @@ it dropped and why; :func:`write_swf` writes a trace back.
 * the file: UTF-8 text (a byte-order mark is ignored), gzip-compressed exactly when its name
   ends in ``.gz``; a truncated or corrupt gzip stream, a name that disagrees with the content
   and an empty file are errors. Comment lines (``;``) may hold any bytes (kept with U+FFFD);
+  no line is longer than :data:`MAX_LINE` bytes (the file is read and decompressed as a
+  stream and a longer line is refused before it is held: an SWF line cannot be that long);
 * the header: ``MaxProcs`` and ``MaxNodes``, when present, are whole numbers from 1 to
   :data:`MAX_PROCESSORS` (10^7, the largest machine simulated: the simulator keeps arrays
   per processor), or ``-1`` (unknown); ``nan``, ``1e18``, ``0.5``, ``0``, ``abc`` are errors
@@ -67,6 +69,12 @@ FIELD_LIMIT = 2.0**53
 MACHINE_KEYS = ("MaxProcs", "MaxNodes")
 PROCESSOR_FIELDS = ("allocated", "requested_procs")
 SKIPPED = "malformed line skipped (--lenient)"
+#: the longest line read (bytes): 18 fields of magnitude at most 2^53 written in full
+#: (sign, 17 significant digits, point, exponent: 25 characters) take 450 with their
+#: spaces; 4096 leaves room for aligned columns and header notes (the longest line of the
+#: archive's traces in ../shared/data has 162). A longer line is refused as it is read.
+MAX_LINE = 4096
+_BLOCK = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -118,7 +126,7 @@ class SwfTrace:
 def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
     """Parse and check an SWF file (see module doc)."""
     p = Path(path)
-    header, header_lines, comments, data, numbers = _split(_read_text(p), str(p))
+    header, header_lines, comments, data, numbers = _split(_read_lines(p), str(p))
     _check_header(header, header_lines, str(p))
     values, lines, skipped = _parse_rows(data, numbers, str(p), lenient)
     values, lines, more, rounded = _check_values(values, lines, str(p), lenient)
@@ -130,44 +138,88 @@ def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
                     lines)
 
 
-def _read_text(p: Path) -> str:
-    """The file's text: gzip-decompressed when named ``.gz``, decoded as UTF-8 with the
-    bytes that are not kept as surrogates (``_parse_line`` names them)."""
+def _read_lines(p: Path) -> list[str]:
+    """The file's lines (without their ``\\n``): read and gzip-decompressed (when named
+    ``.gz``) as a stream, in blocks of :data:`_BLOCK` bytes, decoded as UTF-8 with the
+    bytes that are not kept as surrogates (``_parse_line`` names them). A line longer than
+    :data:`MAX_LINE` is refused as soon as that many bytes of it are read, so a damaged
+    or hostile file (one line of 512 MiB once inflated) never sits in memory whole."""
     try:
-        raw = p.read_bytes()
+        fh = p.open("rb")
     except OSError as exc:
         raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
-    if not raw:
-        raise ParseError(str(p), "empty file: an SWF trace has one job per line")
-    named, packed = p.suffix.lower() == ".gz", raw[:2] == _GZIP_MAGIC
-    if named and not packed:
-        raise ParseError(str(p), "not gzip-compressed although named .gz: compress it or "
-                         "remove .gz from its name")
-    if packed and not named:
-        raise ParseError(str(p), "gzip-compressed but not named .gz: add .gz to its name")
-    if packed:
+    with fh:
         try:
-            raw = gzip.decompress(raw)
-        except EOFError:
-            raise ParseError(str(p), "truncated gzip data: the compressed stream ends "
-                             "early (an incomplete copy?)") from None
-        except (OSError, zlib.error) as exc:
-            raise ParseError(str(p), f"corrupt gzip data ({exc})") from None
-        if not raw:
-            raise ParseError(str(p), "empty file (once decompressed): an SWF trace has one "
-                             "job per line")
-    return raw.decode("utf-8-sig", errors="surrogateescape")
+            head = fh.read(2)
+        except OSError as exc:
+            raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
+        if not head:
+            raise ParseError(str(p), "empty file: an SWF trace has one job per line")
+        named, packed = p.suffix.lower() == ".gz", head == _GZIP_MAGIC
+        if named and not packed:
+            raise ParseError(str(p), "not gzip-compressed although named .gz: compress it "
+                             "or remove .gz from its name")
+        if packed and not named:
+            raise ParseError(str(p), "gzip-compressed but not named .gz: add .gz to its "
+                             "name")
+        fh.seek(0)
+        stream: Any = gzip.GzipFile(fileobj=fh, mode="rb") if packed else fh
+        lines: list[str] = []
+        rest = b""
+        first = True
+        while True:
+            try:
+                chunk = stream.read(_BLOCK)
+            except EOFError:
+                raise ParseError(str(p), "truncated gzip data: the compressed stream ends "
+                                 "early (an incomplete copy?)") from None
+            except (OSError, zlib.error) as exc:
+                if not packed:
+                    raise ParseError(str(p), f"cannot read file: {exc}") from None
+                raise ParseError(str(p), f"corrupt gzip data ({exc})") from None
+            if not chunk:
+                break
+            block = rest + chunk
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                rest = block
+            else:
+                rest = block[cut + 1:]
+                text = block[:cut].decode("utf-8-sig" if first else "utf-8",
+                                          errors="surrogateescape")
+                first = False
+                part = text.split("\n")
+                longest = max(map(len, part))
+                if longest > MAX_LINE:
+                    at = next(i for i, line in enumerate(part) if len(line) > MAX_LINE)
+                    _too_long(p, len(lines) + at + 1)
+                lines += part
+            if len(rest) > MAX_LINE:
+                _too_long(p, len(lines) + 1)
+        if rest:
+            lines.append(rest.decode("utf-8-sig" if first else "utf-8",
+                                     errors="surrogateescape"))
+    if not lines:
+        raise ParseError(str(p), "empty file (once decompressed): an SWF trace has one "
+                         "job per line")
+    return lines
 
 
-def _split(text: str, path: str) -> tuple[dict[str, str], dict[str, int], list[str],
-                                          list[str], list[int]]:
+def _too_long(p: Path, line: int) -> None:
+    raise SwfParseError(str(p), f"line longer than {MAX_LINE:,} bytes: no SWF line is "
+                        f"(18 fields of magnitude at most 2^53, written in full, take at "
+                        f"most {18 * 25:,}); not an SWF trace, or a damaged one", line=line)
+
+
+def _split(lines: list[str], path: str) -> tuple[dict[str, str], dict[str, int], list[str],
+                                                 list[str], list[int]]:
     """Header entries (and their lines), comment lines, job lines and their numbers."""
     header: dict[str, str] = {}
     header_lines: dict[str, int] = {}
     comments: list[str] = []
     data: list[str] = []
     numbers: list[int] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         text_ = line.strip()
         if not text_:
             continue
@@ -519,9 +571,14 @@ def status_mask(trace: SwfTrace, status: str | Iterable[int] | None
                   for v, n in zip(values, counts, strict=True)}
 
 
+#: the reason counted for the jobs ``to_workload(..., drop_zero_run=True)`` drops
+ZERO_RUN = "run time 0 (field 4 = 0)"
+
+
 def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "requested",
                 processors: int | None = None, shift: bool = True,
-                status: str | Iterable[int] | None = None) -> Workload:
+                status: str | Iterable[int] | None = None,
+                drop_zero_run: bool = False) -> Workload:
     """Jobs from a trace, with the conventions of issue #5:
 
     * ``size="requested"``: field 8, falling back to field 5 (allocated) when unknown;
@@ -534,6 +591,9 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
       jobs wider than :data:`MAX_PROCESSORS`), so ``jobs + sum(dropped) = trace.records``;
     * ``status`` (:func:`parse_status`: ``"completed"``, ``"all"``, ``{1, 0}``; default
       every job): the jobs of another status are dropped, counted per status;
+    * ``drop_zero_run``: the jobs whose run time is 0 are dropped too (counted as
+      :data:`ZERO_RUN`); with ``status="completed"`` this is the selection whose counts are
+      seed 000 Table 3.1's "# tasks" of all seven traces [L1835-1841] (decision 285);
     * order: submission time, then file order; submission times shifted so the first is 0.
     """
     if size not in ("requested", "allocated"):
@@ -563,6 +623,7 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
     widest = machine if machine is not None else MAX_PROCESSORS
     for reason, bad in (
             ("no run time (field 4 < 0)", run < 0),
+            (ZERO_RUN, (run == 0) if drop_zero_run else np.zeros(run.size, bool)),
             ("no processors (fields 8 and 5 unknown)", procs <= 0),
             ("no submit time (field 2 < 0)", c["submit"] < 0),
             (f"wider than the machine ({machine} processors)" if machine is not None else

@@ -14,7 +14,16 @@ Decisions (docs/decisions.md, "Online sequential tasks", 74-78):
   Q`` kept as floats (no rounding), ``m/Q`` rounded to the nearest whole number (at least
   1); releases shifted so the first is 0. ``m`` is ``--processors``, else Table 3.1's
   figure for the chapter's seven traces, else the header's ``MaxProcs``.
-* Jobs with a run time of 0 stay (their stretch is bounded by ``B``).
+* Jobs with a run time of 0 stay (their stretch is bounded by ``B``) unless the job
+  selection drops them: ``status`` and ``zero_run`` choose the trace's jobs
+  (:func:`lpsched.core.swf.to_workload`); the chapter's selection, completed jobs with a
+  positive run time (:data:`CHAPTER_STATUS`, :data:`CHAPTER_ZERO_RUN`), is the one whose
+  counts are Table 3.1's "# tasks" [L1835-1841] (decision 285).
+* Releases are rebased to the first one (its value kept in ``meta["release_origin"]``):
+  every objective depends on differences of times only, and a time of 1e19 s has no
+  room left for a duration (floats 2,048 s apart). Times are kept to
+  :data:`TIME_RESOLUTION`: an instance whose releases and durations reach a time where
+  floats are farther apart is refused (decision 286).
 
 >>> inst = TaskInstance(2, [0.0, 1.0], [3.0, 1.0])
 >>> inst.n, inst.total_work
@@ -46,6 +55,16 @@ BOUND_B = 10.0
 #: the largest number of tasks a method-A instance may create (one per processor of a job)
 MAX_TASKS = 5_000_000
 DAY = 86400.0
+#: the coarsest spacing of floats allowed among an instance's and a schedule's times (s):
+#: a microsecond (SWF times are whole seconds; a bounded stretch moves by at most 1e-7)
+TIME_RESOLUTION = 1e-6
+#: the largest time kept to :data:`TIME_RESOLUTION` (2^52 microseconds, ~142 years)
+MAX_TIME = TIME_RESOLUTION * 2.0**52
+#: the chapter's job selection (decision 285): completed jobs (SWF status 1) ...
+CHAPTER_STATUS = "completed"
+#: ... with a positive run time (``"drop"`` the jobs of run time 0)
+CHAPTER_ZERO_RUN = "drop"
+ZERO_RUN_CHOICES = ("keep", "drop")
 
 
 @dataclass(frozen=True)
@@ -135,10 +154,23 @@ class TaskInstance:
         rel = _array(release, "release")
         if rel.size == 0:
             raise InvalidInstanceError("tasks", [], "an instance has at least one task")
+        work = _array(p, "p", rel.size)
+        info = dict(meta or {})
+        rel = _rebase(rel, info)
+        reach = float(rel.max()) + float(work.max())
+        if not reach <= MAX_TIME:
+            i = int(np.argmax(rel + work))
+            raise InvalidInstanceError(
+                f"tasks[{i}]", {"release": float(rel[i]) + info.get("release_origin", 0.0),
+                                "p": float(work[i])},
+                f"ends {reach:.4g} s after the first release, where floats are "
+                f"{np.spacing(reach):.3g} s apart: times are kept to {TIME_RESOLUTION:g} s "
+                f"(at most {MAX_TIME:.4g} s from the first release); shorten the window "
+                "or rescale the times")
         object.__setattr__(self, "processors", int(processors))
         object.__setattr__(self, "release", rel)
-        object.__setattr__(self, "p", _array(p, "p", rel.size))
-        object.__setattr__(self, "meta", dict(meta or {}))
+        object.__setattr__(self, "p", work)
+        object.__setattr__(self, "meta", info)
 
     @property
     def n(self) -> int:
@@ -182,6 +214,24 @@ class TaskInstance:
         meta = {k: v for k, v in data.items() if k not in ("processors", "tasks")}
         return cls(data["processors"], [t["release"] for t in tasks],
                    [t["p"] for t in tasks], meta)
+
+
+def _rebase(rel: np.ndarray, meta: dict[str, Any]) -> np.ndarray:
+    """``rel`` shifted so that the first release is 0 (exact for releases within a factor 2
+    of each other; an instance's times differ by far less than their magnitude when this
+    matters), the shift added to ``meta["release_origin"]``."""
+    origin = float(rel.min())
+    if origin == 0.0:
+        return rel
+    before = meta.get("release_origin", 0.0)
+    if isinstance(before, bool) or not isinstance(before, (int, float)) \
+            or not math.isfinite(before):
+        raise InvalidInstanceError("release_origin", before, "must be a finite number "
+                                   "(the time of the first release, in seconds)")
+    out = rel - origin
+    out.setflags(write=False)
+    meta["release_origin"] = float(before) + origin
+    return out
 
 
 def save_instance(inst: TaskInstance, path: str | Path) -> None:
@@ -282,23 +332,49 @@ def from_workload(work: Workload, machine: int, method: str = "C",
     return TaskInstance(m, rel, p, {**info, **(meta or {})})
 
 
-def trace_workload(path: str, processors: int | None = None,
-                   lenient: bool = False) -> tuple[Workload, int]:
+def trace_workload(path: str, processors: int | None = None, lenient: bool = False,
+                   status: str | None = None, zero_run: str = "keep",
+                   ) -> tuple[Workload, int]:
     """The trace's jobs (requested processors, real run times) and the machine size
-    (:func:`machine_size`)."""
+    (:func:`machine_size`), seed 000 §3.5.1.
+
+    Parameters
+    ----------
+    path : str
+        The SWF trace.
+    processors : int, optional
+        The machine size ``m`` (default: Table 3.1's figure, else ``MaxProcs``).
+    lenient : bool
+        Skip malformed job lines (counted) instead of stopping.
+    status : str, optional
+        The jobs kept by their SWF status (:func:`lpsched.core.swf.parse_status`;
+        ``None`` or ``"all"``: every job; the chapter's is :data:`CHAPTER_STATUS`).
+    zero_run : {"keep", "drop"}
+        Whether the jobs of run time 0 stay (the chapter drops them: decision 285).
+
+    Returns
+    -------
+    (Workload, int)
+        The jobs kept (every other one counted in ``dropped`` with its reason) and ``m``.
+    """
+    if zero_run not in ZERO_RUN_CHOICES:
+        raise InvalidInstanceError("zero_run", zero_run, "must be 'keep' or 'drop'")
     trace = read_swf(path, lenient=lenient)
     machine = machine_size(trace, path, processors)
-    work = to_workload(trace, size="requested", estimate="runtime",
-                       processors=machine).require_jobs()
+    work = to_workload(trace, size="requested", estimate="runtime", processors=machine,
+                       status=status, drop_zero_run=zero_run == "drop").require_jobs()
     return work, machine
 
 
 def window_instance(work: Workload, machine: int, window: str = "random:15d", seed: int = 0,
-                    method: str = "C", source: str = "") -> TaskInstance:
+                    method: str = "C", source: str = "",
+                    selection: dict[str, Any] | None = None) -> TaskInstance:
     """One instance from a window of ``work`` (module doc). When ``work`` comes from a
     trace, ``meta`` keeps its accounting (decisions 44 and 64: nothing dropped silently):
     ``trace_records`` (job lines read), ``trace_dropped`` (jobs dropped, per reason,
-    lenient skips included) and ``trace_skipped_lines``."""
+    lenient skips included) and ``trace_skipped_lines``; ``selection`` (the job selection
+    the workload was read with, e.g. ``{"status": "completed", "zero_run": "drop"}``) is
+    kept as ``meta["jobs_selected"]``."""
     kind, length = parse_window(window)
     if kind == "random":
         work = random_window(work, length, seed)
@@ -312,6 +388,8 @@ def window_instance(work: Workload, machine: int, window: str = "random:15d", se
         raise InvalidInstanceError("window", window, f"no job submitted in the window{where}: "
                                    "choose another seed or a longer window")
     meta: dict[str, Any] = {"source": source, "window": window, "seed": seed}
+    if selection is not None:
+        meta["jobs_selected"] = dict(selection)
     if work.records is not None:  # the trace's accounting (decisions 44, 64)
         meta["trace_records"] = work.records
         meta["trace_dropped"] = dict(work.dropped)
@@ -321,8 +399,11 @@ def window_instance(work: Workload, machine: int, window: str = "random:15d", se
 
 def instance_from_trace(path: str, window: str = "random:15d", seed: int = 0,
                         method: str = "C", processors: int | None = None,
-                        lenient: bool = False) -> TaskInstance:
-    """Read an SWF trace and build one instance from a window of it (module doc)."""
+                        lenient: bool = False, status: str | None = None,
+                        zero_run: str = "keep") -> TaskInstance:
+    """Read an SWF trace and build one instance from a window of it (module doc; the job
+    selection ``status``, ``zero_run`` as in :func:`trace_workload`)."""
     parse_window(window)
-    work, machine = trace_workload(path, processors, lenient)
-    return window_instance(work, machine, window, seed, method, Path(path).name)
+    work, machine = trace_workload(path, processors, lenient, status, zero_run)
+    return window_instance(work, machine, window, seed, method, Path(path).name,
+                           {"status": status or "all", "zero_run": zero_run})

@@ -8,8 +8,12 @@
   × ``τ in 1..5`` (``1..10`` for Curie and RICC); SPT-RR and GSPT-RR over ``m_d`` × ``c in
   {0.2, 0.4, 0.6, 0.8, 1}`` with ``b = 0.02``.
 
-A cell is a JSON-able list ``[trace path, seed, policy, params]``; cells of one instance go
-to one worker (``group``), which builds the instance and its bounds once (cached).
+A cell is a JSON-able list ``[trace path, seed, policy, params, selection]``, the last the
+job selection ``{"status": ..., "zero_run": ...}`` the trace is read with (default the
+chapter's, completed jobs of positive run time: decision 285; a stored cell of four items
+was computed on every job line); cells of one instance go to one worker (``group``), which
+builds the instance and its bounds once (cached). :func:`fidelity` sets the run's figures
+beside Table 3.1's and the chapter's claims (decision 288).
 """
 
 from __future__ import annotations
@@ -22,16 +26,21 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.core.swf import Workload
+from lpsched.core.fidelity import Bound, FidelityRow, FidelityTable, compare, not_measured
+from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.tasks.bounds import EXACT_LIMIT, lower_bounds
 from lpsched.tasks.instance import (
+    CHAPTER_STATUS,
+    CHAPTER_ZERO_RUN,
     TRACES,
+    ZERO_RUN_CHOICES,
     TaskInstance,
+    machine_size,
     trace_info,
-    trace_workload,
     window_instance,
 )
 from lpsched.tasks.policies import ALL_POLICIES, get_policy, table_params
+from lpsched.tasks.schedule import check_bounds
 from lpsched.tasks.simulator import evaluate
 
 METRICS = ("max_stretch", "sum_stretch", "l2_stretch", "max_flow", "sum_flow", "l2_flow")
@@ -39,9 +48,76 @@ STRETCH = METRICS[:3]
 C_GRID = (0.2, 0.4, 0.6, 0.8, 1.0)
 
 
-@functools.lru_cache(maxsize=2)
-def _trace(path: str) -> tuple[Workload, int]:
-    return trace_workload(path)
+#: the chapter's job selection (decision 285), the reproduction's default
+CHAPTER_SELECTION: dict[str, str] = {"status": CHAPTER_STATUS, "zero_run": CHAPTER_ZERO_RUN}
+#: the selection of the cells stored before decision 285 (four items: every job line)
+LEGACY_SELECTION: dict[str, str] = {"status": "all", "zero_run": "keep"}
+
+
+def selection(status: str = CHAPTER_STATUS, zero_run: str = CHAPTER_ZERO_RUN,
+              ) -> dict[str, str]:
+    """The job selection of a cell (seed 000 §3.5.1, Table 3.1 [L1835-1841], decision 285).
+
+    Parameters
+    ----------
+    status : str
+        The SWF statuses kept (``"completed"``, ``"all"``, a comma list:
+        :func:`lpsched.core.swf.parse_status`); default the chapter's.
+    zero_run : {"keep", "drop"}
+        Whether the jobs of run time 0 are dropped; default the chapter's (``"drop"``).
+
+    Returns
+    -------
+    dict
+        ``{"status": status, "zero_run": zero_run}``, checked (a bad value raises).
+
+    Examples
+    --------
+    >>> selection()
+    {'status': 'completed', 'zero_run': 'drop'}
+    """
+    from lpsched.core.swf import parse_status
+
+    parse_status(status)
+    if zero_run not in ZERO_RUN_CHOICES:
+        raise ValueError(f"zero_run {zero_run!r}: must be 'keep' or 'drop'")
+    return {"status": status, "zero_run": zero_run}
+
+
+@functools.lru_cache(maxsize=8)
+def _trace(path: str, status: str = CHAPTER_STATUS, zero_run: str = CHAPTER_ZERO_RUN,
+           ) -> tuple[Workload, int, int | None]:
+    """The trace's jobs under the selection, ``m`` (Table 3.1's) and the header's
+    ``MaxProcs``."""
+    trace = read_swf(path)
+    machine = machine_size(trace, path, None)
+    work = to_workload(trace, size="requested", estimate="runtime", processors=machine,
+                       status=status, drop_zero_run=zero_run == "drop").require_jobs()
+    return work, machine, trace.max_procs
+
+
+def trace_figures(path: str, status: str = CHAPTER_STATUS,
+                  zero_run: str = CHAPTER_ZERO_RUN) -> dict[str, Any]:
+    """Table 3.1's trace columns [L1835-1841] measured on ``path`` under a job selection.
+
+    Parameters
+    ----------
+    path : str
+        The SWF trace.
+    status, zero_run : str
+        The job selection (:func:`selection`).
+
+    Returns
+    -------
+    dict
+        ``jobs`` kept, ``span_days`` (first to last submission), ``max_procs`` (header,
+        ``None`` if absent), ``dropped`` (per reason), ``run_ratio`` (:func:`ratio_08` of
+        the run times: the b-ratio of §3.5.2 [L1935-1937] read on the trace's jobs).
+    """
+    work, _, max_procs = _trace(path, status, zero_run)
+    span = float(work.submit.max() - work.submit.min()) / 86400.0 if work.jobs else 0.0
+    return {"jobs": work.jobs, "span_days": span, "max_procs": max_procs,
+            "dropped": dict(work.dropped), "run_ratio": ratio_08(work.run)}
 
 
 def window_of(path: str) -> str:
@@ -52,16 +128,40 @@ def window_of(path: str) -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def instance(path: str, seed: int) -> TaskInstance:
-    """The method-C instance of ``path`` for ``seed`` (window of Table 3.1)."""
-    work, machine = _trace(path)
-    return window_instance(work, machine, window_of(path), seed, "C", Path(path).name)
+def instance(path: str, seed: int, status: str = CHAPTER_STATUS,
+             zero_run: str = CHAPTER_ZERO_RUN) -> TaskInstance:
+    """The method-C instance of ``path`` for ``seed`` (window of Table 3.1), from the jobs
+    the selection keeps (the chapter's by default)."""
+    work, machine, _ = _trace(path, status, zero_run)
+    return window_instance(work, machine, window_of(path), seed, "C", Path(path).name,
+                           {"status": status, "zero_run": zero_run})
 
 
 @functools.lru_cache(maxsize=2)
-def _bounds(path: str, seed: int, exact_limit: int) -> dict[str, dict[str, Any]]:
-    return {k: v.to_dict() for k, v in lower_bounds(instance(path, seed),
+def _bounds(path: str, seed: int, exact_limit: int, status: str = CHAPTER_STATUS,
+            zero_run: str = CHAPTER_ZERO_RUN) -> dict[str, dict[str, Any]]:
+    return {k: v.to_dict() for k, v in lower_bounds(instance(path, seed, status, zero_run),
                                                     exact_limit).items()}
+
+
+def _cell_selection(cell: list[Any]) -> tuple[str, str]:
+    sel = cell[4] if len(cell) > 4 else LEGACY_SELECTION
+    return str(sel["status"]), str(sel["zero_run"])
+
+
+def ratio_08(lengths: np.ndarray) -> float | None:
+    """The ``ceil(0.8 n)``-th smallest of ``lengths`` over the largest (seed 000 §3.5.2
+    [L1935-1937]: "the ratio of the 0.8n longest task ... over the longest task", 0.02 on
+    average, which fixes ``b``); ``None`` when there is none or the largest is 0."""
+    p = np.sort(np.asarray(lengths, float))
+    if not p.size or p[-1] <= 0:
+        return None
+    return float(p[max(0, math.ceil(0.8 * p.size) - 1)] / p[-1])
+
+
+def long_task_ratio(inst: TaskInstance) -> float | None:
+    """:func:`ratio_08` of the instance's processing times (the reading of decision 288)."""
+    return ratio_08(inst.p)
 
 
 def trace_name(path: str) -> str:
@@ -71,25 +171,30 @@ def trace_name(path: str) -> str:
 
 
 def comparison_cells(paths: list[str], instances: int, first_seed: int = 0,
-                     policies: tuple[str, ...] = ALL_POLICIES) -> list[list[Any]]:
-    """The cells of the Table 3.2 comparison: ``[path, seed, policy, parameters]`` for every
-    trace, instance seed and policy, with the table's parameters for the trace."""
+                     policies: tuple[str, ...] = ALL_POLICIES,
+                     jobs: dict[str, str] | None = None) -> list[list[Any]]:
+    """The cells of the Table 3.2 comparison: ``[path, seed, policy, parameters,
+    selection]`` for every trace, instance seed and policy, with the table's parameters for
+    the trace and the job selection ``jobs`` (:func:`selection`; default the chapter's)."""
+    sel = dict(jobs or CHAPTER_SELECTION)
     cells = []
     for path in paths:
         info = trace_info(path)
         for seed in range(first_seed, first_seed + instances):
             for name in policies:
-                cells.append([path, seed, name, table_params(name, info)])
+                cells.append([path, seed, name, table_params(name, info), sel])
     return cells
 
 
 def tuning_cells(path: str, instances: int, first_seed: int = 0,
                  md_values: tuple[int, ...] = tuple(range(1, 11)),
                  taus: tuple[float, ...] | None = None,
-                 cs: tuple[float, ...] = C_GRID) -> list[list[Any]]:
+                 cs: tuple[float, ...] = C_GRID,
+                 jobs: dict[str, str] | None = None) -> list[list[Any]]:
     """The cells of the ``m_d`` x ``τ`` (RD policies) and ``m_d`` x ``c`` (RR policies)
     tuning grid on one trace; ``taus`` defaults to 1..10 for Curie and RICC, 1..5
-    otherwise."""
+    otherwise; ``jobs`` the job selection (:func:`selection`; default the chapter's)."""
+    sel = dict(jobs or CHAPTER_SELECTION)
     info = trace_info(path)
     if taus is None:
         wide = info is not None and info.short in ("Curie", "RICC")
@@ -98,16 +203,16 @@ def tuning_cells(path: str, instances: int, first_seed: int = 0,
     for seed in range(first_seed, first_seed + instances):
         for md in md_values:
             for name in ("spt-rd", "gspt-rd"):
-                cells += [[path, seed, name, {"md": md, "tau": tau}] for tau in taus]
+                cells += [[path, seed, name, {"md": md, "tau": tau}, sel] for tau in taus]
             for name in ("spt-rr", "gspt-rr"):
-                cells += [[path, seed, name, {"md": md, "c": c}] for c in cs]
+                cells += [[path, seed, name, {"md": md, "c": c}, sel] for c in cs]
     return cells
 
 
-def group(cell: list[Any]) -> tuple[str, int]:
-    """``(trace, seed)``: cells of one instance go to one worker, which builds the instance
-    and its bounds once."""
-    return cell[0], cell[1]
+def group(cell: list[Any]) -> tuple[str, int, str, str]:
+    """``(trace, seed, status, zero_run)``: cells of one instance go to one worker, which
+    builds the instance and its bounds once."""
+    return (cell[0], cell[1], *_cell_selection(cell))
 
 
 #: The fields every stored row has (skipped cells included), checked when rows are read
@@ -115,19 +220,28 @@ def group(cell: list[Any]) -> tuple[str, int]:
 ROW_SCHEMA: dict[str, str] = {"trace": "text", "seed": "int>=0", "policy": "text"}
 
 
+def _instance_fields(inst: TaskInstance, status: str, zero_run: str) -> dict[str, Any]:
+    return {"n": inst.n, "processors": inst.processors, "job_status": status,
+            "zero_run": zero_run, "Q": inst.meta.get("Q"),
+            "long_task_ratio": long_task_ratio(inst)}
+
+
 def run_cell(cell: list[Any], exact_limit: int = EXACT_LIMIT) -> list[dict[str, Any]]:
-    """One policy on one instance: metrics, counts, bounds, metric / bound."""
-    path, seed, name, params = cell
-    inst = instance(path, seed)
+    """One policy on one instance: metrics, counts, bounds, metric / bound; the schedule
+    is validated and checked against the proven bounds (decision 286)."""
+    path, seed, name, params = cell[:4]
+    status, zero_run = _cell_selection(cell)
+    inst = instance(path, seed, status, zero_run)
     pol = get_policy(name, seed=seed, **params)
     if pol.redirect and pol.md >= inst.processors:
         return [{"trace": trace_name(path), "seed": seed, "policy": name, **params,
-                 "n": inst.n, "processors": inst.processors, "valid": False,
+                 **_instance_fields(inst, status, zero_run), "valid": False,
                  "skipped": f"m_d >= m = {inst.processors}"}]
     res = evaluate(inst, pol)
-    row = {"trace": trace_name(path), "seed": seed, "n": inst.n,
-           "processors": inst.processors, **res.to_dict()}
-    bounds = _bounds(path, seed, exact_limit)
+    row = {"trace": trace_name(path), "seed": seed,
+           **_instance_fields(inst, status, zero_run), **res.to_dict()}
+    bounds = _bounds(path, seed, exact_limit, status, zero_run)
+    check_bounds(res.metrics, bounds)
     for key, b in bounds.items():
         row[f"lb_{key}"] = b["value"]
         row[f"lb_{key}_kind"] = b["bound"]
@@ -137,15 +251,18 @@ def run_cell(cell: list[Any], exact_limit: int = EXACT_LIMIT) -> list[dict[str, 
 
 def tuning_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """A tuning cell: like :func:`run_cell` without bounds."""
-    path, seed, name, params = cell
-    inst = instance(path, seed)
+    path, seed, name, params = cell[:4]
+    status, zero_run = _cell_selection(cell)
+    inst = instance(path, seed, status, zero_run)
     pol = get_policy(name, seed=seed, **params)
     if pol.md >= inst.processors:
         return [{"trace": trace_name(path), "seed": seed, "policy": name, **params,
-                 "valid": False, "skipped": f"m_d >= m = {inst.processors}"}]
+                 "job_status": status, "zero_run": zero_run, "valid": False,
+                 "skipped": f"m_d >= m = {inst.processors}"}]
     res = evaluate(inst, pol)
     return [{"trace": trace_name(path), "seed": seed, "n": inst.n,
-             "processors": inst.processors, **res.to_dict()}]
+             "processors": inst.processors, "job_status": status, "zero_run": zero_run,
+             **res.to_dict()}]
 
 
 def _mean(values: list[Any]) -> float | None:
@@ -223,3 +340,190 @@ def default_traces(folder: str) -> list[str]:
     """The seven traces of Table 3.1 found in ``folder``."""
     return [str(Path(folder) / t.file) for t in TRACES.values()
             if (Path(folder) / t.file).exists()]
+
+
+#: Table 3.1 [L1835-1841]: trace CPUs, trace "# tasks", trace size, instance CPUs (m/Q),
+#: tasks per instance, instance size (days); the seed line of each row
+TABLE_3_1: dict[str, tuple[int, int, int, int, int, int, int]] = {
+    "Curie": (80640, 279991, 6089, 160, 70215, 60, 1835),
+    "HPC2N": (240, 201998, 1268, 17, 4516, 30, 1836),
+    "KTH-SP2": (100, 20483, 333, 12, 860, 15, 1837),
+    "LLNL-Thunder": (4096, 97875, 148, 48, 4601, 7, 1838),
+    "Metacentrum": (806, 86586, 157, 18, 4155, 7, 1839),
+    "RICC": (8192, 431547, 153, 200, 19401, 7, 1840),
+    "SDSC-Blue-4.1": (1152, 195587, 979, 27, 6263, 30, 1841),
+}
+#: the b-ratio of [L1935-1937] and the seed's instances per trace [L1823]
+B_RATIO, SEED_INSTANCES = 0.02, 20
+#: the decisions holding the evidence of the columns that cannot come back
+MQ_DECISION, SELECTION_DECISION = 287, 285
+
+
+def _sampling_tolerance(values: list[float]) -> tuple[float, str]:
+    """``2 s sqrt(1/20 + 1/k)``: two standard errors of the difference between the seed's
+    mean of 20 windows and ours of k (decision 288); 0 with one instance."""
+    k = len(values)
+    if k < 2:
+        return 0.0, "1 instance: no sampling tolerance"
+    s = float(np.std(values, ddof=1))
+    return 2 * s * math.sqrt(1 / SEED_INSTANCES + 1 / k), f"mean of {k} instances, sd {s:.4g}"
+
+
+def _instances(rows: list[dict[str, Any]]) -> dict[str, dict[int, dict[str, Any]]]:
+    """Per trace (its Table 3.1 short name), per seed: the instance's ``n``,
+    ``processors`` and ``long_task_ratio`` (any row of the instance carries them)."""
+    out: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    short = {t.name: t.short for t in TRACES.values()}
+    for row in rows:
+        if row.get("n") is None:
+            continue
+        name = short.get(str(row.get("trace")), str(row.get("trace")))
+        out[name].setdefault(int(row["seed"]), row)
+    return out
+
+
+def _claim(f: dict[str, Any] | None) -> str | None:
+    if f is None:
+        return None
+    k = len(f["stretch_metrics_lower"])
+    return "all lower" if k == 3 else f"{k} of 3 lower"
+
+
+def fidelity(rows: list[dict[str, Any]], paths: list[str],
+             jobs: dict[str, str] | None = None, claims: bool = True) -> FidelityTable:
+    """Seed 000 ch. 3's published figures beside this run's (decision 288): Table 3.1's
+    trace columns (measured on the traces of ``paths`` under the job selection ``jobs``),
+    its instance columns (means over the run's instances), the b-ratio of §3.5.2 and the
+    comparison claims of §3.5.2 [L1962-1976].
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`run_cell` (a comparison run).
+    paths : list of str
+        The traces of the run.
+    jobs : dict, optional
+        The job selection (:func:`selection`; default the chapter's).
+    claims : bool
+        Add the comparison claims (a comparison run; the tuning grid has no Table 3.2
+        baseline rows to compare).
+
+    Returns
+    -------
+    FidelityTable
+        Experiment ``redirection``.
+    """
+    sel = dict(jobs or CHAPTER_SELECTION)
+    by_short = {}
+    for path in paths:
+        info = trace_info(path)
+        if info is not None:
+            by_short[info.short] = path
+    inst = _instances(rows)
+    out: list[FidelityRow] = []
+    why = "trace not in this run"
+    chosen = f"jobs: status {sel['status']}, run time 0 {sel['zero_run']}"
+    for short, (cpus, count, size, mq, tasks, _, line) in TABLE_3_1.items():
+        ref = f"000 L{line}"
+        found_path = by_short.get(short)
+        if found_path is None:
+            out += [not_measured(f"Table 3.1 {short} trace # tasks", ref, count, why,
+                                 role="calibration"),
+                    not_measured(f"Table 3.1 {short} trace # CPUs", ref, cpus, why),
+                    not_measured(f"Table 3.1 {short} trace size", ref, size, why,
+                                 role="calibration" if short == "Curie" else "validation")]
+        else:
+            fig = trace_figures(found_path, sel["status"], sel["zero_run"])
+            out.append(compare(f"Table 3.1 {short} trace # tasks", ref, count, fig["jobs"],
+                               role="calibration", explained_by=SELECTION_DECISION,
+                               note=chosen))
+            if fig["max_procs"] is None:
+                out.append(not_measured(f"Table 3.1 {short} trace # CPUs", ref, cpus,
+                                        "the file has no MaxProcs header"))
+            else:
+                out.append(compare(f"Table 3.1 {short} trace # CPUs", ref, cpus,
+                                   fig["max_procs"], explained_by=MQ_DECISION,
+                                   note="header MaxProcs; the run uses Table 3.1's"))
+            if short == "Curie":
+                out.append(compare(f"Table 3.1 {short} trace size", ref, size,
+                                   round(fig["span_days"] * 24, 1), tolerance=1, unit="h",
+                                   role="calibration", note="read in hours (decision 288)"))
+            else:
+                out.append(compare(f"Table 3.1 {short} trace size", ref, size,
+                                   round(fig["span_days"], 1), tolerance=1, unit="d",
+                                   note="first to last submission kept"))
+        members = list(inst.get(short, {}).values())
+        if not members:
+            out += [not_measured(f"Table 3.1 {short} tasks per instance", ref, tasks, why),
+                    not_measured(f"Table 3.1 {short} instance CPUs (m/Q)", ref, mq, why)]
+            continue
+        for label, seed_value, key, explained in (
+                ("tasks per instance", tasks, "n", None),
+                ("instance CPUs (m/Q)", mq, "processors", MQ_DECISION)):
+            values = [float(m[key]) for m in members]
+            tol, note = _sampling_tolerance(values)
+            out.append(compare(f"Table 3.1 {short} {label}", ref, seed_value,
+                               round(float(np.mean(values)), 1), tolerance=tol,
+                               explained_by=explained, note=note))
+    run_ratios = [trace_figures(by_short[short], sel["status"], sel["zero_run"])["run_ratio"]
+                  for short in TABLE_3_1 if short in by_short]
+    run_ratios = [r for r in run_ratios if r is not None]
+    ratios = []
+    for short in TABLE_3_1:
+        vals = [m["long_task_ratio"] for m in inst.get(short, {}).values()
+                if m.get("long_task_ratio") is not None]
+        if vals:
+            ratios.append(float(np.mean(vals)))
+    if ratios:
+        out.append(compare("b: p of the 0.8n-th task / longest, mean of traces",
+                           "000 L1935-1937", B_RATIO, round(float(np.mean(ratios)), 4),
+                           tolerance=0.005, note=f"{len(ratios)} of 7 traces"))
+    else:
+        out.append(not_measured("b: p of the 0.8n-th task / longest, mean of traces",
+                                "000 L1935-1937", B_RATIO, "no instance in this run"))
+    figure = "b: run time of the 0.8n-th job / longest, whole traces"
+    if run_ratios:
+        out.append(compare(figure, "000 L1935-1937", B_RATIO,
+                           round(float(np.mean(run_ratios)), 4), tolerance=0.005,
+                           role="calibration", note=f"{len(run_ratios)} of 7 traces; "
+                           "reading chosen after the one above differed (decision 290)"))
+    else:
+        out.append(not_measured(figure, "000 L1935-1937", B_RATIO, "no trace in this run",
+                                role="calibration"))
+    if claims:
+        out += _claims(rows)
+    return FidelityTable("redirection", out)
+
+
+def _claims(rows: list[dict[str, Any]]) -> list[FidelityRow]:
+    """The comparison claims of §3.5.2 [L1962-1976] (decision 288)."""
+    found = {(f["trace"], f["policy"]): f for f in findings(summary(rows))}
+    curie = TRACES["CEA-Curie-2011-2.1-cln"].name
+    out = []
+    for policy, seed in (("gspt-rd", "all lower"), ("spt-rr", "all lower"),
+                         ("gspt-rr", "all lower"), ("spt-rd", "not all lower")):
+        f = found.get((curie, policy))
+        ours = _claim(f)
+        if ours is not None and seed == "not all lower":
+            ours = "not all lower" if ours != "all lower" else ours
+        figure = f"Curie {policy.upper()} vs {policy.split('-')[0].upper()}: stretch metrics"
+        if ours is None:
+            out.append(not_measured(figure, "000 L1962-1967", seed, "Curie not in this run"))
+        else:
+            out.append(compare(figure, "000 L1962-1967", seed, ours,
+                               note="max, sum and L2 stretch, Table 3.2's parameters"))
+    others = [f for (trace, _), f in found.items() if trace != curie]
+    figure = "other traces: (trace, method) pairs improving all stretch metrics"
+    if not others:
+        out.append(not_measured(figure, "000 L1972-1976", Bound(">", 12),
+                                "no other trace in this run"))
+        return out
+    lower = sum(len(f["stretch_metrics_lower"]) == 3 for f in others)
+    short = {t.name: t.short for t in TRACES.values()}
+    per_trace: dict[str, int] = defaultdict(int)
+    for f in others:
+        per_trace[short.get(f["trace"], f["trace"])] += len(f["stretch_metrics_lower"]) == 3
+    detail = ", ".join(f"{t} {n}/4" for t, n in sorted(per_trace.items()))
+    out.append(compare(figure, "000 L1972-1976", Bound(">", len(others) / 2), lower,
+                       note=f"'most of the cases': of {len(others)} pairs ({detail})"))
+    return out

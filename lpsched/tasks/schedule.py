@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 
 from lpsched.errors import InvalidScheduleError
-from lpsched.tasks.instance import BOUND_B, TaskInstance
+from lpsched.tasks.instance import BOUND_B, TIME_RESOLUTION, TaskInstance
 
 COMPLETE, PREEMPTED, INTERRUPTED = 0, 1, 2
 #: relative time tolerance of the validator (times are sums of floats)
 TIME_TOL = 1e-9
+#: relative slack under a proven lower bound still accepted (the bounds' own rounding)
+BOUND_RTOL = 1e-7
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,11 @@ def validate_schedule(inst: TaskInstance, sched: TaskSchedule) -> None:
     t, q, s, e = sched.task, sched.proc, sched.start, sched.end
     if t.size == 0 or t.min() < 0 or t.max() >= inst.n:
         _fail("tasks", "a piece names a task outside the instance")
+    last = float(np.abs(e).max(initial=0.0))
+    if not np.spacing(last) <= TIME_RESOLUTION:  # decision 286
+        _fail("time-resolution", f"the schedule reaches {last:.4g} s after the first "
+              f"release, where floats are {np.spacing(last):.3g} s apart: durations are "
+              f"not kept to {TIME_RESOLUTION:g} s")
     if q.min() < 0 or q.max() >= sched.processors or sched.processors != inst.processors:
         _fail("processors", f"a piece runs outside processors 0..{inst.processors - 1}")
     bad = np.flatnonzero(e < s - tol)
@@ -174,6 +181,34 @@ def _restart_work(inst: TaskInstance, sched: TaskSchedule, tol: float) -> None:
               int(t[redone[q[redone] < sched.main][0]]))
     if redone.size and (s[redone] < restart_at[t[redone]] - tol).any():
         _fail("restart", "a redirected task restarts before its interruption")
+
+
+def check_bounds(values: dict[str, Any], bounds: dict[str, Any]) -> None:
+    """Refuse a schedule whose objective lies below a proven lower bound (seed 000 §3.2
+    objectives; the bounds of :func:`lpsched.tasks.bounds.lower_bounds`, as objects or as
+    their ``to_dict()``): a schedule cannot beat a proof, so one of the two is wrong.
+
+    Parameters
+    ----------
+    values : dict
+        The schedule's objectives (:func:`metrics`).
+    bounds : dict
+        Objective name to bound (``value`` and ``bound``, its kind).
+
+    Raises
+    ------
+    InvalidScheduleError
+        ``lower-bound``, naming the objective, its value, the bound and its kind, when the
+        objective is below ``value * (1 - BOUND_RTOL)``.
+    """
+    for key, bound in bounds.items():
+        b = bound if isinstance(bound, dict) else bound.to_dict()
+        lb, value = b.get("value"), values.get(key)
+        if lb is None or value is None or not np.isfinite(lb):
+            continue
+        if value < lb * (1 - BOUND_RTOL) if lb > 0 else value < lb:
+            _fail("lower-bound", f"{key} = {value:.10g} is below its proven lower bound "
+                  f"{lb:.10g} ({b.get('bound')}): the schedule or the bound is wrong")
 
 
 def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,

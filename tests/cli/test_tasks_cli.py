@@ -218,3 +218,91 @@ def test_online_all_reports_table_md_too_large_as_skipped(capsys, tmp_path: Path
     code, out, _ = run(capsys, "online", str(path), "--policy", "spt-rd", "--md", "3",
                        "--json")
     assert code == 0 and json.loads(out)["md"] == 3
+
+
+# -- issue 30: the chapter's job selection, the seed-vs-ours table, far releases ----------
+
+def _selection_trace(tmp_path: Path) -> Path:
+    from tests.tasks.test_chapter_reading import _kth_like
+
+    return _kth_like(tmp_path)
+
+
+def test_installed_tasks_status_and_zero_run(tmp_path: Path) -> None:
+    """``tasks --status completed --zero-run drop`` keeps the chapter's jobs and says what
+    it dropped, per status and run time; a bad ``--status`` is one line, exit 2."""
+    trace = _selection_trace(tmp_path)
+    proc = lpsched("tasks", str(trace), "--window", "all", "--status", "completed",
+                   "--zero-run", "drop", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["tasks"] == 48 and data["jobs_selected"] == {"status": "completed",
+                                                             "zero_run": "drop"}
+    assert data["trace_dropped"] == {"status -1 not selected": 12,
+                                     "status 0 not selected": 24,
+                                     "status 5 not selected": 12,
+                                     "run time 0 (field 4 = 0)": 24}
+    assert proc.stderr.startswith("lpsched: note: 72 of the trace's 120 job lines dropped")
+    plain = json.loads(lpsched("tasks", str(trace), "--window", "all", "--json").stdout)
+    assert plain["tasks"] == 120  # every job, run time 0 kept
+    bad = lpsched("tasks", str(trace), "--status", "finished")
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert "--status 'finished'" in bad.stderr
+    bad = lpsched("tasks", str(trace), "--zero-run", "sometimes")
+    assert bad.returncode == 2 and "--zero-run" in bad.stderr
+
+
+def test_installed_reproduce_writes_and_prints_the_table(tmp_path: Path) -> None:
+    """``reproduce redirection --out DIR``: stdout one JSON value with ``vs_seed`` and the
+    selection used (the chapter's by default), the table on stderr, the CSV in DIR; the
+    former reading with ``--status all --zero-run keep``."""
+    trace = _selection_trace(tmp_path)
+    out = tmp_path / "r"
+    proc = lpsched("reproduce", "redirection", "--traces", str(trace), "--instances", "1",
+                   "--out", str(out), "--quiet", "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["jobs"] == {"status": "completed", "zero_run": "drop"}
+    rows = {r["figure"]: r for r in report["vs_seed"]["rows"]}
+    assert rows["Table 3.1 KTH-SP2 trace # tasks"]["ours"] == "48"
+    assert "redirection vs seed:" in proc.stderr
+    assert "Table 3.1 KTH-SP2 trace # tasks" in proc.stderr
+    table = list(csv.DictReader((out / "redirection_vs_seed.csv").open()))
+    assert len(table) == 42 and table[0]["figure"] == "Table 3.1 Curie trace # tasks"
+    every = lpsched("reproduce", "redirection", "--traces", str(trace), "--instances", "1",
+                    "--out", str(out), "--quiet", "--no-plots", "--status", "all",
+                    "--zero-run", "keep")
+    assert every.returncode == 0, every.stderr
+    again = json.loads(every.stdout)
+    assert again["computed"] == 9  # another selection: other cells, same store
+    rows = {r["figure"]: r for r in again["vs_seed"]["rows"]}
+    assert rows["Table 3.1 KTH-SP2 trace # tasks"]["ours"] == "120"
+    bad = lpsched("reproduce", "redirection", "--traces", str(trace), "--out", str(out),
+                  "--status", "done")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_installed_online_far_releases_and_long_swf_line(tmp_path: Path) -> None:
+    """Two tasks released at 1e19: the real flows (8 and 3), not 0 (decision 286); an
+    instance beyond a microsecond's reach is one error line; a .swf.gz inflating to a
+    2 MiB line is refused at that line (decision 289)."""
+    import gzip
+
+    far = tmp_path / "far.json"
+    far.write_text(json.dumps({"processors": 1, "tasks": [{"release": 1e19, "p": 5.0},
+                                                          {"release": 1e19, "p": 3.0}]}))
+    data = one_json_object(lpsched("online", str(far), "--policy", "spt", "--json"))
+    assert data["max_flow"] == 8.0 and data["sum_flow"] == 11.0
+    assert data["max_flow"] >= data["lower_bounds"]["max_flow"]["value"]
+    spread = tmp_path / "spread.json"
+    spread.write_text(json.dumps({"processors": 1, "tasks": [{"release": 0, "p": 5.0},
+                                                             {"release": 1e19, "p": 3.0}]}))
+    bad = lpsched("online", str(spread), "--policy", "spt")
+    assert bad.returncode != 0 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert "kept to 1e-06 s" in bad.stderr
+    big = tmp_path / "big.swf.gz"
+    with gzip.open(big, "wb", compresslevel=1) as fh:
+        fh.write(b"; MaxProcs: 4\n" + b"1 " * (1 << 20) + b"\n")
+    proc = lpsched("tasks", str(big))
+    assert proc.returncode != 0 and proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert "big.swf.gz:2" in proc.stderr and "longer than 4,096 bytes" in proc.stderr

@@ -204,3 +204,93 @@ def test_status_selection_counts_per_status(tmp_path) -> None:
     assert parse_status("all") is None
     with pytest.raises(InvalidInstanceError, match="status"):
         parse_status("finished")
+
+
+def test_zero_run_jobs_dropped_and_counted(tmp_path) -> None:
+    """``drop_zero_run`` drops the jobs of run time 0, counted with their own reason, after
+    the status selection (seed 000 Table 3.1's counts: decision 285)."""
+    from lpsched.core.swf import ZERO_RUN
+
+    lines = ["; MaxProcs: 4"] + [
+        f"{i} {i} 0 {run} 1 -1 -1 1 10 -1 {st} 1 1 -1 -1 -1 -1 -1"
+        for i, (run, st) in enumerate([(10, 1), (0, 1), (0, 0), (5, 5), (-1, 1), (0, 1)],
+                                      start=1)]
+    path = tmp_path / "z.swf"
+    path.write_text("\n".join(lines) + "\n")
+    trace = read_swf(path)
+    assert to_workload(trace).jobs == 5  # run time -1 always dropped, 0 kept
+    w = to_workload(trace, status="completed", drop_zero_run=True)
+    assert w.job.tolist() == [1]
+    assert w.dropped == {"status 0 not selected": 1, "status 5 not selected": 1,
+                         ZERO_RUN: 2, "no run time (field 4 < 0)": 1}
+    assert w.jobs + sum(w.dropped.values()) == w.records == 6
+    assert to_workload(trace, drop_zero_run=True).job.tolist() == [1, 4]
+
+
+def _gzip_one_line(path, size: int) -> None:
+    """A .swf.gz holding a header line and then one line of ``size`` bytes (written in
+    1 MiB pieces: the test never holds it)."""
+    piece = b"1 " * (1 << 19)
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        fh.write(b"; MaxProcs: 4\n")
+        for _ in range(size // len(piece)):
+            fh.write(piece)
+        fh.write(b"\n")
+
+
+def test_a_line_longer_than_any_swf_line_is_refused_while_streaming(tmp_path) -> None:
+    """A .swf.gz inflating to one 64 MiB line is refused at its line number (2) while at
+    most a few MiB are held (it used to be decompressed and decoded whole: 3.2 GB for
+    512 MiB); a plain file too; a line of MAX_LINE bytes is still read."""
+    import tracemalloc
+
+    from lpsched.core.swf import MAX_LINE
+
+    big = tmp_path / "big.swf.gz"
+    _gzip_one_line(big, 64 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(SwfParseError, match=r"big.swf.gz:2.*longer than 4,096 bytes"):
+            read_swf(big)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"peak {peak / 2**20:.0f} MiB held for a refused line"
+    plain = tmp_path / "plain.swf"
+    plain.write_text("; MaxProcs: 4\n" + "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1\n"
+                     + "; " + "x" * MAX_LINE + "\n")
+    with pytest.raises(SwfParseError, match=r"plain.swf:3"):
+        read_swf(plain)
+    padded = tmp_path / "padded.swf"
+    job = "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1"
+    padded.write_text("; MaxProcs: 4\n" + job + " " * (MAX_LINE - len(job)) + "\n")
+    assert read_swf(padded).jobs == 1
+
+
+def test_streamed_reading_keeps_every_rule(tmp_path) -> None:
+    """Reading in blocks changes nothing: a byte-order mark, CRLF ends, a last line without
+    its newline, a multi-byte character across a block boundary in a comment, a truncated
+    and a corrupt gzip stream, an empty compressed file."""
+    from lpsched.core import swf
+
+    job = "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 1 -1 -1"
+    path = tmp_path / "bom.swf"
+    path.write_bytes(b"\xef\xbb\xbf; MaxProcs: 4\r\n" + job.encode() + b"\r\n2"
+                     + job[1:].encode())
+    tr = read_swf(path)
+    assert tr.jobs == 2 and tr.max_procs == 4 and tr.lines.tolist() == [2, 3]
+    comment = "; " + "é" * 1000 + "\n"
+    many = tmp_path / "many.swf"
+    many.write_text(comment * 600 + job + "\n", encoding="utf-8")  # > 1 MiB of comments
+    assert read_swf(many).comments[599] == comment.strip()
+    data = gzip.compress(("; MaxProcs: 4\n" + job + "\n").encode() * 2000)
+    (tmp_path / "cut.swf.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ParseError, match="truncated gzip"):
+        read_swf(tmp_path / "cut.swf.gz")
+    (tmp_path / "bad.swf.gz").write_bytes(data[:20] + b"\x00" * 40 + data[60:])
+    with pytest.raises(ParseError, match=r"corrupt gzip|truncated gzip"):
+        read_swf(tmp_path / "bad.swf.gz")
+    (tmp_path / "empty.swf.gz").write_bytes(gzip.compress(b""))
+    with pytest.raises(ParseError, match="empty file"):
+        read_swf(tmp_path / "empty.swf.gz")
+    assert swf._BLOCK == 1 << 20

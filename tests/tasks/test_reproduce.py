@@ -47,15 +47,23 @@ def test_reduced_run_on_a_synthetic_trace(busy_swf: Path) -> None:
 @pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
                     reason="the real traces are not here")
 def test_kth_redirection_lowers_stretch_against_gspt() -> None:
-    """§3.5.2: on KTH-SP2 (Table 3.2 parameters) GSPT-RD lowers every stretch metric
-    against GSPT, and the preemptive GSRPT is lower still."""
+    """§3.5.2 on KTH-SP2 (Table 3.2 parameters, 3 instances): on the chapter's jobs
+    (decision 285) GSPT-RD lowers the max and L2 stretch against GSPT, by more than a quarter,
+    and the preemptive GSRPT is lower still on every stretch metric; the total stretch is
+    within 5 % (973 against 954: on 3 windows it does not improve). On every job line
+    (the reading before decision 285) it lowered all three."""
     path = str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz")
-    cells = exp.comparison_cells([path], 3, policies=("gspt", "gspt-rd", "gsrpt"))
-    rows = [row for cell in cells for row in exp.run_cell(cell)]
-    summ = {s["policy"]: s for s in exp.summary(rows)}
-    for metric in exp.STRETCH:
-        assert summ["gspt-rd"][metric] < summ["gspt"][metric]
-        assert summ["gsrpt"][metric] <= summ["gspt-rd"][metric]
+    for jobs in (exp.CHAPTER_SELECTION, exp.LEGACY_SELECTION):
+        cells = exp.comparison_cells([path], 3, policies=("gspt", "gspt-rd", "gsrpt"),
+                                     jobs=jobs)
+        rows = [row for cell in cells for row in exp.run_cell(cell)]
+        summ = {s["policy"]: s for s in exp.summary(rows)}
+        for metric in exp.STRETCH:
+            assert summ["gsrpt"][metric] <= summ["gspt-rd"][metric]
+            if metric == "sum_stretch" and jobs is exp.CHAPTER_SELECTION:
+                assert summ["gspt-rd"][metric] < 1.05 * summ["gspt"][metric]
+            else:
+                assert summ["gspt-rd"][metric] < 0.75 * summ["gspt"][metric]
 
 
 def test_skipped_cells_are_counted_per_policy(tmp_path: Path) -> None:
@@ -89,10 +97,11 @@ def test_skipped_cells_are_counted_per_policy(tmp_path: Path) -> None:
 def test_kth_exact_upper_is_feasible_on_the_lp() -> None:
     """The review's example (KTH-SP2 seed 3, bounded max-stretch): the bisection's last
     "yes", 1.5117408, is infeasible on the LP; the reported ``upper`` is feasible there
-    and the bound stays below it."""
+    and the bound stays below it. The instance is the review's: every job line of the
+    trace (the selection before decision 285)."""
     from lpsched.tasks.bounds import lp_feasible, max_weighted_flow_bound
 
-    inst = exp.instance(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"), 3)
+    inst = exp.instance(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"), 3, "all", "keep")
     r, p, w, m = inst.release, inst.p, inst.weights(), inst.processors
     assert not lp_feasible(r, p, r + 1.5117408 * w, m)
     bound = max_weighted_flow_bound(inst, "flow")

@@ -202,9 +202,24 @@ def _line(text: str, needle: str) -> int:
 
 
 @pytest.mark.parametrize(("body", "needle", "match"), [
-    ('<cluster id="c" prefix="c-" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/>',
-     "<cluster", "cannot read a <cluster>"),
-    ('<zone id="inner" routing="Full"/>', "inner", "a <zone> inside a <zone>"),
+    ('<cluster id="c" prefix="c-" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" '
+     'topology="HYPERCUBE"/>', "<cluster", "expected FLAT, TORUS, FAT_TREE or DRAGONFLY"),
+    ('<cluster id="c" prefix="c-" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" '
+     'topology="DRAGONFLY" topo_parameters="1,1;1,1;4"/>', "<cluster",
+     "expected \"groups,links;chassis,links;blades,links;nodes"),
+    ('<cluster id="c" prefix="c-" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" '
+     'topology="FAT_TREE" topo_parameters="2;2,2;1,1"/>', "<cluster",
+     "expected \"L;c1,..,cL"),
+    ('<cluster id="c" prefix="c-" suffix="" radical="0-2" speed="1Gf" bw="1GBps" lat="1us" '
+     'topology="TORUS" topo_parameters="2,2"/>', "<cluster", "4 hosts need as many radicals"),
+    ('<zone id="inner" routing="RuleBased"/>', "inner", "SimGrid's routings are Cluster, "
+     "Dijkstra, Floyd, Full, None, Vivaldi, Wifi"),
+    ('<cluster id="c" prefix="c-" suffix="" radical="0-x" speed="1Gf" bw="1GBps" lat="1us"/>',
+     "<cluster", "malformed group '0-x'"),
+    ('<host id="a" speed="0f,1Gf" pstate="0"/>', '"a"', r"speed = '0f' must be > 0"),
+    ('<peer id="p" speed="1Gf" bw_in="1MBps" bw_out="1MBps"/>', "<peer",
+     'only allowed in a zone with routing="Vivaldi"'),
+    ('<host_link id="a" up="l" down="l"/>', "host_link", 'routing="Cluster"'),
     ('<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1MBps"/>'
      '<route src="a" dst="b"><link_ctn id="l"/></route>'
      '<route src="b" dst="a"><link_ctn id="l"/></route>', '<route src="b"',
@@ -232,7 +247,7 @@ def test_bad_or_unsupported_content_names_the_file_and_line(body, needle, match)
 
 
 @pytest.mark.parametrize(("text", "match"), [
-    (doc("", routing="Floyd"), 'routing="Full"'),
+    (doc("", routing="Bogus"), "SimGrid's routings are"),
     (doc("", version="3"), "version 4 or 4.1 .*simgrid_update_xml"),
     (doc("", version="4.2"), "newer than 4.1"),
     (HEAD + "<platform/>", "version 4 or 4.1"),
@@ -677,3 +692,426 @@ def test_no_partly_shared_note_under_one_port_or_for_fatpipe_or_the_masters_port
                    for n in sg.parse_simgrid_platform(fat, port="multiport").notes)
     port = sg.parse_simgrid_platform(SHARED_PORT, port="multiport")  # shared by all: BW
     assert not any("shared by the routes" in n for n in port.notes)
+
+
+# -- issue 33: SimGrid's routings, clusters, nested zones, deployments, pstates ------------------
+# Each platform below is written in one of SimGrid's styles; the expected speeds, bandwidths and
+# latencies are computed by hand from the links the zone's rule puts on each route.
+
+def _p(body: str) -> str:
+    return f'{HEAD}<platform version="4.1">\n{body}\n</platform>\n'
+
+
+CLUSTER = _p("""<zone id="world" routing="Full">
+  <cluster id="c" prefix="n" suffix=".lab" radical="0-2" speed="1Gf,500Mf" bw="100MBps"
+           lat="10us" bb_bw="50MBps" bb_lat="5us" bb_sharing_policy="{bb}"/>
+</zone>""")
+
+
+@pytest.mark.parametrize("bb", ["SHARED", "FATPIPE"])
+def test_a_cluster_with_the_master_inside(bb):
+    """n0 -> n1: c_link_0_UP (100 MB/s, 10 us), c_backbone (50 MB/s, 5 us), c_link_1_DOWN
+    (100 MB/s, 10 us): 25 us; one flow gets the bottleneck, 50 MB/s."""
+    text = CLUSTER.replace("{bb}", bb)
+    one = sg.parse_simgrid_platform(text, master="n0.lab")
+    assert one.workers == ("n1.lab", "n2.lab")
+    assert one.routes[0] == ("c_link_0_UP", "c_backbone", "c_link_1_DOWN")
+    assert one.platform.speeds.tolist() == [1e9, 1e9]  # pstate 0 of "1Gf,500Mf"
+    assert one.platform.bandwidths.tolist() == [50e6, 50e6]
+    assert one.platform.latencies.tolist() == pytest.approx([25e-6, 25e-6], rel=1e-12)
+    multi = sg.parse_simgrid_platform(text, master="n0.lab", port="multiport")
+    if bb == "SHARED":  # the master's link and the shared backbone carry every transfer
+        assert multi.master_links == ("c_backbone", "c_link_0_UP")
+        assert multi.platform.master_bandwidth == 50e6
+        assert multi.platform.bandwidths.tolist() == [100e6, 100e6]
+    else:  # a FATPIPE backbone limits each flow, not their sum
+        assert multi.master_links == ("c_link_0_UP",)
+        assert multi.platform.master_bandwidth == 100e6
+        assert multi.platform.bandwidths.tolist() == [50e6, 50e6]
+
+
+TORUS = _p("""<zone id="world" routing="Full">
+  <cluster id="t" topology="TORUS" topo_parameters="3,2" prefix="n" radical="0-5" suffix=""
+           speed="1Gf" bw="100MBps" lat="10us" limiter_link="80MBps"/>
+</zone>""")
+
+
+def test_a_torus_cluster_routes_dimension_by_dimension():
+    """Host i sits at (i mod 3, i div 3); n0 -> n1: right along x; n0 -> n2: left along x
+    (the wrap-around link that n2 declared, its DOWN side); n0 -> n4: x first, then y; each
+    node's limiter (80 MB/s) before its hop, the target's last; 10 us per hop."""
+    got = sg.parse_simgrid_platform(TORUS, master="n0")
+    routes = dict(zip(got.workers, got.routes, strict=True))
+    assert routes["n1"] == ("t_link_0_limiter", "t_link_from_0_to_1_UP", "t_link_1_limiter")
+    assert routes["n2"] == ("t_link_0_limiter", "t_link_from_2_to_0_DOWN", "t_link_2_limiter")
+    assert routes["n4"] == ("t_link_0_limiter", "t_link_from_0_to_1_UP", "t_link_1_limiter",
+                            "t_link_from_1_to_4_UP", "t_link_4_limiter")
+    lat = dict(zip(got.workers, got.platform.latencies.tolist(), strict=True))
+    assert lat == pytest.approx({"n1": 10e-6, "n2": 10e-6, "n3": 10e-6, "n4": 20e-6,
+                                 "n5": 20e-6}, rel=1e-12)
+    assert got.platform.bandwidths.tolist() == [80e6] * 5
+
+
+FAT_TREE = _p("""<zone id="world" routing="Full">
+  <cluster id="f" topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2" prefix="n" radical="0-15"
+           suffix="" speed="1Gf" bw="125MBps" lat="5us" limiter_link="90MBps"/>
+</zone>""")
+
+
+def test_a_fat_tree_cluster_goes_up_to_the_nearest_common_switch():
+    """Host i has label (i mod 4, i div 4): n1..n3 share n0's leaf switch (id 31: switches
+    are numbered down from 2 x 16), two hops of 5 us; the others are reached through a top
+    switch, four hops; every node's 90 MB/s limiter bounds the route."""
+    got = sg.parse_simgrid_platform(FAT_TREE, master="n0")
+    routes = dict(zip(got.workers, got.routes, strict=True))
+    assert routes["n1"] == ("f_link_0_limiter", "link_from_0_31_0_UP", "link_from_1_31_1_DOWN",
+                            "f_link_31_limiter", "f_link_1_limiter")
+    lat = got.platform.latencies.tolist()
+    assert lat == pytest.approx([10e-6] * 3 + [20e-6] * 12, rel=1e-12)
+    assert got.platform.bandwidths.tolist() == [90e6] * 15
+
+
+DRAGONFLY = _p("""<zone id="world" routing="Full">
+  <cluster id="d" topology="DRAGONFLY" topo_parameters="2,1;1,1;2,2;1" prefix="n" radical="0-3"
+           suffix="" speed="1Gf" bw="100MBps" lat="1us" sharing_policy="SHARED"/>
+</zone>""")
+
+
+def test_a_dragonfly_cluster_crosses_blades_then_groups():
+    """2 groups of 1 chassis of 2 blades of 1 node: host r is in group r div 2, blade r mod 2;
+    the blue link joins router (group 0, blade 1) to (group 1, blade 0). n0 -> n1: node,
+    green, node (3 us); n0 -> n2: node, green, blue, node (4 us); n0 -> n3: node, green,
+    blue, green, node (5 us); green links carry 2 x 100 MB/s, the others 100 MB/s."""
+    got = sg.parse_simgrid_platform(DRAGONFLY, master="n0")
+    assert got.routes[2] == ("local_link_from_router_0_to_node_0_0",
+                             "green_link_in_chassis_0_between_routers_0_and_1_4",
+                             "blue_link_between_group_0_and_1_routers_1_and_2_6",
+                             "green_link_in_chassis_0_between_routers_0_and_1_5",
+                             "local_link_from_router_3_to_node_0_3")
+    assert got.platform.latencies.tolist() == pytest.approx([3e-6, 4e-6, 5e-6], rel=1e-12)
+    assert got.platform.bandwidths.tolist() == [100e6] * 3
+
+
+def test_without_a_master_a_cluster_asks_for_one():
+    with pytest.raises(ParseError, match=r"3 hosts have a route to every other host "
+                       r"\('n0.lab', 'n1.lab', 'n2.lab'\).*deployment file"):
+        sg.parse_simgrid_platform(CLUSTER.replace("{bb}", "SHARED"))
+
+
+def test_a_cluster_with_the_master_outside_through_its_router():
+    """m -> n1: front's link 'wan' (10 MB/s, 1 ms) to the router, then the backbone (1 GB/s,
+    0) and n1's private link down; SHARED private links (no _UP/_DOWN), a limiter link."""
+    text = _p("""<zone id="world" routing="Full">
+  <zone id="front" routing="Full"><host id="m" speed="2Gf"/></zone>
+  <cluster id="c" prefix="n" suffix="" radical="1,3-4" speed="1Gf" bw="100MBps" lat="10us"
+           sharing_policy="SHARED" bb_bw="1GBps" limiter_link="80MBps"/>
+  <link id="wan" bandwidth="10MBps" latency="1ms"/>
+  <zoneRoute src="front" dst="c" gw_src="m" gw_dst="nc_router"><link_ctn id="wan"/></zoneRoute>
+</zone>""")
+    got = sg.parse_simgrid_platform(text, master="m")
+    assert got.master == "m" and got.workers == ("n1", "n3", "n4")
+    assert got.routes[0] == ("wan", "c_backbone", "c_link_1", "c_link_1_limiter")
+    assert got.platform.bandwidths.tolist() == [10e6] * 3
+    assert got.platform.latencies.tolist() == pytest.approx([1e-3 + 10e-6] * 3, rel=1e-12)
+    multi = sg.parse_simgrid_platform(text, master="m", port="multiport")
+    assert multi.master_links == ("c_backbone", "wan")
+    assert multi.platform.master_bandwidth == 10e6
+    assert multi.platform.bandwidths.tolist() == [80e6] * 3  # the limiter bounds each host
+
+
+ROUTED = _p("""<zone id="net" routing="{routing}">
+  <host id="m" speed="1Gf"/><host id="a" speed="2Gf"/><host id="b" speed="3Gf"/>
+  <router id="r1"/><router id="r2"/>
+  <link id="l1" bandwidth="100MBps" latency="1ms"/>
+  <link id="l2" bandwidth="20MBps" latency="2ms"/>
+  <link id="l3" bandwidth="60MBps" latency="3ms" sharing_policy="SPLITDUPLEX"/>
+  <link id="l4" bandwidth="30MBps" latency="4ms"/>
+  <link id="slow" bandwidth="1MBps" latency="1us"/>
+  <route src="m" dst="r1"><link_ctn id="l1"/></route>
+  <route src="r1" dst="a"><link_ctn id="l2"/></route>
+  <route src="r1" dst="r2"><link_ctn id="l3" direction="UP"/></route>
+  <route src="b" dst="r2"><link_ctn id="l4"/></route>
+  <route src="m" dst="b" symmetrical="NO">
+    <link_ctn id="slow"/><link_ctn id="slow"/><link_ctn id="slow"/><link_ctn id="slow"/>
+  </route>
+</zone>""")
+
+
+@pytest.mark.parametrize("routing", ["Floyd", "Dijkstra", "DijkstraCache"])
+def test_floyd_and_dijkstra_take_the_path_of_fewest_links(routing):
+    """m -> a: l1, l2 (2 links); m -> b: l1, l3_UP, l4 (3 links) beats the declared 4-link
+    route 'slow' (SimGrid's cost is the number of links, not the latency)."""
+    got = sg.parse_simgrid_platform(ROUTED.replace("{routing}", routing), master="m")
+    assert got.routes == (("l1", "l2"), ("l1", "l3_UP", "l4"))
+    assert got.platform.bandwidths.tolist() == [20e6, 30e6]
+    assert got.platform.latencies.tolist() == pytest.approx([3e-3, 8e-3], rel=1e-12)
+    assert got.platform.speeds.tolist() == [2e9, 3e9]
+    # the symmetrical route r1 -> r2 gives r2 -> r1 through l3's other direction
+    back = sg.parse_simgrid_platform(ROUTED.replace("{routing}", routing), master="b")
+    assert back.routes[back.workers.index("a")] == ("l4", "l3_DOWN", "l2")
+
+
+def test_a_route_missing_in_a_dijkstra_graph_is_named():
+    text = ROUTED.replace("{routing}", "Dijkstra").replace(
+        '<route src="r1" dst="a"><link_ctn id="l2"/></route>', "")
+    with pytest.raises(ParseError, match=r"no route from 'm' to 'a' \(zone 'net' "
+                       r"\(routing=\"Dijkstra\"\): no path from 'm' to 'a'"):
+        sg.parse_simgrid_platform(text, master="m")
+
+
+def test_vivaldi_peers_latency_from_coordinates():
+    """m -> a: link_m_UP (m's bw_out) and link_a_DOWN (a's bw_in), latency from the
+    coordinates: sqrt(3^2 + 4^2) + |1| + |2| = 8 ms."""
+    text = _p("""<zone id="v" routing="Vivaldi">
+  <peer id="m" coordinates="0 0 1" speed="1Gf" bw_in="1GBps" bw_out="40MBps"/>
+  <peer id="a" coordinates="3 4 2" speed="2Gf" bw_in="25MBps" bw_out="1GBps"/>
+  <peer id="b" coordinates="0 0 0" speed="3Gf" bw_in="1GBps" bw_out="1GBps"/>
+</zone>""")
+    got = sg.parse_simgrid_platform(text, master="m")
+    assert got.routes == (("link_m_UP", "link_a_DOWN"), ("link_m_UP", "link_b_DOWN"))
+    assert got.platform.bandwidths.tolist() == [25e6, 40e6]
+    assert got.platform.latencies.tolist() == pytest.approx([8e-3, 1e-3], rel=1e-12)
+    assert any("Vivaldi" in n for n in got.notes)
+    hosts = text.replace("<peer", "<host").replace(' bw_in="1GBps" bw_out="40MBps"', "")
+    with pytest.raises(ParseError, match=r"has no link.*Vivaldi zone"):
+        sg.parse_simgrid_platform(hosts.replace(' bw_in="25MBps" bw_out="1GBps"', "")
+                                  .replace(' bw_in="1GBps" bw_out="1GBps"', ""), master="m")
+
+
+NESTED = _p("""<zone id="root" routing="Full">
+  <zone id="left" routing="Full">
+    <host id="m" speed="1Gf"/><router id="gl"/>
+    <link id="ml" bandwidth="100MBps" latency="1ms"/>
+    <route src="m" dst="gl"><link_ctn id="ml"/></route>
+  </zone>
+  <zone id="right" routing="Floyd">
+    <host id="a" speed="2Gf"/><host id="b" speed="4Gf"/><router id="gr"/>
+    <link id="ra" bandwidth="10MBps" latency="2ms"/>
+    <link id="rb" bandwidth="80MBps" latency="3ms"/>
+    <route src="gr" dst="a"><link_ctn id="ra"/></route>
+    <route src="gr" dst="b"><link_ctn id="rb"/></route>
+  </zone>
+  <link id="wan" bandwidth="50MBps" latency="10ms" sharing_policy="FATPIPE"/>
+  <zoneRoute src="left" dst="right" gw_src="gl" gw_dst="gr"><link_ctn id="wan"/></zoneRoute>
+</zone>""")
+
+
+def test_nested_zones_route_through_their_gateways():
+    """m -> a: m -> gl (ml) in 'left', 'wan' in 'root', gr -> a (ra) in 'right'."""
+    got = sg.parse_simgrid_platform(NESTED, master="m")
+    assert got.master == "m" and got.workers == ("a", "b")
+    assert got.routes == (("ml", "wan", "ra"), ("ml", "wan", "rb"))
+    assert got.platform.bandwidths.tolist() == [10e6, 50e6]
+    assert got.platform.latencies.tolist() == pytest.approx([13e-3, 14e-3], rel=1e-12)
+    multi = sg.parse_simgrid_platform(NESTED, master="m", port="multiport")
+    assert multi.master_links == ("ml",)  # 'wan' is FATPIPE: not the master's port
+    assert multi.platform.master_bandwidth == 100e6
+    assert multi.platform.bandwidths.tolist() == [10e6, 50e6]
+
+
+def test_a_bypass_route_replaces_the_zones_route():
+    text = NESTED.replace("</zone>\n</platform>", """<link id="direct" bandwidth="70MBps"
+    latency="1us"/>
+  <bypassRoute src="m" dst="b"><link_ctn id="direct"/></bypassRoute>
+</zone>
+</platform>""")
+    got = sg.parse_simgrid_platform(text, master="m")
+    assert got.routes == (("ml", "wan", "ra"), ("direct",))
+    assert got.platform.bandwidths.tolist() == [10e6, 70e6]
+
+
+def test_a_zone_with_routing_none_has_no_route():
+    text = _p("""<zone id="z" routing="None">
+  <host id="m" speed="1Gf"/><host id="a" speed="1Gf"/></zone>""")
+    with pytest.raises(ParseError, match=r"routing=\"None\": SimGrid computes no route"):
+        sg.parse_simgrid_platform(text, master="m")
+
+
+def test_wifi_stations_cross_the_medium_at_their_rate():
+    """Station -> station: the WIFI link twice (at the first rate level, 54 Mbit/s), then
+    the wired collector to the access point's side is not used."""
+    text = _p("""<zone id="world" routing="Full">
+  <zone id="cell" routing="Wifi">
+    <prop id="access_point" value="ap"/>
+    <host id="s1" speed="100Mf"/><host id="s2" speed="50Mf"/>
+    <link id="air" sharing_policy="WIFI" bandwidth="54Mbps,36Mbps" latency="1ms"/>
+    <router id="ap"/>
+  </zone>
+  <zone id="wired" routing="Full"><host id="h" speed="1Gf"/></zone>
+  <link id="col" bandwidth="100MBps" latency="2ms"/>
+  <zoneRoute src="cell" dst="wired" gw_src="ap" gw_dst="h"><link_ctn id="col"/></zoneRoute>
+</zone>""")
+    got = sg.parse_simgrid_platform(text, master="h")
+    assert got.workers == ("s1", "s2")
+    assert got.routes == (("col", "air@s1"), ("col", "air@s2"))
+    assert got.platform.bandwidths.tolist() == [54e6 / 8] * 2
+    assert got.platform.latencies.tolist() == pytest.approx([3e-3] * 2, rel=1e-12)
+    station = sg.parse_simgrid_platform(text, master="s1")
+    assert station.routes[0] == ("air@s1", "air@s2")
+    assert any("Wifi" in n for n in got.notes)
+
+
+@pytest.mark.parametrize(("speed", "pstate", "value"), [
+    ("0f,1Gf,2Gf", "2", 2e9),    # SimGrid's energy_boot.xml style: 0f where the host is off
+    ("1Gf,0f", "0", 1e9),
+    ("100Mf, 50Mf, 20Mf", "1", 50e6),
+])
+def test_pstates_as_simgrid_defines_them(speed, pstate, value):
+    text = doc(f'<host id="m" speed="1Gf"/><host id="a" speed="{speed}" pstate="{pstate}"/>'
+               '<link id="l" bandwidth="1MBps"/><route src="m" dst="a"><link_ctn id="l"/>'
+               "</route>")
+    assert sg.parse_simgrid_platform(text, master="m").platform.speeds.tolist() == [value]
+
+
+def test_leading_blank_lines_before_the_declaration_are_read_as_simgrid_does():
+    text = "\n\n" + doc('<host id="m" speed="1Gf"/><host id="a" speed="2Gf"/>'
+                        '<link id="l" bandwidth="1MBps"/>\n'
+                        '<route src="m" dst="a"><link_ctn id="l"/></route>')
+    assert sg.parse_simgrid_platform(text, master="m").workers == ("a",)
+    with pytest.raises(ParseError) as err:
+        sg.parse_simgrid_platform(text.replace('ctn id="l"', 'ctn id="q"'), master="m")
+    assert err.value.line == _line(text, 'ctn id="l"') and "'q'" in str(err.value)
+
+
+SMALL = _p("""<zone id="z" routing="Full">
+  <host id="Tremblay" speed="98.095Mf"/><host id="Jupiter" speed="76.296Mf"/>
+  <host id="Fafard" speed="76.296Mf"/>
+  <link id="1" bandwidth="34.285625MBps" latency="514.433us"/>
+  <link id="2" bandwidth="118.6825MBps" latency="136.931us"/>
+  <route src="Tremblay" dst="Jupiter"><link_ctn id="1"/></route>
+  <route src="Tremblay" dst="Fafard"><link_ctn id="2"/></route>
+  <route src="Jupiter" dst="Fafard"><link_ctn id="1"/><link_ctn id="2"/></route>
+</zone>""")
+
+MASTER_WORKERS = """<?xml version='1.0'?>
+<platform version="4.1">
+  <actor host="Tremblay" function="master">
+    <argument value="20"/><argument value="50000000"/><argument value="1000000"/>
+    <argument value="Tremblay"/><argument value="Jupiter"/><argument value="Fafard"/>
+  </actor>
+  <actor host="Tremblay" function="worker"/>
+  <actor host="Jupiter" function="worker"/>
+  <actor host="Fafard" function="worker"/>
+</platform>
+"""
+
+
+def test_a_deployment_names_the_master_and_a_master_that_computes_is_a_worker(tmp_path):
+    """SimGrid's master-workers example: the master Tremblay runs a worker too."""
+    (tmp_path / "p.xml").write_text(SMALL)
+    (tmp_path / "d.xml").write_text(MASTER_WORKERS)
+    got = sg.read_simgrid_platform(tmp_path / "p.xml", deployment=tmp_path / "d.xml")
+    assert got.master == "Tremblay" and got.workers == ("Tremblay", "Jupiter", "Fafard")
+    plat = got.platform
+    assert plat.speeds.tolist() == [98.095e6, 76.296e6, 76.296e6]
+    assert plat.bandwidths.tolist() == [sg.SELF_BANDWIDTH, 34.285625e6, 118.6825e6]
+    assert plat.latencies.tolist() == pytest.approx([0.0, 514.433e-6, 136.931e-6], rel=1e-12)
+    assert got.routes[0] == ()
+    assert any("also runs a worker actor" in n and "decision 358" in n for n in got.notes)
+    # the instance runs: the master's own tasks cost no transfer time
+    inst = Instance(plat, [Application(0.0, 6, 5e7, 1e6)])
+    sim = simulate(inst, get_policy("fifo-rr"))
+    validate(inst, sim.schedule)
+    # without the master's worker actor, only the two others are workers
+    lone = MASTER_WORKERS.replace('<actor host="Tremblay" function="worker"/>', "")
+    got = sg.parse_simgrid_platform(SMALL, deployment=lone)
+    assert got.workers == ("Jupiter", "Fafard")
+    # a deployment without worker actors: every other host
+    only = sg.parse_simgrid_platform(SMALL, deployment=MASTER_WORKERS.replace(
+        'function="worker"', 'function="peer"'))
+    assert only.workers == ("Jupiter", "Fafard")
+
+
+@pytest.mark.parametrize(("deployment", "match"), [
+    (MASTER_WORKERS.replace('host="Fafard" function="worker"', 'host="Nowhere" function="w"'),
+     r"on host 'Nowhere', which the platform file does not declare"),
+    (MASTER_WORKERS.replace('function="master"', 'function="boss"'),
+     r"no actor with function 'master' .*'boss', 'worker'"),
+    (MASTER_WORKERS.replace('<actor host="Jupiter" function="worker"/>',
+                            '<actor host="Jupiter" function="master"/>'),
+     r"actors 'master' on several hosts \('Jupiter', 'Tremblay'\)"),
+    (SMALL, r"<zone> in a deployment file: expected <actor> elements"),
+])
+def test_deployment_errors_name_the_file_and_what_to_fix(deployment, match):
+    with pytest.raises(ParseError, match=match) as err:
+        sg.parse_simgrid_platform(SMALL, deployment=deployment, deployment_path="d.xml")
+    assert err.value.path == "d.xml"
+
+
+def test_the_functions_of_a_deployment_can_be_named():
+    text = MASTER_WORKERS.replace('"master"', '"coordinator"').replace('"worker"', '"node"')
+    got = sg.parse_simgrid_platform(SMALL, deployment=text, master_function="coordinator",
+                                    worker_function="node")
+    assert got.master == "Tremblay" and got.workers == ("Tremblay", "Jupiter", "Fafard")
+
+
+def test_actors_in_the_platform_file_itself_are_its_deployment():
+    text = SMALL.replace("</platform>", MASTER_WORKERS.split('<platform version="4.1">')[1]
+                         .replace("</platform>\n", "") + "</platform>")
+    got = sg.parse_simgrid_platform(text)
+    assert got.master == "Tremblay" and got.workers[0] == "Tremblay"
+
+
+def test_a_cluster_zone_with_host_links_cabinets_and_a_backbone():
+    """routing="Cluster": host_link up/down (a split-duplex link named l_UP / l_DOWN) and a
+    cabinet's hosts, each behind the zone's backbone."""
+    text = _p("""<zone id="cl" routing="Cluster">
+  <router id="r"/>
+  <host id="m" speed="1Gf"/>
+  <link id="lm" bandwidth="100MBps" latency="10us" sharing_policy="SPLITDUPLEX"/>
+  <host_link id="m" up="lm_UP" down="lm_DOWN"/>
+  <cabinet id="cab" prefix="k" suffix="" radical="1-2" speed="2Gf" bw="20MBps" lat="30us"/>
+  <backbone id="bb" bandwidth="1GBps" latency="5us"/>
+</zone>""")
+    got = sg.parse_simgrid_platform(text, master="m")
+    assert got.workers == ("k1", "k2")
+    assert got.routes[0] == ("lm_UP", "bb", "link_k1_DOWN")
+    assert got.platform.bandwidths.tolist() == [20e6, 20e6]
+    assert got.platform.latencies.tolist() == pytest.approx([45e-6] * 2, rel=1e-12)
+
+
+# inside the simulation: SimGrid (3.32) seals the zones, computing Floyd's tables, at run
+ROUTE_TO = """
+import json, sys, simgrid
+e = simgrid.Engine(["routes", "--log=root.thres:critical"])
+e.load_platform(sys.argv[1])
+hosts = {h.name: h for h in e.all_hosts}
+out = {}
+def probe():
+    for w in json.loads(sys.argv[3]):
+        links, lat = hosts[sys.argv[2]].route_to(hosts[w])
+        out[w] = [[l.name for l in links], lat, min(l.bandwidth for l in links)]
+simgrid.Actor.create("probe", hosts[sys.argv[2]], probe)
+e.run()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize(("name", "text", "master"), [
+    ("cluster-shared", CLUSTER.replace("{bb}", "SHARED"), "n0.lab"),
+    ("cluster-fatpipe", CLUSTER.replace("{bb}", "FATPIPE"), "n1.lab"),
+    ("floyd", ROUTED.replace("{routing}", "Floyd"), "m"),
+    ("dijkstra", ROUTED.replace("{routing}", "Dijkstra"), "b"),
+    ("vivaldi", _p("""<zone id="v" routing="Vivaldi">
+  <peer id="m" coordinates="0 0 1" speed="1Gf" bw_in="1GBps" bw_out="40MBps"/>
+  <peer id="a" coordinates="3 4 2" speed="2Gf" bw_in="25MBps" bw_out="1GBps"/>
+</zone>"""), "m"),
+    ("nested", NESTED, "m"),
+    ("torus", TORUS, "n4"),
+    ("fat-tree", FAT_TREE, "n6"),
+    ("dragonfly", DRAGONFLY, "n3"),
+    ("nested-reverse", NESTED, "b"),
+    ("small", SMALL, "Jupiter"),
+])
+def test_simgrid_computes_the_same_routes(tmp_path, name, text, master):
+    """SimGrid's own route_to (links, latency) and the bottleneck bandwidth of each route
+    equal lpsched's on the platforms of the tests above."""
+    path = tmp_path / f"{name}.xml"
+    path.write_text(text)
+    got = sg.read_simgrid_platform(path, master=master)
+    ref = _run_simgrid(ROUTE_TO, str(path), master, json.dumps(list(got.workers)))
+    for u, w in enumerate(got.workers):
+        links, lat, bw = ref[w]
+        assert sorted(got.routes[u]) == sorted(links), (w, got.routes[u], links)
+        assert got.platform.latencies[u] == pytest.approx(lat, rel=1e-12, abs=1e-15)
+        assert got.platform.bandwidths[u] == pytest.approx(bw, rel=1e-12)

@@ -89,7 +89,8 @@ def _read_platform(args: argparse.Namespace, port: str | None,
     from lpsched.bags.simgrid import read_simgrid_platform
 
     sg = read_simgrid_platform(args.platform, master=args.master, port=port,
-                               default_port=default_port)
+                               default_port=default_port,
+                               deployment=getattr(args, "platform_deployment", None))
     for note in sg.notes:
         _note(f"{args.platform}: {note}")
     return sg
@@ -99,6 +100,10 @@ def _check_master(args: argparse.Namespace) -> None:
     if getattr(args, "master", None) is not None and not getattr(args, "platform", None):
         raise LpschedError(f"--master {args.master}: names the master host of a SimGrid "
                            "platform file, give the file with --platform")
+    deployment = getattr(args, "platform_deployment", None)
+    if deployment is not None and not getattr(args, "platform", None):
+        raise LpschedError(f"--deployment {deployment}: names the master and the workers "
+                           "of a SimGrid platform file, give the file with --platform")
 
 
 def _latency_note(inst: Any, ignored_by: str,
@@ -126,8 +131,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             if value is not None:
                 raise LpschedError(f"{option} {value:g}: the platform file {args.platform} "
                                    "sets the workers and their links; leave it out")
-    target = None if args.output == "-" else check_output(args.output, "-o",
-                                                                inputs=[args.platform])
+    target = None if args.output == "-" else check_output(
+        args.output, "-o", inputs=[args.platform, getattr(args, "platform_deployment", None)])
     sg = _read_platform(args, args.port) if args.platform else None
     workers = sg.platform.workers if sg is not None else args.workers
     if sg is not None and workers > MAX_GENERATED:
@@ -260,7 +265,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise LpschedError("--formulation paths has no memory rows (they couple the "
                            "applications' buffers): use --formulation buffers or auto")
     export = args.export_lp and check_output(args.export_lp, "--export-lp", MODEL_SUFFIXES,
-                                            inputs=[args.instance, args.platform])
+                                            inputs=[args.instance, args.platform,
+                                                    getattr(args, "platform_deployment", None)])
     inst = _load(args.instance, args.port, args, "the max-stretch LP ((K)/(K1))")
     res = max_stretch(inst, method=args.method, tol=tol,
                       memory=_memory(args.memory, inst.p), time_limit=limit,
@@ -681,8 +687,14 @@ def _platform_args(parser: Any, what: str = "the instance's platform") -> None:
                         "(workers: the hosts other than the master, in file order; units as "
                         "SimGrid's: 1Gf, 100Mbps, 50us)")
     parser.add_argument("--master", metavar="HOST",
-                        help="with --platform: the master host (default: the only host with "
-                        "a route to every other host)")
+                        help="with --platform: the master host (default: the host of the "
+                        "deployment's 'master' actor, else the only host with a route to "
+                        "every other host)")
+    parser.add_argument("--deployment", dest="platform_deployment", metavar="FILE",
+                        help="with --platform: a SimGrid deployment file; the master is the "
+                        "host of its 'master' actor, the workers the hosts of its 'worker' "
+                        "actors in their order (a master that also runs a 'worker' actor "
+                        "computes too: a worker with an unbounded link, decision 358)")
 
 
 def _add_generate(sub: Any) -> None:

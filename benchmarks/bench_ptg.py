@@ -14,7 +14,7 @@ algorithm after the first; ``RunResult.seconds``). ``shared precomp.``: the one-
 those shared parts (``RunResult.shared_seconds``: standalone HCPA, plus the moldable
 specification for CAFM), which ``lpsched ptg schedule`` reports for every algorithm.
 ``--scenarios K`` also times the first K scenarios of the reproduction (one process), 19
-algorithms and the bounds each, with validation. ``--hcpa-bound`` (default the calibrated
+algorithms and the bounds each, with validation. ``--hcpa-bound`` (default the literal
 ``DEFAULT_BOUND``) is the improved-HCPA processor bound of the problems (DECIDE-1).
 """
 
@@ -122,7 +122,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scenarios", type=int, default=0)
     ap.add_argument("--hcpa-bound", type=HcpaBound.parse, default=DEFAULT_BOUND,
-                    help="improved-HCPA bound, e.g. none, fraction:0.5 (default: calibrated)")
+                    help="improved-HCPA variant, e.g. literal (default), none, budget:0.65")
     ap.add_argument("--parts", action="store_true",
                     help="only the CPU of the moldable specification's parts")
     ap.add_argument("--write-a32", metavar="DIR", help="only write the A32 PTGs as JSON")

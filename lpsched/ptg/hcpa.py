@@ -12,9 +12,10 @@
   number of processors that can be used in a schedule as a way to increase parallel
   efficiency" [L221-223, L592-597] (DECIDE-1; [22]'s exact rule is not in the seed): one
   of a small documented family (a per-task cap ``⌈f·Pb⌉`` or ``⌈x·√Pb⌉``, an Amdahl
-  efficiency threshold, a per-level cap, a reduced budget), calibrated on A9 only:
-  :data:`DEFAULT_BOUND` is HCPA_ALLOC on ``⌈0.65·Pb⌉`` processors (docs/decisions.md).
-  CRA's own allocations do not get it (DECIDE-17).
+  efficiency threshold, a per-level cap, a reduced budget) with CPA's gain selection, or
+  the ``literal`` kind: the step exactly as the seed writes it [L216-222], the default
+  :data:`DEFAULT_BOUND` (issue 32; the bound fitted to A9, ``budget:0.65``, is the named
+  variant :data:`FITTED_BOUND`). CRA's own allocations do not get it (DECIDE-17).
 * :class:`Trajectory` and :func:`all_allocs` — the run on ``P`` processors, replayed to get
   the allocation for every budget ``Pb <= P`` (the moldable specification of §3.7).
 * :func:`hcpa_schedule` — HCPA_SCHED (spec §3.2): allocation then M-STATIC
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lpsched.errors import InvalidInstanceError
+from lpsched.ptg.hcpa_literal import literal_alloc
 from lpsched.ptg.hcpa_loop import SMALL, TOL, Gains, Record, run_hcpa
 from lpsched.ptg.levels import bottom_levels, dag_levels
 from lpsched.ptg.model import Dag
@@ -38,7 +40,7 @@ from lpsched.ptg.mstatic import m_static
 from lpsched.ptg.schedule import PtgSchedule
 
 #: the kinds of :class:`HcpaBound`
-BOUND_KINDS = ("none", "fraction", "sqrt", "efficiency", "level", "budget")
+BOUND_KINDS = ("none", "fraction", "sqrt", "efficiency", "level", "budget", "literal")
 
 
 def _ceil(x: float) -> int:
@@ -60,6 +62,11 @@ class HcpaBound:
       together (as CRA's level cap, DECIDE-17).
     * ``budget`` ``f`` — HCPA_ALLOC on ``⌈f·Pb⌉`` processors: the stopping test
       ``T_CP <= Σ p T/⌈f·Pb⌉`` and every task on at most ``⌈f·Pb⌉``.
+    * ``literal`` (``f`` = 1) — the allocation step *as the seed writes it* [L216-222]:
+      the critical-path task with the smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping
+      test, no processor bound (:mod:`lpsched.ptg.hcpa_literal`); ``literal:f`` averages
+      ``T_A`` over ``⌈f·Pb⌉`` processors. Every other kind selects by CPA's gain
+      (DECIDE-2).
 
     Every cap is non-decreasing in ``Pb`` (the trajectory replay relies on it) and at
     least 1. ``str(bound)`` is ``kind:value`` (``none``); :meth:`parse` reads it back."""
@@ -80,7 +87,9 @@ class HcpaBound:
             object.__setattr__(self, "value", 1.0)  # one plain CPA, whatever the value
 
     def __str__(self) -> str:
-        return "none" if self.kind == "none" else f"{self.kind}:{self.value:g}"
+        if self.kind == "none" or (self.kind == "literal" and self.value == 1.0):
+            return self.kind
+        return f"{self.kind}:{self.value:g}"
 
     @classmethod
     def parse(cls, text: str) -> HcpaBound:
@@ -89,6 +98,8 @@ class HcpaBound:
         kind, _, val = str(text).strip().partition(":")
         if kind == "none" and not val:
             return cls()
+        if kind == "literal" and not val:
+            return cls("literal", 1.0)
         try:
             number = float(val)
         except ValueError:
@@ -99,7 +110,7 @@ class HcpaBound:
     def budget(self, pb: int) -> int:
         """The processors of the stopping test ``T_CP <= T_A``: ``Pb`` (``budget``:
         ``⌈f·Pb⌉``)."""
-        return min(pb, _ceil(self.value * pb)) if self.kind == "budget" else pb
+        return min(pb, _ceil(self.value * pb)) if self.kind in ("budget", "literal") else pb
 
     def caps(self, dag: Dag, pb: int) -> np.ndarray:
         """The largest allocation of every task under budget ``pb`` (integers in
@@ -125,11 +136,13 @@ class HcpaBound:
 
 #: plain CPA: no processor bound beyond the budget (CRA's allocations, DECIDE-17)
 NO_BOUND = HcpaBound()
-#: the calibrated bound of "improved HCPA": HCPA_ALLOC on ``⌈0.65·Pb⌉`` processors, the
-#: candidate whose A9 (share of scenarios where CRA gives a PTG a stretch below 1) on the
-#: first 600 scenarios was closest to the paper's 6 % (6.3 %; docs/decisions.md, DECIDE-1
-#: revised; calibrated on A9 only)
-DEFAULT_BOUND = HcpaBound("budget", 0.65)
+#: the bound fitted to A9 by decision 170 (HCPA_ALLOC on ``⌈0.65·Pb⌉`` processors with
+#: CPA's gain rule): a named variant only, never the default (issue 32, decision 336)
+FITTED_BOUND = HcpaBound("budget", 0.65)
+#: "improved HCPA" as the seed writes it [L216-222]: the critical-path task with the
+#: smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping test, no processor bound (the seed
+#: gives none; decision 336 of docs/pending/decisions-32.md)
+DEFAULT_BOUND = HcpaBound("literal", 1.0)
 
 
 def hcpa_alloc(dag: Dag, budget: int, cap: int | None = None, level_cap: int | None = None,
@@ -147,6 +160,10 @@ def hcpa_alloc(dag: Dag, budget: int, cap: int | None = None, level_cap: int | N
     limit = bound.caps(dag, budget)
     if cap:
         limit = np.minimum(limit, cap)
+    if bound.kind == "literal":
+        if level_cap is not None or init is not None:
+            raise ValueError("the literal HCPA takes no level cap and no initial state")
+        return literal_alloc(dag, budget, limit, bound.budget(budget))
     lc = _min_cap(level_cap, bound.level_cap(budget))
     if lc is not None and levels is None:
         levels = dag_levels(dag)
@@ -199,12 +216,17 @@ class Trajectory:
     levels: np.ndarray | None = None
     #: every increment in pop order, shared with the replays (small graphs only)
     gains: Gains | None = field(default=None, repr=False, compare=False)
+    #: the allocations computed so far (``literal`` kind only)
+    memo: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, dag: Dag, processors: int, bound: HcpaBound = DEFAULT_BOUND,
               ) -> Trajectory:
         """One HCPA run with budget ``P`` under ``bound``, recording every step.
         O(K log n)."""
+        if bound.kind == "literal":  # no replay: every budget is computed (and cached)
+            empty = np.zeros(0, dtype=int)
+            return cls(dag, empty, empty, np.zeros(1), np.zeros(1), processors, bound)
         levels = dag_levels(dag) if bound.level_cap(processors) is not None else None
         rec = Record([], [], [], [], [])
         gains = Gains(dag, processors) if dag.n <= SMALL else None
@@ -218,6 +240,10 @@ class Trajectory:
 
     def alloc(self, budget: int) -> np.ndarray:
         """HCPA_ALLOC with budget ``budget <= P``. O(K) plus any capped continuation."""
+        if self.bound.kind == "literal":
+            if budget not in self.memo:
+                self.memo[budget] = hcpa_alloc(self.dag, budget, bound=self.bound)
+            return self.memo[budget].copy()
         k, stopped = _replay_point(self, budget, self.chosen, self.before, self._lev(),
                                    self.t_cp, self.area)
         p = np.where(self.dag.dummy, 0, 1)
@@ -245,6 +271,8 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     that task is still a candidate for ``b`` (:func:`_replay_point`), so only the steps
     after the first divergence are recomputed."""
     dag, P, bound = traj.dag, traj.processors, traj.bound
+    if bound.kind == "literal":
+        return [traj.alloc(b) for b in range(1, P + 1)]
     base = np.where(dag.dummy, 0, 1)
     out: list[np.ndarray] = [base] * P
     chosen, before, t_cp, area = traj.chosen, traj.before, traj.t_cp, traj.area

@@ -162,3 +162,69 @@ def metrics(sched: PtgSchedule, alone: np.ndarray, processors: int) -> Metrics:
     area = float((sched.alloc * (sched.end - sched.start)).sum())
     return Metrics(c, np.asarray(alone, float), cmax, float(c.sum() / alone.sum()), stretch,
                    float(stretch.max()), area / (processors * cmax) if cmax > 0 else 1.0)
+
+
+#: the readings of Table 2's utilisation that :func:`utilisation_readings` computes
+UTILISATION_READINGS = ("makespan", "processor_span", "used_processors", "start_instants")
+
+
+def utilisation_readings(sched: PtgSchedule, processors: int) -> dict[str, float]:
+    """Cluster utilisation of one schedule under each reading of seed 004 §5.2.6
+    [L729-731] ("the number of idle processors at a given instant, averaged over the
+    overall makespan"; the values of Table 2 are busy fractions, spec DECIDE-5).
+
+    * ``makespan`` — busy area over ``P·Cmax``: the time average over ``[0, Cmax]`` of the
+      busy fraction (DECIDE-5, :func:`metrics`);
+    * ``processor_span`` — busy area over the sum, over the processors that run some task,
+      of the span from their first start to their last end: the idle periods of each
+      processor before its first task and after its last one are left out;
+    * ``used_processors`` — the share of the ``P`` processors that run at least one task
+      (a processor idle over the whole makespan counts as idle);
+    * ``start_instants`` — the busy fraction sampled at every distinct task start and
+      averaged over those instants, not over time.
+
+    Parameters
+    ----------
+    sched : PtgSchedule
+        A schedule (processor ids in ``sched.procs``).
+    processors : int
+        ``P``, the processors of the cluster.
+
+    Returns
+    -------
+    dict of str to float
+        One value in ``[0, 1]`` per name of :data:`UTILISATION_READINGS` (1 for an
+        empty schedule). O(n·P + n²).
+
+    Examples
+    --------
+    Two tasks on a 2-processor cluster: one on both processors over [0, 1], one on
+    processor 0 over [1, 3]. Area 4; ``P·Cmax`` 6; processor 0 spans [0, 3] and processor
+    1 spans [0, 1]; both processors are used; at the two starts 2 then 1 processors are
+    busy:
+
+    >>> import numpy as np
+    >>> s = PtgSchedule(np.array([0.0, 1.0]), np.array([1.0, 3.0]), np.array([2, 1]),
+    ...                 [np.array([0, 1]), np.array([0])], np.zeros(2, int), np.arange(2))
+    >>> {k: round(v, 4) for k, v in utilisation_readings(s, 2).items()}
+    {'makespan': 0.6667, 'processor_span': 1.0, 'used_processors': 1.0, 'start_instants': 0.75}
+    """
+    dur = sched.end - sched.start
+    real = (dur > 0) & (sched.alloc > 0)
+    if not real.any():
+        return dict.fromkeys(UTILISATION_READINGS, 1.0)
+    area = float((sched.alloc[real] * dur[real]).sum())
+    cmax = float(sched.end[real].max())
+    first = np.full(processors, np.inf)
+    last = np.full(processors, -np.inf)
+    for k in np.flatnonzero(real):
+        ids = np.asarray(sched.procs[k], dtype=int)
+        first[ids] = np.minimum(first[ids], sched.start[k])
+        last[ids] = np.maximum(last[ids], sched.end[k])
+    used = np.isfinite(first)
+    starts = np.unique(sched.start[real])
+    busy = [(sched.alloc[real & (sched.start <= t) & (sched.end > t)]).sum() for t in starts]
+    return {"makespan": area / (processors * cmax),
+            "processor_span": area / float((last[used] - first[used]).sum()),
+            "used_processors": float(used.sum()) / processors,
+            "start_instants": float(np.mean(busy)) / processors}

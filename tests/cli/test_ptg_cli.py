@@ -139,24 +139,36 @@ def test_reproduce_small(tmp_path: Path) -> None:
     else:
         assert len(doc["figures"]) == 7 and all(Path(f).stat().st_size > 1000
                                                 for f in doc["figures"])
+    # the seed-vs-ours table (issue 32): in the JSON, on stderr and in ptg_vs_seed.csv
+    figures = [r["figure"] for r in doc["vs_seed"]["rows"]]
+    assert "A16 SELFISH MaxS median" in figures and "Table 2 values >= 90 %" in figures
+    assert sum(f.startswith("check ") for f in figures) == 7
+    assert "A16 SELFISH MaxS median" in p.stderr and "ptg vs seed:" in p.stderr
+    lines = (out / "ptg_vs_seed.csv").read_text().splitlines()
+    assert lines[0].startswith("figure,seed_line,seed_value,ours,tolerance,verdict")
+    assert len(lines) == len(figures) + 1 and doc["hcpa_bound"] == "literal"
     again = lpsched("reproduce", "ptg", "--scenarios", "2", "--out", str(out), "--quiet")
     assert again.returncode == 0 and "0 scenarios computed now" in again.stderr
+    assert (out / "ptg_vs_seed.csv").read_text().splitlines() == lines  # same table
 
 
 def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
-    """``--hcpa-bound`` reaches the problem (DECIDE-1): the default is the calibrated
-    budget, ``none`` is plain CPA and changes SELFISH's schedule on the random PTG; a bad
-    bound is one error line, exit 2."""
+    """``--hcpa-bound`` reaches the problem (DECIDE-1): the default is the improved HCPA
+    as the seed writes it (``literal``, issue 32), ``budget:0.65`` (the variant fitted to
+    A9) and ``none`` (plain CPA) are named variants that change SELFISH's schedule on the
+    random PTG; a bad bound is one error line, exit 2."""
     runs = {}
-    for bound in (None, "none", "budget:0.65"):
+    for bound in (None, "none", "budget:0.65", "literal"):
         extra = [] if bound is None else ["--hcpa-bound", bound]
         out = one_json_object(lpsched("ptg", "schedule", str(graphs["g"]), str(graphs["f"]),
                                       "--cluster", "gdx", "--algorithm", "selfish",
                                       "--json", *extra))
         assert out["valid"] is True
         runs[bound] = (out["hcpa_bound"], out["makespan"])
-    assert runs[None] == runs["budget:0.65"] and runs[None][0] == "budget:0.65"
+    assert runs[None] == runs["literal"] and runs[None][0] == "literal"
     assert runs["none"][0] == "none" and runs["none"][1] != runs[None][1]
+    assert runs["budget:0.65"][0] == "budget:0.65"
+    assert runs["budget:0.65"][1] not in (runs[None][1], runs["none"][1])
     bad = lpsched("ptg", "schedule", str(graphs["g"]), "--cluster", "gdx", "--hcpa-bound",
                   "bogus:3")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
@@ -179,3 +191,31 @@ def test_errors_name_the_file(graphs: dict[str, Path], tmp_path: Path) -> None:
     p = lpsched("ptg", "schedule", str(edges), "--cluster", "gdx", "--algorithm", "selfish")
     assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
     assert f"{edges}: no task node" in p.stderr and "work=" in p.stderr
+
+
+def test_gantt_full_disk_keeps_old_file(graphs: dict[str, Path]) -> None:
+    """Issue 28 (reliability): ``--gantt`` is written through ``atomic_path``: when the
+    disk fills (here a file-size limit of 2 kB, below any Gantt PNG), the command fails
+    with a message and the previous file is left intact, never truncated."""
+    pytest.importorskip("matplotlib")
+    resource = pytest.importorskip("resource")
+    import os
+    import subprocess
+
+    from tests.cli.test_cli_subprocess import LPSCHED
+
+    old = graphs["dir"] / "keep.png"
+    old.write_bytes(b"the previous chart")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    p = subprocess.run([LPSCHED, "ptg", "schedule", str(graphs["f"]), "--cluster", "chti",
+                        "--algorithm", "selfish", "--no-lp", "--gantt", str(old)],
+                       capture_output=True, text=True, timeout=300, env=env, check=False,
+                       preexec_fn=limit)
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr and str(old.name) in p.stderr
+    assert old.read_bytes() == b"the previous chart"
+    assert not [f for f in graphs["dir"].iterdir() if f.name.startswith(".keep.")]

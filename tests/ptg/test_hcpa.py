@@ -309,7 +309,7 @@ def test_hcpa_makespans_equal_the_schedules(graph: str) -> None:
     g = {"random": random_ptg(20, 0.6, 0.4, 0.5, 2, seed=5), "fft": fft_ptg(4, seed=2),
          "chain": random_ptg(12, 0.01, 0.3, 0.5, 1, seed=1)}[graph]
     d = single(g, SPEED)
-    allocs = all_allocs(Trajectory.build(d, 40))
+    allocs = all_allocs(Trajectory.build(d, 40, HcpaBound("budget", 0.65)))  # gain rule: reuse
 
     def rng(p: int) -> np.random.Generator:
         return np.random.default_rng([7, p])

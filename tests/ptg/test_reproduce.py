@@ -7,12 +7,15 @@ import pytest
 
 from lpsched.core import ResultStore, run_cells
 from lpsched.ptg import reproduce as exp
-from lpsched.ptg.hcpa import DEFAULT_BOUND, NO_BOUND, HcpaBound
+from lpsched.ptg.hcpa import DEFAULT_BOUND, FITTED_BOUND, NO_BOUND, HcpaBound
 
 
 @pytest.fixture(scope="module")
 def reduced() -> tuple[list, dict]:
-    cells = exp.cells(10**4, 0, sets=2, n_values=(2, 4), clusters=("chti", "grillon"))
+    # pinned under the A9-fitted variant (decision 170), whose outcomes this file records;
+    # the default (the seed's literal wording, issue 32) is run by tests/cli/test_ptg_cli.py
+    cells = exp.cells(10**4, 0, sets=2, n_values=(2, 4), clusters=("chti", "grillon"),
+                      hcpa_bound=FITTED_BOUND)
     store = ResultStore(":memory:")
     assert run_cells("ptg", cells, exp.cell_rows, store, progress=False) == len(cells) == 24
     assert run_cells("ptg", cells, exp.cell_rows, store, progress=False) == 0  # resumable
@@ -33,7 +36,7 @@ def test_rows_and_bounds(reduced: tuple[list, dict]) -> None:
 def test_acceptance_checks_reduced(reduced: tuple[list, dict]) -> None:
     """On this reduced set (seeded, deterministic; N in {2, 4}, no gdx) checks 1, 2, 3 and
     6 of spec §(a) hold with the tolerances of decision 134 (docs/decisions.md) under the
-    calibrated improved-HCPA bound (with plain CPA only check 1 held, and CRA gave a
+    A9-fitted improved-HCPA bound ``budget:0.65`` (with plain CPA only check 1 held, and CRA gave a
     stretch below 1 in 12 of the 24 scenarios); every check reports the values it
     tested."""
     _rows, summ = reduced

@@ -26,15 +26,15 @@ the rows with :func:`compare`; this module only applies the verdict rule and for
 
 Examples
 --------
->>> rows = [compare("Table 4 CBS3M avg", "003 L908", 1.163, 1.120, tolerance=0.05),
-...         compare("forced contiguous vs basic", "000 L2944", Bound("<", 2.0), 7.2,
+>>> rows = [compare("T4 CBS3M", "003 L908", 1.163, 1.120, tolerance=0.05),
+...         compare("forced cont.", "000 L2944", Bound("<", 2.0), 7.2,
 ...                 tolerance=0.5, unit="%", explained_by=251)]
 >>> [r.verdict for r in rows]
 ['match', 'differs: explained by decision 251']
 >>> print(FidelityTable("demo", rows).format())  # doctest: +NORMALIZE_WHITESPACE
-figure                      seed line  seed   ours   tolerance  verdict
-Table 4 CBS3M avg           003 L908   1.163  1.12   0.05       match
-forced contiguous vs basic  000 L2944  < 2 %  7.2 %  0.5 %      differs: explained by decision 251
+figure        seed line  seed   ours   tolerance  verdict                             role
+T4 CBS3M      003 L908   1.163  1.12   0.05       match                               validation
+forced cont.  000 L2944  < 2 %  7.2 %  0.5 %      differs: explained by decision 251  validation
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ class FidelityTable:
         return buf.getvalue()
 
     def format(self, columns: Iterable[str] = ("figure", "seed_line", "seed_value", "ours",
-                                               "tolerance", "verdict")) -> str:
+                                               "tolerance", "verdict", "role")) -> str:
         """The table as aligned plain text (header first), for a terminal or a log."""
         cols = list(columns)
         titles = [c.replace("_value", "").replace("_", " ") for c in cols]

@@ -130,6 +130,29 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     return _take_by_clusters(padded, 0, padded.size, size, cluster_size)
 
 
+def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
+              cluster_size: int | None = None) -> np.ndarray:
+    """Per size in ``sizes``, whether ``rule`` can place a job of that size on the free
+    processors ``free`` *at all*: exact for ``cont``/``cont-ff`` (the longest free run) and
+    ``loc`` (the ``⌈size/ℓ⌉`` fullest clusters), the free count for the other rules (a
+    necessary condition there). One pass over the mask for a whole queue (issue 29: a
+    pass need not try a job its forced rule must refuse)."""
+    total = int(np.count_nonzero(free))
+    ok = sizes <= total
+    if rule in ("cont", "cont-ff"):
+        _, lengths = free_blocks(free)
+        return ok & (sizes <= (int(lengths.max()) if lengths.size else 0))
+    if rule == "loc" and cluster_size:
+        clusters = math.ceil(free.size / cluster_size)
+        padded = np.zeros(clusters * cluster_size, bool)
+        padded[: free.size] = free
+        per = np.sort(padded.reshape(clusters, cluster_size).sum(axis=1))[::-1]
+        best = np.concatenate([[0], np.cumsum(per)])
+        need = np.minimum(-(-sizes // cluster_size), clusters)
+        return ok & (best[need] >= sizes)
+    return ok
+
+
 def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: int,
                       ) -> np.ndarray:
     """``size`` free ids of ``[lo, hi)``, clusters by decreasing free count (ties lower),

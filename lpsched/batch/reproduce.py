@@ -39,11 +39,17 @@ WEEK = 7 * 24 * 3600.0
 
 
 @functools.lru_cache(maxsize=4)
-def load_trace(path: str) -> Workload:
-    """The whole trace under the default conventions (cached per worker process); a
+def load_trace(path: str, status: str | None = None, estimate: str = "requested") -> Workload:
+    """The whole trace (cached per worker process) under the default conventions, keeping
+    the jobs of SWF status ``status`` (:func:`~lpsched.core.swf.parse_status`; ``None`` or
+    ``"all"``: every job; ``"completed"`` also drops the jobs of run time 0, the selection
+    whose counts are seed 000 Table 5.2's "Jobs" [L3698–L3704], decision 268) and with
+    ``estimate`` (``"runtime"``: the real run times as estimates, ch. 4's reading); a
     :class:`~lpsched.errors.ParseError` when the trace is malformed or keeps no job (the
     CLI calls it before any cell runs)."""
-    return to_workload(read_swf(path)).require_jobs()
+    completed = status is not None and status.strip().lower() == "completed"
+    return to_workload(read_swf(path), status=status, estimate=estimate,
+                       drop_zero_run=completed).require_jobs()
 
 
 def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
@@ -58,22 +64,33 @@ def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
 
 # -- seed 000 ch. 4: contiguity and locality, offline ---------------------------------------
 
-def contiguity_cells(trace: str, instances: int, jobs: int = 300, processors: int = 512,
-                     cluster: int = 16, first_seed: int = 0) -> list[list[Any]]:
-    """The cells (reads the trace once: it must have a job of at most ``processors``)."""
+#: seed 000 ch. 4 §4.6 [L2896–L2908]: 512 instances of 300 jobs drawn from CEA-Curie, 512
+#: processors in clusters of 16 (the defaults of :func:`contiguity_cells` and of the CLI)
+CH4_DEFAULTS = {"trace": "CEA-Curie-2011-2.1-cln.swf.gz", "instances": 512, "jobs": 300,
+                "processors": 512, "cluster": 16, "status": "all"}
+
+
+def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
+                     processors: int = 512, cluster: int = 16, first_seed: int = 0,
+                     status: str | None = None) -> list[list[Any]]:
+    """The cells of seed 000 ch. 4 §4.6 (defaults: :data:`CH4_DEFAULTS`); reads the trace
+    once: it must have a job of at most ``processors``. ``status``: the SWF statuses kept
+    (:func:`load_trace`; ch. 4 names none, decision 268)."""
     check_processors(processors)
-    if not (load_trace(trace).size <= processors).any():
+    if not (load_trace(trace, status).size <= processors).any():
         raise InvalidInstanceError("processors", processors, f"no job of {trace} fits on "
                                    "so few processors")
-    return [[trace, seed, jobs, processors, cluster, alloc]
+    tail = [status] if status not in (None, "all") else []
+    return [[trace, seed, jobs, processors, cluster, alloc, *tail]
             for seed in range(first_seed, first_seed + instances)
             for alloc in (*CONTIGUITY_ALLOCS, "nfdh-ls")]
 
 
-def contiguity_instance(trace: str, seed: int, jobs: int, processors: int) -> Workload:
+def contiguity_instance(trace: str, seed: int, jobs: int, processors: int,
+                        status: str | None = None) -> Workload:
     """``jobs`` jobs of size ``<= processors`` drawn without replacement (seeded), all
-    submitted at 0, estimates = real run times (offline, decision 53)."""
-    work = load_trace(trace)
+    submitted at 0, estimates = real run times (offline, decision 53; seed 000 [L2881])."""
+    work = load_trace(trace, status)
     fit = np.flatnonzero(work.size <= processors)
     rng = np.random.default_rng(seed)
     keep = np.sort(rng.choice(fit, size=min(jobs, fit.size), replace=False))
@@ -85,16 +102,18 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """The row of one contiguity cell ``[trace, seed, jobs, m, ℓ, alloc]``: conservative
     backfilling with the seed's reassignment and allocator ``alloc`` (validated), or NFDH+LS
     (``makespan`` None when a job is wider than a cluster or ``ℓ`` does not divide ``m``)."""
-    trace, seed, jobs, m, ell, alloc = cell
-    work = contiguity_instance(trace, seed, jobs, m)
+    trace, seed, jobs, m, ell, alloc = cell[:6]
+    work = contiguity_instance(trace, seed, jobs, m, cell[6] if len(cell) > 6 else None)
     row: dict[str, Any] = {"seed": seed, "alloc": alloc, "jobs": work.jobs}
     if alloc == "nfdh-ls":
         from lpsched.approx.packing import nfdh_ls
 
         if (work.size > ell).any() or m % ell:
-            return [{**row, "makespan": None}]
+            return [{**row, "makespan": None, "wider_than_cluster": int((work.size > ell).sum())}]
         res = nfdh_ls(np.c_[work.run, work.size], m // ell, ell)
         row["makespan"] = res.makespan
+        # seed 000 Theorem 4 [L2507–L2508]: C <= 3 max(W/m, p_max)
+        row["lower_bound"] = float(max((work.run * work.size).sum() / m, work.run.max()))
         row["contiguous_jobs"] = row["local_jobs"] = 1.0
         return [row]
     sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell,
@@ -125,6 +144,15 @@ def contiguity_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]
                       "local_jobs": float(np.mean([r["local_jobs"] for r in mine]))}
         if "locality_ratio" in mine[0]:
             out[alloc]["locality_ratio"] = float(np.mean([r["locality_ratio"] for r in mine]))
+        if alloc == "nfdh-ls":
+            ratio = [r["makespan"] / r["lower_bound"] for r in mine if r.get("lower_bound")]
+            out[alloc]["max_ratio_to_bound"] = float(max(ratio)) if ratio else float("nan")
+    skipped = sorted(r["seed"] for r in rows if r["alloc"] == "nfdh-ls"
+                     and r["makespan"] is None)
+    if skipped or "nfdh-ls" in out:  # seed 000 §4.4: NFDH+LS needs every job in a cluster
+        out.setdefault("nfdh-ls", {"instances": 0})
+        out["nfdh-ls"]["skipped_instances"] = len(skipped)
+        out["nfdh-ls"]["skipped_seeds"] = skipped[:20]  # type: ignore[assignment]
     return out
 
 
@@ -140,23 +168,53 @@ def default_fat_tree(processors: int, cluster: int = 16, arity: int = 4) -> str:
     return "fat-tree:" + ",".join(str(v) for v in (cluster, *arities))
 
 
-def platform_cells(trace: str, instances: int, periods: int = 1, topology: str | None = None,
-                   penalty: str = "quadratic", factor: float = 2.0,
-                   first_seed: int = 0) -> list[list[Any]]:
-    """The platform-level cells: every seed and allocator of :data:`PLATFORM_ALLOCS` on
-    the fat tree ``topology`` (default: the smallest covering the machine), checked before
-    any cell runs."""
-    work = load_trace(trace)
+#: seed 000 ch. 5 Table 5.2 [L3698–L3704]: platform -> (trace file in ../shared/data,
+#: processors, jobs, 7-day periods per instance); 30 instances each [L3713]
+CH5_PLATFORMS: dict[str, tuple[str, int, int, int]] = {
+    "curie": ("CEA-Curie-2011-2.1-cln.swf.gz", 80640, 279991, 3),
+    "hpc2n": ("HPC2N-2002-2.1-cln.swf.gz", 240, 201998, 1),
+    "kth_sp2": ("KTH-SP2-1996-2.1-cln.swf.gz", 100, 20483, 1),
+    "llnl_thunder": ("LLNL-Thunder-2007-1.1-cln.swf.gz", 1024, 97875, 1),
+    "ricc": ("RICC-2010-2.swf.gz", 8192, 431547, 2),
+    "sdsc_blue": ("SDSC-BLUE-2000-4.1-cln.swf.gz", 1152, 195587, 1),
+}
+#: ch. 5's defaults: 30 instances [L3713], jobs of Table 5.2's selection (decision 268),
+#: the user's wall times as estimates and kill limits [L3295–L3296, L3323–L3332]
+#: (decision 269)
+CH5_DEFAULTS = {"instances": 30, "status": "completed", "estimate": "requested",
+                "penalty": "quadratic", "factor": 2.0}
+
+
+def platform_of(trace: str) -> str | None:
+    """The Table 5.2 platform whose trace file is ``trace`` (by file name), if any."""
+    name = trace.replace("\\", "/").rsplit("/", 1)[-1]
+    return next((p for p, spec in CH5_PLATFORMS.items() if spec[0] == name), None)
+
+
+def platform_cells(trace: str, instances: int = 30, periods: int | None = None,
+                   topology: str | None = None, penalty: str = "quadratic",
+                   factor: float = 2.0, first_seed: int = 0, status: str | None = "completed",
+                   estimate: str = "requested") -> list[list[Any]]:
+    """The platform-level cells of one trace: every seed and allocator of
+    :data:`PLATFORM_ALLOCS` on the fat tree ``topology`` (default: the smallest covering
+    the machine), checked before any cell runs. ``periods`` defaults to Table 5.2's for
+    the trace's platform (1 for another trace); ``status`` and ``estimate`` select the jobs
+    and the estimates (:func:`load_trace`; defaults :data:`CH5_DEFAULTS`)."""
+    work = load_trace(trace, status, estimate)
+    if periods is None:
+        plat = platform_of(trace)
+        periods = CH5_PLATFORMS[plat][3] if plat else 1
     topo = topology or default_fat_tree(int(work.processors or work.size.max()))
     parse_topology(topo, int(work.processors or 0) or None)  # a bad tree fails before any cell
-    return [[trace, seed, periods, topo, penalty, factor, alloc]
+    return [[trace, seed, periods, topo, penalty, factor, alloc, status, estimate]
             for seed in range(first_seed, first_seed + instances) for alloc in PLATFORM_ALLOCS]
 
 
-def period_instance(trace: str, seed: int, periods: int) -> Workload:
+def period_instance(trace: str, seed: int, periods: int, status: str | None = None,
+                    estimate: str = "requested") -> Workload:
     """``periods`` consecutive 7-day periods starting at a period drawn uniformly (A5.11),
     keeping the jobs submitted inside the window."""
-    work = load_trace(trace)
+    work = load_trace(trace, status, estimate)
     total = max(1, math.ceil((float(work.submit.max()) + 1) / WEEK))
     first = int(np.random.default_rng(seed).integers(0, max(1, total - periods + 1)))
     lo, hi = first * WEEK, (first + periods) * WEEK
@@ -167,14 +225,16 @@ def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """The row of one platform-level cell: conservative backfilling with reassignment and
     the placement penalty on the tree, validated; sums of flow and stretch and the platform
     factors."""
-    trace, seed, periods, topo_spec, penalty, factor, alloc = cell
-    work = period_instance(trace, seed, periods)
+    trace, seed, periods, topo_spec, penalty, factor, alloc = cell[:7]
+    status, estimate = (cell[7], cell[8]) if len(cell) > 8 else (None, "requested")
+    work = period_instance(trace, seed, periods, status, estimate)
     topo: Topology = parse_topology(topo_spec, int(work.processors or 0) or None)
     sched, stats = simulate_batch(work, "conservative", alloc=alloc, topology=topo,
                                   penalty=(penalty, factor), compression="reassign")
     validate_batch(work, sched, topo.installed, topology=topo, forced=alloc)
     met = batch_metrics(work, sched, topo.installed, topology=topo)
     return [{"seed": seed, "alloc": alloc, "jobs": work.jobs,
+             "platform": platform_of(trace) or trace.replace("\\", "/").rsplit("/", 1)[-1],
              "sum_flow": met["mean_flow"] * work.jobs,
              "sum_stretch": met["mean_stretch"] * work.jobs, "seconds": stats["seconds"],
              **{k: met[k] for k in ("contiguity_factor", "locality_factor",
@@ -197,8 +257,17 @@ ROW_SCHEMAS: dict[str, dict[str, str]] = {
 }
 
 
-def platform_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Seed 000 [L3753–L3764]: each value over basic's mean across instances, averaged."""
+def platform_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Seed 000 [L3753–L3764]: each value over basic's mean across instances, averaged; per
+    platform (``{platform: {alloc: {metric: value}}}``) when the rows name several."""
+    names = sorted({r.get("platform", "") for r in rows})
+    if len(names) > 1:
+        return {p: _platform_summary([r for r in rows if r.get("platform", "") == p])
+                for p in names}
+    return _platform_summary(rows)
+
+
+def _platform_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     base = {m: np.mean([r[m] for r in rows if r["alloc"] == "basic"]) for m in PLATFORM_METRICS}
     for alloc in PLATFORM_ALLOCS:
@@ -224,16 +293,32 @@ def kary_for(processors: int, k: int = 4) -> Topology:
     return kary_ntree(k, n, processors)
 
 
+#: seed 001 §6 [L103–L105]: the three workloads it names (LLNL is LLNL Thunder [L104]);
+#: the whole logs (the record counts it quotes: SDSC's 243,314 is every record of the
+#: trace, so no status selection, decision 268)
+SEED001_TRACES = {"llnl_thunder": "LLNL-Thunder-2007-1.1-cln.swf.gz",
+                  "sdsc_blue": "SDSC-BLUE-2000-4.1-cln.swf.gz",
+                  "hpc2n": "HPC2N-2002-2.1-cln.swf.gz"}
+
+
+def trace_label(trace: str) -> str:
+    """The seed's name of a trace file (``sdsc_blue``), else the file name."""
+    name = trace.replace("\\", "/").rsplit("/", 1)[-1]
+    return next((k for k, v in SEED001_TRACES.items() if v == name), None) \
+        or platform_of(trace) or name
+
+
 def topology_cells(trace: str, speedups: list[float], limit: int = 0,
-                   k: int = 4) -> list[list[Any]]:
+                   k: int = 4, status: str | None = None) -> list[list[Any]]:
     """The cells (reads the trace once, so a bad trace or tree fails before any cell)."""
-    work = load_trace(trace)
+    work = load_trace(trace, status)
     kary_for(int(work.processors or work.size.max()), k)
+    tail = [status] if status not in (None, "all") else []
     cells = []
     for policy in ("fcfs", "easy"):
         for alloc, qct in TOPO_ALLOCS:
             for s in ([0.0] if alloc == "basic" else speedups):
-                cells.append([trace, limit, k, policy, alloc, qct, float(s)])
+                cells.append([trace, limit, k, policy, alloc, qct, float(s), *tail])
     return cells
 
 
@@ -241,8 +326,8 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """The row of one topology-aware cell ``[trace, limit, k, policy, alloc, qct, speedup]``
     on the smallest covering k-ary n-tree, validated: mean wait and total time (minutes) and
     the share of jobs spread above their minimal level."""
-    trace, limit, k, policy, alloc, qct, speedup = cell
-    work = load_trace(trace)
+    trace, limit, k, policy, alloc, qct, speedup = cell[:7]
+    work = load_trace(trace, cell[7] if len(cell) > 7 else None)
     if limit:
         work = subset(work, np.arange(min(limit, work.jobs)))
     topo = kary_for(int(work.processors or work.size.max()), k)
@@ -252,7 +337,8 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
     wait = sched.start - work.submit
     total = sched.end - work.submit
     quasi = [topo.level_of(p) > topo.min_level(p.size) for p in sched.procs]
-    return [{"policy": policy, "alloc": alloc, "qct": qct, "speedup": speedup,
+    return [{"trace": trace_label(trace), "policy": policy, "alloc": alloc, "qct": qct,
+             "speedup": speedup,
              "jobs": work.jobs, "mean_wait_min": float(wait.mean() / 60),
              "mean_total_min": float(total.mean() / 60), "frac_spread": float(np.mean(quasi)),
              "seconds": stats["seconds"]}]

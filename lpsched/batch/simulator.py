@@ -39,7 +39,8 @@ scheduling pass runs:
 Processors are chosen by an allocation rule (:mod:`lpsched.batch.allocation`; default
 ``basic``, the lowest-numbered free ones), on a line of processors or, with a
 :class:`~lpsched.batch.topology.Topology`, on the leaves of a tree (uninstalled leaves
-never free). A forced rule that cannot place a job leaves it queued until the next event.
+never free). A forced rule that cannot place a job leaves it queued until the next end
+(under conservative backfilling its reservation is re-planned from that end: decision 265).
 
 Placement-dependent run times (fixed when a job starts, the scheduler still plans with the
 estimates):
@@ -58,7 +59,9 @@ free processors are runs of ids (:class:`~lpsched.batch.procsets.FreeLine`: a jo
 the runs it takes, not its size) and the schedule keeps every job's set as runs
 (:class:`~lpsched.batch.procsets.ProcSets`); the other rules keep the boolean mask. An
 EASY pass is O(queue) Python comparisons after the FCFS part (no array built per pass).
-Conservative backfilling keeps its numpy profile: O(breakpoints) per reservation search.
+Conservative backfilling keeps its numpy profile: O(breakpoints) per reservation search;
+a fixed-reservation pass searches only for the due and new jobs and, after an early end,
+the jobs a vectorised test says may move (decision 266).
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ import bisect
 import heapq
 import math
 import time as _time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,6 +84,7 @@ from lpsched.batch.allocation import (
     allocate,
     block_counts,
     is_local,
+    placeable,
 )
 from lpsched.batch.procsets import FreeLine, ProcSets, proc_runs
 from lpsched.batch.topology import Topology
@@ -147,23 +151,29 @@ class Profile:
             self.times, self.free = self.times[i:].copy(), self.free[i:].copy()
             self.times[0] = now
 
-    def earliest(self, size: int, length: float) -> float:
-        """Earliest start where ``size`` processors stay free for ``length``: the first
-        maximal run of breakpoints with enough free processors that lasts ``length`` (a
-        slot ending where a reservation starts is compared with a relative tolerance, since
-        ``start + length`` rounds differently from that boundary)."""
-        ok = self.free >= size
+    def earliest(self, size: int, length: float, after: float | None = None) -> float:
+        """Earliest start (``>= after`` when given, else from the profile's start) where
+        ``size`` processors stay free for ``length``: the first maximal run of breakpoints
+        with enough free processors that lasts ``length`` (a slot ending where a
+        reservation starts is compared with a relative tolerance, since ``start + length``
+        rounds differently from that boundary)."""
+        times, free = self.times, self.free
+        if after is not None and after > times[0]:
+            i = int(np.searchsorted(times, after, side="right")) - 1
+            times, free = times[i:].copy(), free[i:]
+            times[0] = after
+        ok = free >= size
         starts = np.flatnonzero(ok & ~np.concatenate([[False], ok[:-1]]))
         if not starts.size:
             raise InvalidInstanceError("size", size, "no time ever has enough processors")
         bad = np.flatnonzero(~ok)
         nxt = np.searchsorted(bad, starts)
-        ends = np.append(self.times, math.inf)[np.append(bad, self.times.size)[nxt]]
-        want = self.times[starts] + length
+        ends = np.append(times, math.inf)[np.append(bad, times.size)[nxt]]
+        want = times[starts] + length
         fits = ends >= want - 1e-9 * np.maximum(1.0, np.abs(want))
         if not fits.any():
             raise InvalidInstanceError("size", size, "no time ever has enough processors")
-        return float(self.times[starts[int(np.argmax(fits))]])
+        return float(times[starts[int(np.argmax(fits))]])
 
 
 @dataclass(frozen=True)
@@ -198,12 +208,15 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                    cluster_size: int | None = None, topology: Topology | None = None,
                    qct: int = 20, penalty: tuple[str, float] | None = None,
                    speedup: float = 0.0, compression: str | None = None,
+                   progress: Callable[[int, int, float], None] | None = None,
                    ) -> tuple[BatchSchedule, dict[str, Any]]:
     """Run ``policy`` on ``work`` with the allocation rule ``alloc`` (module doc); returns
     the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
     the tree for ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent),
     the clusters for ``beloc``/``loc`` and the levels for ``penalty``. ``compression``
     (conservative only; default ``"textbook"``) is one of :data:`COMPRESSIONS`.
+    ``progress(started, jobs, now)``, when given, is called every 4,096 events and at the
+    end (the CLI draws a line on a terminal's stderr from it).
 
     Examples
     --------
@@ -229,6 +242,7 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     topology, m = _machine(work, processors, topology)
     sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
                     speedup, compression)
+    sim.progress = progress
     return sim.simulate()
 
 
@@ -302,12 +316,61 @@ class _BatchSim:
     fast. ``begin``/``finish`` are bound at construction to the line's or the mask's
     methods."""
 
-    __slots__ = ("alloc", "begin", "cluster_size", "compression", "counts", "early_end",
-                 "end", "ends", "est", "est_l", "failed", "finish", "first_resv", "fixed",
-                 "free", "kill", "line", "nfree", "now", "penalty", "plan", "policy", "procs",
-                 "qct", "queue", "releases", "run_l", "running", "scan_from", "scan_state", "seq",
-                 "shadow_memo", "sizes_l", "slot", "start", "topology", "version", "wakes",
-                 "work")
+    __slots__ = (
+        "alloc",
+        "begin",
+        "by_rank",
+        "cluster_size",
+        "compression",
+        "counts",
+        "due_heap",
+        "early_end",
+        "end",
+        "ends",
+        "est",
+        "est_l",
+        "failed",
+        "finish",
+        "first_resv",
+        "fixed",
+        "free",
+        "freed",
+        "freed_base",
+        "kill",
+        "len_r",
+        "line",
+        "nfree",
+        "now",
+        "nstarted",
+        "penalty",
+        "plan",
+        "policy",
+        "prev_seq",
+        "procs",
+        "progress",
+        "qct",
+        "queue",
+        "rank",
+        "releases",
+        "resv_r",
+        "run_l",
+        "running",
+        "scan_from",
+        "scan_state",
+        "seq",
+        "shadow_memo",
+        "size_r",
+        "sizes_l",
+        "slot",
+        "stamp_r",
+        "start",
+        "started_now",
+        "topology",
+        "version",
+        "waiting",
+        "wakes",
+        "work",
+    )
 
     def __init__(self, work: Workload, policy: str, m: int, kill: bool, alloc: str,
                  cluster_size: int | None, topology: Topology | None, qct: int,
@@ -355,6 +418,22 @@ class _BatchSim:
         self.shadow_memo: dict[tuple[int, int, int], tuple[float, int]] = {}
         self.scan_state: tuple[int, int, float, int] | None = None  # EASY: last idle pass
         self.scan_from = 1
+        # fixed mode (decision 266): jobs by queue rank (submission order, ties by index);
+        # ``waiting[r]``, ``resv_r[r]`` (slot start) and ``size_r[r]`` per rank, a heap of
+        # (slot start, rank) to find the due jobs; ``queue`` holds the arrivals since the
+        # last pass only
+        self.rank: list[int] = []
+        self.by_rank: list[int] = []
+        self.due_heap: list[tuple[float, int]] = []
+        self.started_now: list[int] = []
+        self.waiting = self.resv_r = self.size_r = self.stamp_r = self.len_r = np.zeros(0)
+        # fixed mode: the plan's frees as (from, to), ``freed_base`` + index their sequence
+        # numbers; ``stamp_r[r]``: the sequence number when the job was last found unable
+        # to move (a textbook compression need only try the jobs a later free can help)
+        self.freed: list[tuple[float, float]] = []
+        self.freed_base = self.prev_seq = 0
+        self.progress: Callable[[int, int, float], None] | None = None
+        self.nstarted = 0
 
     def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
         """Run the events to the end: at each instant the jobs ending (in the order they
@@ -368,6 +447,10 @@ class _BatchSim:
         bad = [t for t in subs if not t >= 0.0]
         if bad:
             raise LpschedError(f"cannot schedule an event at {bad[0]} before now = 0.0")
+        self.by_rank = order.tolist()
+        rank = np.empty(work.jobs, np.int64)
+        rank[order] = np.arange(work.jobs)
+        self.rank = rank.tolist()
         t0 = _time.perf_counter()
         events = self.run(order.tolist(), subs)
         seconds = _time.perf_counter() - t0
@@ -381,7 +464,7 @@ class _BatchSim:
     def run(self, order: list[int], subs: list[float]) -> int:
         """The event loop of :meth:`simulate`; returns the number of events handled."""
         ends, wakes, queue, finish, npass = self.ends, self.wakes, self.queue, self.finish, 0
-        i, n, inf, pop = 0, len(order), math.inf, heapq.heappop
+        i, n, inf, pop, tick = 0, len(order), math.inf, heapq.heappop, 0
         while True:
             t = ends[0][0] if ends else inf
             if i < n and subs[i] < t:
@@ -389,8 +472,13 @@ class _BatchSim:
             if wakes and wakes[0] < t:
                 t = wakes[0]
             if t == inf:
+                if self.progress is not None:
+                    self.progress(self.nstarted, n, self.now)
                 return n + len(order) + npass  # ends + submissions + passes
             self.now = t
+            tick += 1
+            if not tick & 4095 and self.progress is not None:
+                self.progress(self.nstarted, n, t)
             while ends and ends[0][0] == t:
                 finish(pop(ends)[2])
             while i < n and subs[i] == t:
@@ -410,6 +498,7 @@ class _BatchSim:
         """``j`` starts now and runs ``length``: its times, its estimated release, its end."""
         now = self.now
         self.start[j] = now
+        self.nstarted += 1
         self.end[j] = end = now + length
         if not end >= now:
             raise LpschedError(f"cannot schedule an event at {end} before now = {now}")
@@ -483,6 +572,7 @@ class _BatchSim:
             _rs, re = self.slot.pop(j)
             if now < re:  # ended early: its estimated rest is free again
                 self.plan.add(now, re, self.sizes_l[j])  # type: ignore[union-attr]
+                self.freed.append((now, re))
                 self.early_end = True
         releases = self.releases
         del releases[bisect.bisect_left(releases, (self.running.pop(j), j))]
@@ -512,63 +602,219 @@ class _BatchSim:
         a persistent profile ``plan``: running jobs hold their slot until their estimated
         end, queued jobs their reservation; only starts, early ends and re-plans edit it.
         A job overrunning its estimate is not extended in the plan: jobs due on its
-        processors fail to start and are re-planned from now until they fit."""
+        processors fail to start and are re-planned from the next end until they fit.
+
+        The rule reads the waiting jobs in queue (submission) order; a job's turn can change
+        something only when it is new (its reservation), due (its slot has come), or, in a
+        pass after an early end, when it can move: ``textbook`` needs ``size`` free
+        processors somewhere in the plan between now and its slot (the running maximum of
+        the free counts, one vectorised test for every waiting job), ``reassign`` needs
+        ``size`` free now. Only those turns are taken, in queue order; the test is redone
+        for the later jobs after a turn that freed part of the plan (a move or a re-plan).
+        The skipped turns are the ones that left the plan unchanged (decision 266): a
+        pass costs O(log n) per due job plus, after an early end, O(waiting jobs) in numpy
+        and one profile search per job that passes the test, instead of one profile search
+        per waiting job."""
         now = self.now
         prof = self.plan
         if prof is None:
             prof = self.plan = Profile(now, self.nfree)
+            self.waiting = np.zeros(self.work.jobs, bool)
+            self.resv_r = np.full(self.work.jobs, math.inf)
+            self.size_r = self.work.size[self.by_rank]
+            self.stamp_r = np.zeros(self.work.jobs, np.int64)
+            self.len_r = np.maximum(self.est[self.by_rank], 1e-12)
         prof.trim(now)
         rule = self.compression if self.early_end else "none"  # compress after early ends
         self.early_end = False
-        queue, sizes_l, est_l, slot = self.queue, self.sizes_l, self.est_l, self.slot
-        started: list[int] = []
-        for j in queue:
-            size, length = sizes_l[j], max(est_l[j], 1e-12)
-            if j not in slot:  # a new job: its reservation, kept from now on
-                t = prof.earliest(size, length)
-                slot[j] = (t, t + length)
-                prof.add(t, t + length, -size)
-                self.first_resv[j] = t
-                if t > now:
-                    self.wake_at(t)
-            rs, re = slot[j]
-            due = rs <= now
-            if not due and rule == "textbook":
-                if self.reinsert(j, size, length, rs, re):
-                    started.append(j)
-                continue
-            if not due and (rule != "reassign" or size > self.nfree):  # seed 000 §5.5
-                continue
-            prof.add(rs, re, size)  # let go of its own slot, then try now
-            if (due or prof.earliest(size, length) <= now) and size <= self.nfree \
-                    and self.begin(j):
-                prof.add(now, now + length, -size)
-                slot[j] = (now, now + length)
-                started.append(j)
-            elif due:  # an overrun or a forced allocation: re-plan from now
-                t = max(prof.earliest(size, length), now)
-                slot[j] = (t, t + length)
-                prof.add(t, t + length, -size)
-                if t > now:
-                    self.wake_at(t)
-            else:
-                prof.add(rs, re, -size)
-        for j in started:
-            queue.remove(j)
+        waiting, resv_r, rank, by_rank = self.waiting, self.resv_r, self.rank, self.by_rank
+        due_heap, slot = self.due_heap, self.slot
+        due: list[int] = []  # ranks of the waiting jobs whose slot has come
+        while due_heap and due_heap[0][0] <= now:
+            t, r = heapq.heappop(due_heap)
+            if waiting[r] and resv_r[r] == t:
+                due.append(r)
+                resv_r[r] = -math.inf  # counted once
+        for r in due:
+            resv_r[r] = slot[by_rank[r]][0]
+        due.sort()
+        fresh = self.queue[:]  # the event loop appends to this very list
+        self.queue.clear()
+        self.started_now = []
+        if rule == "none":
+            for r in due:
+                self.turn(by_rank[r], True, rule)
+        else:
+            self.compress_turns(due, rule)
+        for j in fresh:  # new jobs come last in queue order: their reservations
+            size, length = self.sizes_l[j], max(self.est_l[j], 1e-12)
+            t = prof.earliest(size, length)
+            self.first_resv[j] = t
+            self.hold(j, t, length)
+            if t <= now:
+                self.turn(j, True, rule)
+        for j in self.started_now:
+            waiting[rank[j]] = False
 
-    def reinsert(self, j: int, size: int, length: float, rs: float, re: float) -> bool:
+    def compress_turns(self, due: list[int], rule: str) -> None:
+        """The turns of a compression pass (:meth:`fixed_pass`): the due jobs (``due``,
+        ranks, sorted) and the jobs :meth:`movable` lets through, merged in queue order; the
+        test is redone for the later jobs after a turn that let part of the plan go."""
+        by_rank = self.by_rank
+        ranks = np.flatnonzero(self.waiting)
+        # every waiting job is tried or found unable to move in this pass: the frees
+        # logged before it no longer matter to the next one
+        start_seq = self.freed_base + len(self.freed)
+        cand = self.movable(ranks, rule)
+        di, ci, last = 0, 0, len(self.waiting)  # ``last``: past every rank
+        while True:
+            nd = due[di] if di < len(due) else last
+            nc = int(ranks[cand[ci]]) if ci < cand.size else last
+            r = min(nd, nc)
+            if r == last:
+                break
+            if r == nd:
+                di += 1
+            if r == nc:
+                ci += 1
+            if self.turn(by_rank[r], r == nd, rule):  # later jobs may move into it
+                c = int(np.searchsorted(ranks, r, side="right"))
+                cand = c + self.movable(ranks[c:], rule)
+                ci = 0
+        del self.freed[: self.prev_seq - self.freed_base]
+        self.freed_base, self.prev_seq = self.prev_seq, start_seq
+
+    def movable(self, ranks: np.ndarray, rule: str) -> np.ndarray:
+        """Positions in ``ranks`` (waiting jobs, queue order) of the jobs that may move in a
+        compression pass under ``rule`` (:meth:`fixed_pass`): a necessary condition, each
+        position then gets the exact test of its turn; the others are stamped as unable to
+        move at this point of the plan's history.
+
+        ``reassign`` (start now): ``size`` free processors now, and ``size`` free in the plan
+        on every breakpoint from now to the earlier of its slot and ``now + estimate`` (the
+        running minimum of the free counts; the slot's own processors count only from its
+        start, and the end is read with :meth:`Profile.earliest`'s tolerance).
+        ``textbook`` (move earlier): a free of the plan since the job was last found unable
+        to move that begins before its slot ends and has not passed (a window before its
+        slot that did not fit then fits only if some of it was freed since), and ``size``
+        free somewhere between now and its slot (the running maximum)."""
+        prof, now = self.plan, self.now
+        assert prof is not None
+        rs, size = self.resv_r[ranks], self.size_r[ranks]
+        times, free = prof.times, prof.free
+        slot_before = np.searchsorted(times, rs, side="left") - 1
+        if rule == "reassign":
+            ends = now + np.maximum(self.len_r[ranks], 0.0)
+            ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
+            last = np.minimum(slot_before, np.searchsorted(times, ends, side="left") - 1)
+            least = np.minimum.accumulate(free)
+            ok = (rs > now) & (size <= self.nfree) & (least[np.maximum(last, 0)] >= size)
+            if self.free is not None and ok.any():  # a forced rule's shape, for all at once
+                ok[ok] = placeable(self.alloc, self.free, size[ok], self.cluster_size)
+        else:
+            seq = self.freed_base + len(self.freed)
+            helped = np.zeros(ranks.size, bool)
+            if self.freed:
+                log = np.array(self.freed)
+                begin = np.where(log[:, 1] > now, np.maximum(log[:, 0], now), math.inf)
+                first = np.append(np.minimum.accumulate(begin[::-1])[::-1], math.inf)
+                since = np.clip(self.stamp_r[ranks] - self.freed_base, 0, len(self.freed))
+                helped = first[since] < rs + self.len_r[ranks]
+            most = np.maximum.accumulate(free)
+            helped |= self.stamp_r[ranks] < 0  # re-planned from the next end: try it
+            ok = (rs > now) & helped & (most[np.maximum(slot_before, 0)] >= size)
+            self.stamp_r[ranks[~ok]] = seq
+        return np.flatnonzero(ok)
+
+    def hold(self, j: int, t: float, length: float, fresh: bool = True) -> None:
+        """``j`` (waiting) now holds ``[t, t + length)`` in the plan; a pass at ``t``.
+        ``fresh``: ``t`` is its earliest fit (a new reservation), not a re-plan from the
+        next end (which a textbook compression may still move earlier)."""
+        prof = self.plan
+        assert prof is not None
+        r = self.rank[j]
+        self.slot[j] = (t, t + length)
+        prof.add(t, t + length, -self.sizes_l[j])
+        self.waiting[r] = True
+        self.resv_r[r] = t
+        self.stamp_r[r] = self.freed_base + len(self.freed) if fresh else -1
+        heapq.heappush(self.due_heap, (t, r))
+        if t > self.now:
+            self.wake_at(t)
+
+    def turn(self, j: int, due: bool, rule: str) -> bool:
+        """One waiting job's turn in a fixed-reservation pass (the rules of the module doc):
+        a due job starts if its allocation places it, else is re-planned from the next end;
+        otherwise ``textbook`` re-inserts it at its earliest fitting time and ``reassign``
+        starts it now if it fits now without touching any other reservation. Returns
+        whether part of the plan was let go (a later job may now move)."""
+        prof, now, slot = self.plan, self.now, self.slot
+        assert prof is not None
+        size, length = self.sizes_l[j], max(self.est_l[j], 1e-12)
+        rs, re = slot[j]
+        if not due and rule == "textbook":
+            moved, started = self.reinsert(j, size, length, rs, re)
+            r = self.rank[j]
+            if moved:
+                self.freed.append((rs, re))
+            if started:
+                self.started_now.append(j)
+            elif moved:
+                self.resv_r[r] = slot[j][0]
+                heapq.heappush(self.due_heap, (slot[j][0], r))
+            self.stamp_r[r] = self.freed_base + len(self.freed)
+            return moved
+        if not due and size > self.nfree:
+            return False
+        prof.add(rs, re, size)  # let go of its own slot, then try now
+        if (due or prof.earliest(size, length) <= now) and size <= self.nfree \
+                and self.begin(j):
+            prof.add(now, now + length, -size)
+            slot[j] = (now, now + length)
+            self.started_now.append(j)
+            if not due:
+                self.freed.append((rs, re))
+            return not due
+        if due:  # an overrun or a forced allocation: re-plan from the next end
+            self.freed.append((rs, re))
+            self.hold(j, prof.earliest(size, length, self.next_change(j)), length,
+                      fresh=False)
+            return True
+        prof.add(rs, re, -size)
+        return False
+
+    def next_change(self, j: int) -> float:
+        """The earliest time a due job ``j`` that cannot start now may be placed: the next
+        end (now when a job that started this instant ends at it too). The free processors
+        grow only at ends, so a retry before the next end fails again: planning from now
+        instead gave a forced allocator a slot the count profile offered but the free
+        processors' shape could not honour, re-planned one rounding step later at every
+        pass — zero-length jobs refused in turn then advanced the clock by one ulp a pass
+        and never reached the next end (issue 29, decision 265). Each refusal of ``j`` is
+        thus followed by at least one end before its next try: at most ``n + 1`` refusals
+        per job, so finitely many passes. The next end is the simulator's event, not an
+        estimate the scheduler reads: it is when the scheduler is told processors came back,
+        and so the first instant its retry can succeed."""
+        if self.ends:
+            return max(self.ends[0][0], self.now)
+        raise LpschedError(f"job {int(self.work.job[j])} (size {self.sizes_l[j]}) cannot be "
+                           f"placed by the {self.alloc!r} allocation even on the idle "
+                           "machine")
+
+    def reinsert(self, j: int, size: int, length: float, rs: float, re: float,
+                 ) -> tuple[bool, bool]:
         """Textbook compression of one queued job (Mu'alem & Feitelson 2001): its reservation
         ``[rs, re)`` removed from the plan and re-inserted at the earliest fitting time
         ``t >= now`` (never after ``rs``: the old slot still fits); ``j`` starts when
-        ``t = now`` and its allocation places it. True when it started. One profile search:
-        O(breakpoints)."""
+        ``t = now`` and its allocation places it. Returns whether it moved and whether it
+        started. One profile search: O(breakpoints)."""
         prof, now = self.plan, self.now
         assert prof is not None
         prof.add(rs, re, size)
         t = prof.earliest(size, length)
         if t >= rs:  # nothing earlier: the same slot back
             prof.add(rs, re, -size)
-            return False
+            return False, False
         if t <= now and size <= self.nfree and self.begin(j):
             t = now
             started = True
@@ -578,7 +824,7 @@ class _BatchSim:
                 self.wake_at(t)
         self.slot[j] = (t, t + length)
         prof.add(t, t + length, -size)
-        return started
+        return True, started
 
     def rebuild_pass(self, now: float) -> None:
         """Conservative backfilling re-planning every reservation in queue order, on the

@@ -37,38 +37,113 @@ def _default_trace(name: str) -> str:
     raise ParseError(name, "trace not found in $LPSCHED_DATA or ../shared/data: give --trace")
 
 
-def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
-    """Checks the options, the output folder and the trace before any cell runs; the CSV is
-    written atomically (an existing one is replaced)."""
+def _data_folder() -> Path | None:
+    """``$LPSCHED_DATA`` or ``../shared/data`` (relative to the working directory), the first
+    that exists."""
+    import os
 
+    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
+        if folder and Path(folder).is_dir():
+            return Path(folder)
+    return None
+
+
+def _seed_traces(names: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The traces a seed names that the data folder holds (label -> path), and the others
+    with the reason (label -> "trace FILE not in FOLDER"): named, never replaced."""
+    folder = _data_folder()
+    found, missing = {}, {}
+    for label, name in names.items():
+        if folder is not None and (folder / name).exists():
+            found[label] = str(folder / name)
+        else:
+            missing[label] = f"trace {name} not in {folder or '$LPSCHED_DATA or ../shared/data'}"
+    if not found:
+        raise ParseError(", ".join(names.values()), "none of the seed's traces is in "
+                         "$LPSCHED_DATA or ../shared/data: give --trace")
+    return found, missing
+
+
+def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
+    """Checks the options, the output folder and the traces before any cell runs; the CSV
+    is written atomically (an existing one is replaced); ends with the seed-vs-ours table
+    (``<experiment>_vs_seed.csv``, printed on stderr: stdout is the JSON summary)."""
+
+    from lpsched.batch import fidelity as fid
     from lpsched.batch import reproduce as exp
+    from lpsched.cli.common import report_fidelity
 
     name = args.experiment
-    summarise: Callable[[list[dict[str, Any]]], Any]
     _check_reproduce_options(args)
     out = check_output_folder(args.out, "--out")
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
+    status = _status_option(args.status)
+    missing: dict[str, str] = {}
     if name == "contiguity":
-        trace = args.trace or _default_trace("CEA-Curie-2011-2.1-cln.swf.gz")
+        trace = args.trace or _default_trace(exp.CH4_DEFAULTS["trace"])  # type: ignore
+        traces = {"curie": trace}
         cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
-                                     args.processors, args.cluster_size, args.first_seed)
-        fn, summarise = exp.contiguity_cell, exp.contiguity_summary
+                                     args.processors, args.cluster_size, args.first_seed,
+                                     status)
+        fn = exp.contiguity_cell
     elif name == "platform-level":
-        trace = args.trace or _default_trace("hpc2n-excerpt.swf")
-        cells = exp.platform_cells(trace, args.instances, args.periods, args.topology,
-                                   first_seed=args.first_seed)
-        fn, summarise = exp.platform_cell, exp.platform_summary
+        if args.trace:
+            traces = {exp.platform_of(args.trace) or Path(args.trace).name: args.trace}
+        else:
+            traces, missing = _seed_traces({p: spec[0] for p, spec in
+                                            exp.CH5_PLATFORMS.items()})
+        cells = [c for t in traces.values() for c in exp.platform_cells(
+            t, args.instances, args.periods, args.topology, first_seed=args.first_seed,
+            status=status, estimate=args.estimate)]
+        fn = exp.platform_cell
     else:
-        trace = args.trace or _default_trace("LLNL-Atlas-2006-2.1-cln.swf")
-        cells = exp.topology_cells(trace, _speedups(args.speedups), args.limit)
-        fn, summarise = exp.topology_cell, exp.topology_summary
+        if args.trace:
+            traces = {exp.trace_label(args.trace): args.trace}
+        else:
+            traces, missing = _seed_traces(exp.SEED001_TRACES)
+        cells = [c for t in traces.values() for c in exp.topology_cells(
+            t, _speedups(args.speedups), args.limit, status=status)]
+        fn = exp.topology_cell
+    for label, why in missing.items():
+        print(f"{name}: {label} not run: {why}", file=sys.stderr)
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
     write_rows_csv(csv_path, rows)
-    summary = summarise(rows)
-    print(dump_json({"experiment": name, "trace": trace, "summary": summary}))
+    summary: Any
+    if name == "contiguity":
+        summary = exp.contiguity_summary(rows)
+        table = fid.contiguity_table(summary, note=f"status {args.status}")
+    elif name == "platform-level":
+        per = {p: exp.platform_summary([r for r in rows if r.get("platform") == p])
+               for p in traces}
+        summary = per if len(per) > 1 else next(iter(per.values()))
+        table = fid.platform_table(per, missing)
+    else:
+        per_t = {t: exp.topology_summary([r for r in rows if r.get("trace") == t])
+                 for t in traces}
+        summary = per_t if len(per_t) > 1 else next(iter(per_t.values()))
+        table = fid.topology_table(per_t, missing)
+    print(dump_json({"experiment": name,
+                     "trace": next(iter(traces.values())) if len(traces) == 1 else traces,
+                     "not_run": missing, "summary": summary,
+                     "vs_seed": table.to_dict()}))
+    report_fidelity(table, out, json_mode=True)
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"
           f" {wall:.1f} s; rows in {csv_path}", file=sys.stderr)
     return 0
+
+
+def _status_option(text: str | None) -> str | None:
+    """``--status``: checked by :func:`lpsched.core.swf.parse_status` (``all``: ``None``)."""
+    from lpsched.core.swf import parse_status
+
+    if text is None:
+        return None
+    try:
+        parse_status(text)
+    except InvalidInstanceError as exc:
+        raise LpschedError(f"--status {text}: must be 'all', or a comma list of status "
+                           "names (completed, ...) and SWF status numbers (-1 to 9)") from exc
+    return None if text.strip().lower() == "all" else text
 
 
 def _at_least(args: argparse.Namespace, option: str, least: int) -> None:
@@ -217,6 +292,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         _machine_option(args.processors, "--processors")
     if _is_batsim(args.trace):
         _batsim_size(args.size)
+        if _status_option(args.status) is not None:
+            raise LpschedError(f"--status {args.status}: a Batsim workload has no job "
+                               "status (SWF field 11): leave --status at all")
+    _status_option(args.status)
     penalty = _penalty(args.penalty)
     if args.qct is not None and args.alloc != "quasi-contiguous":
         raise LpschedError(f"--qct {args.qct}: the quasi-contiguity threshold applies to "
@@ -228,7 +307,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                                   alloc=args.alloc, cluster_size=args.cluster_size,
                                   topology=topo, qct=qct, penalty=penalty,
                                   speedup=args.speedup,
-                                  compression=args.compression)
+                                  compression=args.compression,
+                                  progress=batch_progress(sys.stderr))
     m = int(topo.installed if topo else work.processors or 0)
     cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
@@ -269,6 +349,34 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+def batch_progress(stream: Any, after: float = 2.0, every: float = 1.0,
+                   ) -> Callable[[int, int, float], None] | None:
+    """A progress line for :func:`~lpsched.batch.simulator.simulate_batch` on ``stream``
+    when it is a terminal (``None`` otherwise: pipes and files get no control characters):
+    jobs started, simulated time and wall time, drawn once the run has lasted ``after``
+    seconds, then at most every ``every`` seconds, and ended with a newline (issue 29)."""
+    import time
+
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+    t0 = time.perf_counter()
+    state = {"drawn": 0.0}
+
+    def draw(started: int, jobs: int, now: float) -> None:
+        wall = time.perf_counter() - t0
+        last = started == jobs
+        if wall < after or (wall - state["drawn"] < every and not last):
+            return
+        if last and not state["drawn"]:
+            return  # the run ended before any line was drawn
+        state["drawn"] = wall
+        stream.write(f"\rbatch: {started:,}/{jobs:,} jobs started, simulated time "
+                     f"{now:,.0f} s, {wall:,.0f} s elapsed" + ("\n" if last else ""))
+        stream.flush()
+
+    return draw
+
+
 def _penalty(spec: str | None) -> tuple[str, float] | None:
     """``--penalty linear:F | quadratic:F`` with a finite ``F >= 0`` (default 2; the
     simulator asks ``F >= 1`` of quadratic)."""
@@ -297,7 +405,8 @@ def _load_jobs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
     from lpsched.core.swf import to_workload
 
     work = to_workload(_read_swf(args.trace, args.lenient), size=args.size,
-                       estimate=args.estimate, processors=args.processors)
+                       estimate=args.estimate, processors=args.processors,
+                       status=_status_option(getattr(args, "status", None)))
     return work, None
 
 
@@ -456,7 +565,13 @@ def add_reproduce(rep_sub: Any) -> None:
         rb = rep_sub.add_parser(name, help=help_)
         rb.add_argument("--trace", help="SWF trace (default: the seed's, from "
                         "$LPSCHED_DATA or ../shared/data)")
-        rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30)
+        rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30,
+                        help="instances (default: the seed's, 512 for ch. 4 [L2908], 30 "
+                        "per platform for ch. 5 [L3713])")
+        rb.add_argument("--status", default="completed" if name == "platform-level"
+                        else "all", help="SWF statuses kept: all, completed (1, and run "
+                        "time > 0), or a comma list (default: the seed's selection, "
+                        "decision 268)")
         add_runner_options(rb, "folder of the store and the CSV (created if missing; the CSV "
                                 "is replaced atomically)")
         rb.add_argument("--first-seed", type=int, default=0)  # checked with the others
@@ -465,7 +580,13 @@ def add_reproduce(rep_sub: Any) -> None:
             rb.add_argument("--processors", type=int, default=512)
             rb.add_argument("--cluster-size", type=int, default=16)
         if name == "platform-level":
-            rb.add_argument("--periods", type=int, default=1, help="7-day periods each")
+            rb.add_argument("--periods", type=int, default=None, help="7-day periods each "
+                            "(default: Table 5.2's for the platform, 1 for another trace)")
+            rb.add_argument("--estimate", choices=("requested", "runtime"),
+                            default="requested", help="estimates and kill limits: the "
+                            "user's wall times (the seed's [L3323-L3332], default) or the "
+                            "real run times (then every penalised job is killed at its "
+                            "run time: decision 269)")
             rb.add_argument("--topology", help="default: clusters of 16, arity 4")
         if name == "topology-aware":
             rb.add_argument("--speedups", default="0,5,10,15,20,25,30,35,40,45,50")
@@ -535,6 +656,10 @@ def _add_batch(sub: Any) -> None:
     bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested",
                      help="requested: the requested time (SWF field 9) or walltime "
                      "(Batsim), else the run time; runtime: the run time (exact estimates)")
+    bat.add_argument("--status", default="all",
+                     help="SWF statuses kept (field 11): all (the default: the trace as "
+                     "it is, decision 268), completed, or a comma list of names and "
+                     "numbers; the others are dropped and counted")
     bat.add_argument("--kill-at-estimate", action="store_true", help="stop a job at its "
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")

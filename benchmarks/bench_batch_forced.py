@@ -1,0 +1,56 @@
+"""Growth of forced allocators under conservative backfilling (issue 29 item 2, decisions
+265-266): seconds per run of ``simulate_batch`` on the first N jobs of a trace, online (the
+trace's submission times) or offline (all at 0, ``batch --offline``), for each N.
+
+    python benchmarks/bench_batch_forced.py KTH-SP2-1996-2.1-cln.swf.gz cont-ff reassign \\
+        offline 250 1000 2000 4000 8000 0            # 0: the whole trace
+    python benchmarks/bench_batch_forced.py CEA-Curie-2011-2.1-cln.swf.gz loc textbook \\
+        online 5000 20000 --processors 512 --cluster-size 16
+
+Peak memory: run it under ``/usr/bin/time -v`` with one size. Needs ../shared/data."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from lpsched.batch.simulator import simulate_batch, validate_batch
+from lpsched.core.swf import read_swf, to_workload
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("trace")
+    ap.add_argument("alloc")
+    ap.add_argument("compression")
+    ap.add_argument("mode", choices=("online", "offline"))
+    ap.add_argument("sizes", nargs="+", type=int)
+    ap.add_argument("--processors", type=int)
+    ap.add_argument("--cluster-size", type=int, default=10)
+    args = ap.parse_args()
+    work = to_workload(read_swf(DATA / args.trace), processors=args.processors)
+    for n in args.sizes:
+        n = work.jobs if n <= 0 or n > work.jobs else n
+        k = slice(0, n)
+        w = replace(work, job=work.job[k], submit=np.zeros(n) if args.mode == "offline"
+                    else work.submit[k], run=work.run[k], size=work.size[k],
+                    estimate=work.estimate[k])
+        t0 = time.perf_counter()
+        sched, stats = simulate_batch(w, "conservative", alloc=args.alloc,
+                                      cluster_size=args.cluster_size,
+                                      compression=args.compression)
+        sec = time.perf_counter() - t0
+        validate_batch(w, sched, int(w.processors), cluster_size=args.cluster_size,
+                       forced=args.alloc)
+        print(f"{args.trace} {args.alloc} {args.compression} {args.mode} {n} jobs: "
+              f"{sec:.2f} s ({stats['events']} events)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lpsched.approx.certified import Certified, MachineSchedule, check_count, check_times
+from lpsched.errors import InvalidInstanceError
 
 
 def schedule_in_order(times: np.ndarray, machines: int, order: Sequence[int] | np.ndarray,
@@ -46,8 +47,11 @@ def lower_bound(times: np.ndarray, machines: int) -> float:
 
 def list_scheduling(times: ArrayLike, machines: int,
                     order: Sequence[int] | None = None) -> Certified[MachineSchedule]:
-    """Graham's list scheduling (default order: the given one)."""
+    """Graham's list scheduling (default order: the given one); ``times`` must list at
+    least one job (InvalidInstanceError otherwise, as for hybrid and moldable jobs)."""
     p = check_times("times", times)
+    if p.size == 0:
+        raise InvalidInstanceError("times", [], "must list at least one job")
     m = check_count("machines", machines)
     sched = schedule_in_order(p, m, np.arange(p.size) if order is None else order)
     return Certified("list-scheduling", sched, sched.makespan, lower_bound(p, m), 2 - 1 / m)
@@ -73,8 +77,8 @@ def lpt(times: ArrayLike, machines: int) -> Certified[MachineSchedule]:
     Raises
     ------
     InvalidInstanceError
-        A time that is negative, not finite or not a number; ``machines`` not a whole
-        number >= 1.
+        No job, a time that is negative, not finite or not a number; ``machines`` not a
+        whole number >= 1.
 
     Examples
     --------
@@ -85,6 +89,8 @@ def lpt(times: ArrayLike, machines: int) -> Certified[MachineSchedule]:
     [2, 2, 1, 0, 1, 2]
     """
     p = check_times("times", times)
+    if p.size == 0:
+        raise InvalidInstanceError("times", [], "must list at least one job")
     m = check_count("machines", machines)
     sched = schedule_in_order(p, m, np.lexsort((np.arange(p.size), -p)))
     return Certified("lpt", sched, sched.makespan, lower_bound(p, m), 2 - 1 / m,

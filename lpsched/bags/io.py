@@ -31,6 +31,7 @@ import numpy as np
 
 from lpsched.bags.instance import Application, Instance
 from lpsched.bags.platform import StarPlatform, shown
+from lpsched.core import tolerances
 from lpsched.errors import InvalidInstanceError, ParseError
 
 _PLATFORM_KEYS = ("speeds", "bandwidths", "master_bandwidth", "port", "latencies")
@@ -77,7 +78,67 @@ def instance_from_dict(data: Any) -> Instance:
             raise InvalidInstanceError(field, exc.value, exc.reason) from None
         apps.append(app)
     extra = {k: v for k, v in data.items() if k not in ("platform", "applications")}
-    return Instance(platform, tuple(apps), extra)
+    return fit_time_origin(Instance(platform, tuple(apps), extra))
+
+
+#: Relative resolution (of an application's ``MS*``) below which absolute dates are kept as
+#: they are; coarser, the times are counted from the first release (:func:`fit_time_origin`).
+#: A hundredth of :data:`~lpsched.core.tolerances.CRITICAL_MERGE`, the finest relative
+#: comparison the max-stretch search makes.
+REBASE_RESOLUTION = tolerances.CRITICAL_MERGE * 1e-2
+#: Coarsest relative resolution of an application's times (its release plus its ``MS*``,
+#: relative to that ``MS*``) accepted once rebased: a thousandth of
+#: :data:`~lpsched.core.tolerances.PLAN_CHECK`, the tolerance of the plan and schedule
+#: checks, so that rounding errors accumulated over a schedule's events stay below it.
+TIME_RESOLUTION = tolerances.PLAN_CHECK * 1e-3
+
+
+def time_resolution(inst: Instance) -> np.ndarray:
+    """Per application, the spacing of the floats at ``r_k + MS*_k`` (the earliest date its
+    last task can end) divided by ``MS*_k``: how finely its flow, so its stretch, can be
+    told apart at the dates the instance uses (seed 003 §2.2: stretch = flow / ``MS*``)."""
+    from lpsched.bags.steady_state import dedicated_makespans
+
+    ms = dedicated_makespans(inst)
+    with np.errstate(all="ignore"):
+        res = np.asarray(np.spacing(inst.release + ms) / ms, float)
+    return np.where(np.isfinite(res), res, 0.0)  # MS* not finite: condition() says so
+
+
+def fit_time_origin(inst: Instance) -> Instance:
+    """``inst`` with its times counted from the first release when the absolute dates
+    would cost precision (:data:`REBASE_RESOLUTION`), the offset kept in
+    :attr:`Instance.origin` (:meth:`Instance.rebased`; makespans and the saved file give
+    absolute dates back); refused when, even so, an application's times cannot be told
+    apart to :data:`TIME_RESOLUTION` of its ``MS*`` (a release date far beyond the others
+    relative to that application's duration). Issue 28: release dates of 1e17 s lost the
+    durations, and a simulation reported a max-stretch below its own LP bound.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Names the application and its release date.
+
+    Examples
+    --------
+    >>> from lpsched.bags import random_bags
+    >>> inst = random_bags(3, 2, seed=1)
+    >>> fit_time_origin(inst) is inst  # dates of a few hundred seconds: kept as they are
+    True
+    """
+    if float(time_resolution(inst).max()) <= REBASE_RESOLUTION:
+        return inst
+    out = inst.rebased()
+    res = time_resolution(out)
+    if float(res.max()) > TIME_RESOLUTION:
+        k = int(np.argmax(res))
+        raise InvalidInstanceError(
+            f"applications[{k}].release", float(out.release[k] + out.origin),
+            f"{float(out.release[k]):.6g} s after the first release, its dates are spaced "
+            f"{float(res[k]):.2g} of its dedicated makespan MS* apart (more than "
+            f"{TIME_RESOLUTION:g}): its stretch cannot be computed to the checks' precision; "
+            "solve it apart from the applications released much earlier, or rescale units")
+    return out
 
 
 def instance_to_dict(inst: Instance) -> dict[str, Any]:
@@ -94,7 +155,8 @@ def instance_to_dict(inst: Instance) -> dict[str, Any]:
         platform["latencies"] = np.asarray(plat.latencies).tolist()
     platform.update(plat.extra)
     apps = [
-        {"release": a.release, "tasks": a.tasks, "work": a.work, "size": a.size, **a.extra}
+        {"release": a.release + inst.origin, "tasks": a.tasks, "work": a.work, "size": a.size,
+         **a.extra}
         for a in inst.applications
     ]
     return {"platform": platform, "applications": apps, **inst.extra}

@@ -50,6 +50,7 @@ from lpsched.bags.steady_state import rates_multiport, rates_oneport
 from lpsched.bags.stretch_coarse import CoarseStart
 from lpsched.bags.stretch_conditioning import (
     UNITS_BELOW,
+    ScaleError,
     check_merge,
     condition,
 )
@@ -1052,9 +1053,183 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     >>> round(max_stretch(random_bags(3, 2, seed=0), method="bisection").stretch, 4)
     2.4683
     """
-    return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
-                         relaxation_bound, warm_start, worker_generation, window_bound,
-                         relaxation_basis, formulation, coarse_start, **highs_options)
+    options = dict(relaxation_bound=relaxation_bound, warm_start=warm_start,
+                   worker_generation=worker_generation, window_bound=window_bound,
+                   relaxation_basis=relaxation_basis, formulation=formulation,
+                   coarse_start=coarse_start, **highs_options)
+    try:
+        return solve_problem(StretchProblem.offline(inst, memory), method, tol, time_limit,
+                             **options)
+    except ScaleError:
+        if memory is not None or inst.n < 2:
+            raise
+        return solve_by_scales(inst, method, tol, time_limit, **options)
+
+
+def solve_by_scales(inst: Instance, method: str = "intervals",
+                    tol: float = tolerances.BISECTION, time_limit: float | None = 120.0,
+                    **options: Any) -> MaxStretchResult:
+    """Max-stretch of an instance whose dedicated makespans span more time scales than
+    one LP holds (seed 003 §3 on each scale; decision 250): the applications are split at
+    the largest ratio between consecutive ``MS*``, into a *small* group ``A`` and a
+    *large* group ``L``, each solved on its own by :func:`max_stretch` (so a split again
+    if needed), and the two plans are composed: ``A``'s plan as it is, and ``L``'s plan
+    paused during each time range in which ``A``'s plan works (:func:`busy_blocks`,
+    :func:`paused_plan`; from ``L``'s first epoch on): ``L`` runs in the time ``A``
+    leaves, late by at most ``Δ``, the total length of the pauses.
+
+    Exactness: removing applications relaxes (K)/(K1), so ``S* >= max(S*_A, S*_L)``
+    (each group's proven lower bound); the composed plan is a point of (K)/(K1) for the
+    whole instance at ``S_up = max(S*_A, S*_L + Δ / min_L MS*)`` (its two halves use the
+    platform in disjoint time ranges, and the pause delays each ``L`` deadline by at most
+    ``Δ``). The answer is ``S_up`` with ``lower = max(...)``:
+    ``A``'s status when ``A`` sets the stretch (then ``S* = S*_A``), ``within_tolerance``
+    when ``L`` does after a move ``Δ > 0`` and the bounds
+    differ by at most ``tol·max(1, S)`` (``L`` sets it: the gap is ``Δ/MS*_L``, about the
+    ratio of the time scales, below the bisection tolerance), else :class:`ScaleError`
+    (the small applications hold the platform so long that ``Δ`` shows against ``L``'s
+    ``MS*``: the time scales are not that far apart, and no exact method is implemented).
+
+    Raises
+    ------
+    ScaleError
+        The two bounds are further apart than ``tol``; one group alone cannot be solved.
+    """
+    from lpsched.bags.steady_state import dedicated_makespans, dedicated_throughputs
+
+    t0 = time.perf_counter()
+    ms = dedicated_makespans(inst)
+    order = np.argsort(ms, kind="stable")
+    cut = int(np.argmax(ms[order][1:] / ms[order][:-1])) + 1
+    small, large = np.sort(order[:cut]), np.sort(order[cut:])
+    ra = max_stretch(inst.subset(small.tolist()), method, tol, time_limit=time_limit,
+                     **options)
+    rl = max_stretch(inst.subset(large.tolist()), method, tol, time_limit=time_limit,
+                     **options)
+    paused, delta = rl.plan, 0.0
+    for begin, end in busy_blocks(ra.plan):  # L gives way while A works
+        at = max(begin, float(np.asarray(paused.epochs)[0]))
+        if end > at:
+            paused = paused_plan(paused, at, end - at)
+            delta += end - at
+    lower = max(ra.lower, rl.lower)
+    late = rl.stretch + delta / float(ms[large].min())
+    stretch = max(ra.stretch, late)
+    # S* >= S*_A: when A sets the stretch, its status is the answer's; so for L if Δ = 0
+    status = ra.status if ra.stretch >= late else rl.status if delta == 0 else \
+        "within_tolerance"
+    if stretch - lower > tol * max(1.0, stretch):
+        raise ScaleError(
+            f"the applications' dedicated makespans span {float(ms.max() / ms.min()):.2g} "
+            f"times, more than one LP holds; solved apart, the max-stretch lies in "
+            f"[{lower:.9g}, {stretch:.9g}], wider than tol = {tol:g} (the applications of "
+            f"MS* <= {float(ms[small].max()):.3g} s hold the platform {delta:.6g} s while "
+            "the larger ones run): solve the groups separately or rescale")
+    plan = compose_plans(inst, stretch, ms, [(ra.plan, small), (paused, large)])
+    parts = (ra, rl)
+    return MaxStretchResult(
+        stretch=stretch, lower=lower, method=method, status=status, plan=plan,
+        dedicated_makespans=ms, throughputs=dedicated_throughputs(inst),
+        lp_solves=sum(r.lp_solves for r in parts),
+        pricing_solves=sum(r.pricing_solves for r in parts),
+        workers_used=max(r.workers_used for r in parts),
+        critical_values=sum(r.critical_values for r in parts),
+        seconds=time.perf_counter() - t0, highs_seconds=sum(r.highs_seconds for r in parts),
+        build_seconds=sum(r.build_seconds for r in parts),
+        iterations=sum(r.iterations for r in parts),
+        lp_size={k: max(r.lp_size.get(k, 0) for r in parts)
+                 for k in {**ra.lp_size, **rl.lp_size}},
+        probes=ra.probes + rl.probes, search=None,
+        relaxation_solves=sum(r.relaxation_solves for r in parts),
+        formulation=ra.formulation if ra.formulation == rl.formulation else "mixed",
+        column_rounds=sum(r.column_rounds for r in parts),
+        columns=sum(r.columns for r in parts),
+        coarse_solves=sum(r.coarse_solves for r in parts))
+
+
+def _regrid(plan: StretchPlan, epochs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``plan``'s amounts carried onto the sorted ``epochs`` (which cover its own): each
+    interval's amounts split in proportion to its overlap with the new intervals (the
+    rates of (K)/(K1) are constant inside an interval, so every capacity row still holds);
+    an interval of length 0 goes whole to the new interval that starts there."""
+    t = np.asarray(plan.epochs, float)
+    lo, hi = t[:-1], t[1:]
+    lo_new, hi_new = epochs[:-1], epochs[1:]
+    overlap = np.clip(np.minimum(hi[:, None], hi_new[None, :])
+                      - np.maximum(lo[:, None], lo_new[None, :]), 0.0, None)
+    length = hi - lo
+    share = np.divide(overlap, length[:, None], out=np.zeros_like(overlap),
+                      where=length[:, None] > 0)
+    for j in np.flatnonzero(length <= 0):
+        share[j, min(max(int(np.searchsorted(epochs, lo[j], side="right")) - 1, 0),
+                     hi_new.size - 1)] = 1.0
+    return np.asarray(plan.comm, float) @ share, np.asarray(plan.comp, float) @ share
+
+
+def busy_blocks(plan: StretchPlan) -> list[tuple[float, float]]:
+    """The maximal time ranges ``[begin, end]`` in which ``plan`` sends or computes
+    anything (its intervals with a positive amount, adjacent ones merged), in order."""
+    t = np.asarray(plan.epochs, float)
+    used = (np.asarray(plan.comm, float) > 0).any(axis=(0, 1)) | (
+        np.asarray(plan.comp, float) > 0).any(axis=(0, 1))
+    blocks: list[tuple[float, float]] = []
+    for j in np.flatnonzero(used & (np.diff(t) > 0)):
+        if blocks and blocks[-1][1] >= t[j]:
+            blocks[-1] = (blocks[-1][0], float(t[j + 1]))
+        else:
+            blocks.append((float(t[j]), float(t[j + 1])))
+    return blocks
+
+
+def paused_plan(plan: StretchPlan, at: float, pause: float) -> StretchPlan:
+    """``plan`` with nothing done during ``[at, at + pause]``: what it does before ``at``
+    stays, what it does after is done ``pause`` seconds later (an interval across ``at``
+    is split there first; buffers carried over the pause). Deadlines move by ``pause``
+    where they lie after ``at``; ``stretch`` is left to the caller (:func:`solve_by_scales`)."""
+    t = np.asarray(plan.epochs, float)
+    if pause <= 0 or at >= t[-1]:
+        return plan
+    split = at > t[0] and not (t == at).any()
+    grid = np.sort(np.append(t, at)) if split else t
+    comm, comp = _regrid(plan, grid) if split else (
+        np.asarray(plan.comm, float), np.asarray(plan.comp, float))
+    i = int(np.searchsorted(grid, at, side="right")) - 1 if at > t[0] else 0
+    epochs = np.concatenate([grid[:i + 1], grid[i:] + pause]) if at > t[0] else grid + pause
+    gap = np.zeros((*comm.shape[:2], 1))
+    if at > t[0]:
+        comm = np.concatenate([comm[:, :, :i], gap, comm[:, :, i:]], axis=2)
+        comp = np.concatenate([comp[:, :, :i], gap, comp[:, :, i:]], axis=2)
+    buffers = np.asarray(plan.buffered, float)[:, :, None] + np.concatenate(
+        [np.zeros((*comm.shape[:2], 1)), np.cumsum(comm - comp, axis=2)], axis=2)
+    deadlines = np.asarray(plan.deadlines, float)
+    return StretchPlan(
+        stretch=plan.stretch, epochs=epochs,
+        deadlines=np.where(deadlines > at, deadlines + pause, deadlines),
+        start=plan.start, remaining=plan.remaining, buffered=plan.buffered, comm=comm,
+        comp=comp, buffers=buffers, apps=plan.apps, port=plan.port, t_new=plan.t_new)
+
+
+def compose_plans(inst: Instance, stretch: float, ms: np.ndarray,
+                  parts: list[tuple[StretchPlan, np.ndarray]]) -> StretchPlan:
+    """One offline plan of ``inst`` at ``stretch`` from plans of disjoint groups of its
+    applications (``parts``: each plan with the instance indices of its sub-instance's
+    rows) whose activities never share a moment (:func:`solve_by_scales`): every plan
+    carried onto the union of the epochs (:func:`_regrid`), the buffers recomputed from
+    the amounts."""
+    epochs = np.unique(np.concatenate([np.asarray(p.epochs, float) for p, _ in parts]))
+    n, workers = inst.n, inst.p
+    comm = np.zeros((n, workers, epochs.size - 1))
+    comp = np.zeros((n, workers, epochs.size - 1))
+    for plan, idx in parts:
+        rows = np.asarray(idx)[np.asarray(plan.apps, int)]
+        comm[rows], comp[rows] = _regrid(plan, epochs)
+    buffers = np.concatenate([np.zeros((n, workers, 1)), np.cumsum(comm - comp, axis=2)],
+                             axis=2)
+    return StretchPlan(
+        stretch=stretch, epochs=epochs, deadlines=inst.release + stretch * ms,
+        start=inst.release.copy(), remaining=inst.tasks.copy(),
+        buffered=np.zeros((n, workers)), comm=comm, comp=comp, buffers=buffers,
+        apps=np.arange(n), port=inst.platform.port)
 
 
 def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,

@@ -24,7 +24,13 @@ of application ``app[i]`` is sent by the master to worker ``worker[i]`` during
     the master sends one message at a time;
 ``link`` / ``master``
     bounded multiport: the transfers, each inside its window ``[send_start, send_end]`` at
-    any rate, fit ``b_u`` on each link and ``BW`` at the master (preemptive window test).
+    any rate, fit ``b_u`` on each link and ``BW`` at the master (preemptive window test);
+``bound``
+    no objective below a proven bound: every application's flow is at least its dedicated
+    makespan ``MS*`` (stretch >= 1: ``ρ*`` bounds the rate of any schedule, seed 003 §3.1),
+    and the max-stretch is at least ``stretch_bound`` when the caller gives one (the LP
+    optimum ``S*``); a schedule that beats a bound was computed with lost precision
+    (issue 28: release dates of 1e19 s gave flows of 0, "valid").
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import numpy as np
 
 from lpsched.bags.instance import Instance
 from lpsched.bags.steady_state import dedicated_makespans
+from lpsched.core import tolerances
 from lpsched.errors import InvalidScheduleError
 
 #: Relative tolerance of the time comparisons in :func:`validate`.
@@ -84,7 +91,7 @@ class Schedule:
                 ("app", "worker", "send_start", "send_end", "start", "end")}
 
 
-def _scale(inst: Instance) -> float:
+def _scale(inst: Instance, dates: bool = True) -> float:
     """The absolute time tolerance: ``TIME_TOL`` times the largest time a schedule of
     ``inst`` can reach without idling (releases, then every task's computation and
     communication, and every transfer through a bounded master link), so that float
@@ -93,7 +100,7 @@ def _scale(inst: Instance) -> float:
     bw = inst.platform.master_bandwidth
     if math.isfinite(bw):
         work += float((inst.tasks * inst.size).sum() / bw)
-    return TIME_TOL * max(1.0, float(np.abs(inst.release).max()) + work)
+    return TIME_TOL * max(1.0, (float(np.abs(inst.release).max()) if dates else 0.0) + work)
 
 
 def _first(mask: np.ndarray) -> int | None:
@@ -109,9 +116,13 @@ def _fail(rule: str, mask: np.ndarray, message: str, order: np.ndarray | None = 
 
 
 def validate(inst: Instance, sched: Schedule, port: str | None = None,
-             computation: str = "atomic") -> None:
+             computation: str = "atomic", stretch_bound: float | None = None) -> None:
     """Raise :class:`InvalidScheduleError` at the first broken rule (module doc), else return.
 
+    ``stretch_bound`` (optional) is a proven lower bound on the max-stretch (e.g. the LP
+    optimum of :func:`~lpsched.bags.maxstretch.max_stretch`): a schedule below it by more
+    than the checks' tolerance breaks the rule ``bound``, as does any application whose
+    flow is below its ``MS*``.
     ``port`` overrides the instance's communication model. ``computation="fluid"`` accepts
     time-shared computations (BMP-FC): each task's computation window is at least
     ``w/s_u`` long and, on every worker, the windows pass the preemptive window test at
@@ -122,6 +133,47 @@ def validate(inst: Instance, sched: Schedule, port: str | None = None,
     if computation not in ("atomic", "fluid"):
         raise InvalidScheduleError("shape", f"unknown computation model {computation!r}")
     port = port or inst.platform.port
+    _validate_rules(inst, sched, port, computation)
+    _check_bounds(inst, sched, port, stretch_bound)
+
+
+def _check_bounds(inst: Instance, sched: Schedule, port: str,
+                  stretch_bound: float | None) -> None:
+    """The rule ``bound`` (module doc): flows of at least ``MS*`` (within the time
+    tolerance and :data:`~lpsched.core.tolerances.PLAN_CHECK` of ``MS*``), and a
+    max-stretch of at least ``stretch_bound`` (within ``PLAN_CHECK``)."""
+    ms = dedicated_makespans(inst, port)
+    done = sched.completion(inst.n)
+    flow = done - inst.release
+    # the rules' slack on durations (not on dates: a date of 1e19 s must not hide a flow)
+    # and a few roundings of the completion date
+    rounding = 4 * np.spacing(np.abs(done))
+    coarse = rounding > tolerances.PLAN_CHECK * ms
+    if coarse.any():
+        k = int(np.argmax(coarse))
+        raise InvalidScheduleError(
+            "bound", f"application {k} completes at {float(done[k]):.6g} s, a date whose "
+            f"floats are {float(rounding[k] / 4):.3g} s apart: its flow cannot be told to "
+            f"{tolerances.PLAN_CHECK:g} of its MS* = {float(ms[k]):.6g} s (count times from "
+            "the first release: lpsched.bags.io.fit_time_origin)")
+    slack = _scale(inst, dates=False) + rounding
+    short = flow < ms * (1 - tolerances.PLAN_CHECK) - slack
+    if short.any():
+        k = int(np.argmax(short))
+        raise InvalidScheduleError(
+            "bound", f"application {k} completes {float(flow[k]):.6g} s after its release, "
+            f"below its dedicated makespan MS* = {float(ms[k]):.6g} s, which no schedule can "
+            "beat (times computed with lost precision?)")
+    if stretch_bound is not None and math.isfinite(stretch_bound):
+        top = float((flow / ms).max())
+        if top < stretch_bound * (1 - tolerances.PLAN_CHECK):
+            raise InvalidScheduleError(
+                "bound", f"max-stretch {top:.9g} is below the proven lower bound "
+                f"{stretch_bound:.9g} (times computed with lost precision?)")
+
+
+def _validate_rules(inst: Instance, sched: Schedule, port: str, computation: str) -> None:
+    """Every rule of the module doc but ``bound``."""
     tol = _scale(inst)
     n, p = inst.n, inst.p
     app, w = sched.app, sched.worker
@@ -269,9 +321,11 @@ class Metrics:
 
 def metrics(inst: Instance, sched: Schedule, port: str | None = None) -> Metrics:
     """Stretch ``(C_k − r_k)/MS*_k`` with ``MS*`` of ``port`` (default: the platform's),
-    flow ``C_k − r_k``, makespan ``max C_k`` (absolute time, decision A30)."""
+    flow ``C_k − r_k``, makespan ``max C_k`` (absolute time, decision A30: the instance's
+    :attr:`~lpsched.bags.instance.Instance.origin` added back to times counted from the
+    first release)."""
     completion = sched.completion(inst.n)
     flow = completion - inst.release
     stretch = flow / dedicated_makespans(inst, port)
     return Metrics(completion, flow, stretch, float(stretch.max()), float(stretch.sum()),
-                   float(completion.max()), float(flow.max()), float(flow.sum()))
+                   float(completion.max()) + inst.origin, float(flow.max()), float(flow.sum()))

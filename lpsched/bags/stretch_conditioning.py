@@ -37,6 +37,13 @@ MERGE_LIMIT = tolerances.PLAN_CHECK
 SLOPE_RANGE = 4e-9
 
 
+class ScaleError(SolverError):
+    """The dedicated makespans of the applications span more time scales than one LP can
+    hold (too far apart, or too close beside a much larger one to be told apart).
+    :func:`lpsched.bags.maxstretch.max_stretch` answers it by solving the time scales
+    apart (:func:`~lpsched.bags.maxstretch.solve_by_scales`, decision 250)."""
+
+
 @dataclass(frozen=True)
 class Conditioned:
     """A problem as the LPs see it: ``problem`` (``MS*`` closer than :data:`SLOPE_MERGE`
@@ -94,7 +101,7 @@ def check_merge(problem: StretchProblem, ms: np.ndarray, merged: np.ndarray,
         return
     i = int(np.argmax(moved))
     j = int(np.argmax((merged == merged[i]) & (ms == merged[i])))
-    raise SolverError(
+    raise ScaleError(
         f"application {int(problem.apps[i])} (MS* = {ms[i]:.6g} s) and application "
         f"{int(problem.apps[j])} (MS* = {ms[j]:.6g} s) are closer than one LP can tell apart "
         f"beside the largest MS* = {float(ms.max()):.3g} s (their epochs differ by less "
@@ -133,7 +140,7 @@ def condition(problem: StretchProblem) -> Conditioned:
     top = float(ms.max())
     if ms.min() < SLOPE_RANGE * top:
         i, j = int(np.argmin(ms)), int(np.argmax(ms))
-        raise SolverError(
+        raise ScaleError(
             f"the dedicated makespans are too far apart for one LP: application "
             f"{int(pr.apps[i])} has MS* = {ms[i]:.3g} s, application {int(pr.apps[j])} "
             f"{ms[j]:.3g} s (ratio {ms[j] / ms[i]:.2g} > {1 / SLOPE_RANGE:.2g}); solve them "

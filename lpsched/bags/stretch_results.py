@@ -171,7 +171,14 @@ class MaxStretchResult:
         return self.plan.buffers
 
     def interval_lp(self) -> LinearProgram:
-        """The stretch-interval LP (12)–(20) whose optimum is ``stretch`` (min ``S``)."""
+        """The stretch-interval LP (12)–(20) whose optimum is ``stretch`` (min ``S``);
+        :class:`~lpsched.errors.LpschedError` for a result found by solving time scales
+        apart (:func:`~lpsched.bags.maxstretch.solve_by_scales`: no single LP holds it)."""
+        if self.search is None:
+            from lpsched.errors import LpschedError
+
+            raise LpschedError("this max-stretch was found by solving the applications' time "
+                               "scales apart (decision 250): no single LP holds it to export")
         return self.search.interval_lp_at(self.stretch)
 
     def export_lp(self, path: str) -> None:

@@ -114,6 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         target = args.solver_log or STDERR
         if target != STDERR:
             try:
+                _check_solver_log(target, args)
+            except LpschedError as exc:
+                return _fail(f"error: {exc}", 2)
+            try:
                 with open(target, "a"):
                     pass
             except OSError as exc:
@@ -127,6 +131,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == 0 and summary.count and not sys.stderr.closed:
         print(summary.line(), file=sys.stderr)
     return code
+
+
+def _check_solver_log(target: str, args: argparse.Namespace) -> None:
+    """Refuse a ``--solver-log`` file that is one of the files the command names (an input
+    the log would be appended to, or an output that would replace the log): every string
+    argument is compared as a path (:func:`lpsched.cli.outputs.check_not_input`)."""
+    from lpsched.cli.outputs import check_not_input
+
+    named: list[str] = []
+    for dest, value in vars(args).items():
+        if dest in ("solver_log", "func"):
+            continue
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, (str, os.PathLike)) and str(v) not in ("", "-"):
+                named.append(str(v))
+    check_not_input(target, "--solver-log", named)
 
 
 def _run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:

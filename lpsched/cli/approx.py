@@ -197,6 +197,8 @@ def _cmd_approx_identical(args: argparse.Namespace) -> int:
         raise InvalidInstanceError("instance", type(data).__name__,
                                    "expected {'times': [...], 'machines': m}")
     times = check_times("times", data["times"])
+    if times.size == 0:
+        raise InvalidInstanceError("times", [], "must list at least one job")
     if args.machines is not None:
         machines = _count_option("--machines", args.machines, 1, MAX_MACHINES)
     elif "machines" in data:

@@ -132,13 +132,53 @@ def seed(text: str) -> int:
     return value
 
 
+def jobs(text: str) -> int:
+    """``argparse`` type of ``--jobs``: a whole number >= 1 (0 or a negative count is a
+    usage error, exit 2, in every experiment).
+
+    >>> jobs("4")
+    4
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: must be a whole number >= 1") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be a whole number >= 1")
+    return value
+
+
+def executor(text: str) -> str:
+    """``argparse`` type of ``--executor``: ``local`` or ``dask://HOST:PORT`` with a host
+    and a port (:func:`lpsched.core.runner.parse_executor`; otherwise a usage error, exit 2,
+    before any work).
+
+    >>> executor("dask://127.0.0.1:8786")
+    'dask://127.0.0.1:8786'
+    """
+    import argparse
+
+    from lpsched.core.runner import parse_executor
+    from lpsched.errors import LpschedError
+
+    try:
+        parse_executor(text)
+    except LpschedError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_runner_options(parser: Any, out_help: str) -> None:
     """The options every ``lpsched reproduce`` experiment shares (the resumable runner of
     :mod:`lpsched.core.runner`): ``--jobs`` (local worker processes), ``--executor``
     (``local`` or ``dask://HOST:PORT``), ``--out`` (the folder of the result store and
     the tables; created if missing) and ``--quiet`` (no progress bar)."""
-    parser.add_argument("--jobs", type=int, default=1, help="local worker processes")
-    parser.add_argument("--executor", default="local", help="'local' or 'dask://HOST:PORT'")
+    parser.add_argument("--jobs", type=jobs, default=1,
+                        help="local worker processes (a whole number >= 1)")
+    parser.add_argument("--executor", default="local", type=executor,
+                        help="'local' or 'dask://HOST:PORT'")
     parser.add_argument("--out", default="results", help=out_help)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 

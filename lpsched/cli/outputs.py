@@ -11,6 +11,13 @@ are written in place. An output that is one of the command's input files (the sa
 once symbolic links are resolved, or the same file by :func:`os.path.samefile`, e.g. a hard
 link) is refused by :func:`check_output` (``inputs=``) before anything is read: replacing
 it would destroy the input (docs/decisions.md, "Output files").
+
+A file written by a compiled library (HiGHS' ``writeModel``, matplotlib's ``savefig``)
+through :func:`atomic_path` is verified before the rename (:func:`verify_written`): it must
+exist, be non-empty and, for the formats whose end is known (``.lp``, ``.mps``, ``.png``,
+``.pdf``, ``.svg``, ``.eps``/``.ps``, ``.jpg``), end as a complete file of that format does;
+such writers may not report a short write on a full disk (``ENOSPC``) or past a file size
+limit (``EFBIG``), and a truncated file must never replace the old one.
 """
 
 from __future__ import annotations
@@ -19,14 +26,22 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from lpsched.errors import LpschedError
 
 __all__ = ["atomic_output", "atomic_path", "check_not_input", "check_output",
-           "check_output_folder", "write_rows_csv"]
+           "check_output_folder", "verify_written", "write_rows_csv"]
+
+#: how a complete file of each format ends (the last non-blank bytes), by suffix
+TRAILERS: dict[str, tuple[bytes, ...]] = {
+    ".lp": (b"end",), ".mps": (b"ENDATA",), ".png": (b"IEND\xaeB`\x82",),
+    ".pdf": (b"%%EOF",), ".svg": (b"</svg>",), ".eps": (b"%%EOF", b"showpage"),
+    ".ps": (b"%%EOF", b"showpage"),
+    ".jpg": (b"\xff\xd9",), ".jpeg": (b"\xff\xd9",),
+}
 
 
 def check_not_input(path: str | Path, what: str,
@@ -195,12 +210,70 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
         raise
 
 
+def verify_written(written: str | Path, path: str | Path | None = None) -> None:
+    r"""Check that a file a library wrote is complete: it exists, is not empty and, when its
+    suffix is one of :data:`TRAILERS`, its last non-blank bytes are those of a complete
+    file of that format (a writer that ignores the short writes of a full disk or a file
+    size limit leaves a file cut anywhere, never with the trailer it writes last).
+
+    Parameters
+    ----------
+    written : str or Path
+        The file written (e.g. the temporary file of :func:`atomic_path`).
+    path : str or Path, optional
+        The name the user gave, for the message (default ``written``).
+
+    Raises
+    ------
+    LpschedError
+        ``cannot write PATH: ...`` naming what is missing.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     f = os.path.join(d, "m.lp")
+    ...     _ = open(f, "w").write("min\n obj: x\nend\n")
+    ...     verify_written(f)
+    ...     _ = open(f, "w").write("min\n obj: x + ")
+    ...     try:
+    ...         verify_written(f, "m.lp")
+    ...     except LpschedError as exc:
+    ...         print(exc)  # doctest: +ELLIPSIS
+    cannot write m.lp: the file is incomplete (...)
+    """
+    name = path if path is not None else written
+    try:
+        size = os.stat(written).st_size
+    except OSError as exc:
+        raise LpschedError(f"cannot write {name}: the writer left no file "
+                           f"({exc.strerror or exc})") from None
+    if size == 0:
+        raise LpschedError(f"cannot write {name}: the writer left an empty file (disk full "
+                           "or file size limit?)")
+    trailers = TRAILERS.get(Path(written).suffix.lower())
+    if not trailers:
+        return
+    with open(written, "rb") as fh:
+        fh.seek(max(0, size - 4096))
+        tail = fh.read().rstrip(b" \t\r\n\x00")
+    if not tail.endswith(trailers):
+        raise LpschedError(f"cannot write {name}: the file is incomplete ({size} bytes, "
+                           f"without the {trailers[0]!r} a complete file ends with: disk "
+                           "full or file size limit?)")
+
+
 @contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[str]:
+def atomic_path(path: str | Path,
+                check: Callable[[str], None] | None = verify_written) -> Iterator[str]:
     """A temporary path beside ``path`` for writers that take a file name (HiGHS,
-    matplotlib); renamed over ``path`` when the block ends without an exception. The
-    temporary name keeps ``path``'s suffix, which such writers read the format from.
-    Permissions, symbolic links and special files as in :func:`atomic_output`."""
+    matplotlib); renamed over ``path`` when the block ends without an exception and the
+    file passes ``check`` (default :func:`verify_written`: present, not empty, and ending
+    as a complete file of its format; ``None`` skips it; a callable receives the temporary
+    path and raises to refuse it). A refused file is removed and ``path`` left as it was.
+    The temporary name keeps ``path``'s suffix, which such writers read the format from.
+    Permissions, symbolic links and special files (written in place, unchecked) as in
+    :func:`atomic_output`."""
     real = _real(Path(path))
     if real.exists() and not real.is_file():
         yield str(real)
@@ -210,6 +283,10 @@ def atomic_path(path: str | Path) -> Iterator[str]:
     os.close(fd)
     try:
         yield tmp
+        if check is verify_written:
+            verify_written(tmp, path)
+        elif check is not None:
+            check(tmp)
         os.chmod(tmp, mode)
         os.replace(tmp, real)
     except BaseException as exc:
@@ -217,6 +294,9 @@ def atomic_path(path: str | Path) -> Iterator[str]:
             os.unlink(tmp)
         if isinstance(exc, OSError):
             raise _write_error(exc, path, real, tmp) from None
+        if isinstance(exc, LpschedError):  # the writer named the file it was given
+            exc.args = tuple(a.replace(tmp, str(path)) if isinstance(a, str) else a
+                             for a in exc.args)
         raise
 
 

@@ -12,6 +12,17 @@ one :class:`~lpsched.errors.StoreError` line ("... is in use by another run (pid
 instead of recomputing every remaining cell beside the first. The kernel releases the lock
 when the run ends, however it ends (``kill -9`` included).
 
+Local worker processes exit when the process that started them dies, however it dies
+(``kill -9`` included): on Linux the kernel sends them ``SIGKILL``
+(``prctl(PR_SET_PDEATHSIG)``), and on every system a thread in each worker watches the
+parent (a ``pidfd`` where the kernel has one, else its parent id, polled) and ends the worker
+when it is gone.
+
+A Dask address is checked before anything runs: ``dask://HOST:PORT`` with a host and a port
+in 1..65535 (else :class:`~lpsched.errors.LpschedError`, the CLI's exit 2), and a scheduler
+that does not accept a TCP connection within :data:`CONNECT_TIMEOUT` seconds is reported as
+such rather than after Dask's own 30 s.
+
 Warnings raised inside worker processes (numpy overflow, scipy, ...) are not printed by
 the workers: each batch records them and the parent re-issues each distinct warning once
 per batch, so they reach the caller's warning filters (the CLI's one-line summary) instead
@@ -21,7 +32,11 @@ of flooding stderr.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import os
+import select
+import socket
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -58,13 +73,128 @@ class Progress:
         sys.stderr.flush()
 
 
-def _dask_client(address: str) -> Any:
+#: seconds to wait for a Dask scheduler to accept a connection
+CONNECT_TIMEOUT = 5.0
+
+_EXECUTOR_FORMS = "'local' or 'dask://HOST:PORT'"
+
+
+def parse_executor(text: str) -> tuple[str, int] | None:
+    """Check an ``--executor`` value: ``None`` for ``"local"``, ``(host, port)`` for
+    ``dask://HOST:PORT`` (the scheduler of a running ``dask.distributed`` cluster).
+
+    Parameters
+    ----------
+    text : str
+        ``"local"`` or ``"dask://HOST:PORT"`` (an IPv6 host in brackets).
+
+    Returns
+    -------
+    tuple of (str, int) or None
+        The scheduler's host and port, or ``None`` for local processes.
+
+    Raises
+    ------
+    LpschedError
+        Another form, a missing host or port, or a port outside 1..65535.
+
+    Examples
+    --------
+    >>> parse_executor("dask://10.0.0.5:8786")
+    ('10.0.0.5', 8786)
+    """
+    if text == "local":
+        return None
+    if not text.startswith("dask://"):
+        raise LpschedError(f"{text!r}: unknown executor, expected {_EXECUTOR_FORMS}")
+    rest = text[len("dask://"):]
+    host, sep, port = rest.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise LpschedError(f"{text!r}: needs a scheduler host and port "
+                           "(dask://HOST:PORT, e.g. dask://127.0.0.1:8786)")
+    return host, int(port)
+
+
+def _dask_client(text: str) -> Any:
+    host, port = parse_executor(text) or ("", 0)
+    try:  # a quick answer when nothing listens there, with or without dask installed
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        why = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise LpschedError(f"executor {text!r}: cannot connect to a Dask scheduler at "
+                           f"{host}:{port} within {CONNECT_TIMEOUT:g} s ({why})") from None
     try:
         from dask.distributed import Client
     except ImportError:  # pragma: no cover - depends on the extra
         raise LpschedError("the dask executor needs the extra: "
                            "pip install 'lpsched[dask]'") from None
-    return Client(address)
+    bracketed = f"[{host}]" if ":" in host else host
+    try:
+        return Client(f"tcp://{bracketed}:{port}", timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise LpschedError(f"executor {text!r}: no Dask scheduler answered at {host}:{port} "
+                           f"within {CONNECT_TIMEOUT:g} s ({exc})") from None
+
+
+# --------------------------------------------------------------------------------------
+# Workers that die with their parent
+# --------------------------------------------------------------------------------------
+
+#: seconds between two looks at the parent where the system has no pidfd
+WATCH_PERIOD = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """``ProcessPoolExecutor`` initializer: end this worker when ``parent`` (the process
+    that ran :func:`run_cells`) dies. Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (the
+    kernel kills the worker the moment its parent exits, even inside compiled code);
+    everywhere: a daemon thread waiting on a pidfd of the parent, or polling its parent
+    id, that calls ``os._exit`` once the parent is gone (a worker started through a fork
+    server, whose parent is not ``parent``, is covered by the pidfd)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread does it
+            pass
+    if not _alive(parent):  # died before the prctl call
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent, os.getppid()), daemon=True,
+                     name="lpsched-parent-watch").start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a pid reused by another user's process
+        return False
+    return True
+
+
+def _watch(parent: int, ppid: int) -> None:
+    fd = -1
+    if hasattr(os, "pidfd_open"):
+        try:
+            fd = os.pidfd_open(parent)
+        except OSError:  # pragma: no cover - old kernel
+            fd = -1
+    while True:
+        if fd >= 0:
+            readable, _, _ = select.select([fd], [], [], WATCH_PERIOD)
+            if readable:  # the parent has exited (a zombie counts)
+                os._exit(1)
+        else:
+            time.sleep(WATCH_PERIOD)
+        if os.getppid() != ppid or not _alive(parent):
+            os._exit(1)
 
 
 Caught = tuple[type[Warning], str, str, int]
@@ -103,6 +233,13 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
     while each cell is still committed on its own. ``schema`` (the experiment's row schema,
     optional) declares the types of the store's columns (:meth:`ResultStore.add`).
     """
+    if isinstance(executor, str):
+        try:
+            parse_executor(executor)
+        except LpschedError as exc:
+            raise LpschedError(f"executor {exc}") from None
+    if not isinstance(jobs, int) or jobs < 1:
+        raise LpschedError(f"jobs={jobs!r}: must be a whole number >= 1")
     with store.lock():
         return _run_locked(experiment, cells, fn, store, executor, jobs, progress, group,
                            schema)
@@ -123,11 +260,10 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
         return len(todo)
     own: Any = None
     if executor == "local":
-        own = pool = cf.ProcessPoolExecutor(max_workers=jobs)
-    elif isinstance(executor, str) and executor.startswith("dask://"):
-        own = pool = _dask_client("tcp://" + executor[len("dask://"):])
+        own = pool = cf.ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent,
+                                            initargs=(os.getpid(),))
     elif isinstance(executor, str):
-        raise LpschedError(f"unknown executor {executor!r}: 'local' or 'dask://HOST:PORT'")
+        own = pool = _dask_client(executor)
     else:
         pool = executor
     batches: dict[Any, list[Any]] = {}

@@ -85,6 +85,18 @@ _EDGE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)"\s*->\s*"((?:[^"\\]|\\.)*)"\s*;?\s*$
 _ATTR = re.compile(r"(\w+)\s*=\s*\"?([^,\"\]]+)\"?")
 
 
+def _unquote(token: str, where: str, line: int) -> str:
+    """The DOT id inside a pair of quotes, decoded with JSON's escapes (ParseError on an
+    escape or character JSON does not accept, e.g. ``"a\\q"``)."""
+    try:
+        value = json.loads(f'"{token}"')
+    except ValueError as exc:
+        why = getattr(exc, "msg", str(exc))
+        raise ParseError(where, f"invalid quoted id {token[:40]!r}: {why} (use JSON "
+                         "string escapes: \\\\, \\\", \\n, \\uXXXX)", line) from None
+    return str(value)
+
+
 def from_dot(text: str, name: str = "", source: str | None = None) -> PTG:
     """Parse the DOT subset :func:`to_dot` writes (ParseError on any other line, located
     in ``source``, default ``name``)."""
@@ -96,11 +108,12 @@ def from_dot(text: str, name: str = "", source: str | None = None) -> PTG:
         if not s or s.startswith(("digraph", "}", "//")):
             continue
         if m := _EDGE.match(s):
-            edges.append([json.loads(f'"{m[1]}"'), json.loads(f'"{m[2]}"')])
+            edges.append([_unquote(m[1], where, k), _unquote(m[2], where, k)])
         elif m := _NODE.match(s):
             attrs = dict(_ATTR.findall(m[2]))
+            tid = _unquote(m[1], where, k)
             try:
-                tasks.append({"id": json.loads(f'"{m[1]}"'), "work": float(attrs["work"]),
+                tasks.append({"id": tid, "work": float(attrs["work"]),
                               "alpha": float(attrs.get("alpha", 0.0))})
             except (KeyError, ValueError):
                 raise ParseError(where, "a node needs numeric work and alpha", k) from None

@@ -281,8 +281,25 @@ def solve_highs(lp: LinearProgram, time_limit: float | None = None, **options: A
     return HighsModel(lp, **options).solve(time_limit)
 
 
+#: the last non-blank word of a complete model file, by extension
+MODEL_TRAILERS = {".lp": b"end", ".mps": b"ENDATA"}
+
+
 def write_model(lp: LinearProgram, path: str) -> None:
-    """Write ``lp`` to ``path``; HiGHS picks LP or MPS format from the extension."""
+    """Write ``lp`` to ``path``; HiGHS picks LP or MPS format from the extension.
+
+    HiGHS' writer reports a failed ``open`` (its status, checked here) but not a short
+    write: on a full disk (``ENOSPC``) or past a file size limit (``EFBIG``) it returns
+    success with the file cut anywhere. The file is therefore checked once written: not
+    empty, and ending with the ``end`` (LP) or ``ENDATA`` (MPS) line HiGHS writes last.
+
+    Raises
+    ------
+    SolverError
+        HiGHS reported an error, or the file is incomplete (its name and size in the
+        message); the incomplete file is left for the caller (the CLI writes a temporary
+        file and removes it).
+    """
     model = HighsModel(lp)
     for name_fn, pass_fn, count in (
         (lp.column_names, model.highs.passColName, lp.num_cols),
@@ -291,4 +308,27 @@ def write_model(lp: LinearProgram, path: str) -> None:
         names = name_fn()
         for i in range(count):
             pass_fn(i, names[i])
-    console.quietly(lambda: model.highs.writeModel(str(path)))
+    status = console.quietly(lambda: model.highs.writeModel(str(path)))
+    if status == highspy.HighsStatus.kError:
+        raise SolverError(f"HiGHS could not write the model to {path}")
+    _check_model_file(str(path))
+
+
+def _check_model_file(path: str) -> None:
+    import os
+
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        raise SolverError(f"HiGHS left no model file at {path} ({exc.strerror})") from None
+    if not os.path.isfile(path):
+        return  # /dev/null, a FIFO: nothing to read back
+    trailer = next((t for suffix, t in MODEL_TRAILERS.items()
+                    if path.lower().endswith(suffix)), None)
+    with open(path, "rb") as fh:
+        fh.seek(max(0, size - 256))
+        tail = fh.read().rstrip()
+    if size == 0 or (trailer is not None and not tail.endswith(trailer)):
+        raise SolverError(f"the model file {path} is incomplete ({size} bytes, no final "
+                          f"{trailer.decode() if trailer else 'byte'}): disk full or file "
+                          "size limit?")

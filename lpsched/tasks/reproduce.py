@@ -429,50 +429,76 @@ def fidelity(rows: list[dict[str, Any]], paths: list[str],
             by_short[info.short] = path
     inst = _instances(rows)
     out: list[FidelityRow] = []
-    why = "trace not in this run"
-    chosen = f"jobs: status {sel['status']}, run time 0 {sel['zero_run']}"
     for short, (cpus, count, size, mq, tasks, _, line) in TABLE_3_1.items():
-        ref = f"000 L{line}"
-        found_path = by_short.get(short)
-        if found_path is None:
-            out += [not_measured(f"Table 3.1 {short} trace # tasks", ref, count, why,
-                                 role="calibration"),
-                    not_measured(f"Table 3.1 {short} trace # CPUs", ref, cpus, why),
-                    not_measured(f"Table 3.1 {short} trace size", ref, size, why,
-                                 role="calibration" if short == "Curie" else "validation")]
-        else:
-            fig = trace_figures(found_path, sel["status"], sel["zero_run"])
-            out.append(compare(f"Table 3.1 {short} trace # tasks", ref, count, fig["jobs"],
-                               role="calibration", explained_by=SELECTION_DECISION,
-                               note=chosen))
-            if fig["max_procs"] is None:
-                out.append(not_measured(f"Table 3.1 {short} trace # CPUs", ref, cpus,
-                                        "the file has no MaxProcs header"))
-            else:
-                out.append(compare(f"Table 3.1 {short} trace # CPUs", ref, cpus,
-                                   fig["max_procs"], explained_by=MQ_DECISION,
-                                   note="header MaxProcs; the run uses Table 3.1's"))
-            if short == "Curie":
-                out.append(compare(f"Table 3.1 {short} trace size", ref, size,
-                                   round(fig["span_days"] * 24, 1), tolerance=1, unit="h",
-                                   role="calibration", note="read in hours (decision 288)"))
-            else:
-                out.append(compare(f"Table 3.1 {short} trace size", ref, size,
-                                   round(fig["span_days"], 1), tolerance=1, unit="d",
-                                   note="first to last submission kept"))
-        members = list(inst.get(short, {}).values())
-        if not members:
-            out += [not_measured(f"Table 3.1 {short} tasks per instance", ref, tasks, why),
-                    not_measured(f"Table 3.1 {short} instance CPUs (m/Q)", ref, mq, why)]
-            continue
-        for label, seed_value, key, explained in (
-                ("tasks per instance", tasks, "n", None),
-                ("instance CPUs (m/Q)", mq, "processors", MQ_DECISION)):
-            values = [float(m[key]) for m in members]
-            tol, note = _sampling_tolerance(values)
-            out.append(compare(f"Table 3.1 {short} {label}", ref, seed_value,
-                               round(float(np.mean(values)), 1), tolerance=tol,
-                               explained_by=explained, note=note))
+        out += _trace_rows(short, by_short.get(short), (cpus, count, size), line, sel)
+        out += _instance_rows(short, list(inst.get(short, {}).values()), (mq, tasks), line)
+    out += _b_rows(inst, by_short, sel)
+    if claims:
+        out += _claims(rows)
+    return FidelityTable("redirection", out)
+
+
+_NOT_IN_RUN = "trace not in this run"
+
+
+def _trace_rows(short: str, path: str | None, published: tuple[Any, Any, Any], line: int,
+                sel: dict[str, str]) -> list[FidelityRow]:
+    """Table 3.1's trace columns (# tasks, # CPUs, size) of one trace."""
+    cpus, count, size = published
+    ref = f"000 L{line}"
+    if path is None:
+        return [not_measured(f"Table 3.1 {short} trace # tasks", ref, count, _NOT_IN_RUN,
+                             role="calibration"),
+                not_measured(f"Table 3.1 {short} trace # CPUs", ref, cpus, _NOT_IN_RUN),
+                not_measured(f"Table 3.1 {short} trace size", ref, size, _NOT_IN_RUN,
+                             role="calibration" if short == "Curie" else "validation")]
+    chosen = f"jobs: status {sel['status']}, run time 0 {sel['zero_run']}"
+    fig = trace_figures(path, sel["status"], sel["zero_run"])
+    out = [compare(f"Table 3.1 {short} trace # tasks", ref, count, fig["jobs"],
+                   role="calibration", explained_by=SELECTION_DECISION, note=chosen)]
+    if fig["max_procs"] is None:
+        out.append(not_measured(f"Table 3.1 {short} trace # CPUs", ref, cpus,
+                                "the file has no MaxProcs header"))
+    else:
+        out.append(compare(f"Table 3.1 {short} trace # CPUs", ref, cpus, fig["max_procs"],
+                           explained_by=MQ_DECISION,
+                           note="header MaxProcs; the run uses Table 3.1's"))
+    if short == "Curie":
+        out.append(compare(f"Table 3.1 {short} trace size", ref, size,
+                           round(fig["span_days"] * 24, 1), tolerance=1, unit="h",
+                           role="calibration", note="read in hours (decision 288)"))
+    else:
+        out.append(compare(f"Table 3.1 {short} trace size", ref, size,
+                           round(fig["span_days"], 1), tolerance=1, unit="d",
+                           note="first to last submission kept"))
+    return out
+
+
+def _instance_rows(short: str, members: list[dict[str, Any]], published: tuple[Any, Any],
+                   line: int) -> list[FidelityRow]:
+    """Table 3.1's instance columns (tasks per instance, m/Q) of one trace: the means over
+    the run's instances, with their sampling tolerance."""
+    mq, tasks = published
+    ref = f"000 L{line}"
+    if not members:
+        return [not_measured(f"Table 3.1 {short} tasks per instance", ref, tasks, _NOT_IN_RUN),
+                not_measured(f"Table 3.1 {short} instance CPUs (m/Q)", ref, mq, _NOT_IN_RUN)]
+    out = []
+    for label, seed_value, key, explained in (
+            ("tasks per instance", tasks, "n", None),
+            ("instance CPUs (m/Q)", mq, "processors", MQ_DECISION)):
+        values = [float(m[key]) for m in members]
+        tol, note = _sampling_tolerance(values)
+        out.append(compare(f"Table 3.1 {short} {label}", ref, seed_value,
+                           round(float(np.mean(values)), 1), tolerance=tol,
+                           explained_by=explained, note=note))
+    return out
+
+
+def _b_rows(inst: dict[str, Any], by_short: dict[str, str], sel: dict[str, str],
+            ) -> list[FidelityRow]:
+    """The b-ratio of §3.5.2 [L1935-1937], per instance (declared) and over whole traces
+    (the calibration reading of decision 290)."""
     run_ratios = [trace_figures(by_short[short], sel["status"], sel["zero_run"])["run_ratio"]
                   for short in TABLE_3_1 if short in by_short]
     run_ratios = [r for r in run_ratios if r is not None]
@@ -482,15 +508,14 @@ def fidelity(rows: list[dict[str, Any]], paths: list[str],
                 if m.get("long_task_ratio") is not None]
         if vals:
             ratios.append(float(np.mean(vals)))
+    figure = "b: p of the 0.8n-th task / longest, mean of traces"
     if ratios:
-        out.append(compare("b: p of the 0.8n-th task / longest, mean of traces",
-                           "000 L1935-1937", B_RATIO, round(float(np.mean(ratios)), 4),
-                           tolerance=0.005, explained_by=B_DECISION,
-                           note=f"{len(ratios)} of 7 traces; per instance, where the text "
-                           "says 'of each trace'"))
+        out = [compare(figure, "000 L1935-1937", B_RATIO, round(float(np.mean(ratios)), 4),
+                       tolerance=0.005, explained_by=B_DECISION,
+                       note=f"{len(ratios)} of 7 traces; per instance, where the text "
+                       "says 'of each trace'")]
     else:
-        out.append(not_measured("b: p of the 0.8n-th task / longest, mean of traces",
-                                "000 L1935-1937", B_RATIO, "no instance in this run"))
+        out = [not_measured(figure, "000 L1935-1937", B_RATIO, "no instance in this run")]
     figure = "b: run time of the 0.8n-th job / longest, whole traces"
     if run_ratios:
         out.append(compare(figure, "000 L1935-1937", B_RATIO,
@@ -500,9 +525,7 @@ def fidelity(rows: list[dict[str, Any]], paths: list[str],
     else:
         out.append(not_measured(figure, "000 L1935-1937", B_RATIO, "no trace in this run",
                                 role="calibration"))
-    if claims:
-        out += _claims(rows)
-    return FidelityTable("redirection", out)
+    return out
 
 
 def paired_stretch(rows: list[dict[str, Any]], trace: str, policy: str, baseline: str,

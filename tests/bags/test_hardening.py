@@ -154,25 +154,70 @@ def test_nearly_equal_makespans_are_solved():
     assert check_plan(inst, res.plan).ok
 
 
-def test_small_makespans_merged_beside_a_huge_one_are_refused():
+def test_small_makespans_beside_a_huge_one_are_solved_apart():
     """MS* 1 and 1.3 beside 2e8 were made equal (to 1.3): S came out right by luck, but the
-    plan computed application 0 after its true deadline (review of session 26). Merging
-    that far is refused; a merge within the check's tolerance still solves (above)."""
+    plan computed application 0 after its true deadline (review of session 26), and the
+    instance was then refused (issue 28). The time scales are now solved apart (decision
+    250): the small pair sets S* = 2.3/1.3 exactly (1.3 s waits for 1 s), the plan of the
+    whole instance passes the check."""
     plat = StarPlatform([1.0], [1e6])
     apps = (Application(0.0, 1, 1.0, 1.0), Application(0.0, 1, 1.3, 1.0),
             Application(0.0, 200_000_000, 1.0, 1.0))
-    with pytest.raises(SolverError, match="closer than one LP can tell apart") as err:
-        max_stretch(Instance(plat, apps))
-    assert "moves a deadline by 0.3" in str(err.value)
-    solved = max_stretch(Instance(plat, apps[1:]))  # without the near twin: solved, valid
-    assert check_plan(Instance(plat, apps[1:]), solved.plan).ok
+    inst = Instance(plat, apps)
+    res = max_stretch(inst)
+    ms = res.dedicated_makespans
+    assert res.stretch == pytest.approx((ms[0] + ms[1]) / ms[1], rel=1e-9)
+    assert res.status == "optimal" and res.lower <= res.stretch
+    assert check_plan(inst, res.plan).ok
+    with pytest.raises(LpschedError, match="time scales apart"):
+        res.interval_lp()  # no single LP holds it
 
 
-def test_makespans_too_far_apart_are_one_clear_error():
+@pytest.mark.parametrize("releases", [(0.0, 0.0, 0.0), (0.0, 0.5, 1e6), (1e6, 1e6 + 0.5, 0.0),
+                                      (1e14, 1e14 + 0.5, 1e14)])
+def test_time_scales_apart_at_any_release(releases):
+    """The large application is paused while the small ones run, before or after its own
+    release; shifted by 1e14 the same once the times are counted from the first release,
+    as the loader does (:func:`lpsched.bags.io.fit_time_origin`, issue 28)."""
+    from lpsched.bags.io import fit_time_origin
+
+    plat = StarPlatform([1.0, 2.0], [1e6, 1e6])
+    apps = (Application(releases[0], 3, 1.0, 1.0), Application(releases[1], 2, 1.3, 1.0),
+            Application(releases[2], 300_000_000, 1.0, 1.0))
+    inst = fit_time_origin(Instance(plat, apps))
+    assert inst.origin == min(releases) or min(releases) < 1e9
+    res = max_stretch(inst)
+    small = max_stretch(inst.subset([0, 1]))
+    assert res.stretch == pytest.approx(small.stretch, rel=1e-9)  # the small ones set S*
+    assert check_plan(inst, res.plan).ok
+
+
+def test_time_scales_bracket_and_its_refusal():
+    """Two large applications set the stretch: the small ones, released 1000 s apart,
+    pause them twice (0.5 s each, not 1000 s), so S* lies in a bracket of 1e-8 relative:
+    answered ``within_tolerance`` with the plan checked; asked for tol = 1e-10, the bracket
+    is wider and the split is refused with both bounds (decision 250)."""
+    plat = StarPlatform([1.0, 1.0], [1e6, 1e6])
+    apps = (Application(0, 1, 1.0, 1.0), Application(1e3, 1, 1.0, 1.0),
+            Application(0, 200_000_000, 1.0, 1.0), Application(0, 300_000_000, 1.0, 1.0))
+    inst = Instance(plat, apps)
+    res = max_stretch(inst)
+    assert res.status == "within_tolerance" and check_plan(inst, res.plan).ok
+    assert res.lower <= res.stretch <= res.lower * (1 + 1e-7)
+    assert res.lower == pytest.approx(max_stretch(inst.subset([2, 3])).stretch, rel=1e-12)
+    with pytest.raises(SolverError, match=r"lies in \[1.6666666.*wider than tol"):
+        max_stretch(inst, method="bisection", tol=1e-10)
+
+
+def test_makespans_too_far_apart_are_solved_apart():
+    """MS* 1.8e192 beside 1e2 was refused ("too far apart" for one LP); the scales are now
+    solved apart (decision 250): the four small applications set the stretch, the plan of
+    the whole instance passes the check."""
     inst = replaced(random_bags(5, 3, seed=3), 0, work=1e200)
-    with pytest.raises(SolverError, match="too far apart") as err:
-        max_stretch(inst)
-    assert "HiGHS" not in str(err.value) and "kWarning" not in str(err.value)
+    res = max_stretch(inst)
+    assert res.stretch == pytest.approx(max_stretch(inst.subset([1, 2, 3, 4])).stretch,
+                                        rel=1e-12)
+    assert check_plan(inst, res.plan).ok
 
 
 @pytest.mark.parametrize("generation", [True, False])

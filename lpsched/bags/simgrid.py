@@ -1578,7 +1578,7 @@ def with_platform(inst: Instance, platform: StarPlatform) -> Instance:
     >>> with_platform(inst, StarPlatform([1e9], [1e7])).p
     1
     """
-    return Instance(platform, inst.applications, inst.extra)
+    return Instance(platform, inst.applications, inst.extra, inst.origin)
 
 
 # -- writing ----------------------------------------------------------------------------------

@@ -47,23 +47,46 @@ def single_throughput_lp(inst: Instance, app: int = 0, port: str | None = None) 
 
 
 def weighted_throughput_lp(
-    inst: Instance, weights: ArrayLike, port: str | None = None
+    inst: Instance, weights: ArrayLike, port: str | None = None, objective: str = "ratio"
 ) -> LinearProgram:
-    """Maximise ``λ`` s.t. ``Σ_u ρ_u^(k) = λ·ω_k`` and the steady-state capacities.
+    """The steady-state LP MWMA re-solves at each event (seed 003 §4.1 [L779–L784], spec
+    §6.4), with the capacities (8)–(10) or (10-b).
 
-    Applications with weight 0 get no rate. Variables: ``rho`` ``(n, p)`` and ``lam`` ``(1,)``.
-    This is the LP MWMA re-solves at each event (spec §6.4): with ``ω_k`` the unsent tasks
-    (NBT) or the remaining dedicated time (MS).
+    Parameters
+    ----------
+    inst : Instance
+        The platform and applications (only the rates of weighted applications are free).
+    weights : array_like
+        ``ω_k >= 0`` per application; applications with weight 0 get no rate.
+    port : str, optional
+        ``"one-port"`` or ``"bounded-multiport"``; the platform's by default.
+    objective : str
+        ``"ratio"`` (default, decision A22): maximise ``λ`` s.t. ``Σ_u ρ_u^(k) = λ·ω_k``
+        (variables ``rho`` ``(n, p)`` and ``lam`` ``(1,)``); ``"sum"`` (reading M5 of
+        decision 322): maximise ``Σ_k ω_k Σ_u ρ_u^(k)``, no ratio rows (``lam`` is kept,
+        fixed at 0, so that every solution has the same variables).
+
+    Returns
+    -------
+    LinearProgram
+        Built, not solved.
     """
     w = np.asarray(weights, dtype=float)
     if w.shape != (inst.n,) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
         raise InvalidInstanceError("weights", w.tolist(), f"need {inst.n} finite values >= 0, "
                                    "not all zero")
+    if objective not in ("ratio", "sum"):
+        raise InvalidInstanceError("objective", objective, "must be 'ratio' or 'sum'")
     port = port or inst.platform.port
     lp = LinearProgram("weighted_throughput", sense="max")
     n, p = inst.n, inst.p
     upper = np.where(w[:, None] > 0, np.inf, 0.0) * np.ones((n, p))
     rho = lp.add_variables("rho", (n, p), upper=upper)
+    if objective == "sum":
+        lp.add_variables("lam", (1,), upper=0.0)
+        _capacity_rows(lp, inst, rho, port)
+        lp.set_objective(rho, np.broadcast_to(w[:, None], (n, p)))
+        return lp
     lam = lp.add_variables("lam", (1,))
     rows = np.broadcast_to(np.arange(n)[:, None], (n, p))
     lp.add_constraints(

@@ -153,7 +153,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         meta = dict(inst.extra)
         meta["generator"] = {**meta["generator"], "platform": Path(args.platform).name,
                              "master": sg.master}
-        inst = Instance(sg.platform, inst.applications, meta)
+        inst = Instance(sg.platform, inst.applications, meta, inst.origin)
     if target is None:
         print(dump_json(instance_to_dict(inst)))
     else:
@@ -200,6 +200,9 @@ def _summary(inst: Any, res: Any) -> str:
         lines.append(f"{k:>4} {inst.release[k]:>10.2f} {int(inst.tasks[k]):>6} "
                      f"{res.throughputs[row]:>10.4g} {res.dedicated_makespans[row]:>10.2f} "
                      f"{res.deadlines[row]:>11.2f}")
+    if inst.origin:
+        lines.append(f"(release and deadline counted from t = {inst.origin:.17g} s, the first "
+                     "release: absolute dates would lose precision, decision 251)")
     return "\n".join(lines)
 
 
@@ -271,14 +274,17 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     res = max_stretch(inst, method=args.method, tol=tol,
                       memory=_memory(args.memory, inst.p), time_limit=limit,
                       formulation=args.formulation)
-    if export:
+    if args.json:
+        out = res.to_dict(plan=args.plan)
+        if inst.origin:  # dates of a rebased instance count from here (decision 251)
+            out["time_origin"] = inst.origin
+        print(dump_json(out), flush=True)
+    else:
+        print(_summary(inst, res), flush=True)
+    if export:  # after the answer: a result solved by time scales has no single LP
         with atomic_path(export) as tmp:
             res.export_lp(tmp)
-    if args.json:
-        print(dump_json(res.to_dict(plan=args.plan)))
-    else:
-        print(_summary(inst, res))
-        if args.export_lp:
+        if not args.json:
             print(f"\nwrote the stretch-interval LP to {args.export_lp}")
     return 0
 
@@ -353,8 +359,9 @@ def _run_policy(inst: Any, name: str, lp_bound: float,
                 **dict.fromkeys(_METRICS), "lp_bound": lp_bound,
                 "relative_max_stretch": None, "seconds": time.perf_counter() - t0,
                 "events": None}
-    try:
-        validate(inst, res.schedule)
+    bound = lp_bound if lp_bound is not None and math.isfinite(lp_bound) else None
+    try:  # the LP optimum bounds every schedule from below (decision 252)
+        validate(inst, res.schedule, stretch_bound=bound)
         valid, why = True, None
     except InvalidScheduleError as exc:
         valid, why = False, str(exc)
@@ -576,7 +583,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     else:
         rec = reconstruct_bmp(inst, res.plan, computation)
     try:
-        validate(inst, rec.schedule, computation=computation)
+        validate(inst, rec.schedule, computation=computation, stretch_bound=res.stretch)
         valid, why = True, None
     except InvalidScheduleError as exc:
         valid, why = False, str(exc)

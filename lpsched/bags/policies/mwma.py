@@ -13,6 +13,14 @@ Weights:
 Between events the master follows the rates in the 1-D load-balancing order: next send is
 ``argmin (sent since the solve + 1)/ρ_u^(k)`` (ties: application, then worker), back to back.
 Workers compute FIFO.
+
+The readings of decision 322 (issue 31), each an option of :class:`MWMA`, the defaults
+being today's (decision A22): ``ms_weight="work"`` (M1, MS weight = flop left),
+``share="platform"`` (M2, ``Σ_u ρ_u^(k)/ρ*^(k) = λ·ω_k``), ``share="payoff"`` (M3,
+``ω_k·Σ_u ρ_u^(k) = λ``), ``resolve="release"`` (M4, re-solve at release dates only),
+``objective="sum"`` (M5, maximise ``Σ_k ω_k Σ_u ρ_u^(k)``) and ``send="paced"`` (M6,
+sends at the LP's pace rather than back to back). None is adopted (decision 323): the
+registered ``mwma-nbt`` / ``mwma-ms`` use the defaults.
 """
 
 from __future__ import annotations
@@ -37,13 +45,59 @@ def _positive(rates: np.ndarray) -> np.ndarray:
     return rates > 1e-9 * top if top > 0 else np.zeros(rates.shape, bool)
 
 
-class MWMA(BasePolicy):
-    """``mwma-nbt`` or ``mwma-ms``."""
+#: The options of :class:`MWMA` and their values, the first one being the default (decision
+#: A22); the others are the readings M1–M6 of decision 322 (none adopted, decision 323).
+READINGS: dict[str, tuple[str, ...]] = {
+    "ms_weight": ("dedicated", "work"),
+    "share": ("tasks", "platform", "payoff"),
+    "resolve": ("event", "release"),
+    "objective": ("ratio", "sum"),
+    "send": ("eager", "paced"),
+}
 
-    def __init__(self, weights: str) -> None:
+
+class MWMA(BasePolicy):
+    """``mwma-nbt`` or ``mwma-ms`` (seed 003 §4.1 [L779–L784]).
+
+    Parameters
+    ----------
+    weights : str
+        ``"nbt"`` (tasks left at the master [L781]) or ``"ms"`` (remaining time [L782]).
+    ms_weight : str
+        MS's remaining time: ``"dedicated"`` (``Π_unsent/ρ*``, decision A22) or ``"work"``
+        (``Π_unsent·w``, the flop left; reading M1 of decision 322).
+    share : str
+        How a weight shares the platform: ``"tasks"`` (``Σ_u ρ_u^(k) ∝ ω_k``), ``"platform"``
+        (``Σ_u ρ_u^(k)/ρ*^(k) ∝ ω_k``, M2) or ``"payoff"`` (``Σ_u ρ_u^(k) ∝ 1/ω_k``, M3).
+    resolve : str
+        ``"event"`` (at every release and when an application runs out at the master) or
+        ``"release"`` (at release dates only, M4; earlier only if no released application
+        with tasks left has a rate).
+    objective : str
+        ``"ratio"`` (maximise the common ``λ``) or ``"sum"`` (maximise the weighted
+        throughput, M5; :func:`~lpsched.bags.throughput_model.weighted_throughput_lp`).
+    send : str
+        ``"eager"`` (back to back, in the order of the key) or ``"paced"`` (M6: the n-th
+        send of ``(k, u)`` since the solve starts no earlier than
+        ``t_solve + (n-1)/ρ_u^(k)``; the policy wakes itself up for the next one).
+    """
+
+    def __init__(self, weights: str, *, ms_weight: str = "dedicated", share: str = "tasks",
+                 resolve: str = "event", objective: str = "ratio",
+                 send: str = "eager") -> None:
         if weights not in ("nbt", "ms"):
-            raise LpschedError(f"unknown MWMA weights {weights!r}")
+            raise LpschedError(f"unknown MWMA weights {weights!r}: expected 'nbt' or 'ms'")
+        for option, value in (("ms_weight", ms_weight), ("share", share),
+                              ("resolve", resolve), ("objective", objective),
+                              ("send", send)):
+            if value not in READINGS[option]:
+                raise LpschedError(f"MWMA {option}={value!r}: expected one of "
+                                   f"{', '.join(READINGS[option])}")
         self.weights = weights
+        self.ms_weight, self.share, self.resolve = ms_weight, share, resolve
+        self.objective, self.send = objective, send
+        self.solved_at = 0.0
+        self._wake: float | None = None
         self.name = f"mwma-{weights}"
         self.rates: np.ndarray | None = None
         self.sent: np.ndarray | None = None
@@ -54,20 +108,36 @@ class MWMA(BasePolicy):
         """Mark the rates stale: the steady-state LP is solved again at the next decision."""
         self._stale = True
 
-    def _solve(self, sim: StarSimulator) -> None:
-        t0 = time.perf_counter()
+    def lp_weights(self, sim: StarSimulator) -> np.ndarray:
+        """The weights given to the steady-state LP now (seed 003 [L779–L782]; decision 322):
+        0 for the applications not released or with no task left at the master; otherwise
+        NBT's ``Π_unsent`` or MS's ``Π_unsent/ρ*`` (``Π_unsent·w`` with ``ms_weight="work"``),
+        times ``ρ*`` for ``share="platform"``, inverted for ``share="payoff"``, so that the
+        LP's ``Σ_u ρ_u^(k) = λ·ω_k`` states the reading's share."""
         active = sim.released & (sim.unsent > 0)
         omega = np.where(active, sim.unsent, 0).astype(float)
         if self.weights == "ms":
-            omega = omega * sim.ms / sim.tasks
+            omega = omega * (sim.inst.work if self.ms_weight == "work" else sim.ms / sim.tasks)
+        if self.share == "platform":  # Σ_u ρ_u/ρ* = λ·ω  <=>  Σ_u ρ_u = λ·ω·ρ*
+            omega = omega * sim.rho
+        elif self.share == "payoff":  # ω·Σ_u ρ_u = λ  <=>  Σ_u ρ_u = λ/ω
+            omega = np.divide(1.0, omega, out=np.zeros_like(omega), where=omega > 0)
+        return np.asarray(omega, float)
+
+    def _solve(self, sim: StarSimulator) -> None:
+        t0 = time.perf_counter()
+        active = sim.released & (sim.unsent > 0)
+        omega = self.lp_weights(sim)
         # the rates do not depend on the weights' scale, the LP's numerics do (ms weights
         # of 1e13 s left HiGHS with rates below its tolerances): bring the largest weight
         # near 1 by a power of two, which changes no digit of the LP's data
         omega *= 2.0 ** -np.round(np.log2(omega.max()))
-        sol = solve(weighted_throughput_lp(sim.inst, omega), time_limit=sim.time_left())
+        sol = solve(weighted_throughput_lp(sim.inst, omega, objective=self.objective),
+                    time_limit=sim.time_left())
         sol.require_optimal(f"{self.name} steady-state LP")
         self.rates = np.where(active[:, None], np.clip(sol.values["rho"], 0.0, None), 0.0)
         self.sent = np.zeros_like(self.rates)
+        self.solved_at = sim.now
         self.solve_seconds.append(time.perf_counter() - t0)
         self._stale = False
 
@@ -84,11 +154,21 @@ class MWMA(BasePolicy):
         usable = _positive(self.rates) & active[:, None] & sim.free_links()[None, :]
         if not usable.any():
             return None
+        if self.send == "paced":
+            start = self.solved_at + self.sent / np.where(usable, self.rates, 1.0)
+            ready = usable & (start <= sim.now * (1 + 1e-12) + 1e-12)
+            if not ready.any():
+                when = float(start[usable].min())
+                if self._wake is None or self._wake <= sim.now or when < self._wake:
+                    self._wake = when
+                    sim.wake_at(when)
+                return None
+            usable = ready
         cand = np.argwhere(usable)
         due = (self.sent[usable] + 1) / self.rates[usable]
         k, u = cand[np.lexsort((cand[:, 1], cand[:, 0], due))[0]]
         self.sent[k, u] += 1
-        if sim.unsent[k] == 1:  # this send empties k: re-solve at the next decision
+        if sim.unsent[k] == 1 and self.resolve == "event":  # this send empties k
             self._stale = True
         return int(k), int(u)
 

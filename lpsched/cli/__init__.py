@@ -94,6 +94,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     campaigns.add_commands(sub)
     ptg.add_commands(sub, full=argv is None or "ptg" in argv)
     bags.add_info_commands(sub)
+    from lpsched.cli.reference import complete_help
+
+    complete_help(parser)
     return parser
 
 

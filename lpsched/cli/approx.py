@@ -248,7 +248,8 @@ def add_commands(sub: Any) -> None:
     hyb.add_argument("tasks", help="JSON: cpu_times and gpu_times lists")
     hyb.add_argument("--cpus", type=int, required=True, help="CPUs (1 to 1,000,000)")
     hyb.add_argument("--gpus", type=int, required=True, help="GPUs (1 to 1,000,000)")
-    hyb.add_argument("--variant", choices=("2", "3/2"), default="2")
+    hyb.add_argument("--variant", choices=("2", "3/2"), default="2",
+                     help="the dual approximation: ratio 2 (knapsack) or 3/2 + eps")
     hyb.add_argument("--json", action="store_true")
     hyb.add_argument("--schedule", action="store_true",
                      help="with --json (required): every task")
@@ -257,7 +258,8 @@ def add_commands(sub: Any) -> None:
                                 "(P||Cmax): LPT or list scheduling, certified")
     ide.add_argument("jobs", help="JSON: {'times': [p1, ...], 'machines': m}")
     ide.add_argument("--machines", type=int, default=None, help="default: the file's")
-    ide.add_argument("--algorithm", choices=("lpt", "list"), default="lpt")
+    ide.add_argument("--algorithm", choices=("lpt", "list"), default="lpt",
+                     help="LPT (4/3 - 1/(3m)) or list scheduling in input order (2 - 1/m)")
     ide.add_argument("--exact", action="store_true", help="also the MIP optimum (HiGHS)")
     ide.add_argument("--time-limit", type=float, default=10.0,
                      help="seconds for --exact (a finite number > 0; default 10); when it "
@@ -273,7 +275,8 @@ def add_commands(sub: Any) -> None:
                      help="run on P processors, using the first P columns of the table "
                      "(P at most its width); default: the file's 'processors' (which must "
                      "equal the width), else the table's width")
-    mol.add_argument("--algorithm", choices=("mrt", "kshelf"), default="mrt")
+    mol.add_argument("--algorithm", choices=("mrt", "kshelf"), default="mrt",
+                     help="the MRT 3/2 + eps dual approximation or the K-shelf algorithm")
     mol.add_argument("--eps", type=float, default=1e-3, help="relative bisection width, in (0, 1)")
     mol.add_argument("--repair", action="store_true", help="accept non-monotonic tables "
                      "(T := min over fewer processors; the guarantee is then lost)")

@@ -711,9 +711,12 @@ def _add_generate(sub: Any) -> None:
     bags = gen_sub.add_parser("bags", help="concurrent bags-of-tasks (seed 003 Tables 1-2)")
     bags.add_argument("--apps", type=int, default=None, help="applications (profile default)")
     bags.add_argument("--workers", type=int, default=None, help="workers (profile default)")
-    bags.add_argument("--profile", choices=("mpi", "simgrid", "balanced"), default="simgrid")
+    bags.add_argument("--profile", choices=("mpi", "simgrid", "balanced"), default="simgrid",
+                      help="the generator's parameters: seed 003 Table 1 (mpi), Table 2 "
+                      "(simgrid), or computation and communication of one order (balanced)")
     bags.add_argument("--seed", type=seed, default=0)
-    bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute")
+    bags.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute",
+                      help="release dates: log-normal dates, or log-normal gaps accumulated")
     bags.add_argument("--port", choices=("one-port", "multiport"), default=None,
                       help="communication model (default one-port; with --platform: the "
                       "file's lpsched.port property, else one-port)")
@@ -739,8 +742,8 @@ def _add_check(sub: Any) -> None:
                          "The file's summary (stretch, deadlines, MS*) must agree with the "
                          "plan. Each violation is measured against its own scale (the "
                          "application's tasks or MS*, the interval).")
-    chk.add_argument("instance")
-    chk.add_argument("result")
+    chk.add_argument("instance", help="an instance JSON file (lpsched generate bags)")
+    chk.add_argument("result", help="the JSON of `lpsched solve --json --plan`")
     chk.add_argument("--port", choices=("one-port", "multiport"), default=None,
                      help="check under this model instead of the instance's (as 'solve "
                      "--port'): for a plan of 'solve --port'")
@@ -756,8 +759,10 @@ def add_model_commands(sub: Any) -> None:
     _add_generate(sub)
 
     solve = sub.add_parser("solve", help="optimal max-stretch of an instance (seed 003 §3)")
-    solve.add_argument("instance")
-    solve.add_argument("--method", choices=("intervals", "bisection"), default="intervals")
+    solve.add_argument("instance", help="an instance JSON file (lpsched generate bags)")
+    solve.add_argument("--method", choices=("intervals", "bisection"), default="intervals",
+                       help="Algorithm 2 (stretch intervals, exact) or Algorithm 1 (bisection "
+                       "to --tol)")
     solve.add_argument("--tol", type=float, default=None,
                        help="with --method bisection: the tolerance on S (default 1e-6); "
                             "an error with the exact --method intervals")
@@ -782,8 +787,9 @@ def add_model_commands(sub: Any) -> None:
     solve.set_defaults(func=_cmd_solve)
 
     thr = sub.add_parser("throughput", help="steady-state rho* and MS* of each application")
-    thr.add_argument("instance")
-    thr.add_argument("--port", choices=("one-port", "multiport"), default=None)
+    thr.add_argument("instance", help="an instance JSON file (lpsched generate bags)")
+    thr.add_argument("--port", choices=("one-port", "multiport"), default=None,
+                     help="communication model (default: the instance's)")
     _platform_args(thr)
     thr.add_argument("--json", action="store_true")
     thr.set_defaults(func=_cmd_throughput)
@@ -792,7 +798,7 @@ def add_model_commands(sub: Any) -> None:
 
     sim = sub.add_parser("simulate", help="run policies in the master-worker simulator "
                          "(one-port or bounded multiport) and validate their schedules")
-    sim.add_argument("instance")
+    sim.add_argument("instance", help="an instance JSON file (lpsched generate bags)")
     sim.add_argument("--policy", default="cbs3m-edf-online",
                      help="a policy name, several separated by commas, or 'all'")
     _platform_args(sim)
@@ -810,9 +816,13 @@ def add_model_commands(sub: Any) -> None:
 def add_reproduce(rep_sub: Any) -> None:
     """``reproduce cbs3m`` (seed 003 Tables 4-8)."""
     cb = rep_sub.add_parser("cbs3m", help="seed 003 Tables 4-8 (SimGrid experiments)")
-    cb.add_argument("--instances", type=int, default=1000)
+    cb.add_argument("--instances", type=int, default=1000,
+                    help="instances drawn (the seed's 1,000: about 90 minutes on 2 cores; "
+                    "50 for a quick look)")
     add_runner_options(cb, "folder of the result store and the CSV files (created if missing)")
-    cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid")
+    cb.add_argument("--profile", choices=("simgrid", "mpi"), default="simgrid",
+                    help="the generator: seed 003 Table 2 (simgrid, Tables 4-8) or Table 1 "
+                    "(mpi, Table 3)")
     cb.add_argument("--first-seed", type=seed, default=0)
     cb.add_argument("--base-bandwidth", type=float, default=None,
                     help="generator's link bandwidth before slowdowns, bytes/s (default: "
@@ -839,8 +849,9 @@ def add_output_commands(sub: Any) -> None:
     plot = sub.add_parser("plot", help="draw a Gantt chart or the stretch distribution")
     plot_sub = plot.add_subparsers(dest="kind", required=True)
     pg = plot_sub.add_parser("gantt", help="Gantt chart of one policy's schedule")
-    pg.add_argument("instance")
-    pg.add_argument("--policy", default="cbs3m-edf-online")
+    pg.add_argument("instance", help="an instance JSON file (lpsched generate bags)")
+    pg.add_argument("--policy", default="cbs3m-edf-online",
+                    help="the policy to draw (lpsched policies)")
     pg.add_argument("-o", "--output", default="gantt.png",
                     help="a .png, .pdf or .svg file (default: gantt.png in the current "
                     "folder; an existing file is replaced)")
@@ -863,7 +874,7 @@ def add_output_commands(sub: Any) -> None:
 
     sch = sub.add_parser("schedule", help="a concrete schedule from the LP optimum "
                          "(seed 003 Theorems 3, 4, 6)")
-    sch.add_argument("instance")
+    sch.add_argument("instance", help="an instance JSON file (lpsched generate bags)")
     sch.add_argument("--model", choices=("op-ac", "bmp-ac", "bmp-fc"), default="op-ac",
                      help="op-ac: one-port atomic (Thm 6); bmp-ac / bmp-fc: bounded multiport, "
                           "atomic (Thm 4) or fluid (Thm 3) computation")

@@ -9,9 +9,11 @@ written by hand, so an option cannot be missing from the page.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterator
 
-__all__ = ["Command", "commands", "markdown", "options_without_help"]
+__all__ = ["GENERIC_HELP", "Command", "commands", "complete_help", "markdown",
+           "options_without_help"]
 
 
 class Command:
@@ -122,4 +124,32 @@ def options_without_help(parser: argparse.ArgumentParser | None = None,
     """(command, option) pairs whose option has no help text: what the reference would
     show with an empty meaning."""
     return [(cmd.name, a.option_strings[0] if a.option_strings else a.dest)
-            for cmd in commands(parser) for a in cmd.actions() if not (a.help or "").strip()]
+            for cmd in commands(parser) for a in cmd.actions()
+            if not re.sub(r"\(default: [^)]*\)", "",
+                          (a.help or "").replace("%(default)s", "X")).strip()]
+
+
+#: help of the options every family spells alike, for those declared without one
+GENERIC_HELP = {
+    "--json": "print one JSON value on stdout (and nothing else there)",
+    "--table": "print a plain-text table",
+    "--seed": "random seed: the same seed gives the same output on every machine",
+    "--first-seed": "seed of the first instance (instance i uses first seed + i)",
+}
+
+
+def complete_help(parser: argparse.ArgumentParser) -> None:
+    """Give every option of every command a help text and its default (issue 33 item 5):
+    the options of :data:`GENERIC_HELP` declared without help get theirs, and an option
+    with a value whose help does not mention its default gets ``(default: X)``."""
+    for cmd in commands(parser):
+        for action in cmd.actions():
+            flag = action.option_strings[0] if action.option_strings else None
+            if not (action.help or "").strip() and flag in GENERIC_HELP:
+                action.help = GENERIC_HELP[flag]
+            if (action.option_strings and action.nargs != 0
+                    and action.default not in (None, argparse.SUPPRESS)
+                    and "default" not in (action.help or "")):
+                shown = "%(default)s" if not isinstance(action.default, str) or \
+                    "%" not in action.default else action.default.replace("%", "%%")
+                action.help = f"{action.help or ''} (default: {shown})".lstrip()

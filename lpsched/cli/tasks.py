@@ -379,7 +379,8 @@ def add_reproduce(rep_sub: Any) -> None:
     rr.add_argument("--trace", help="with --tune: the trace (default LLNL-Thunder)")
     rr.add_argument("--tune", action="store_true", help="the m_d x tau and m_d x c grids")
     rr.add_argument("--data", help="trace folder (default $LPSCHED_DATA or ../shared/data)")
-    rr.add_argument("--instances", type=int, default=20)
+    rr.add_argument("--instances", type=int, default=20,
+                    help="instances (random windows) per trace, the chapter's 20")
     rr.add_argument("--first-seed", type=seed, default=0)
     rr.add_argument("--status", type=_status, default="completed", help=STATUS_HELP.format(
         default="completed: Table 3.1's trace counts are the completed jobs of positive "
@@ -388,7 +389,7 @@ def add_reproduce(rep_sub: Any) -> None:
                     help="drop (default, the chapter's: decision 285) or keep the jobs of "
                     "run time 0")
     add_runner_options(rr, "folder of the store, CSVs and figures")
-    rr.add_argument("--no-plots", action="store_true")
+    rr.add_argument("--no-plots", action="store_true", help="write no figures")
     rr.set_defaults(func=_cmd_reproduce)
 
 

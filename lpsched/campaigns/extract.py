@@ -7,6 +7,9 @@ Conventions (spec A11-A14, docs/decisions.md ("Campaign scheduling")):
 * a job is kept when it ran: ``run > 0`` (cancelled and zero-length jobs are reported as
   not placed, with the reason); a job with an unknown user (``-1``) is not placed either;
   an unknown wait (``-1``) counts as 0; the original end is ``submit + wait + run``;
+  ``status`` selects jobs by the SWF status field (default every status, decision 300,
+  [L1354]); a log where no job can be placed is a :class:`~lpsched.errors.ParseError`
+  naming each reason's count (decision 301);
 * size: allocated processors, else requested, else 1; a job larger than the machine is
   not placed;
 * a downtime is a gap of at least ``downtime`` seconds with nothing running and nothing
@@ -30,6 +33,7 @@ Conventions (spec A11-A14, docs/decisions.md ("Campaign scheduling")):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +42,8 @@ import numpy as np
 from lpsched.campaigns.dag import INTERVAL_ORDER, dependency_edges
 from lpsched.campaigns.instance import Workload
 from lpsched.campaigns.schedule import previous_campaign
-from lpsched.core.swf import SwfTrace
-from lpsched.errors import InvalidInstanceError
+from lpsched.core.swf import SwfTrace, parse_status, status_mask
+from lpsched.errors import InvalidInstanceError, ParseError
 
 METHODS = ("max", "last", "arrival", "session")
 #: default minimum downtime (spec A14)
@@ -47,6 +51,9 @@ DOWNTIME = 3600.0
 #: default session break of the ``session`` method: a think time of more than 20 minutes
 #: ([external]: ZF12's abstract; spec A11)
 SESSION_GAP = 1200.0
+#: default job selection by SWF status (field 11): every job (decision 300: "no jobs are
+#: omitted during the replay", seed 002 [L1354]); ``"completed"`` keeps status 1 only
+STATUS = "all"
 
 
 @dataclass(frozen=True)
@@ -69,20 +76,42 @@ class Extraction:
                              for r, ids in self.unplaced.items()}}
 
 
-def _keep(trace: SwfTrace, m: int) -> tuple[np.ndarray, dict[str, list[int]]]:
+def _keep(trace: SwfTrace, m: int, status: str | Iterable[int] | None = None
+          ) -> tuple[np.ndarray, dict[str, list[int]]]:
+    """The jobs that can be placed, and the others by reason (each job under exactly one
+    reason, the first that applies: status not selected, did not run, unknown user,
+    larger than the machine)."""
     c = trace.columns
     size = np.where(c["allocated"] > 0, c["allocated"],
                     np.where(c["requested_procs"] > 0, c["requested_procs"], 1))
-    reasons = {"did not run (run time <= 0 or unknown)": c["run"] <= 0,
-               "unknown user (-1)": (c["run"] > 0) & (c["user"] < 0),
-               f"larger than the machine ({m} processors)":
-                   (c["run"] > 0) & (c["user"] >= 0) & (size > m)}
+    selected, _ = status_mask(trace, status)
+    reasons: dict[str, np.ndarray] = {}
+    for value in np.unique(c["status"][~selected]):
+        reasons[f"status {int(value)} not selected"] = ~selected & (c["status"] == value)
+    left = selected.copy()
+    for reason, mask in (("did not run (run time <= 0 or unknown)", c["run"] <= 0),
+                         ("unknown user (-1)", c["user"] < 0),
+                         (f"larger than the machine ({m} processors)", size > m)):
+        reasons[reason] = left & mask
+        left &= ~mask
     unplaced = {r: c["job"][mask].astype(np.int64).tolist() for r, mask in reasons.items()
                 if mask.any()}
-    bad = np.zeros(trace.jobs, dtype=bool)
-    for mask in reasons.values():
-        bad |= mask
-    return ~bad, unplaced
+    return left, unplaced
+
+
+def _nothing_placed(trace: SwfTrace, unplaced: dict[str, list[int]]) -> ParseError:
+    """The error of a log where no job can be placed (seed 002 §5.6 needs at least one
+    job that ran), naming the count of each reason."""
+    if not trace.jobs:
+        return ParseError(trace.path, "no job in the trace (only header and comment "
+                          "lines): nothing to extract campaigns from")
+    why = "; ".join(f"{len(ids)} {reason}" for reason, ids in
+                    sorted(unplaced.items(), key=lambda item: -len(item[1])))
+    what = f"all {trace.jobs} jobs were" if trace.jobs != 1 else "its only job was"
+    return ParseError(trace.path, f"no job can be placed in a campaign: {what} left out "
+                      f"({why}); a job needs a run time > 0, a user "
+                      "and at most the machine's processors (--machines), and a status "
+                      "the selection keeps (--status)")
 
 
 def split_pieces(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
@@ -158,21 +187,37 @@ def _max_breaks(first: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
 def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
             deps: bool = False, downtime: float = DOWNTIME,
             threshold: float = 600.0, replay: str = "open",
-            session_gap: float = SESSION_GAP) -> Extraction:
+            session_gap: float = SESSION_GAP,
+            status: str | Iterable[int] | None = STATUS) -> Extraction:
     """The campaign workload of an SWF log (module doc). ``processors`` defaults to the
     header's ``MaxProcs``. Every job of the log is either in exactly one campaign or
     reported in ``unplaced`` with its reason. ``method``: one of :data:`METHODS`
     (``threshold``: ARRIVAL's largest gap; ``session_gap``: SESSION's largest think time,
     both in seconds; see :func:`detect`). ``replay="closed"`` (spec A13): a user's
     first campaign of each piece keeps its submission time, the next ones are submitted
-    their original think time after the previous one completes. O(n log n + edges)."""
+    their original think time after the previous one completes. ``status``: the jobs kept
+    by their SWF status (:func:`lpsched.core.swf.parse_status`: ``"all"``, the default,
+    decision 300; ``"completed"``; ``"completed,0"``); the others are reported in
+    ``unplaced`` as ``"status N not selected"``. O(n log n + edges).
+
+    Raises
+    ------
+    ParseError
+        When no job of the log can be placed, naming the count of each reason (all run
+        times 0 or unknown, all jobs wider than the machine, no status selected...).
+    InvalidInstanceError
+        For an unknown ``replay``, ``method`` or ``status``, or a machine size missing.
+    """
     if replay not in ("open", "closed"):
         raise InvalidInstanceError("replay", replay, "'open' or 'closed'")
     m = processors or trace.max_procs
     if m is None:
         raise InvalidInstanceError("processors", None, "the trace has no MaxProcs header: "
                                    "give --machines")
-    keep, unplaced = _keep(trace, m)
+    kept = parse_status(status)  # an unknown status name fails before any work
+    keep, unplaced = _keep(trace, m, status)
+    if not keep.any():
+        raise _nothing_placed(trace, unplaced)
     c = {k: v[keep] for k, v in trace.columns.items()}
     wait = np.maximum(c["wait"], 0.0)
     submit0, run = c["submit"], c["run"]
@@ -208,6 +253,7 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
                  {"id": c["job"][jobs], "submit0": submit[jobs], "start0": start0[jobs],
                   "end0": end0[jobs]},
                  {"source": trace.path, "method": method, "downtime": downtime,
+                  "status": "all" if kept is None else ",".join(map(str, sorted(kept))),
                   "unplaced": unplaced, **({"deps_rule": INTERVAL_ORDER} if deps else {}),
                   **({"session_gap": float(session_gap)} if method == "session" else {})})
     if replay == "closed":

@@ -74,6 +74,11 @@ def ostrich_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if series is not None:
         out["ostrich_fig5_11"] = series
     prof = [r for r in rows if r["part"] == "profiles"]
+    counts = {r.get("users") for r in prof}
+    if len(counts) > 1:  # a user-count sweep: Fig. 5.13 for the default (decision 302)
+        from lpsched.campaigns.reproduce import PROFILE_DEFAULT_USERS
+
+        prof = [r for r in prof if r.get("users") == PROFILE_DEFAULT_USERS]
     if prof:
         fig = _figure()
         ax = fig.add_subplot()

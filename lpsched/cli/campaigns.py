@@ -16,6 +16,7 @@ from lpsched.cli.common import (
     add_runner_options,
     dump_json,
     read_json,
+    report_fidelity,
     run_experiment,
     seed,
     swf_input,
@@ -28,6 +29,27 @@ RUN_POLICIES = ("fcfs", "faircamp", "ostrich", "space-share", "fair-share", "mul
 TABLE_KEYS = ("policy", "variant", "valid", "campaigns", "users", "jobs", "max_campaign_stretch",
               "mean_campaign_stretch", "share_stretch_1", "share_stretch_below_1_5",
               "max_user_stretch", "utilisation", "seconds")
+
+
+#: the two-profile user counts swept by ``reproduce ostrich`` and the one reported
+#: (decision 302); equal to ``campaigns.reproduce.PROFILE_USERS`` /
+#: ``PROFILE_DEFAULT_USERS`` (tested; kept here so that building the parser stays light)
+PROFILE_USERS = (5, 10, 20, 40)
+PROFILE_DEFAULT_USERS = 10
+STATUS_HELP = ("jobs kept by their SWF status (field 11): 'all' (default: the seed replays "
+               "every job, [L1354], decision 300), 'completed' (1), 'failed' (0), "
+               "'cancelled' (5), or a comma list of these and status numbers")
+
+
+def _status(text: str) -> str:
+    """Check a ``--status`` value before any work (one error line naming it)."""
+    from lpsched.core.swf import parse_status
+
+    try:
+        parse_status(text)
+    except InvalidInstanceError as exc:
+        raise LpschedError(f"--status {text}: {exc.reason}") from None
+    return text
 
 
 def _positive(option: str, value: float | None, whole: bool = True) -> None:
@@ -166,6 +188,7 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     from lpsched.campaigns.instance import to_dict
     from lpsched.core.swf import read_swf
 
+    _status(args.status)
     out = check_output(args.output, "-o", (".json",), inputs=[args.trace])
     _positive("--machines", args.machines)
     for option in ("--downtime", "--threshold", "--session-gap"):
@@ -176,12 +199,13 @@ def _cmd_extract(args: argparse.Namespace) -> int:
         trace = read_swf(args.trace, lenient=args.lenient)
     t0 = time.perf_counter()
     ex = extract(trace, args.machines, args.method, args.deps, args.downtime, args.threshold,
-                 args.replay, args.session_gap)
+                 args.replay, args.session_gap, args.status)
     seconds = time.perf_counter() - t0
     with atomic_output(out) as fh:
         fh.write(json.dumps(to_dict(ex.workload), allow_nan=False))
     report = ex.report()
     report.update(output=str(out), trace=args.trace, processors=ex.workload.processors,
+                  status=ex.workload.extra["status"],
                   records=trace.records, skipped_lines=trace.skipped, seconds=seconds)
     if args.json:
         print(dump_json(report))
@@ -248,6 +272,7 @@ def add_commands(sub: Any) -> None:
     e.add_argument("--replay", choices=("open", "closed"), default="open",
                    help="open: campaigns submitted at their log times (after the previous "
                    "one completes); closed: the log's think times after completion")
+    e.add_argument("--status", default="all", help=STATUS_HELP)
     e.add_argument("--lenient", action="store_true", help="skip malformed lines")
     e.add_argument("-o", "--output", required=True, help="workload JSON to write")
     e.add_argument("--json", action="store_true")
@@ -275,22 +300,34 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     _at_most("--jobs-per-instance", args.jobs_per_instance, limits["--jobs"])
     _at_most("--users-per-instance", getattr(args, "users_per_instance", None),
              limits["--users"])
-    users = _users(args.users) if name == "faircamp" else ()  # before --out is made
-    out = check_output_folder(args.out, "--out")
+    if name == "faircamp":
+        users = _users(args.users)
+        if not (np.isfinite(args.zipf_exponent) and args.zipf_exponent > 0):
+            raise LpschedError(f"--zipf-exponent {args.zipf_exponent}: must be a finite "
+                               "number > 0")
+    elif args.users_per_instance is not None:  # the single-value form of before
+        users = (args.users_per_instance,)
+    else:
+        users = _users(args.users, "--users")
+    if name == "ostrich":
+        _status(args.status)
+    out = check_output_folder(args.out, "--out")  # after every option is checked
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
     if name == "faircamp":
         cells = exp.faircamp_cells(users, args.instances, args.jobs_per_instance,
-                                   args.first_seed)
-        fn, summarise, trace = exp.faircamp_cell, exp.faircamp_summary, None
+                                   args.first_seed, args.zipf_exponent)
+        fn, trace = exp.faircamp_cell, None
     else:
         if args.limit < 0:
             raise LpschedError(f"--limit {args.limit}: must be a whole number >= 0 (0: all)")
         trace = args.trace or _default_trace()
         if not Path(trace).exists():
             raise ParseError(trace, "no such file")
-        cells = exp.ostrich_cells(trace, args.instances, args.jobs_per_instance,
-                                  args.users_per_instance, args.limit, args.first_seed)
-        fn, summarise = exp.ostrich_cell, exp.ostrich_summary
+        with swf_input(trace, "lpsched reproduce ostrich"):
+            exp.check_trace(trace, args.status, limit=args.limit)  # decision 301
+        cells = exp.ostrich_cells(trace, args.instances, args.jobs_per_instance, users,
+                                  args.limit, args.first_seed, args.status)
+        fn = exp.ostrich_cell
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
     # the Dec-Jan series (1,488 values per LPC-EGEE row) goes to its own CSV below
     write_rows_csv(csv_path, [{k: v for k, v in r.items() if k != "utilisation_dec_jan"}
@@ -300,9 +337,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if series:  # B26: the Dec-Jan hourly utilisation of every LPC-EGEE replay
         outputs["b26_series"] = str(out / "ostrich_b26_utilisation.csv")
         write_rows_csv(Path(outputs["b26_series"]), series)
+    summary = exp.faircamp_summary(rows) if name == "faircamp" else exp.ostrich_summary(rows)
+    if name == "ostrich" and summary["profiles_sweep"]:  # B27-B28 for every user count
+        outputs["profiles_sweep"] = str(out / "ostrich_profiles_sweep.csv")
+        write_rows_csv(Path(outputs["profiles_sweep"]), exp.profiles_sweep_rows(summary))
+    table = (exp.faircamp_fidelity(summary, args.zipf_exponent) if name == "faircamp"
+             else exp.ostrich_fidelity(summary))
     figures = _plots(name, rows, out) if args.plots and rows else []
-    print(dump_json({"experiment": name, "trace": trace, "summary": summarise(rows),
-                     "figures": figures, **outputs}))
+    print(dump_json({"experiment": name, "trace": trace, "summary": summary,
+                     "figures": figures, **outputs, "vs_seed": table.to_dict()}))
+    report_fidelity(table, out, json_mode=True)
     if not args.quiet:
         print(f"{ran} cells computed now, {len(cells) - ran} found in "
               f"{out / (name + '.sqlite')}; {wall:.1f} s; rows in {csv_path}",
@@ -325,16 +369,16 @@ def _plots(name: str, rows: list[dict[str, Any]], out: Path) -> list[str]:
     return paths
 
 
-def _users(text: str) -> tuple[int, ...]:
+def _users(text: str, option: str = "--users") -> tuple[int, ...]:
     try:
         users = tuple(int(x) for x in text.split(","))
     except ValueError:
-        raise LpschedError(f"--users {text}: a comma-separated list of whole numbers") \
+        raise LpschedError(f"{option} {text}: a comma-separated list of whole numbers") \
             from None
     hi = _generator_limits()["--users"]
     if not users or min(users) < 1 or max(users) > hi:
-        raise LpschedError(f"--users {text}: every k must be from 1 to {hi:,}")
-    return users
+        raise LpschedError(f"{option} {text}: every k must be from 1 to {hi:,}")
+    return tuple(dict.fromkeys(users))
 
 
 def add_reproduce(rep_sub: Any) -> None:
@@ -353,12 +397,20 @@ def add_reproduce(rep_sub: Any) -> None:
         if name == "faircamp":
             rb.add_argument("--users", default="2,3,5,10,20", help="the values of k (each "
                             "from 1 to 10,000,000)")
+            rb.add_argument("--zipf-exponent", type=float, default=1.4267,
+                            help="Zipf law of the campaign owners: 1.4267 ([L1124], "
+                            "default) or the prose's 1 ([L1136]); decision 303")
         else:
             rb.add_argument("--trace", help="SWF trace (default: LPC-EGEE from "
                             "$LPSCHED_DATA or ../shared/data)")
             rb.add_argument("--limit", type=int, default=0,
                             help="replay only the first N jobs of the trace (0: all)")
-            rb.add_argument("--users-per-instance", type=int, default=10,
-                            help="users of the two-profile workload (spec A16; from 1 "
-                            "to 10,000,000)")
+            rb.add_argument("--users", default=",".join(map(str, PROFILE_USERS)),
+                            help="user counts of the two-profile workload, swept (B27, "
+                            "B28; the seed gives none: decision 302; each from 1 to "
+                            "10,000,000); the tables report "
+                            f"{PROFILE_DEFAULT_USERS} when it is run")
+            rb.add_argument("--users-per-instance", type=int, help="one user count "
+                            "instead of the sweep (replaces --users)")
+            rb.add_argument("--status", default="all", help=STATUS_HELP)
         rb.set_defaults(func=_cmd_reproduce)

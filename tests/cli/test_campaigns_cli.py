@@ -120,10 +120,22 @@ def test_extract_reports_unplaced_jobs(tmp_path) -> None:
                            str(tmp_path / "n.json")))
 
 
+def json_and_table(proc, experiment: str) -> dict:
+    """A reproduction's output: one JSON object on stdout (with the seed-vs-ours table
+    under ``"vs_seed"``), the table itself on stderr, ending with its summary line."""
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == 1
+    data = json.loads(proc.stdout)
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"{experiment} vs seed: ") and "_vs_seed.csv" in last, last
+    assert "Traceback" not in proc.stderr and data["vs_seed"]["experiment"] == experiment
+    return data
+
+
 def test_reproduce_faircamp_small(tmp_path) -> None:
     proc = lpsched("reproduce", "faircamp", "--instances", "2", "--users", "2,5",
                    "--jobs-per-instance", "500", "--out", str(tmp_path), "--quiet", "--plots")
-    data = one_json_object(proc)
+    data = json_and_table(proc, "faircamp")
     assert set(data["summary"]) == {"2", "5"}
     assert len(data["figures"]) == 2 and all(Path(f).stat().st_size > 0
                                              for f in data["figures"])
@@ -135,7 +147,7 @@ def test_reproduce_ostrich_small(tmp_path) -> None:
     proc = lpsched("reproduce", "ostrich", "--trace", str(EGEE), "--limit", "5000",
                    "--instances", "1", "--jobs-per-instance", "500", "--out",
                    str(tmp_path), "--quiet", "--plots")
-    data = one_json_object(proc)
+    data = json_and_table(proc, "ostrich")
     assert [Path(f).name for f in data["figures"]] == ["ostrich_fig5_6.png",
                                                        "ostrich_fig5_13.png"]
     assert {"ostrich", "ostrich-nodeps", "fcfs", "original"} <= set(data["summary"]["egee"])

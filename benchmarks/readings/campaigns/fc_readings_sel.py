@@ -1,14 +1,19 @@
 """Issue 30 (seed 002 B16-B17): every reading of FCFS and FairCamp tried on the same
 instances. Usage: python fc_readings.py INSTANCES OUT.json [k,k,...] [exponents]"""
-import heapq, json, sys, time
+import heapq
+import json
+import sys
+import time
 from functools import partial
+
 import numpy as np
+
+from lpsched.campaigns.faircamp import _FairCamp, faircamp, faircamp_packed
 from lpsched.campaigns.generators import faircamp_workload
-from lpsched.campaigns.faircamp import faircamp, faircamp_packed, _FairCamp, BLOCK_END
+from lpsched.campaigns.metrics import campaign_stretch, user_stretch
 from lpsched.campaigns.policies import Fcfs
-from lpsched.campaigns.simulator import simulate
-from lpsched.campaigns.metrics import user_stretch, campaign_stretch
 from lpsched.campaigns.schedule import CampaignRun
+from lpsched.campaigns.simulator import simulate
 
 
 class FcfsStream(Fcfs):
@@ -24,7 +29,7 @@ class _FcfsBlock(_FairCamp):
     def submit(self, c):
         super().submit(c)
         # replace the EDF key by the FIFO one: (seq, ...)
-        d, u, seq, cc = self.ready.pop()
+        _d, u, seq, cc = self.ready.pop()
         self.ready.append((float(seq), u, seq, cc))
         heapq.heapify(self.ready)
 

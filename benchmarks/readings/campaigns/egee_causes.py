@@ -1,11 +1,15 @@
 """Issue 30 item 3: each candidate cause of the LPC-EGEE gap (B23-B26), one at a time.
 Usage: python egee_causes.py OUT.json [variant,...]"""
-import json, sys, time
+import json
+import sys
+import time
+
 import numpy as np
-from lpsched.campaigns import reproduce as exp
-from lpsched.campaigns import extract as ext
+
 from lpsched.campaigns import dag as dagmod
+from lpsched.campaigns import extract as ext
 from lpsched.campaigns import policies as pol
+from lpsched.campaigns import reproduce as exp
 
 TRACE = "../shared/data/LPC-EGEE-2004-1.2-cln.swf.gz"
 real_extract = ext.extract

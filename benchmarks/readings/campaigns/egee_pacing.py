@@ -1,9 +1,11 @@
 """Issue 30 item 3, untested candidate of decision 305: a dependent job released no
 earlier than its original submission offset inside its campaign (the users' think
 times inside a campaign kept). Experiment only (monkeypatches the simulator)."""
-import json, math, sys
+import json
 from functools import partial
+
 import numpy as np
+
 from lpsched.campaigns import simulator as simmod
 from lpsched.campaigns.extract import extract
 from lpsched.campaigns.metrics import campaign_stretch, campaign_stretch_from_log

@@ -224,7 +224,9 @@ def add_commands(sub: Any) -> None:
     camp = sub.add_parser("campaigns", help="seed 002: fair scheduling of user campaigns")
     csub = camp.add_subparsers(dest="campaigns_command", required=True)
     g = csub.add_parser("generate", help="a synthetic campaign workload (ch. 4 or ch. 5)")
-    g.add_argument("--profile", choices=("faircamp", "profiles"), default="faircamp")
+    g.add_argument("--profile", choices=("faircamp", "profiles"), default="faircamp",
+                   help="seed 002 ch. 4's FairCamp workload (Zipf users) or ch. 5's two "
+                   "profiles of users (short and long jobs)")
     g.add_argument("--users", type=int, default=10,
                    help="k, from 1 to 10,000,000 (the most a workload file holds)")
     g.add_argument("--jobs", type=int, default=10_000, help="from 1 to 1,000,000")
@@ -236,7 +238,8 @@ def add_commands(sub: Any) -> None:
     g.set_defaults(func=_cmd_generate)
     r = csub.add_parser("run", help="simulate a policy on a workload JSON, validated")
     r.add_argument("workload", help="workload JSON")
-    r.add_argument("--policy", choices=RUN_POLICIES, default="ostrich")
+    r.add_argument("--policy", choices=RUN_POLICIES, default="ostrich",
+                   help="the campaign scheduler (lpsched policies --family campaigns)")
     r.add_argument("--machines", type=int, help="override the workload's processors")
     r.add_argument("--tick", type=float, help="fair-share recomputation period "
                    "(default: the mean job length; a tick needing more than 10^7 "
@@ -259,7 +262,9 @@ def add_commands(sub: Any) -> None:
     r.set_defaults(func=_cmd_run)
     e = csub.add_parser("extract", help="campaigns (and dependency DAGs) from an SWF log")
     e.add_argument("trace", help=".swf or .swf.gz")
-    e.add_argument("--method", choices=("max", "last", "arrival", "session"), default="max")
+    e.add_argument("--method", choices=("max", "last", "arrival", "session"), default="max",
+                   help="how a user's jobs are cut into campaigns: seed 002's MAX rule, the "
+                   "last end, the arrival gap, or sessions (--session-gap)")
     e.add_argument("--deps", action="store_true", help="dependency DAG of each campaign")
     e.add_argument("--machines", type=int, help="default: the header's MaxProcs")
     e.add_argument("--downtime", type=float, default=3600.0,
@@ -387,7 +392,9 @@ def add_reproduce(rep_sub: Any) -> None:
                         ("ostrich", "seed 002 ch. 5: LPC-EGEE replay and two profiles "
                          "(Figs. 5.6-5.13)")):
         rb = rep_sub.add_parser(name, help=help_)
-        rb.add_argument("--instances", type=int, default=1000 if name == "faircamp" else 40)
+        rb.add_argument("--instances", type=int, default=1000 if name == "faircamp" else 40,
+                        help="instances (the thesis's: 1,000 per k for faircamp, 40 for "
+                        "the two-profile simulation)")
         add_runner_options(rb, "folder of the store and the CSV")
         rb.add_argument("--jobs-per-instance", type=int, default=10_000,
                         help="from 1 to 1,000,000")

@@ -21,7 +21,9 @@ path the chosen task's key ``T(v, p+1)/(p+1)`` only decreases as it grows, so it
 the choice; the path stays the walk's path while it is strictly longer than every path
 avoiding ``v`` (those do not change); so the increments up to the first step at which the
 stopping test holds, the cap is reached or the path may lose its strict lead are taken at
-once, and the levels are swept again only then. Areas are exact-rounded sums
+once, and the levels are brought up to date only then, on the chosen task and its
+ancestors alone (no other level can change; issue 32, decision 348, bit-identical to
+a full sweep: :func:`literal_alloc_sweeps`). Areas are exact-rounded sums
 (``math.fsum``), so the jump and the one-step reference take the same stopping decisions:
 the result equals the one-step loop's (tested against it on random graphs).
 """
@@ -50,6 +52,24 @@ def _longest_avoiding(dag: Dag, tt: list[float], v: int, sources: list[int]) -> 
     return max([bl[s] for s in sources if s != v], default=-math.inf)
 
 
+def _ancestor_sweep(dag: Dag, v: int) -> list[tuple[int, int, list[int]]]:
+    """The entries of ``dag.sweeps[0]`` (reverse topological order) of the proper
+    ancestors of ``v``: the only tasks whose bottom level depends on ``T(v)``. Cached on
+    the graph (``dag.__dict__``). O(n + e) once per task."""
+    memo: dict[int, list[tuple[int, int, list[int]]]] = dag.__dict__.setdefault(
+        "_ancestor_sweeps", {})
+    if v not in memo:
+        seen = set(dag.preds[v])
+        stack = list(seen)
+        while stack:
+            for u in dag.preds[stack.pop()]:
+                if u not in seen:
+                    seen.add(u)
+                    stack.append(u)
+        memo[v] = [e for e in dag.sweeps[0] if e[0] in seen]
+    return memo[v]
+
+
 def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
                   stop_budget: int | None = None) -> np.ndarray:
     """HCPA_ALLOC as written in seed 004 [L216-222] (module doc): returns ``p_v`` (0 for
@@ -69,9 +89,81 @@ def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
     Returns
     -------
     numpy.ndarray
-        The allocation, an integer per task. O(J·(n + e) + K) for ``J`` jumps
-        (critical-path changes) and ``K`` increments.
+        The allocation, an integer per task, equal to :func:`literal_alloc_sweeps`' (and
+        so to :func:`literal_alloc_reference`'s). The bottom levels are kept up to date
+        instead of swept again: a jump on ``v`` changes only ``v``'s and its ancestors'
+        (:func:`_ancestor_sweep`), which are recomputed by the same expressions in the
+        same order as a full sweep, so every level is bit-identical to the full sweep's;
+        the longest path avoiding ``v`` is recomputed on the same ancestors only; the
+        area is ``math.fsum`` of the same products. O(J·A + K) for ``J`` jumps, ``A`` the
+        largest ancestor sweep, ``K`` increments.
     """
+    real, sources, t1, al, walk = dag.plain
+    n = dag.n
+    cap = [budget] * n if limit is None else [min(budget, int(c)) for c in limit]
+    b = budget if stop_budget is None else stop_budget
+    p = [0 if not real[v] else 1 for v in range(n)]
+    tt = [t1[v] * (al[v] + (1.0 - al[v]) / max(p[v], 1)) if real[v] else 0.0
+          for v in range(n)]
+    own = {e[0]: e for e in dag.sweeps[0]}  # v's own sweep entry, if v has successors
+    grow = 1 + TOL
+    prod = [p[v] * tt[v] for v in range(n)]  # 0.0 for dummies: fsum is unchanged
+    bl = bottom_level_list(dag, tt)
+    neg = -math.inf
+    fsum = math.fsum
+    while True:
+        L, path = critical_path(walk, bl, sources)
+        area = fsum(prod)
+        if L * b <= area * grow:
+            break
+        best = -1
+        key = 0.0
+        for u in path:  # the smallest T(u, p+1)/(p+1), lowest index on ties
+            if real[u] and p[u] < cap[u]:
+                pu = p[u] + 1
+                k = t1[u] * (al[u] + (1.0 - al[u]) / pu) / pu
+                if best < 0 or k < key or (k == key and u < best):
+                    best, key = u, k
+        if best < 0:
+            break  # saturation: every critical-path task is at its cap
+        v = best
+        anc = _ancestor_sweep(dag, v)
+        q0, t, a, tq0 = p[v], t1[v], al[v], tt[v]
+        base_l, base_a = L - tq0, area - q0 * tq0
+        other: float | None = None
+        q = q0 + 1  # the first increment was decided by the walk and the test above
+        while q < cap[v]:  # the state before the next increment has q processors
+            tq = t * (a + (1.0 - a) / q)
+            lq = base_l + tq
+            if lq * b <= (base_a + q * tq) * grow:
+                break
+            if other is None:  # the longest path avoiding v, levels as they are now
+                bl2 = bl[:]
+                bl2[v] = neg
+                for u, only, s in anc:
+                    bl2[u] = tt[u] + (bl2[only] if only >= 0 else max([bl2[w] for w in s]))
+                other = max([bl2[s] for s in sources if s != v], default=neg)
+            if not lq > other:
+                break
+            q += 1
+        p[v] = q
+        tv = t * (a + (1.0 - a) / q)
+        tt[v] = tv
+        prod[v] = q * tv
+        e = own.get(v)
+        bl[v] = tv if e is None else tv + (bl[e[1]] if e[1] >= 0
+                                           else max([bl[w] for w in e[2]]))
+        for u, only, s in anc:
+            bl[u] = tt[u] + (bl[only] if only >= 0 else max([bl[w] for w in s]))
+    return np.array(p, dtype=np.int64)
+
+
+def literal_alloc_sweeps(dag: Dag, budget: int, limit: np.ndarray | None = None,
+                         stop_budget: int | None = None) -> np.ndarray:
+    """The previous implementation of :func:`literal_alloc` (issue 32), kept as a second
+    test oracle: the same jumps, with the bottom levels swept over the whole graph at
+    every jump and the longest path avoiding ``v`` swept over the whole graph too.
+    Same parameters and result as :func:`literal_alloc`. O(J·(n + e) + K)."""
     real, sources, t1, al, walk = dag.plain
     n = dag.n
     cap = [budget] * n if limit is None else [min(budget, int(c)) for c in limit]

@@ -557,18 +557,28 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
 
 
 #: decisions that explain a figure this reproduction does not bring back (issue 32,
-#: docs/pending/decisions-32.md): 340 Table 2's reading, 341 the literal improved HCPA,
-#: 342 SELFISH's fairness set by the allocation size, 343 the generator and Amdahl probes
+#: docs/pending/decisions-32.md and decisions-32b.md): 340 Table 2's reading, 341 the
+#: literal improved HCPA, 342 SELFISH's fairness set by the allocation size, 349 A16 and
+#: Table 2 incompatible under one allocation size, 350 check 5 (gdx) under every reading,
+#: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25
 EXPLAINED_BY: dict[str, int] = {
-    "Table 2 min": 340, "Table 2 count": 340, "Table 2 mad": 340, "Table 2 gdx": 340,
-    "Table 2 busy": 340, "check 5": 340,
-    "A10 CAFM CRA Cmax median (s)": 341, "A10 CAFM CRA Cmax max (s)": 341, "A9": 341,
-    "check 6": 341,
-    "A16 SELFISH MaxS median": 342, "A16 SELFISH MaxS max": 342,
-    "A17 SELFISH WEIGHT MaxS median": 342, "A18 SELFISH ORDER MaxS median": 342,
-    "A18 SELFISH ORDER MaxS Q3": 342, "A18 SELFISH ORDER MaxS max": 342,
-    "A25 CAFM CRA Cmax ratio to SELFISH": 342, "check 2": 342, "check 3": 342,
-    "A28 Pareto set MaxS vs SSCT (of all)": 342, "A7": 342,
+    "Table 2 min": 340, "Table 2 count": 340, "Table 2 mad": 340, "Table 2 busy": 340,
+    "Table 2 gdx": 350, "check 5": 350,
+    "A10 CAFM CRA Cmax median (s)": 341, "A10 CAFM CRA Cmax max (s)": 341,
+    "A9": 351, "check 6": 351,
+    "A3 SELFISH WEIGHT SSCT median": 349,
+    "A16 SELFISH MaxS median": 349, "A16 SELFISH MaxS max": 349,
+    "A17 SELFISH WEIGHT MaxS median": 349, "A18 SELFISH ORDER MaxS median": 349,
+    "A18 SELFISH ORDER MaxS Q3": 349, "A18 SELFISH ORDER MaxS max": 349,
+    "A28 Pareto set MaxS vs SSCT (of all)": 349, "check 2": 349,
+    "A25 CAFM CRA Cmax ratio to SELFISH": 353, "check 3": 353,
+    "check 7": 352, "A7": 342,
+}
+#: rows that differ only under the literal improved HCPA (they match or are close under
+#: ``none`` and ``budget:0.65``): the literal rule's effect (decision 354)
+EXPLAINED_BY_LITERAL: dict[str, int] = {
+    "A5 CAFM LPTF SSCT max": 354, "A12": 354, "A13": 354,
+    "A19 CAFM K SHELVES MaxS median": 354, "A19 CAFM K SHELVES MaxS Q3": 354,
 }
 
 
@@ -621,8 +631,10 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
     rows = []
     fitted = hcpa_bound.startswith("budget")
     explained = dict(EXPLAINED_BY)
-    for key in ("A9", "check 6"):  # literal: decision 341; fitted: its calibration, 170
-        explained[key] = 341 if hcpa_bound.startswith("literal") else 170 if fitted else 0
+    if hcpa_bound.startswith("literal"):
+        explained.update(EXPLAINED_BY_LITERAL)
+    if fitted:  # A9 and check 6 are what decision 170 fitted the bound to
+        explained["A9"] = explained["check 6"] = 170
     why = explained.get
 
     def q(fig: str, line: str, seed: float, metric: str, alg: str, stat: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from lpsched.ptg.generators import fft_ptg, random_ptg, strassen_ptg
 from lpsched.ptg.hcpa import DEFAULT_BOUND, NO_BOUND, HcpaBound, Trajectory, all_allocs, hcpa_alloc
-from lpsched.ptg.hcpa_literal import literal_alloc, literal_alloc_reference
+from lpsched.ptg.hcpa_literal import literal_alloc, literal_alloc_reference, literal_alloc_sweeps
 from lpsched.ptg.model import single
 from lpsched.ptg.reproduce import PAPER_TABLE2, fidelity_table, summary, table2_comparison
 from lpsched.ptg.schedule import PtgSchedule, metrics, utilisation_readings, validate
@@ -54,6 +54,29 @@ def test_literal_jumps_equal_one_step_reference(seed: int) -> None:
         d = single(g, 3.3e9)
         for P in (1, 2, 7, 20, 47):
             assert np.array_equal(literal_alloc(d, P), literal_alloc_reference(d, P))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_literal_incremental_levels_equal_full_sweeps(seed: int) -> None:
+    """The incremental bottom levels (issue 32b) take exactly the jumps of the full-sweep
+    version and of the one-increment reference: random graphs of several shapes, FFT and
+    Strassen graphs, with per-task caps and a stopping budget as CAFM and C1/C4 pass."""
+    rng = np.random.default_rng(seed)
+    graphs = [random_ptg(n=int(rng.integers(8, 50)), fat=float(rng.uniform(0.2, 0.9)),
+                         density=float(rng.uniform(0.1, 0.9)), jump=int(rng.integers(1, 4)),
+                         seed=seed),
+              fft_ptg((2, 4, 8, 16)[seed], seed=seed), strassen_ptg(seed=seed)]
+    for g in graphs:
+        d = single(g, 3.3e9)
+        for P in (1, 3, 20, 47, 120, 216):
+            fast = literal_alloc(d, P)
+            assert np.array_equal(fast, literal_alloc_sweeps(d, P))
+            if P <= 47:
+                assert np.array_equal(fast, literal_alloc_reference(d, P))
+            lim = rng.integers(1, P + 1, d.n)
+            stop = max(1, P // 2)
+            assert np.array_equal(literal_alloc(d, P, lim, stop),
+                                  literal_alloc_sweeps(d, P, lim, stop))
 
 
 def test_literal_trajectory_and_all_allocs() -> None:
@@ -148,6 +171,28 @@ def test_fidelity_rows_small_summary() -> None:
     assert table.filename == "ptg_vs_seed.csv"
 
 
+def test_fidelity_explanations_per_variant() -> None:
+    """Decisions 349-354 (issue 32): the rows that differ only under the literal rule point
+    at 354 only under it; A9 and check 6 point at the fitting decision 170 under
+    ``budget:`` and at 351 otherwise; check 5 at 350, check 7 at 352, check 3 at 353."""
+    rows = [{"class": "fft", "N": 2, "set": 0, "cluster": "gdx", "algorithm": a,
+             "makespan": m, "ssct": s, "max_stretch": x, "min_stretch": 1.0,
+             "utilisation": 0.5, "lb_makespan": 0.1, "lb_ssct": 0.1, "lb_ptg_ok": True}
+            for a, m, s, x in [("selfish", 100.0, 3.0, 50.0), ("cafm-lptf", 90.0, 9.0, 9.0),
+                               ("cafm-cra", 20.0, 2.0, 2.0),
+                               ("cafm-k-shelves", 60.0, 2.0, 2.0)]]
+    summ = summary(rows)
+    lit = {r.figure: r.verdict for r in fidelity_table(summ, "literal").rows}
+    fit = {r.figure: r.verdict for r in fidelity_table(summ, "budget:0.65").rows}
+    plain = {r.figure: r.verdict for r in fidelity_table(summ, "none").rows}
+    assert lit["A5 CAFM LPTF SSCT max"] == "differs: explained by decision 354"
+    assert plain["A5 CAFM LPTF SSCT max"] == fit["A5 CAFM LPTF SSCT max"] == "differs"
+    assert lit["A16 SELFISH MaxS median"] == "differs: explained by decision 349"
+    assert lit["A25 CAFM CRA Cmax ratio to SELFISH"] == "differs: explained by decision 353"
+    a12 = "A12 Cmax median K SHELVES / CAFM CRA"  # 60 / 20 = 3, seed 1.20
+    assert lit[a12] == "differs: explained by decision 354" and plain[a12] == "differs"
+
+
 def test_fidelity_rows_on_a_small_store() -> None:
     """One scenario (random, N = 2, chti) through the store: every Table 2 cell of chti is
     compared (19 of 76), the checks are measured, and each verdict follows the rule."""
@@ -170,8 +215,10 @@ def test_fidelity_rows_on_a_small_store() -> None:
     assert by["A9 scenarios where CRA gives a stretch < 1"].role == "validation"
     assert all(not r.verdict.startswith("not measured") for f, r in by.items()
                if f.startswith("check "))
+    explained = set(exp.EXPLAINED_BY.values()) | set(exp.EXPLAINED_BY_LITERAL.values())
+    assert explained <= set(range(340, 355))  # decisions 340-354 of issue 32
     for r in table.rows:
         assert r.verdict in ("match", "close", "differs") or r.verdict.startswith(
-            ("differs: explained by decision 34", "not measured"))
+            "not measured") or int(r.verdict.rsplit(" ", 1)[1]) in explained
     fitted = {r.figure: r for r in exp.fidelity_table(summ, "budget:0.65").rows}
     assert fitted["A9 scenarios where CRA gives a stretch < 1"].role == "calibration"

@@ -7,7 +7,12 @@ Readings (each alone against ``base``): ``base`` (offline, all jobs at 0, real r
 conservative with reassignment, requested size, forced = wait); ``textbook`` / ``none``
 (the compression rule); ``window`` (300 consecutive jobs with their submission times);
 ``allocated`` (field 5 as the size); ``laststart`` (makespan read as the last start time,
-without the tail of the last jobs). Needs ../shared/data (CEA-Curie)."""
+without the tail of the last jobs). Second round (decision 274): ``fallback`` (a forced
+rule refused at the reserved start takes the best-effort processors: the simulator's
+``becont-ff`` / ``beloc`` for ``cont-ff`` / ``loc``, the same answer whenever the forced
+shape exists); ``warmup`` (``window`` preceded by the 300 jobs before it, measured on the
+last 300 only); ``slices`` (Algorithm 1's time slices with processor sets,
+:func:`lpsched.batch.allocation.slice_plan`). Needs ../shared/data (CEA-Curie)."""
 
 from __future__ import annotations
 
@@ -19,22 +24,26 @@ from pathlib import Path
 
 import numpy as np
 
+from lpsched.batch.allocation import is_contiguous, is_local, slice_plan
 from lpsched.batch.fidelity import contiguity_table
 from lpsched.batch.reproduce import CONTIGUITY_ALLOCS, contiguity_summary, subset
-from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+from lpsched.batch.simulator import BatchSchedule, simulate_batch, validate_batch
 from lpsched.core.swf import read_swf, to_workload
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CURIE = DATA / "CEA-Curie-2011-2.1-cln.swf.gz"
-READINGS = ("base", "textbook", "none", "window", "allocated", "laststart")
+READINGS = ("base", "textbook", "none", "window", "allocated", "laststart", "fallback",
+            "warmup", "slices")
+WARMUP = 300  # jobs simulated before the measured window (reading ``warmup``)
 
 
 def instance(work, seed: int, reading: str, jobs: int = 300, m: int = 512):
     fit = np.flatnonzero(work.size <= m)
     rng = np.random.default_rng(seed)
-    if reading == "window":
-        first = int(rng.integers(0, fit.size - jobs))
-        sub = subset(work, fit[first:first + jobs])
+    if reading in ("window", "warmup"):
+        lead = WARMUP if reading == "warmup" else 0
+        first = int(rng.integers(lead, fit.size - jobs))
+        sub = subset(work, fit[first - lead:first + jobs])
     else:
         sub = subset(work, np.sort(rng.choice(fit, size=jobs, replace=False)), offline=True)
     return replace(sub, estimate=sub.run.copy(), processors=m)
@@ -47,15 +56,29 @@ def rows_for(reading: str, instances: int, traces: dict) -> list[dict]:
     for seed in range(instances):
         w = instance(work, seed, reading)
         for alloc in CONTIGUITY_ALLOCS:
-            sched, _ = simulate_batch(w, "conservative", alloc=alloc, cluster_size=16,
-                                      compression=comp)
-            validate_batch(w, sched, 512, cluster_size=16, forced=alloc)
-            met = batch_metrics(w, sched, 512, cluster_size=16)
-            span = float(sched.start.max()) if reading == "laststart" else met["makespan"]
-            rows.append({"seed": seed, "alloc": alloc, "jobs": w.jobs, "makespan": span,
-                         "contiguous_jobs": met["contiguous_jobs"],
-                         "local_jobs": met["local_jobs"]})
+            rows.append({"seed": seed, "alloc": alloc, **one_run(w, alloc, reading, comp)})
     return rows
+
+
+def one_run(w, alloc: str, reading: str, comp: str) -> dict:
+    """Makespan and shares of one allocator on one instance under ``reading``."""
+    if reading == "slices":
+        start, procs = slice_plan(w.run, w.size, 512, alloc, 16)
+        sched = BatchSchedule(start=start, end=start + w.run, procs=procs)
+    else:
+        rule = {"cont-ff": "becont-ff", "loc": "beloc"}.get(alloc, alloc) \
+            if reading == "fallback" else alloc
+        sched, _ = simulate_batch(w, "conservative", alloc=rule, cluster_size=16,
+                                  compression=comp)
+    validate_batch(w, sched, 512, cluster_size=16, forced=alloc if reading != "fallback"
+                   else None)
+    keep = np.arange(w.jobs)[WARMUP:] if reading == "warmup" else np.arange(w.jobs)
+    span = float(sched.start.max()) if reading == "laststart" else \
+        float(sched.end[keep].max() - w.submit[keep].min())
+    procs = [sched.procs[k] for k in keep]
+    return {"jobs": int(keep.size), "makespan": span,
+            "contiguous_jobs": float(np.mean([is_contiguous(p) for p in procs])),
+            "local_jobs": float(np.mean([is_local(p, 16) for p in procs]))}
 
 
 def main() -> None:
@@ -77,7 +100,8 @@ def main() -> None:
         print(table.format())
         print("  " + "; ".join(
             f"{a}: dev {100 * s['mean_deviation']:+.2f} %, within 2 % "
-            f"{100 * s['within_2pct']:.0f} %, local {100 * s['local_jobs']:.0f} %"
+            f"{100 * s['within_2pct']:.0f} %, local {100 * s['local_jobs']:.1f} %, "
+            f"contiguous {100 * s['contiguous_jobs']:.1f} %"
             for a, s in summary.items() if "mean_deviation" in s), flush=True)
 
 

@@ -212,3 +212,73 @@ def is_local(ids: np.ndarray, cluster_size: int) -> bool:
     """The job spans the fewest clusters it can (one if it fits in a cluster)."""
     used = np.unique(np.asarray(ids) // cluster_size).size
     return used <= math.ceil(len(ids) / cluster_size)
+
+
+def _mask_of(bits: int, m: int) -> np.ndarray:
+    """The boolean mask of the ``m`` low bits of ``bits`` (bit ``i`` = processor ``i``)."""
+    raw = np.frombuffer(bits.to_bytes((m + 7) // 8, "little"), np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:m].astype(bool)
+
+
+#: the slot a job of run time 0 holds its processors in :func:`slice_plan` (so no other job
+#: starts on them at the same instant, as :func:`~lpsched.batch.simulator.validate_batch`
+#: requires); its end stays its start
+ZERO_RUN = 1e-6
+
+
+def slice_plan(run: np.ndarray, size: np.ndarray, m: int, rule: str,
+               cluster_size: int | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Seed 000 ch. 4 Algorithm 1 [L2759–L2786] offline (reading (h), decision 274): jobs
+    in queue order, each planned at the first time slice whose processors free over its
+    whole run (``P = ∩ S[j]``, [L2771–L2773]) let ``rule`` choose ``size`` of them; a
+    forced rule's refusal rejects that slice and the next is tried [L2838–L2840]. The
+    chosen processors are reserved at once (processor *sets*, not counts), so with exact
+    run times every plan is the schedule. A job of run time 0 holds its processors
+    :data:`ZERO_RUN` seconds.
+
+    Parameters
+    ----------
+    run, size : arrays of the jobs' run times and sizes (all submitted at 0).
+    m : processors; rule : an allocator of :data:`ALLOCATORS` without a topology.
+    cluster_size : ℓ for ``beloc``/``loc``.
+
+    Returns
+    -------
+    (start times, processor ids per job).
+    """
+    if (size > m).any() or (size < 1).any():
+        raise InvalidInstanceError("size", int(size.max()), f"every job needs 1..{m} "
+                                   "processors")
+    times, free = [0.0], [(1 << m) - 1]  # slice i = [times[i], times[i+1]), last unbounded
+    starts = np.zeros(run.size)
+    procs: list[np.ndarray] = []
+    for p, s in zip(np.maximum(run, ZERO_RUN).tolist(), size.tolist(), strict=True):
+        for i in range(len(times)):
+            bits, j = free[i], i
+            while bits.bit_count() >= s and j + 1 < len(times) and times[j + 1] < times[i] + p:
+                j += 1
+                bits &= free[j]
+            if bits.bit_count() < s:
+                continue
+            ids = allocate(rule, _mask_of(bits, m), int(s), cluster_size)
+            if ids is not None:
+                break
+        else:  # pragma: no cover - the last slice is the idle machine
+            raise InvalidInstanceError("rule", rule, "refused a job on the idle machine")
+        starts[len(procs)] = times[i]
+        procs.append(ids)
+        _reserve(times, free, times[i], times[i] + p, int(sum(1 << int(k) for k in ids)))
+    return starts, procs
+
+
+def _reserve(times: list[float], free: list[int], lo: float, hi: float, used: int) -> None:
+    """Take the processors ``used`` (bits) out of every slice of ``[lo, hi)``, splitting the
+    slices at ``hi`` (``lo`` is a slice start already)."""
+    import bisect
+
+    k = bisect.bisect_left(times, hi)
+    if k == len(times) or times[k] != hi:
+        times.insert(k, hi)
+        free.insert(k, free[k - 1])
+    for i in range(bisect.bisect_left(times, lo), k):
+        free[i] &= ~used

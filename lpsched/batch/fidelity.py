@@ -18,6 +18,14 @@ from typing import Any
 
 from lpsched.core.fidelity import Bound, FidelityRow, FidelityTable, Range, compare, not_measured
 
+#: rows whose gap the evidence of a decision explains (docs/pending/decisions-29c.md):
+#: ch. 4's forced contiguous mean, forced local's within-2 % share and best-effort local's
+#: local share (decision 274: nine readings, none brings the table back), seed 001's
+#: LLNL FCFS break-even (275), ch. 5's forced local / platform on KTH SP2 (276)
+EXPLAINED = {("contiguity", "cont-ff"): 274, ("contiguity", "loc"): 274,
+             ("contiguity", "beloc-local"): 274, ("topology-aware", "llnl_thunder", "fcfs"): 275,
+             ("platform-level", "kth_sp2", "loc"): 276, ("platform-level", "kth_sp2", "plat"): 276}
+
 #: seed 000 [L3778–L3788]: the sum-flow direction of each variant against basic (1): every
 #: best-effort variant improves on it except best-effort local on SDSC Blue; forced
 #: contiguous and forced local are worse on HPC2N, forced contiguous on KTH SP2; the other
@@ -32,9 +40,14 @@ SEED001_BREAK_EVEN = {"llnl_thunder": (Range(5, 30), "001 L158"),
 
 
 def contiguity_table(summary: Mapping[str, Mapping[str, Any]], note: str = "",
-                     ) -> FidelityTable:
-    """Seed 000 ch. 4 §4.6 against :func:`~lpsched.batch.reproduce.contiguity_summary`."""
+                     planner: str = "profile") -> FidelityTable:
+    """Seed 000 ch. 4 §4.6 against :func:`~lpsched.batch.reproduce.contiguity_summary`;
+    under ``planner="slices"`` (reading (h)) every row that differs is one decision 274
+    reports."""
     rows: list[FidelityRow] = []
+
+    def why(key: str) -> int | None:
+        return EXPLAINED.get(("contiguity", key)) or (274 if planner == "slices" else None)
 
     def dev(alloc: str) -> float | None:
         s = summary.get(alloc)
@@ -45,38 +58,43 @@ def contiguity_table(summary: Mapping[str, Mapping[str, Any]], note: str = "",
              "000 L2940", Bound("<", 0.1), 0.1),
             ("cont-ff", "forced contiguous vs basic, mean makespan difference", "000 L2951",
              Bound("<", 2.0), 0.5)):
-        rows.append(_row(figure, line, seed, dev(alloc), tol, "%", summary, alloc, note))
+        rows.append(_row(figure, line, seed, dev(alloc), tol, "%", summary, alloc, note,
+                         why(alloc)))
     for alloc, name in (("becont-ff", "best-effort contiguous"),
                         ("beloc", "best-effort local"), ("loc", "forced local")):
         s = summary.get(alloc)
         ours = 100 * float(s["within_2pct"]) if s else None
         rows.append(_row(f"{name}: instances within 2 % of basic's makespan", "000 L3038",
-                         Bound(">", 99.6), ours, 0.2, "%", summary, alloc, note))
+                         Bound(">", 99.6), ours, 0.2, "%", summary, alloc, note,
+                         why(alloc)))
     s = summary.get("beloc")
     rows.append(_row("best-effort local: share of jobs placed locally", "000 L2983", 90.0,
                      100 * float(s["local_jobs"]) if s else None, 5.0, "%", summary, "beloc",
-                     note))
+                     note, why("beloc-local")))
     s = summary.get("nfdh-ls", {})
     measured, skipped = int(s.get("instances", 0)), int(s.get("skipped_instances", 0))
     ratio = s.get("max_ratio_to_bound")
     figure = "NFDH+LS makespan / max(W/m, p_max), largest over instances (Theorem 4)"
     if measured and ratio is not None and math.isfinite(ratio):
+        sizes = ", ".join(str(c) for c in s.get("clusters", []))
         rows.append(compare(figure, "000 L2507", Bound("<=", 3.0), float(ratio),
-                            note=f"{measured} instances where every job fits a cluster; "
-                            f"{skipped} others skipped"))
+                            note=f"{measured} instances where every job fits a cluster "
+                            f"(clusters of {sizes}); {skipped} others skipped"))
     else:
         rows.append(not_measured(figure, "000 L2507", Bound("<=", 3.0),
-                                 f"no instance has every job within a cluster ({skipped} "
-                                 "skipped)"))
+                                 "no instance has every job within a cluster of any size "
+                                 f"ch. 4 tried, 16-128 ({skipped} skipped; decision 277)"))
     return FidelityTable("contiguity", rows)
 
 
 def _row(figure: str, line: str, seed: Any, ours: float | None, tol: float, unit: str,
-         summary: Mapping[str, Mapping[str, Any]], alloc: str, note: str) -> FidelityRow:
+         summary: Mapping[str, Mapping[str, Any]], alloc: str, note: str,
+         explained_by: int | None = None) -> FidelityRow:
     if ours is None:
         return not_measured(figure, line, seed, f"no {alloc} rows in this run", unit=unit)
     n = int(summary[alloc].get("instances", 0))
     return compare(figure, line, seed, ours, tolerance=tol, unit=unit,
+                   explained_by=explained_by,
                    note=f"{n} instances" + (f"; {note}" if note else ""))
 
 
@@ -103,6 +121,7 @@ def platform_table(per_platform: Mapping[str, Mapping[str, Mapping[str, float]]]
             else:
                 rows.append(compare(figure, line, seed, float(summ[alloc]["sum_flow"]),
                                     tolerance=0.01,
+                                    explained_by=EXPLAINED.get(("platform-level", plat, alloc)),
                                     note=f"{int(summ[alloc].get('instances', 0))} instances"))
         figure = f"{plat}: best variant by sum flow"
         if summ is None:
@@ -137,6 +156,7 @@ def topology_table(per_trace: Mapping[str, list[dict[str, Any]]],
                         and r["alloc"] == "contiguous"), None)
             even = row["break_even_speedup"] if row else None
             rows.append(compare(figure, line, seed, math.inf if even is None else even,
+                                explained_by=EXPLAINED.get(("topology-aware", trace, policy)),
                                 tolerance=5.0, unit="%", note="inf: beyond the grid"
                                 if even is None else ""))
         quasi += [math.inf if r["break_even_speedup"] is None else r["break_even_speedup"]

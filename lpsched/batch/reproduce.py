@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+from lpsched.batch.allocation import slice_plan
+from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
 from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
@@ -70,17 +71,34 @@ CH4_DEFAULTS = {"trace": "CEA-Curie-2011-2.1-cln.swf.gz", "instances": 512, "job
                 "processors": 512, "cluster": 16, "status": "all"}
 
 
+#: the cluster sizes ch. 4 tried [L2899–L2900]; NFDH+LS runs at the smallest of them, at
+#: least the study's ``ℓ``, that holds every job of the instance (decision 277)
+CH4_CLUSTER_SIZES = (16, 32, 64, 128)
+
+
+#: how conservative backfilling plans (``--planner``): ``profile``, the simulator's count
+#: profile (default); ``slices``, Algorithm 1's time slices of processor sets [L2759–L2786]
+#: (reading (h) of decision 274, :func:`~lpsched.batch.allocation.slice_plan`)
+CH4_PLANNERS = ("profile", "slices")
+
+
 def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
                      processors: int = 512, cluster: int = 16, first_seed: int = 0,
-                     status: str | None = None) -> list[list[Any]]:
+                     status: str | None = None, planner: str = "profile",
+                     ) -> list[list[Any]]:
     """The cells of seed 000 ch. 4 §4.6 (defaults: :data:`CH4_DEFAULTS`); reads the trace
     once: it must have a job of at most ``processors``. ``status``: the SWF statuses kept
-    (:func:`load_trace`; ch. 4 names none, decision 268)."""
+    (:func:`load_trace`; ch. 4 names none, decision 268); ``planner``: one of
+    :data:`CH4_PLANNERS`."""
     check_processors(processors)
+    if planner not in CH4_PLANNERS:
+        raise InvalidInstanceError("planner", planner, f"must be one of {CH4_PLANNERS}")
     if not (load_trace(trace, status).size <= processors).any():
         raise InvalidInstanceError("processors", processors, f"no job of {trace} fits on "
                                    "so few processors")
     tail = [status] if status not in (None, "all") else []
+    if planner != "profile":
+        tail = [status or "all", planner]
     return [[trace, seed, jobs, processors, cluster, alloc, *tail]
             for seed in range(first_seed, first_seed + instances)
             for alloc in (*CONTIGUITY_ALLOCS, "nfdh-ls")]
@@ -100,24 +118,37 @@ def contiguity_instance(trace: str, seed: int, jobs: int, processors: int,
 
 def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """The row of one contiguity cell ``[trace, seed, jobs, m, ℓ, alloc]``: conservative
-    backfilling with the seed's reassignment and allocator ``alloc`` (validated), or NFDH+LS
-    (``makespan`` None when a job is wider than a cluster or ``ℓ`` does not divide ``m``)."""
+    backfilling with the seed's reassignment and allocator ``alloc`` (validated; with
+    planner ``slices``, cell[7], Algorithm 1's processor-set slices), or NFDH+LS
+    at the smallest cluster size of :data:`CH4_CLUSTER_SIZES` (at least ``ℓ``, dividing
+    ``m``) holding every job, named in ``cluster`` (``makespan`` None when there is
+    none, decision 277)."""
     trace, seed, jobs, m, ell, alloc = cell[:6]
-    work = contiguity_instance(trace, seed, jobs, m, cell[6] if len(cell) > 6 else None)
+    status = cell[6] if len(cell) > 6 and cell[6] != "all" else None
+    planner = cell[7] if len(cell) > 7 else "profile"
+    work = contiguity_instance(trace, seed, jobs, m, status)
     row: dict[str, Any] = {"seed": seed, "alloc": alloc, "jobs": work.jobs}
     if alloc == "nfdh-ls":
         from lpsched.approx.packing import nfdh_ls
 
-        if (work.size > ell).any() or m % ell:
-            return [{**row, "makespan": None, "wider_than_cluster": int((work.size > ell).sum())}]
+        fits = [c for c in (ell, *CH4_CLUSTER_SIZES) if c >= ell and not m % c
+                and (work.size <= c).all()]
+        if not fits:
+            return [{**row, "makespan": None, "wider_than_cluster": int((work.size > ell).sum()),
+                     "wider_than_128": int((work.size > max(CH4_CLUSTER_SIZES)).sum())}]
+        ell = row["cluster"] = fits[0]  # decision 277: ch. 4's other cluster sizes
         res = nfdh_ls(np.c_[work.run, work.size], m // ell, ell)
         row["makespan"] = res.makespan
         # seed 000 Theorem 4 [L2507–L2508]: C <= 3 max(W/m, p_max)
         row["lower_bound"] = float(max((work.run * work.size).sum() / m, work.run.max()))
         row["contiguous_jobs"] = row["local_jobs"] = 1.0
         return [row]
-    sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell,
-                              compression="reassign")  # the seed's rule (§5.5)
+    if planner == "slices":  # decision 274 (h)
+        start, procs = slice_plan(work.run, work.size, m, alloc, ell)
+        sched = BatchSchedule(start=start, end=start + work.run, procs=procs)
+    else:
+        sched, _ = simulate_batch(work, "conservative", alloc=alloc, cluster_size=ell,
+                                  compression="reassign")  # the seed's rule (§5.5)
     validate_batch(work, sched, m, cluster_size=ell, forced=alloc)
     met = batch_metrics(work, sched, m, cluster_size=ell)
     used = np.array([np.unique(p // ell).size for p in sched.procs])
@@ -153,6 +184,9 @@ def contiguity_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]
         out.setdefault("nfdh-ls", {"instances": 0})
         out["nfdh-ls"]["skipped_instances"] = len(skipped)
         out["nfdh-ls"]["skipped_seeds"] = skipped[:20]  # type: ignore[assignment]
+        used = sorted({int(r["cluster"]) for r in rows if r["alloc"] == "nfdh-ls"
+                       and r["makespan"] is not None and "cluster" in r})
+        out["nfdh-ls"]["clusters"] = used  # type: ignore[assignment]
     return out
 
 

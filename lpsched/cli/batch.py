@@ -84,7 +84,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         traces = {"curie": trace}
         cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
                                      args.processors, args.cluster_size, args.first_seed,
-                                     status)
+                                     status, args.planner)
         fn = exp.contiguity_cell
     elif name == "platform-level":
         if args.trace:
@@ -111,7 +111,8 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     summary: Any
     if name == "contiguity":
         summary = exp.contiguity_summary(rows)
-        table = fid.contiguity_table(summary, note=f"status {args.status}")
+        table = fid.contiguity_table(summary, note=f"status {args.status}, planner "
+                                     f"{args.planner}", planner=args.planner)
     elif name == "platform-level":
         per = {p: exp.platform_summary([r for r in rows if r.get("platform") == p])
                for p in traces}
@@ -579,6 +580,10 @@ def add_reproduce(rep_sub: Any) -> None:
             rb.add_argument("--jobs-per-instance", type=int, default=300)
             rb.add_argument("--processors", type=int, default=512)
             rb.add_argument("--cluster-size", type=int, default=16)
+            rb.add_argument("--planner", choices=("profile", "slices"), default="profile",
+                            help="how backfilling plans: profile (processor counts, "
+                            "default) or slices (Algorithm 1's time slices of processor "
+                            "sets [L2759-L2786], decision 274's reading (h))")
         if name == "platform-level":
             rb.add_argument("--periods", type=int, default=None, help="7-day periods each "
                             "(default: Table 5.2's for the platform, 1 for another trace)")

@@ -79,6 +79,53 @@ def test_contiguity_prints_its_table(tmp_path):
     assert "skipped" in nfdh["note"] or nfdh["verdict"].startswith("not measured")
 
 
+def test_contiguity_measures_nfdh_ls_at_a_larger_cluster_size(tmp_path):
+    """Decision 277: jobs of 32 processors do not fit clusters of 16, so NFDH+LS runs at
+    32 (ch. 4's sizes 16-128 [L2899]) and its row is measured."""
+    trace = synthetic_swf(tmp_path / "t.swf")
+    res = run("reproduce", "contiguity", "--trace", str(trace), "--instances", "2",
+              "--jobs-per-instance", "40", "--processors", "64", "--cluster-size", "16",
+              "--out", str(tmp_path / "o"), "--quiet")
+    rows = check_table(res, tmp_path / "o", "contiguity")
+    nfdh = next(r for r in rows if r["figure"].startswith("NFDH+LS"))
+    assert nfdh["verdict"] == "match" and "clusters of 32" in nfdh["note"], nfdh
+    assert json.loads(res.stdout)["summary"]["nfdh-ls"]["clusters"] == [32]
+
+
+def test_contiguity_planner_slices(tmp_path):
+    """``--planner slices`` (decision 274 (h)): Algorithm 1's processor-set slices; the
+    forced rules keep their shapes (validated in the cell) and the table names the
+    planner; a planner the CLI does not know is refused by argparse."""
+    trace = synthetic_swf(tmp_path / "t.swf")
+    res = run("reproduce", "contiguity", "--trace", str(trace), "--instances", "2",
+              "--jobs-per-instance", "40", "--processors", "64", "--cluster-size", "16",
+              "--planner", "slices", "--out", str(tmp_path / "o"), "--quiet")
+    rows = check_table(res, tmp_path / "o", "contiguity")
+    assert all("planner slices" in r["note"] for r in rows[:6])
+    summary = json.loads(res.stdout)["summary"]
+    assert summary["cont-ff"]["contiguous_jobs"] == 1.0 and summary["loc"]["local_jobs"] == 1.0
+    bad = run("reproduce", "contiguity", "--trace", str(trace), "--planner", "tree",
+              "--out", str(tmp_path / "b"))
+    assert bad.returncode == 2 and "--planner" in bad.stderr and bad.stdout == ""
+
+
+@pytest.mark.skipif(not (DATA / "CEA-Curie-2011-2.1-cln.swf.gz").exists(),
+                    reason="needs ../shared/data (CEA-Curie)")
+def test_contiguity_rows_point_at_their_decisions_on_curie(tmp_path):
+    """The ch. 4 rows no reading brings back cite decision 274, NFDH+LS cites 277."""
+    res = run("reproduce", "contiguity", "--instances", "4", "--out", str(tmp_path / "o"),
+              "--quiet", env={"LPSCHED_DATA": str(DATA)})
+    rows = {r["figure"]: r["verdict"] for r in check_table(res, tmp_path / "o",
+                                                             "contiguity")}
+    assert rows["forced contiguous vs basic, mean makespan difference"] \
+        == "differs: explained by decision 274"
+    assert rows["best-effort local: share of jobs placed locally"] \
+        == "differs: explained by decision 274"
+    nfdh = next(v for f, v in rows.items() if f.startswith("NFDH+LS"))
+    assert nfdh.startswith("not measured") and "decision 277" in nfdh
+    assert "explained by decision 274" in res.stderr
+
+
 def test_platform_level_prints_its_table_and_names_missing_platforms(tmp_path):
     """Without ``--trace``, every Table 5.2 platform whose trace the data folder holds is
     run; the others are named (stderr, the JSON's ``not_run``, ``not measured`` rows)."""

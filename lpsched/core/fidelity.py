@@ -248,10 +248,13 @@ class FidelityTable:
         return f"{self.experiment}_vs_seed.csv"
 
     def counts(self) -> dict[str, int]:
-        """How many rows have each verdict kind (``match``, ``close``, ``differs``
-        (explained or not), ``not measured``)."""
-        kinds = Counter(r.verdict.split(":")[0] for r in self.rows)
-        return {k: kinds.get(k, 0) for k in ("match", "close", "differs", "not measured")}
+        """How many rows have each verdict kind: ``match``, ``close``, ``explained``
+        (``differs: explained by decision N``), ``differs`` (no explanation yet) and
+        ``not measured``."""
+        kinds = Counter("explained" if r.verdict.startswith("differs: explained")
+                        else r.verdict.split(":")[0] for r in self.rows)
+        return {k: kinds.get(k, 0)
+                for k in ("match", "close", "explained", "differs", "not measured")}
 
     def csv_text(self) -> str:
         """The table as CSV text, the columns of :data:`COLUMNS`."""
@@ -273,9 +276,11 @@ class FidelityTable:
                                    ).rstrip() for line in cells)
 
     def summary(self) -> str:
-        """One line: ``ptg vs seed: 5 match, 2 close, 3 differs, 0 not measured``."""
+        """One line: ``ptg vs seed: 5 match, 2 close, 2 differ (explained), 1 differs,
+        0 not measured``."""
+        words = {"explained": "differ (explained by a decision)"}
         return f"{self.experiment} vs seed: " + ", ".join(
-            f"{n} {k}" for k, n in self.counts().items())
+            f"{n} {words.get(k, k)}" for k, n in self.counts().items())
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the experiment, the verdict counts and every row."""

@@ -69,7 +69,10 @@ def test_table_csv_counts_and_dict(tmp_path) -> None:
             compare("c", "L3", 1.0, 9.0, role="calibration"),
             not_measured("d", "L4", Range(1, 2), "reduced run")]
     table = FidelityTable("demo", rows)
-    assert table.counts() == {"match": 1, "close": 1, "differs": 1, "not measured": 1}
+    assert table.counts() == {"match": 1, "close": 1, "explained": 0, "differs": 1,
+                              "not measured": 1}
+    explained = FidelityTable("x", [compare("e", "L5", 1.0, 9.0, explained_by=7)])
+    assert explained.counts()["explained"] == 1 and explained.counts()["differs"] == 0
     parsed = list(csv.DictReader(io.StringIO(table.csv_text())))
     assert tuple(parsed[0]) == COLUMNS and [r["verdict"] for r in parsed] == [
         "match", "close", "differs", "not measured: reduced run"]
@@ -83,5 +86,6 @@ def test_table_csv_counts_and_dict(tmp_path) -> None:
     assert path == tmp_path / "demo_vs_seed.csv"
     assert path.read_text() == table.csv_text()
     text = out.getvalue()
-    assert "demo vs seed: 1 match, 1 close, 1 differs, 1 not measured" in text
+    assert ("demo vs seed: 1 match, 1 close, 0 differ (explained by a decision), 1 differs, "
+            "1 not measured") in text
     assert text.splitlines()[1].startswith("figure")

@@ -31,6 +31,7 @@ the result equals the one-step loop's (tested against it on random graphs).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -68,6 +69,21 @@ def _ancestor_sweep(dag: Dag, v: int) -> list[tuple[int, int, list[int]]]:
                     stack.append(u)
         memo[v] = [e for e in dag.sweeps[0] if e[0] in seen]
     return memo[v]
+
+
+def _smallest_key(path: list[int], real: Any, p: list[int], cap: list[int], t1: Any,
+                  al: Any) -> int:
+    """The task of ``path`` with the smallest ``T(u, p+1)/(p+1)`` that can still grow
+    (lowest index on ties), or -1 when every one is at its cap [L216-220]."""
+    best = -1
+    key = 0.0
+    for u in path:
+        if real[u] and p[u] < cap[u]:
+            pu = p[u] + 1
+            k = t1[u] * (al[u] + (1.0 - al[u]) / pu) / pu
+            if best < 0 or k < key or (k == key and u < best):
+                best, key = u, k
+    return best
 
 
 def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
@@ -116,17 +132,9 @@ def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
         area = fsum(prod)
         if L * b <= area * grow:
             break
-        best = -1
-        key = 0.0
-        for u in path:  # the smallest T(u, p+1)/(p+1), lowest index on ties
-            if real[u] and p[u] < cap[u]:
-                pu = p[u] + 1
-                k = t1[u] * (al[u] + (1.0 - al[u]) / pu) / pu
-                if best < 0 or k < key or (k == key and u < best):
-                    best, key = u, k
-        if best < 0:
+        v = _smallest_key(path, real, p, cap, t1, al)
+        if v < 0:
             break  # saturation: every critical-path task is at its cap
-        v = best
         anc = _ancestor_sweep(dag, v)
         q0, t, a, tq0 = p[v], t1[v], al[v], tt[v]
         base_l, base_a = L - tq0, area - q0 * tq0

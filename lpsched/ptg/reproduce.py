@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -626,9 +626,8 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
         Named ``ptg``; rows the run could not measure (too few scenarios, an algorithm
         left out) are ``not measured``.
     """
-    from lpsched.core.fidelity import Bound, FidelityTable, Range, compare, not_measured
+    from lpsched.core.fidelity import FidelityTable
 
-    rows = []
     fitted = hcpa_bound.startswith("budget")
     explained = dict(EXPLAINED_BY)
     if hcpa_bound.startswith("literal"):
@@ -636,13 +635,21 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
     if fitted:  # A9 and check 6 are what decision 170 fitted the bound to
         explained["A9"] = explained["check 6"] = 170
     why = explained.get
+    role: Literal["validation", "calibration"] = "calibration" if fitted else "validation"
+    rows = (_table2_rows(summ, reading, why) + _quantile_rows(summ, why)
+            + _population_rows(summ, why)
+            + _pareto_and_check_rows(summ, why, role, reading, fitted))
+    return FidelityTable("ptg", rows)
 
-    def q(fig: str, line: str, seed: float, metric: str, alg: str, stat: str) -> None:
-        v = _q(summ, metric, alg, stat)
-        rows.append(compare(fig, f"004 {line}", seed, v, tolerance=0.2, relative=True,
-                            explained_by=why(fig)) if v is not None else
-                    not_measured(fig, f"004 {line}", seed, f"{alg} not run"))
 
+_Why = Callable[[str], Any]
+
+
+def _table2_rows(summ: dict[str, Any], reading: str, why: _Why) -> list[Any]:
+    """Table 2's rows of :func:`fidelity_table` (decisions 337, 340)."""
+    from lpsched.core.fidelity import Bound, Range, compare, not_measured
+
+    rows = []
     util = summ.get("utilisation_readings", {}).get(reading)
     if util is None:  # rows of a store written before the readings existed
         util, reading = summ.get("utilisation", {}), "makespan (the rows have no readings)"
@@ -680,6 +687,21 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
     else:
         rows.append(not_measured("Table 2 utilisation", "004 L733-848", Range(75.62, 100),
                                  "no utilisation in the rows", unit="%"))
+    return rows
+
+
+def _quantile_rows(summ: dict[str, Any], why: _Why) -> list[Any]:
+    """The quantiles and ratios of A1–A25 in :func:`fidelity_table`."""
+    from lpsched.core.fidelity import Bound, compare, not_measured
+
+    rows = []
+
+    def q(fig: str, line: str, seed: float, metric: str, alg: str, stat: str) -> None:
+        v = _q(summ, metric, alg, stat)
+        rows.append(compare(fig, f"004 {line}", seed, v, tolerance=0.2, relative=True,
+                            explained_by=why(fig)) if v is not None else
+                    not_measured(fig, f"004 {line}", seed, f"{alg} not run"))
+
     q("A1 SELFISH SSCT max", "L572", 8.43, "ssct", "selfish", "max")
     q("A2 SELFISH ORDER SSCT median", "L573", 1.71, "ssct", "selfish-order", "median")
     q("A2 SELFISH ORDER SSCT max", "L573", 3.75, "ssct", "selfish-order", "max")
@@ -715,6 +737,14 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
         rows.append(compare(fig, f"004 {line}", seed_v, v, tolerance=0.05,
                             explained_by=why(fig)) if v is not None else
                     not_measured(fig, f"004 {line}", seed_v, "no ratio"))
+    return rows
+
+
+def _population_rows(summ: dict[str, Any], why: _Why) -> list[Any]:
+    """A7 and A13 (sensitivity to the population) in :func:`fidelity_table`."""
+    from lpsched.core.fidelity import compare, not_measured
+
+    rows = []
     targets = summ.get("targets", {})
     a7 = targets.get("A7", {}).get("ours", {})
     for key, seed, label in (("f1", 52.0, "F1"), ("selfish", 49.0, "SELFISH"),
@@ -730,7 +760,16 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
                 if isinstance(a13, float) else
                 not_measured("A13 Cmax population median difference, mean", "004 L600-602",
                              29.1, "a population missing", unit="%"))
-    role: Literal["validation", "calibration"] = "calibration" if fitted else "validation"
+    return rows
+
+
+def _pareto_and_check_rows(summ: dict[str, Any], why: _Why,
+                           role: Literal["validation", "calibration"], reading: str,
+                           fitted: bool) -> list[Any]:
+    """The Pareto sets, A9 and the acceptance checks 1–7 in :func:`fidelity_table`."""
+    from lpsched.core.fidelity import compare, not_measured
+
+    rows = []
     par = summ.get("pareto", {})
     for fig, line, label, key in (
             ("A26 Pareto set SSCT vs Cmax", "L686-697",
@@ -769,4 +808,4 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
                                 + (f" (reading {reading})" if k == "5" else "")))
         else:
             rows.append(not_measured(fig, "spec §(a)", "pass", "needs all 19 algorithms"))
-    return FidelityTable("ptg", rows)
+    return rows

@@ -135,8 +135,8 @@ def run(pb: Problem, name: str, seed: int | None = None, check: bool = True) -> 
     >>> round(run(pb, "selfish").metrics.max_stretch, 3)
     1.747
 
-    (Under the default improved HCPA, ``literal``, decision 336: a stretch may fall below 1
-    because each PTG's reference time is its own allocation's, not the best one's.)
+    (A stretch may fall below 1: each PTG's reference time ``C*_i`` is its makespan alone
+    under HCPA's allocation, which another algorithm's allocation can beat, seed 004 A9.)
     """
     if name not in ALGORITHMS:
         raise InvalidInstanceError("algorithm", name, f"unknown; one of {', '.join(ALGORITHMS)}")

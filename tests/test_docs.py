@@ -301,3 +301,17 @@ def test_cli_reference_lists_every_command_and_option() -> None:
                 assert f"`{flag}" in page, (cmd.name, flag)
     # a default is shown (batch --policy has one) and a help text reaches the page
     assert "| `--solver-log FILE` |  | append the solver's log to FILE" in page
+
+
+def test_every_option_has_a_help_text_and_shows_its_default() -> None:
+    """Issue 33 item 5: no option of any command without a help text; an option with a
+    value shows its default."""
+    from lpsched.cli import build_parser
+    from lpsched.cli.reference import commands, options_without_help
+
+    assert options_without_help() == []
+    parser = build_parser(["ptg"])
+    for cmd in commands(parser):
+        for action in cmd.actions():
+            if action.option_strings and action.nargs != 0 and action.default is not None:
+                assert "default" in (action.help or ""), (cmd.name, action.option_strings)

@@ -577,9 +577,12 @@ def add_reproduce(rep_sub: Any) -> None:
                                 "is replaced atomically)")
         rb.add_argument("--first-seed", type=int, default=0)  # checked with the others
         if name == "contiguity":
-            rb.add_argument("--jobs-per-instance", type=int, default=300)
-            rb.add_argument("--processors", type=int, default=512)
-            rb.add_argument("--cluster-size", type=int, default=16)
+            rb.add_argument("--jobs-per-instance", type=int, default=300,
+                            help="jobs of each instance (ch. 4: 300)")
+            rb.add_argument("--processors", type=int, default=512,
+                            help="machine size (ch. 4: 512)")
+            rb.add_argument("--cluster-size", type=int, default=16,
+                            help="processors per cluster for locality (ch. 4: 16)")
             rb.add_argument("--planner", choices=("profile", "slices"), default="profile",
                             help="how backfilling plans: profile (processor counts, "
                             "default) or slices (Algorithm 1's time slices of processor "
@@ -594,7 +597,9 @@ def add_reproduce(rep_sub: Any) -> None:
                             "run time: decision 269)")
             rb.add_argument("--topology", help="default: clusters of 16, arity 4")
         if name == "topology-aware":
-            rb.add_argument("--speedups", default="0,5,10,15,20,25,30,35,40,45,50")
+            rb.add_argument("--speedups", default="0,5,10,15,20,25,30,35,40,45,50",
+                            help="run-time speed-ups (%%) of the jobs the topology-aware "
+                            "allocators place, swept for the break-even point")
             rb.add_argument("--limit", type=int, default=0,
                             help="only the first N jobs (0, the default: every job)")
         rb.set_defaults(func=_cmd_reproduce_batch)
@@ -631,7 +636,8 @@ def _add_batch(sub: Any) -> None:
                          "the schedule as Batsim's jobs.csv (evalys: JobSet.from_csv).")
     bat.add_argument("trace", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json: "
                      "delay profiles; nb_res is the machine, walltime the estimate)")
-    bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy")
+    bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy",
+                     help="the batch scheduler: FCFS, EASY or conservative backfilling")
     bat.add_argument("--alloc", choices=ALLOCATORS, default="basic",
                      help="processor allocation (seed 000 ch. 5 and seed 001 names)")
     bat.add_argument("--cluster-size", type=int, default=None,

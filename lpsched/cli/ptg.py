@@ -222,22 +222,28 @@ def add_commands(sub: Any, full: bool = True) -> None:
     ps = ptg.add_subparsers(dest="ptg_command", required=True)
     gen = ps.add_parser("generate", help="a random (daggen), FFT or Strassen PTG")
     gen.add_argument("--class", dest="cls", choices=("random", "fft", "strassen"),
-                     default="random")
+                     default="random", help="the PTG family of seed 004 §5.1")
     gen.add_argument("--n", type=int, default=20, help="random: number of tasks")
     gen.add_argument("--fat", type=float, default=0.5, help="random: width exponent")
-    gen.add_argument("--density", type=float, default=0.2)
-    gen.add_argument("--regular", type=float, default=0.8)
-    gen.add_argument("--jump", type=int, default=1)
+    gen.add_argument("--density", type=float, default=0.2,
+                     help="random: daggen's edge density between levels")
+    gen.add_argument("--regular", type=float, default=0.8,
+                     help="random: daggen's regularity of the level widths")
+    gen.add_argument("--jump", type=int, default=1,
+                     help="random: the longest edge, in levels")
     gen.add_argument("--points", type=int, default=4, help="fft: 2, 4, 8, ...")
-    gen.add_argument("--complexity", choices=COMPLEXITIES, default="mixed")
-    gen.add_argument("--alpha-max", type=float, default=0.25)
+    gen.add_argument("--complexity", choices=COMPLEXITIES, default="mixed",
+                     help="the task cost scenario of seed 004 (a·d, a·d·log d, d^1.5, mixed)")
+    gen.add_argument("--alpha-max", type=float, default=0.25,
+                     help="Amdahl's non-parallel fraction α drawn in [0, alpha-max]")
     gen.add_argument("--seed", type=seed, default=0)
     gen.add_argument("-o", "--output", help=".json or .dot (default: JSON on stdout)")
     gen.set_defaults(func=_cmd_generate)
     sch = ps.add_parser("schedule", help="schedule PTGs together, validated, vs lower bounds")
     sch.add_argument("ptgs", nargs="+", help="PTG files (.json or .dot)")
     sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)}")
-    sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all")
+    sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all",
+                     help="one of seed 004's 19 algorithms, or all of them")
     sch.add_argument("--seed", type=seed, default=0, help="random ties")
     sch.add_argument("--hcpa-bound", default=None, help=HCPA_BOUND_HELP)
     sch.add_argument("--no-lp", action="store_true", help="classical bounds only")

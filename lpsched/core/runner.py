@@ -32,6 +32,7 @@ of flooding stderr.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import math
 import os
 import select
 import socket
@@ -49,28 +50,55 @@ CellFn = Callable[[Any], list[dict[str, Any]]]
 
 
 class Progress:
-    """A one-line progress bar on stderr (no dependency)."""
+    """Progress of a run on stderr (no dependency). On a terminal, one line redrawn in
+    place (at most every :data:`REDRAW` seconds); otherwise (a log file, a pipe) a plain
+    line every :data:`LOG_EVERY` seconds and one at the end, so a log holds a few lines,
+    not hundreds of carriage returns. The estimate of the time left is the mean time of the
+    cells done so far times the cells left: it is shown only once two cells are done, and
+    says so ("by cells") since cells may differ in cost."""
 
-    def __init__(self, total: int, label: str, enabled: bool = True) -> None:
+    def __init__(self, total: int, label: str, enabled: bool = True,
+                 stream: Any = None) -> None:
         self.total, self.label, self.enabled = total, label, enabled
         self.done = 0
         self.t0 = time.perf_counter()
+        self.stream = stream if stream is not None else sys.stderr
+        isatty = getattr(self.stream, "isatty", None)
+        self.terminal = bool(isatty and isatty())
+        self.last = -math.inf
+
+    def _text(self, elapsed: float) -> str:
+        frac = self.done / max(self.total, 1)
+        left = (f", ~{elapsed / self.done * (self.total - self.done):.0f}s left (by cells)"
+                if self.done >= 2 and self.done < self.total else "")
+        if self.terminal:
+            bar = "#" * int(30 * frac)
+            return (f"{self.label} [{bar:<30}] {self.done}/{self.total} "
+                    f"{elapsed:6.0f}s elapsed{left}")
+        return f"{self.label}: {self.done}/{self.total} cells, {elapsed:.0f}s elapsed{left}"
 
     def step(self) -> None:
-        """Count one more finished cell and redraw the bar with the elapsed time and an estimate
-        of the time left (nothing is written when disabled)."""
+        """Count one more finished cell and report it (nothing is written when disabled)."""
         self.done += 1
         if not self.enabled:
             return
-        frac = self.done / max(self.total, 1)
-        bar = "#" * int(30 * frac)
-        elapsed = time.perf_counter() - self.t0
-        eta = elapsed / frac - elapsed if frac > 0 else 0.0
-        sys.stderr.write(f"\r{self.label} [{bar:<30}] {self.done}/{self.total} "
-                         f"{elapsed:6.0f}s elapsed, ~{eta:5.0f}s left")
-        if self.done == self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        now = time.perf_counter()
+        final = self.done == self.total
+        if not final and now - self.last < (REDRAW if self.terminal else LOG_EVERY):
+            return
+        self.last = now
+        text = self._text(now - self.t0)
+        if self.terminal:
+            self.stream.write(f"\r\x1b[K{text}" + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+#: seconds between two redraws of the progress line on a terminal
+REDRAW = 0.2
+#: seconds between two progress lines when stderr is not a terminal
+LOG_EVERY = 30.0
 
 
 #: seconds to wait for a Dask scheduler to accept a connection

@@ -103,3 +103,47 @@ def test_dask_local_cluster_gives_the_same_rows():
                   progress=False)
     assert stable(local.rows(exp.EXPERIMENT)) == stable(remote.rows(exp.EXPERIMENT))
     assert stable(local.rows(exp.EXPERIMENT)) == stable(by_address.rows(exp.EXPERIMENT))
+
+
+class _Stream:
+    def __init__(self, tty: bool) -> None:
+        self.tty, self.parts = tty, []
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_progress_in_a_log_is_a_few_plain_lines(monkeypatch) -> None:
+    """Issue 33: off a terminal, no carriage returns, a line every LOG_EVERY seconds and
+    one at the end; the estimate only from two cells on, labelled as by cells."""
+    from lpsched.core import runner
+
+    clock = iter(range(0, 10_000, 10))
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: float(next(clock)))
+    log = _Stream(tty=False)
+    bar = runner.Progress(100, "cells", stream=log)
+    for _ in range(100):
+        bar.step()
+    text = "".join(log.parts)
+    assert "\r" not in text
+    lines = text.splitlines()
+    assert 20 <= len(lines) <= 40 and lines[-1].startswith("cells: 100/100 cells")
+    assert "left (by cells)" in lines[1] and "left" not in lines[-1]
+
+
+def test_progress_on_a_terminal_redraws_one_line() -> None:
+    from lpsched.core.runner import Progress
+
+    term = _Stream(tty=True)
+    bar = Progress(3, "x", stream=term)
+    for _ in range(3):
+        bar.step()
+    text = "".join(term.parts)
+    assert text.startswith("\r") and text.endswith("\n") and text.count("\n") == 1
+    assert "3/3" in text

@@ -457,14 +457,23 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                                      exp.ROW_SCHEMA, group=exp.by_instance)
     tab = exp.tables(exp.select(rows, "lazy"))
     exp.write_csv(tab, rows, out, opener=lambda path: atomic_output(path, newline=""))
+    figures = _write_figures(rows, out, figure5=args.profile == "mpi")
+    fidelity = exp.fidelity(rows, args.profile)
+    if args.json:  # one JSON value on stdout; the seed-vs-ours table also on stderr
+        print(dump_json({"experiment": exp.EXPERIMENT, "profile": args.profile,
+                         "tables": tab, "cells": len(todo), "computed_now": ran,
+                         "seconds": wall, "out": str(out),
+                         "figures": [str(f) for f in figures],
+                         "vs_seed": fidelity.to_dict()}))
+        report_fidelity(fidelity, out, json_mode=True)
+        return 0
     print(exp.format_tables(tab, args.profile))
     dispatchers = exp.format_dispatchers(rows)
     if dispatchers:
         print(dispatchers)
-    _write_figures(rows, out, figure5=args.profile == "mpi")
     print(f"{ran} cells computed now, {len(todo) - ran} found in {out / 'cbs3m.sqlite'}; "
           f"{wall:.1f} s; CSV files and figures in {out}")
-    report_fidelity(exp.fidelity(rows, args.profile), out)
+    report_fidelity(fidelity, out)
     return 0
 
 

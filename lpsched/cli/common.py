@@ -174,13 +174,19 @@ def add_runner_options(parser: Any, out_help: str) -> None:
     """The options every ``lpsched reproduce`` experiment shares (the resumable runner of
     :mod:`lpsched.core.runner`): ``--jobs`` (local worker processes), ``--executor``
     (``local`` or ``dask://HOST:PORT``), ``--out`` (the folder of the result store and
-    the tables; created if missing) and ``--quiet`` (no progress bar)."""
+    the tables; created if missing), ``--quiet`` (no progress bar) and ``--json`` (one
+    JSON value on stdout, issue 33)."""
     parser.add_argument("--jobs", type=jobs, default=1,
                         help="local worker processes (a whole number >= 1)")
     parser.add_argument("--executor", default="local", type=executor,
                         help="'local' or 'dask://HOST:PORT'")
     parser.add_argument("--out", default="results", help=out_help)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    if not any("--json" in a.option_strings for a in parser._actions):
+        parser.add_argument("--json", action="store_true",
+                            help="one JSON value on stdout, the seed-vs-ours table under "
+                            "'vs_seed' and printed on stderr (what every reproduction but "
+                            "cbs3m prints anyway; cbs3m prints text tables without it)")
 
 
 def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dict[str, Any]]],

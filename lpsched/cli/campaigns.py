@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from lpsched.cli.common import (
+    DATA_HELP,
     add_runner_options,
+    data_file,
     dump_json,
     read_json,
     report_fidelity,
@@ -284,16 +286,6 @@ def add_commands(sub: Any) -> None:
     e.set_defaults(func=_cmd_extract)
 
 
-def _default_trace() -> str:
-    import os
-
-    name = "LPC-EGEE-2004-1.2-cln.swf.gz"
-    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
-        if folder and (Path(folder) / name).exists():
-            return str(Path(folder) / name)
-    raise ParseError(name, "trace not found in $LPSCHED_DATA or ../shared/data: give --trace")
-
-
 def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     from lpsched.campaigns import reproduce as exp
@@ -325,7 +317,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     else:
         if args.limit < 0:
             raise LpschedError(f"--limit {args.limit}: must be a whole number >= 0 (0: all)")
-        trace = args.trace or _default_trace()
+        trace = args.trace or data_file(args.data, "LPC-EGEE-2004-1.2-cln.swf.gz")
         if not Path(trace).exists():
             raise ParseError(trace, "no such file")
         with swf_input(trace, "lpsched reproduce ostrich"):
@@ -408,8 +400,9 @@ def add_reproduce(rep_sub: Any) -> None:
                             help="Zipf law of the campaign owners: 1.4267 ([L1124], "
                             "default) or the prose's 1 ([L1136]); decision 303")
         else:
-            rb.add_argument("--trace", help="SWF trace (default: LPC-EGEE from "
-                            "$LPSCHED_DATA or ../shared/data)")
+            rb.add_argument("--trace", help="SWF trace (default: LPC-EGEE in the --data "
+                            "folder)")
+            rb.add_argument("--data", help=DATA_HELP)
             rb.add_argument("--limit", type=int, default=0,
                             help="replay only the first N jobs of the trace (0: all)")
             rb.add_argument("--users", default=",".join(map(str, PROFILE_USERS)),

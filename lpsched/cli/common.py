@@ -227,3 +227,46 @@ def report_fidelity(table: Any, folder: str | Path, *, json_mode: bool = False,
     out = stream if stream is not None else (sys.stderr if json_mode else sys.stdout)
     print(f"\n{table.format()}\n{table.summary()} (written to {path})", file=out)
     return path
+
+
+#: where the seeds' traces are looked for when ``--data`` is not given, in order
+DATA_FALLBACKS = ("../shared/data", "shared/data")
+DATA_HELP = ("the folder of the seeds' traces (default: $LPSCHED_DATA, else ../shared/data "
+             "from the working folder)")
+
+
+def data_folder(explicit: str | None) -> Path | None:
+    """The traces folder of every ``reproduce`` (issue 33 item 5): ``--data`` when given (it
+    must be a folder), else ``$LPSCHED_DATA``, else ``../shared/data`` or ``shared/data``
+    from the working folder; absolute (cells carry trace paths), ``None`` when none exists.
+
+    Raises
+    ------
+    ParseError
+        ``explicit`` (or ``$LPSCHED_DATA`` when set) is not a folder.
+    """
+    import os
+
+    if explicit:
+        if not Path(explicit).is_dir():
+            raise ParseError(explicit, "--data: not a folder")
+        return Path(explicit).resolve()
+    env = os.environ.get("LPSCHED_DATA")
+    if env:
+        if not Path(env).is_dir():
+            raise ParseError(env, "$LPSCHED_DATA: not a folder")
+        return Path(env).resolve()
+    for folder in DATA_FALLBACKS:
+        if Path(folder).is_dir():
+            return Path(folder).resolve()
+    return None
+
+
+def data_file(explicit: str | None, name: str) -> str:
+    """The trace ``name`` in :func:`data_folder`; a :class:`ParseError` naming where it was
+    looked for otherwise."""
+    folder = data_folder(explicit)
+    if folder is None or not (folder / name).exists():
+        where = folder or "$LPSCHED_DATA or ../shared/data"
+        raise ParseError(name, f"trace not found in {where}: give --trace FILE or --data DIR")
+    return str(folder / name)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lpsched.cli.common import (
+    DATA_HELP,
     add_runner_options,
     dump_json,
     read_json,
@@ -255,15 +256,14 @@ def _print_one(inst: Any, r: dict[str, Any]) -> None:
 def _data_folder(args: argparse.Namespace) -> str:
     """The trace folder, absolute (cells carry trace paths: a Dask worker started in
     another folder must read them, and the store's keys must not depend on the working
-    folder)."""
-    import os
+    folder): :func:`lpsched.cli.common.data_folder`."""
+    from lpsched.cli.common import data_folder
 
-    for folder in (args.data, os.environ.get("LPSCHED_DATA"), "../shared/data",
-                   "shared/data"):
-        if folder and Path(folder).is_dir():
-            return str(Path(folder).resolve())
-    raise ParseError(args.data or "../shared/data", "no trace folder: give --data DIR or "
-                     "set LPSCHED_DATA")
+    folder = data_folder(args.data)
+    if folder is None:
+        raise ParseError("../shared/data", "no trace folder: give --data DIR or set "
+                         "LPSCHED_DATA")
+    return str(folder)
 
 
 def _trace_paths(args: argparse.Namespace, spec: str) -> list[str]:
@@ -378,7 +378,7 @@ def add_reproduce(rep_sub: Any) -> None:
                     "--data), or comma-separated names (Curie, KTH-SP2, ...) or files")
     rr.add_argument("--trace", help="with --tune: the trace (default LLNL-Thunder)")
     rr.add_argument("--tune", action="store_true", help="the m_d x tau and m_d x c grids")
-    rr.add_argument("--data", help="trace folder (default $LPSCHED_DATA or ../shared/data)")
+    rr.add_argument("--data", help=DATA_HELP)
     rr.add_argument("--instances", type=int, default=20,
                     help="instances (random windows) per trace, the chapter's 20")
     rr.add_argument("--first-seed", type=seed, default=0)

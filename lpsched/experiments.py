@@ -13,30 +13,67 @@ experiments. SQL works too, on the same file::
 (the SQL table also shows the store's bookkeeping columns ``_cell``, ``_idx``, ``_shape`` and
 ``_extra``; :func:`load` leaves them out and gives each value its exact Python type).
 
+A field that holds a list of numbers per row (``solve_seconds`` of the CBS3M and MWMA
+rows of ``reproduce cbs3m``: the wall time of each LP solve, s) is something pandas cannot
+sum or plot as it is; :func:`load` handles it as its ``lists`` argument says:
+``"summary"`` (default) keeps the list column and adds after it ``<name>_count``
+(``int64``: the list's length), ``<name>_sum`` and ``<name>_max`` (``float64``, in the
+field's unit; a row without the field counts as an empty list: count 0, sum 0.0, max
+``NaN``); ``"explode"`` gives one row per element of the lists (``float64`` values, the
+row's other fields repeated, ``NaN`` for an empty list; the index repeats the stored row's
+position); ``"keep"`` leaves the Python lists:
+
+>>> import pathlib, shutil, tempfile
+>>> from lpsched.core import ResultStore
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> store = ResultStore(folder / "solves.sqlite")
+>>> store.add("cbs3m", [1], [{"policy": "cbs3m", "solve_seconds": [0.5, 1.5]},
+...                          {"policy": "fifo-mct", "solve_seconds": None}])
+>>> store.close()
+>>> load(folder / "solves.sqlite").drop(columns="solve_seconds")
+     policy  solve_seconds_count  solve_seconds_sum  solve_seconds_max
+0     cbs3m                    2                2.0                1.5
+1  fifo-mct                    0                0.0                NaN
+>>> load(folder / "solves.sqlite", lists="explode")
+     policy  solve_seconds
+0     cbs3m            0.5
+0     cbs3m            1.5
+1  fifo-mct            NaN
+>>> shutil.rmtree(folder)
+
 pandas is an optional dependency (``pip install 'lpsched[pandas]'``), imported by
-:func:`load` only.
+:func:`load` only. The results of lpsched's solvers, simulators and algorithms give their
+own DataFrames with ``to_frame()`` (:mod:`lpsched.core.frames`).
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
+from lpsched.core import frames
 from lpsched.core.store import ResultStore
 from lpsched.errors import LpschedError
 
 __all__ = ["experiments", "load"]
 
 
+#: What :func:`load` does with a field holding lists of numbers.
+LISTS = ("summary", "explode", "keep")
+
+
 def _pandas() -> Any:
-    # import_module: pandas ships no type information (pandas-stubs is separate)
-    try:
-        pandas = importlib.import_module("pandas")
-    except ImportError:
-        raise LpschedError("lpsched.experiments.load returns a pandas DataFrame and pandas "
-                           "is not installed: pip install 'lpsched[pandas]'") from None
-    return pandas
+    return frames.pandas("lpsched.experiments.load")
+
+
+def _number_list_fields(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
+    """The fields whose values are all lists of numbers (or missing), in some row a list."""
+    found = []
+    for name in columns:
+        values = [row[name] for row in rows if row.get(name) is not None]
+        if values and all(frames.number_lists(name, v) is not None for v in values):
+            found.append(name)
+    return found
 
 
 def experiments(path: str | Path) -> list[str]:
@@ -78,7 +115,7 @@ def experiments(path: str | Path) -> list[str]:
         store.close()
 
 
-def load(path: str | Path, experiment: str | None = None) -> Any:
+def load(path: str | Path, experiment: str | None = None, lists: str = "summary") -> Any:
     """The rows of one experiment of the result store ``path`` as a pandas DataFrame.
 
     One DataFrame row per stored row, in the order the reproductions read them (cell key,
@@ -88,6 +125,9 @@ def load(path: str | Path, experiment: str | None = None) -> Any:
     give numeric columns (``int64``, or ``float64`` when some rows have none), booleans
     ``bool`` columns, text and lists ``object`` (or pandas' string) columns.
 
+    A field of lists of numbers is summarised, exploded or kept as ``lists`` says (module
+    doc).
+
     Parameters
     ----------
     path : str or pathlib.Path
@@ -95,6 +135,8 @@ def load(path: str | Path, experiment: str | None = None) -> Any:
         version or an earlier one; it is not modified.
     experiment : str, optional
         The experiment to load; may be left out when the store holds one experiment only.
+    lists : {"summary", "explode", "keep"}
+        What to do with the fields that hold lists of numbers (module doc).
 
     Returns
     -------
@@ -107,7 +149,8 @@ def load(path: str | Path, experiment: str | None = None) -> Any:
         ``path`` is missing, empty, damaged or not a result store.
     lpsched.errors.LpschedError
         ``experiment`` is not in the store, or is left out while the store holds several
-        (the message lists them); pandas is not installed.
+        (the message lists them); ``lists`` is unknown; ``lists="explode"`` on a row
+        whose list fields differ in length; pandas is not installed.
 
     Examples
     --------
@@ -131,7 +174,23 @@ def load(path: str | Path, experiment: str | None = None) -> Any:
     ['int64', 'float64', 'bool']
     >>> shutil.rmtree(folder)
     """
+    if lists not in LISTS:
+        raise LpschedError(f"lists={lists!r}: expected one of {', '.join(map(repr, LISTS))}")
     pandas = _pandas()
+    rows, order = _stored_rows(path, experiment)
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    columns = [f for f in order if f in seen] + [f for f in seen if f not in order]
+    frame = pandas.DataFrame.from_records(rows, columns=columns)
+    listed = _number_list_fields(rows, columns) if lists != "keep" else []
+    return _number_lists(frame, listed, lists, path) if listed else frame
+
+
+def _stored_rows(path: str | Path, experiment: str | None,
+                 ) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of ``experiment`` (the only one when ``None``) and the store's field order;
+    :class:`~lpsched.errors.LpschedError` naming the store's experiments otherwise."""
     store = ResultStore(path, create=False)
     try:
         names = store.experiments()
@@ -145,12 +204,32 @@ def load(path: str | Path, experiment: str | None = None) -> Any:
             held = ", ".join(map(repr, names)) or "none"
             raise LpschedError(f"{path}: no experiment {experiment!r} in this store (its "
                                f"experiments: {held})")
-        rows = store.rows(experiment)
-        order = store.fields(experiment)
+        return store.rows(experiment), store.fields(experiment)
     finally:
         store.close()
-    seen: dict[str, None] = {}
-    for row in rows:
-        seen.update(dict.fromkeys(row))
-    columns = [f for f in order if f in seen] + [f for f in seen if f not in order]
-    return pandas.DataFrame.from_records(rows, columns=columns)
+
+
+def _number_lists(frame: Any, listed: list[str], lists: str, path: str | Path) -> Any:
+    """``frame`` with its fields of lists of numbers ``listed`` summarised or exploded, as
+    :func:`load`'s ``lists`` says."""
+    if lists == "explode":
+        for name in listed:  # None -> [] so that explode gives one NaN row
+            frame[name] = [v if isinstance(v, list) else [] for v in frame[name]]
+        try:
+            frame = frame.explode(listed)
+        except ValueError:
+            raise LpschedError(f"{path}: lists='explode' needs the list fields "
+                               f"{', '.join(listed)} of one length in each row; use "
+                               "lists='summary'") from None
+        for name in listed:
+            frame[name] = frame[name].astype(float)
+        return frame
+    for name in reversed(listed):
+        at = frame.columns.get_loc(name) + 1
+        stats = [frames.number_lists(name, v if v is not None else [])
+                 for v in frame[name]]
+        for offset, key in enumerate(("count", "sum", "max")):
+            column = f"{name}_{key}"
+            frame.insert(at + offset, column, [st[column] if st else None for st in stats])
+        frame[f"{name}_count"] = frame[f"{name}_count"].astype("int64")
+    return frame

@@ -33,6 +33,33 @@ class MachineSchedule:
         return {"machine": self.machine.tolist(), "start": self.start.tolist(),
                 "end": self.end.tolist()}
 
+    def to_frame(self) -> Any:
+        """The schedule as a pandas DataFrame, one row per task (``pip install
+        'lpsched[pandas]'`` when pandas is missing).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``task`` (int), ``machine`` (int; on a hybrid platform CPUs first, then
+            GPUs), ``start`` and ``end`` (time units of the instance).
+
+        Examples
+        --------
+        >>> from lpsched.approx.listsched import lpt
+        >>> lpt([2, 3, 4, 6, 2, 2], machines=3).schedule.to_frame()
+           task  machine  start  end
+        0     0        2    3.0  5.0
+        1     1        2    0.0  3.0
+        2     2        1    0.0  4.0
+        3     3        0    0.0  6.0
+        4     4        1    4.0  6.0
+        5     5        2    5.0  7.0
+        """
+        from lpsched.core.frames import frame
+
+        return frame({"task": np.arange(self.machine.size), "machine": self.machine,
+                      "start": self.start, "end": self.end}, "MachineSchedule.to_frame()")
+
 
 class ScheduleLike(Protocol):
     """What :class:`Certified` needs of a schedule: its makespan and its JSON form
@@ -100,6 +127,66 @@ class Certified(Generic[S]):
         if schedule:
             out["schedule"] = self.schedule.to_dict()
         return out
+
+    def to_frame(self, per: str = "task") -> Any:
+        """The result as a pandas DataFrame (``pip install 'lpsched[pandas]'`` when pandas
+        is missing).
+
+        Parameters
+        ----------
+        per : {"task", "result"}
+            ``"task"`` (default): one row per task (job) of the schedule: ``algorithm``
+            (str), ``task`` (int), then the schedule's own per-task lists, as its
+            ``to_dict()`` names them: ``machine``, ``start``, ``end`` for a
+            :class:`MachineSchedule`; ``start``, ``end``, ``first`` (int, first processor)
+            and ``size`` (int, processors) for a
+            :class:`~lpsched.approx.packing.RigidSchedule`; ``start``, ``end``,
+            ``allotment`` (int) and ``processors`` (list of int) for a
+            :class:`~lpsched.approx.moldable.MoldableSchedule`; times in the instance's
+            units. ``"result"``: one row, the columns of :meth:`to_dict` (``makespan`` and
+            ``lower_bound`` in the instance's time units, ``guarantee``,
+            ``opt_guarantee``, ``ratio_to_lower_bound`` and ``tolerance`` ratios,
+            ``certified`` a bool, then the algorithm's ``extra`` fields; a list of numbers
+            among them as ``<name>_count``, ``<name>_sum`` and ``<name>_max``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per task, or one row.
+
+        Raises
+        ------
+        ValueError
+            ``per`` is neither ``"task"`` nor ``"result"``.
+
+        Examples
+        --------
+        >>> from lpsched.approx.dual import hybrid_schedule
+        >>> res = hybrid_schedule([4, 4, 1], [1, 1, 4], cpus=1, gpus=1)
+        >>> res.to_frame()
+          algorithm  task  machine  start  end
+        0  hybrid-2     0        1    0.0  1.0
+        1  hybrid-2     1        1    1.0  2.0
+        2  hybrid-2     2        0    0.0  1.0
+        >>> res.to_frame(per="result")[["algorithm", "makespan", "certified"]]
+          algorithm  makespan  certified
+        0  hybrid-2       2.0       True
+        """
+        from lpsched.core.frames import frame, number_lists
+
+        if per == "task":
+            columns = self.schedule.to_dict()
+            n = len(next(iter(columns.values()), []))
+            return frame({"algorithm": self.algorithm, "task": np.arange(n), **columns},
+                         "Certified.to_frame()")
+        if per != "result":
+            raise ValueError(f"per={per!r}: Certified.to_frame() gives one row per 'task' or "
+                             "one per 'result'")
+        row: dict[str, Any] = {}
+        for name, value in self.to_dict().items():
+            summary = number_lists(name, value)
+            row.update(summary if summary is not None else {name: value})
+        return frame({k: [v] for k, v in row.items()}, "Certified.to_frame(per='result')")
 
 
 #: Processing times are 0 (where allowed) or in ``[TIME_MIN, TIME_MAX]``: every sum, work

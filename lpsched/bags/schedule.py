@@ -90,6 +90,47 @@ class Schedule:
         return {name: getattr(self, name).tolist() for name in
                 ("app", "worker", "send_start", "send_end", "start", "end")}
 
+    def to_frame(self) -> Any:
+        """The schedule as a pandas DataFrame, one row per task (``pip install
+        'lpsched[pandas]'`` when pandas is missing).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows in the schedule's order; columns:
+
+            ``task`` (int)
+                Position of the task in the schedule's arrays.
+            ``app`` (int)
+                Its application ``k``.
+            ``worker`` (int)
+                The worker ``u`` that computes it.
+            ``send_start``, ``send_end`` (s)
+                The master's send to ``u`` (seed 003 §2.1).
+            ``start``, ``end`` (s)
+                Its computation on ``u``.
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> from lpsched.bags.policies import get_policy
+        >>> from lpsched.bags.simulator import simulate
+        >>> inst = random_bags(3, 2, seed=0)
+        >>> sched = simulate(inst, get_policy("fifo-mct")).schedule
+        >>> tasks = sched.to_frame()
+        >>> list(tasks.columns)
+        ['task', 'app', 'worker', 'send_start', 'send_end', 'start', 'end']
+        >>> len(tasks) == sched.size == int(inst.tasks.sum())
+        True
+        >>> tasks.groupby("app")["end"].max().tolist() == sched.completion(inst.n).tolist()
+        True
+        """
+        from lpsched.core.frames import frame
+
+        return frame({"task": np.arange(self.size), "app": self.app, "worker": self.worker,
+                      "send_start": self.send_start, "send_end": self.send_end,
+                      "start": self.start, "end": self.end}, "Schedule.to_frame()")
+
 
 def _scale(inst: Instance, dates: bool = True) -> float:
     """The absolute time tolerance: ``TIME_TOL`` times the largest time a schedule of
@@ -317,6 +358,45 @@ class Metrics:
         return {"max_stretch": self.max_stretch, "sum_stretch": self.sum_stretch,
                 "makespan": self.makespan, "max_flow": self.max_flow,
                 "sum_flow": self.sum_flow, "stretch": self.stretch.tolist()}
+
+    def to_frame(self) -> Any:
+        """The per-application metrics as a pandas DataFrame, one row per application
+        (``pip install 'lpsched[pandas]'`` when pandas is missing); the five objectives are
+        the columns' ``max``/``sum`` (``makespan``: ``completion.max()`` plus the instance's
+        time origin).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns:
+
+            ``app`` (int)
+                Application index ``k``.
+            ``completion`` (s)
+                ``C_k``, end of its last computation (times counted as the schedule's).
+            ``flow`` (s)
+                ``C_k − r_k``.
+            ``stretch`` (1)
+                ``(C_k − r_k)/MS*_k``.
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> from lpsched.bags.policies import get_policy
+        >>> from lpsched.bags.schedule import metrics
+        >>> from lpsched.bags.simulator import simulate
+        >>> inst = random_bags(3, 2, seed=0)
+        >>> m = metrics(inst, simulate(inst, get_policy("fifo-mct")).schedule)
+        >>> apps = m.to_frame()
+        >>> list(apps.columns)
+        ['app', 'completion', 'flow', 'stretch']
+        >>> float(apps["stretch"].max()) == m.max_stretch
+        True
+        """
+        from lpsched.core.frames import frame
+
+        return frame({"app": np.arange(len(self.completion)), "completion": self.completion,
+                      "flow": self.flow, "stretch": self.stretch}, "Metrics.to_frame()")
 
 
 def metrics(inst: Instance, sched: Schedule, port: str | None = None) -> Metrics:

@@ -158,6 +158,62 @@ class SimResult:
     seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
 
+    def to_frame(self, per: str = "task") -> Any:
+        """The run as a pandas DataFrame (``pip install 'lpsched[pandas]'`` when pandas is
+        missing).
+
+        Parameters
+        ----------
+        per : {"task", "run"}
+            ``"task"`` (default): one row per task, the columns of
+            :meth:`Schedule.to_frame <lpsched.bags.schedule.Schedule.to_frame>` after a
+            ``policy`` column; ``"run"``: one row for the run.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per run, columns ``policy`` (str), ``tasks`` (int, tasks scheduled),
+            ``events`` (int, engine events processed), ``seconds`` (s, wall time of the
+            run), then the policy's :attr:`stats`: a number as its own column, a list of
+            numbers (CBS3M's ``solve_seconds``, s, and ``stretches``, 1) as
+            ``<name>_count`` (int), ``<name>_sum`` and ``<name>_max`` (in the list's unit;
+            see :func:`lpsched.core.frames.number_lists`); other values as they are.
+
+        Raises
+        ------
+        ValueError
+            ``per`` is neither ``"task"`` nor ``"run"``.
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> from lpsched.bags.policies import get_policy
+        >>> inst = random_bags(3, 2, seed=0)
+        >>> res = simulate(inst, get_policy("cbs3m-fifo-online"))
+        >>> len(res.to_frame()) == res.schedule.size
+        True
+        >>> run = res.to_frame(per="run")
+        >>> list(run.columns)[:6]
+        ['policy', 'tasks', 'events', 'seconds', 'solves', 'solve_seconds_count']
+        >>> int(run["solve_seconds_count"].iloc[0]) == res.stats["solves"]
+        True
+        """
+        from lpsched.core.frames import frame, number_lists
+
+        if per == "task":
+            tasks = self.schedule.to_frame()
+            tasks.insert(0, "policy", self.policy)
+            return tasks
+        if per != "run":
+            raise ValueError(f"per={per!r}: SimResult.to_frame() gives one row per 'task' "
+                             "or per 'run'")
+        row: dict[str, Any] = {"policy": self.policy, "tasks": self.schedule.size,
+                               "events": self.events, "seconds": self.seconds}
+        for name, value in self.stats.items():
+            summary = number_lists(name, value)
+            row.update(summary if summary is not None else {name: value})
+        return frame({k: [v] for k, v in row.items()}, "SimResult.to_frame(per='run')")
+
 
 class StarSimulator:
     """Simulate ``policy`` on ``inst`` (one-port). Read-only state for policies:

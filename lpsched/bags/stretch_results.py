@@ -96,6 +96,61 @@ class StretchPlan:
             "buffers": self.buffers.tolist(),
         }
 
+    def to_frame(self) -> Any:
+        """The plan as a pandas DataFrame, one row per (application, worker, interval).
+
+        Rows in the order of ``comm[k, u, j]`` (application, then worker, then interval);
+        ``pip install 'lpsched[pandas]'`` when pandas is missing.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns:
+
+            ``app`` (int)
+                Index of the application in the instance, ``apps[k]``.
+            ``worker`` (int)
+                Worker index ``u``.
+            ``interval`` (int)
+                Interval index ``j``.
+            ``begin``, ``end`` (s)
+                The interval ``[epochs[j], epochs[j+1]]``.
+            ``comm``, ``comp`` (tasks)
+                Tasks sent to ``u`` in ``j`` (``A_{M→u}^(k)(j)``) and computed by ``u``
+                (``A_u^(k)(j)``), fractional in the fluid model.
+            ``comm_rate``, ``comp_rate`` (tasks/s)
+                The same divided by the interval's length (:meth:`rates`; 0 on empty
+                intervals).
+            ``buffered`` (tasks)
+                Tasks waiting on ``u`` at the interval's end, ``buffers[k, u, j+1]``.
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> from lpsched.bags.maxstretch import max_stretch
+        >>> plan = max_stretch(random_bags(3, 2, seed=0)).plan
+        >>> frame = plan.to_frame()
+        >>> len(frame) == plan.comm.size
+        True
+        >>> list(frame.columns)[:5]
+        ['app', 'worker', 'interval', 'begin', 'end']
+        >>> bool(abs(frame.groupby("app")["comp"].sum() - plan.remaining).max() < 1e-6)
+        True
+        """
+        from lpsched.core.frames import frame
+
+        n, p, j = self.comm.shape
+        k, u, i = (a.ravel() for a in np.meshgrid(np.arange(n), np.arange(p), np.arange(j),
+                                                  indexing="ij"))
+        comm_rate, comp_rate = self.rates()
+        return frame({
+            "app": np.asarray(self.apps)[k], "worker": u, "interval": i,
+            "begin": self.epochs[:-1][i], "end": self.epochs[1:][i],
+            "comm": self.comm.ravel(), "comp": self.comp.ravel(),
+            "comm_rate": comm_rate.ravel(), "comp_rate": comp_rate.ravel(),
+            "buffered": self.buffers[:, :, 1:].ravel(),
+        }, "StretchPlan.to_frame()")
+
 
 @dataclass(frozen=True)
 class MaxStretchResult:
@@ -208,3 +263,94 @@ class MaxStretchResult:
         if plan:
             out["plan"] = self.plan.to_dict()
         return out
+
+    def to_frame(self, per: str = "application") -> Any:
+        """The result as a pandas DataFrame (``pip install 'lpsched[pandas]'``).
+
+        Parameters
+        ----------
+        per : {"application", "interval", "probe"}
+            ``"application"`` (default): one row per application of the plan, in the
+            plan's order; ``"interval"``: the plan, one row per (application, worker,
+            interval), exactly :meth:`StretchPlan.to_frame`; ``"probe"``: one row per LP
+            of the exact model, in the order solved (the fields of :class:`Probe`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per application, columns:
+
+            ``app`` (int)
+                Index of the application in the instance (``plan.apps``).
+            ``release`` (s)
+                ``r_k`` of seed 003 eq. (2): ``start`` offline, ``d_k − S·MS*_k`` online
+                (to rounding).
+            ``start`` (s)
+                Where the application's window opens: its release offline, ``T_new``
+                online (``plan.start``).
+            ``tasks`` (tasks)
+                Tasks still at the master when the window opens (``Π`` offline, ``Π_rem``
+                online; ``plan.remaining``).
+            ``buffered`` (tasks)
+                Tasks already on the workers at ``start`` (``plan.buffered`` summed over
+                the workers; 0 offline).
+            ``rho_star`` (tasks/s)
+                ``ρ*``, the throughput of the application alone on the platform
+                (``throughputs``).
+            ``ms_star`` (s)
+                ``MS*``, its dedicated makespan (``dedicated_makespans``).
+            ``deadline`` (s)
+                ``d_k = r_k + S·MS*_k`` at the optimal stretch ``S`` (``deadlines``).
+            ``stretch`` (1)
+                The optimal max-stretch ``S`` (the same on every row), ``stretch``.
+
+            Per probe: ``kind``, ``low``, ``high`` (1, stretch), ``feasible``, ``value``
+            (tasks for a feasibility LP, the optimal ``S`` for an interval LP),
+            ``seconds`` (s, time in HiGHS) and ``iterations`` (simplex iterations).
+
+        Raises
+        ------
+        ValueError
+            ``per`` is none of the three.
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> from lpsched.bags.maxstretch import max_stretch
+        >>> inst = random_bags(3, 2, seed=0)
+        >>> res = max_stretch(inst)
+        >>> apps = res.to_frame()
+        >>> " ".join(apps.columns)
+        'app release start tasks buffered rho_star ms_star deadline stretch'
+        >>> apps["tasks"].tolist() == inst.tasks.tolist()
+        True
+        >>> len(res.to_frame(per="probe")) == len(res.probes)
+        True
+        """
+        from lpsched.core.frames import frame
+
+        if per == "interval":
+            return self.plan.to_frame()
+        if per == "probe":
+            fields = list(Probe.__dataclass_fields__)
+            return frame({f: [getattr(p, f) for p in self.probes] for f in fields},
+                         "MaxStretchResult.to_frame(per='probe')")
+        if per != "application":
+            raise ValueError(f"per={per!r}: MaxStretchResult.to_frame() gives one row per "
+                             "'application', 'interval' or 'probe'")
+        return frame(self._application_columns(), "MaxStretchResult.to_frame()")
+
+    def _application_columns(self) -> dict[str, Any]:
+        """The columns of :meth:`to_frame` per application."""
+        ms = np.asarray(self.dedicated_makespans, float)
+        deadlines = np.asarray(self.deadlines, float)
+        return {
+            "app": np.asarray(self.plan.apps, int),
+            "release": (np.asarray(self.plan.start, float) if self.plan.t_new is None
+                        else deadlines - self.stretch * ms),
+            "start": np.asarray(self.plan.start, float),
+            "tasks": np.asarray(self.plan.remaining, float),
+            "buffered": np.asarray(self.plan.buffered, float).reshape(len(ms), -1).sum(axis=1),
+            "rho_star": np.asarray(self.throughputs, float), "ms_star": ms,
+            "deadline": deadlines, "stretch": float(self.stretch),
+        }

@@ -64,6 +64,75 @@ class CampaignRun:
         """``s_i^u = min_j s_{i,j}^u`` per campaign."""
         return np.minimum.reduceat(self.start, self.workload.offsets[:-1])
 
+    def to_frame(self, per: str = "job") -> Any:
+        """The run as a pandas DataFrame (``pip install 'lpsched[pandas]'`` when pandas is
+        missing).
+
+        Parameters
+        ----------
+        per : {"job", "campaign"}
+            ``"job"`` (default): one row per job, in the workload's order (campaign by
+            campaign); ``"campaign"``: one row per campaign.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per job: ``job`` (int, global index), ``campaign`` (int), ``user`` (int),
+            ``p`` (s, length), ``q`` (int, processors), ``release`` (s, ``t_i``: its
+            campaign's submission to the scheduler), ``start``, ``end`` (s) and
+            ``stretch`` (1, (S3) ``(C_ij − t_i)/p_ij``, seed 002 [L763]).
+            Per campaign: ``campaign``, ``user``, ``piece`` (int, trace piece), ``jobs``
+            (int), ``work`` (processor·s, ``Σ p·q``), ``release`` (s, ``t_i``),
+            ``first_start`` (s, ``s_i``), ``completion`` (s, ``C_i``), ``flow`` (s,
+            ``Δ_i = C_i − t_i``), ``lower_bound`` (s, ``l_i = max(W_i/m, p_max)``) and
+            ``stretch`` (1, (S1) ``Δ_i / l_i``, [L782];
+            :func:`lpsched.campaigns.metrics.campaign_stretch`).
+
+        Raises
+        ------
+        ValueError
+            ``per`` is neither ``"job"`` nor ``"campaign"``.
+
+        Examples
+        --------
+        >>> from lpsched.campaigns.instance import make_workload
+        >>> from lpsched.campaigns.policies import policy_factory
+        >>> from lpsched.campaigns.simulator import simulate
+        >>> w = make_workload(1, [{"user": 0, "submit": 0.0, "jobs": [{"p": 2.0, "q": 1}] * 2},
+        ...                       {"user": 1, "submit": 1.0, "jobs": [{"p": 1.0, "q": 1}]}])
+        >>> run = simulate(w, policy_factory("fcfs", parallel=False))
+        >>> run.to_frame()[["job", "campaign", "user", "start", "end", "stretch"]]
+           job  campaign  user  start  end  stretch
+        0    0         0     0    0.0  2.0      1.0
+        1    1         0     0    2.0  4.0      2.0
+        2    2         1     1    4.0  5.0      4.0
+        >>> run.to_frame(per="campaign")[["campaign", "release", "completion", "stretch"]]
+           campaign  release  completion  stretch
+        0         0      0.0         4.0      1.0
+        1         1      1.0         5.0      4.0
+        """
+        from lpsched.core.frames import frame
+
+        w = self.workload
+        release = np.asarray(self.release, float)
+        if per == "job":
+            camp = w.camp
+            end = self.end
+            return frame({"job": np.arange(w.jobs), "campaign": camp, "user": w.user[camp],
+                          "p": w.p, "q": w.q, "release": release[camp], "start": self.start,
+                          "end": end, "stretch": (end - release[camp]) / w.p},
+                         "CampaignRun.to_frame()")
+        if per != "campaign":
+            raise ValueError(f"per={per!r}: CampaignRun.to_frame() gives one row per 'job' "
+                             "or per 'campaign'")
+        completion = self.completion
+        return frame({"campaign": np.arange(w.campaigns), "user": w.user, "piece": w.piece,
+                      "jobs": np.diff(w.offsets), "work": w.work, "release": release,
+                      "first_start": self.first_start, "completion": completion,
+                      "flow": completion - release, "lower_bound": w.lower_bound,
+                      "stretch": (completion - release) / w.lower_bound},
+                     "CampaignRun.to_frame(per='campaign')")
+
 
 def _tol(scale: float) -> float:
     return TIME_TOL * max(1.0, abs(scale))

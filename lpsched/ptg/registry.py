@@ -83,6 +83,56 @@ class RunResult:
                 "seconds": self.seconds, "shared_seconds": self.shared_seconds,
                 "shared": dict(self.shared)}
 
+    def to_frame(self, per: str = "task") -> Any:
+        """The run as a pandas DataFrame, the ``algorithm`` in its first column (``pip
+        install 'lpsched[pandas]'`` when pandas is missing).
+
+        Parameters
+        ----------
+        per : {"task", "ptg"}
+            ``"task"`` (default): one row per task, the columns of
+            :meth:`PtgSchedule.to_frame <lpsched.ptg.schedule.PtgSchedule.to_frame>` for the
+            backfilled schedule, then ``start_before`` and ``end_before`` (s, the task in
+            the schedule before BACKFILL); ``"ptg"``: one row per PTG, the columns of
+            :meth:`Metrics.to_frame <lpsched.ptg.schedule.Metrics.to_frame>`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per task or per PTG.
+
+        Raises
+        ------
+        ValueError
+            ``per`` is neither ``"task"`` nor ``"ptg"``.
+
+        Examples
+        --------
+        >>> from lpsched.ptg.generators import fft_ptg
+        >>> from lpsched.ptg.model import get_cluster
+        >>> from lpsched.ptg.problem import Problem
+        >>> pb = Problem([fft_ptg(4, seed=1), fft_ptg(4, seed=2)], get_cluster("chti"))
+        >>> res = run(pb, "selfish")
+        >>> tasks = res.to_frame()
+        >>> len(tasks) == res.schedule.start.size, list(tasks.columns)[:3]
+        (True, ['algorithm', 'task', 'ptg'])
+        >>> bool((tasks["end"] <= tasks["end_before"] + 1e-9).all())  # BACKFILL never delays
+        True
+        >>> float(res.to_frame(per="ptg")["stretch"].max()) == res.metrics.max_stretch
+        True
+        """
+        if per == "task":
+            out = self.schedule.to_frame()
+            out["start_before"] = self.before_backfill.start
+            out["end_before"] = self.before_backfill.end
+        elif per == "ptg":
+            out = self.metrics.to_frame()
+        else:
+            raise ValueError(f"per={per!r}: RunResult.to_frame() gives one row per 'task' "
+                             "or per 'ptg'")
+        out.insert(0, "algorithm", self.algorithm)
+        return out
+
 
 def shared_parts(pb: Problem, name: str) -> dict[str, float]:
     """Compute (once per problem) the shared precomputations algorithm ``name`` uses and

@@ -55,6 +55,49 @@ class PtgSchedule:
         return {"start": self.start, "end": self.end, "alloc": self.alloc,
                 "owner": self.owner, "procs": [p.tolist() for p in self.procs]}
 
+    def to_frame(self) -> Any:
+        """The schedule as a pandas DataFrame, one row per task (``pip install
+        'lpsched[pandas]'`` when pandas is missing).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows in the flat task order (PTG after PTG); columns ``task`` (int, flat
+            index), ``ptg`` (int, ``owner``), ``vertex`` (int, index of the task inside its
+            PTG), ``start``, ``end`` (s), ``alloc`` (int, processors), ``procs`` (list of
+            int, the processor ids) and ``rank`` (int, position in the mapping order
+            ``order`` that BACKFILL follows; -1 for a task not in it).
+
+        Examples
+        --------
+        >>> from lpsched.ptg.generators import fft_ptg
+        >>> from lpsched.ptg.model import get_cluster
+        >>> from lpsched.ptg.problem import Problem
+        >>> from lpsched.ptg.registry import run
+        >>> pb = Problem([fft_ptg(4, seed=1), fft_ptg(4, seed=2)], get_cluster("chti"))
+        >>> sched = run(pb, "selfish").schedule
+        >>> tasks = sched.to_frame()
+        >>> list(tasks.columns)
+        ['task', 'ptg', 'vertex', 'start', 'end', 'alloc', 'procs', 'rank']
+        >>> float(tasks["end"].max()) == sched.makespan
+        True
+        >>> bool((tasks["procs"].map(len) == tasks["alloc"]).all())
+        True
+        """
+        from lpsched.core.frames import frame
+
+        n = int(self.start.size)
+        owner = np.asarray(self.owner, int)
+        first = np.full(int(owner.max()) + 1 if n else 0, n)
+        np.minimum.at(first, owner, np.arange(n))
+        rank = np.full(n, -1)
+        order = np.asarray(self.order, int)
+        rank[order] = np.arange(order.size)
+        return frame({"task": np.arange(n), "ptg": owner, "vertex": np.arange(n) - first[owner],
+                      "start": self.start, "end": self.end, "alloc": self.alloc,
+                      "procs": [np.asarray(p).tolist() for p in self.procs], "rank": rank},
+                     "PtgSchedule.to_frame()")
+
 
 def validate(sched: PtgSchedule, ptgs: list[PTG], cluster: Cluster) -> None:
     """Raise :class:`InvalidScheduleError` at the first violation (spec §(b).6).
@@ -150,6 +193,33 @@ class Metrics:
                 "max_stretch": self.max_stretch, "unfairness": self.unfairness,
                 "utilisation": self.utilisation, "completion": self.completion,
                 "alone": self.alone, "stretch": self.stretch}
+
+    def to_frame(self) -> Any:
+        """The per-PTG metrics as a pandas DataFrame, one row per PTG (``pip install
+        'lpsched[pandas]'`` when pandas is missing); the schedule-wide ones (makespan,
+        SSCT, utilisation) are :meth:`to_dict`'s.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``ptg`` (int), ``completion`` (s, ``C_i``), ``alone`` (s, ``C*_i``,
+            the PTG alone on the cluster) and ``stretch`` (1, ``C_i / C*_i``, seed 004
+            §2.4).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> m = Metrics(np.array([4.0, 6.0]), np.array([2.0, 6.0]), 6.0, 10 / 8,
+        ...             np.array([2.0, 1.0]), 2.0, 0.5)
+        >>> m.to_frame()
+           ptg  completion  alone  stretch
+        0    0         4.0    2.0      2.0
+        1    1         6.0    6.0      1.0
+        """
+        from lpsched.core.frames import frame
+
+        return frame({"ptg": np.arange(len(self.completion)), "completion": self.completion,
+                      "alone": self.alone, "stretch": self.stretch}, "Metrics.to_frame()")
 
 
 def metrics(sched: PtgSchedule, alone: np.ndarray, processors: int) -> Metrics:

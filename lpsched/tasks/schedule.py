@@ -50,6 +50,83 @@ class TaskSchedule:
         """Number of pieces (the length of the parallel arrays)."""
         return int(self.task.size)
 
+    def to_frame(self, per: str = "piece", inst: TaskInstance | None = None,
+                 bound: float = BOUND_B) -> Any:
+        """The schedule as a pandas DataFrame (``pip install 'lpsched[pandas]'`` when pandas
+        is missing).
+
+        Parameters
+        ----------
+        per : {"piece", "task"}
+            ``"piece"`` (default): one row per execution piece, in the schedule's order;
+            ``"task"``: one row per task.
+        inst : TaskInstance, optional
+            The simulated instance; with ``per="task"`` it adds each task's release, length,
+            flow and bounded stretch (seed 000 §3.2, :func:`metrics` per task).
+        bound : float
+            ``B`` of the bounded stretch (s), default :data:`~lpsched.tasks.instance.BOUND_B`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per piece: ``task`` (int), ``proc`` (int, processor; ``>= main`` is the
+            dedicated pool), ``start``, ``end`` (s), ``kind`` (str: ``"complete"``,
+            ``"preempted"`` or ``"interrupted"``, see the module doc), ``dedicated`` (bool,
+            the piece ran on the dedicated pool).
+            Per task: ``task`` (int), ``completion`` (s, end of its last piece), ``pieces``
+            (int), ``proc`` (int, processor of the piece that completes it); with ``inst``
+            also ``release``, ``p`` (s), ``flow`` (s, ``C_j − r_j``) and ``stretch`` (1,
+            ``F_j / max(p_j, B)``), whose max, sum and L2 norm are :func:`metrics`.
+
+        Raises
+        ------
+        ValueError
+            ``per`` is neither ``"piece"`` nor ``"task"``, or ``inst`` has another number
+            of tasks.
+
+        Examples
+        --------
+        >>> from lpsched.tasks.instance import TaskInstance
+        >>> from lpsched.tasks.policies import get_policy
+        >>> from lpsched.tasks.simulator import simulate
+        >>> inst = TaskInstance(1, [0.0, 1.0], [4.0, 1.0])
+        >>> sched = simulate(inst, get_policy("srpt"))
+        >>> sched.to_frame()[["task", "start", "end", "kind"]]
+           task  start  end       kind
+        0     0    0.0  1.0  preempted
+        1     1    1.0  2.0   complete
+        2     0    2.0  5.0   complete
+        >>> sched.to_frame(per="task", inst=inst)[["task", "completion", "flow", "stretch"]]
+           task  completion  flow  stretch
+        0     0         5.0   5.0      0.5
+        1     1         2.0   1.0      0.1
+        """
+        from lpsched.core.frames import frame
+
+        kinds = np.array(["complete", "preempted", "interrupted"])
+        if per == "piece":
+            return frame({"task": self.task, "proc": self.proc, "start": self.start,
+                          "end": self.end, "kind": kinds[np.asarray(self.kind, int)],
+                          "dedicated": np.asarray(self.proc) >= self.main},
+                         "TaskSchedule.to_frame()")
+        if per != "task":
+            raise ValueError(f"per={per!r}: TaskSchedule.to_frame() gives one row per "
+                             "'piece' or per 'task'")
+        n = len(self.completion)
+        done = np.asarray(self.kind) == COMPLETE
+        proc = np.full(n, -1)
+        proc[np.asarray(self.task)[done]] = np.asarray(self.proc)[done]
+        columns: dict[str, Any] = {
+            "task": np.arange(n), "completion": np.asarray(self.completion, float),
+            "pieces": np.bincount(np.asarray(self.task, int), minlength=n), "proc": proc}
+        if inst is not None:
+            if inst.n != n:
+                raise ValueError(f"the instance has {inst.n} tasks, the schedule {n}")
+            flow = columns["completion"] - inst.release
+            columns.update(release=inst.release, p=inst.p, flow=flow,
+                           stretch=flow / inst.weights(bound))
+        return frame(columns, "TaskSchedule.to_frame(per='task')")
+
 
 def _fail(rule: str, message: str, task: int | None = None) -> None:
     raise InvalidScheduleError(rule, message, task)

@@ -95,6 +95,7 @@ POLICIES = ("fcfs", "easy", "conservative")
 _NO_PROCS = np.zeros(0, np.int32)
 
 
+
 class Profile:
     """Free processors over time: ``free[i]`` on ``[times[i], times[i+1])``, the last to
     infinity; numpy arrays, so every operation is a few C passes over the breakpoints."""
@@ -126,9 +127,11 @@ class Profile:
         i = int(np.searchsorted(self.times, at, side="right")) - 1
         if self.times[i] == at:
             return i
-        self.times = np.insert(self.times, i + 1, at)
-        self.free = np.insert(self.free, i + 1, self.free[i])
-        return i + 1
+        k = i + 1  # np.concatenate: np.insert's argument handling costs more than its copy
+        times, free = self.times, self.free
+        self.times = np.concatenate((times[:k], (at,), times[k:]))
+        self.free = np.concatenate((free[:k], free[i:k], free[k:]))
+        return k
 
     def add(self, start: float, end: float, delta: int) -> None:
         """``delta`` more free processors during ``[start, end)`` (clipped to the profile's
@@ -156,24 +159,87 @@ class Profile:
         ``size`` processors stay free for ``length``: the first maximal run of breakpoints
         with enough free processors that lasts ``length`` (a slot ending where a
         reservation starts is compared with a relative tolerance, since ``start + length``
-        rounds differently from that boundary)."""
+        rounds differently from that boundary). The first run is tested alone, then every
+        later run at once (:func:`_first_fit`)."""
         times, free = self.times, self.free
         if after is not None and after > times[0]:
             i = int(np.searchsorted(times, after, side="right")) - 1
             times, free = times[i:].copy(), free[i:]
             times[0] = after
+        # the first run alone first (decision 279): a fit is often there, and the test
+        # costs a third of the vectorised search over every run
         ok = free >= size
-        starts = np.flatnonzero(ok & ~np.concatenate([[False], ok[:-1]]))
-        if not starts.size:
+        s = int(np.argmax(ok))
+        if not ok[s]:
             raise InvalidInstanceError("size", size, "no time ever has enough processors")
-        bad = np.flatnonzero(~ok)
-        nxt = np.searchsorted(bad, starts)
-        ends = np.append(times, math.inf)[np.append(bad, times.size)[nxt]]
-        want = times[starts] + length
-        fits = ends >= want - 1e-9 * np.maximum(1.0, np.abs(want))
-        if not fits.any():
+        bad = ~ok[s:]
+        e = int(np.argmax(bad))
+        at = float(times[s])
+        want = at + length
+        tol = 1e-9 * max(1.0, abs(want))
+        end = float(times[s + e]) if bad[e] else math.inf
+        if end >= want - tol:
+            return at
+        if not bad[e]:  # the last run, lasting forever, does not fit (length not finite)
             raise InvalidInstanceError("size", size, "no time ever has enough processors")
-        return float(times[starts[int(np.argmax(fits))]])
+        lo = s + e  # a breakpoint without enough: the later runs start after it
+        return _first_fit(times[lo:], free[lo:], size, length)
+
+
+    def held_until(self, top: int, least_size: int = 0) -> np.ndarray:
+        """``h[s]`` for ``s = 0..top``: the breakpoint time where the free count first drops
+        below ``s`` from the profile's start (``inf`` if never, ``-inf`` if already at the
+        start). A breakpoint ``k`` has ``s`` free on every breakpoint up to it exactly when
+        ``times[k] < h[s]`` or ``k = 0 < h[s]``: one table of ``top + 1`` entries answers
+        that test for every job (decision 279) instead of a search of the breakpoints per
+        job. Entries below ``least_size`` are not wanted: the running minimum stops at the
+        first breakpoint with fewer free (found by doubling chunks), since the later ones
+        cannot change the entries from ``least_size`` up."""
+        free, lo, step = self.free, 0, 256
+        while lo < free.size:
+            hit = np.flatnonzero(free[lo:lo + step] < least_size)
+            if hit.size:
+                free = free[:lo + int(hit[0]) + 1]
+                break
+            lo, step = lo + step, 2 * step
+        least = np.minimum.accumulate(free)
+        first = np.searchsorted(-least, -np.arange(top + 1), side="right")
+        h = np.append(self.times, math.inf)[first]
+        h[first == 0] = -math.inf
+        return h
+
+    def reached_at(self, sizes: np.ndarray) -> np.ndarray:
+        """Per entry of ``sizes``: the breakpoint time where the free count first reaches
+        it (``-inf`` at the profile's start, ``inf`` if never): some breakpoint before a
+        time ``t`` has that many free exactly when this is ``< t`` (decision 279). A table
+        over the sizes when there are fewer sizes than entries."""
+        most = np.maximum.accumulate(self.free)
+        top = int(sizes.max()) if sizes.size else 0
+        if top + 1 < sizes.size:
+            first = np.searchsorted(most, np.arange(top + 1), side="left")[sizes]
+        else:
+            first = np.searchsorted(most, sizes, side="left")
+        t = np.append(self.times, math.inf)[first]
+        t[first == 0] = -math.inf
+        return t
+
+
+
+def _first_fit(times: np.ndarray, free: np.ndarray, size: int, length: float) -> float:
+    """:meth:`Profile.earliest` on breakpoints ``times`` / free counts ``free``, every run
+    at once (vectorised)."""
+    ok = free >= size
+    starts = np.flatnonzero(ok & ~np.concatenate([[False], ok[:-1]]))
+    if not starts.size:
+        raise InvalidInstanceError("size", size, "no time ever has enough processors")
+    bad = np.flatnonzero(~ok)
+    nxt = np.searchsorted(bad, starts)
+    ends = np.append(times, math.inf)[np.append(bad, times.size)[nxt]]
+    want = times[starts] + length
+    fits = ends >= want - 1e-9 * np.maximum(1.0, np.abs(want))
+    if not fits.any():
+        raise InvalidInstanceError("size", size, "no time ever has enough processors")
+    return float(times[starts[int(np.argmax(fits))]])
 
 
 @dataclass(frozen=True)
@@ -665,7 +731,8 @@ class _BatchSim:
         # every waiting job is tried or found unable to move in this pass: the frees
         # logged before it no longer matter to the next one
         start_seq = self.freed_base + len(self.freed)
-        cand = self.movable(ranks, rule)
+        keys = self.reassign_keys(ranks) if rule == "reassign" else None
+        cand = self.movable(ranks, rule, keys)
         di, ci, last = 0, 0, len(self.waiting)  # ``last``: past every rank
         while True:
             nd = due[di] if di < len(due) else last
@@ -679,12 +746,24 @@ class _BatchSim:
                 ci += 1
             if self.turn(by_rank[r], r == nd, rule):  # later jobs may move into it
                 c = int(np.searchsorted(ranks, r, side="right"))
-                cand = c + self.movable(ranks[c:], rule)
+                later = None if keys is None else (keys[0][c:], keys[1][c:], keys[2][c:])
+                cand = c + self.movable(ranks[c:], rule, later)
                 ci = 0
         del self.freed[: self.prev_seq - self.freed_base]
         self.freed_base, self.prev_seq = self.prev_seq, start_seq
 
-    def movable(self, ranks: np.ndarray, rule: str) -> np.ndarray:
+    def reassign_keys(self, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Slot starts, sizes and the times up to which ``reassign`` needs the processors
+        free (the earlier of the slot's start and ``now + estimate``, read with
+        :meth:`Profile.earliest`'s tolerance) of the waiting jobs ``ranks``: fixed during a
+        pass for the jobs after the current turn, so gathered once a pass (decision 279)."""
+        rs, size = self.resv_r[ranks], self.size_r[ranks]
+        ends = self.now + np.maximum(self.len_r[ranks], 0.0)
+        ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
+        return rs, size, np.minimum(rs, ends)
+
+    def movable(self, ranks: np.ndarray, rule: str,
+                keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Positions in ``ranks`` (waiting jobs, queue order) of the jobs that may move in a
         compression pass under ``rule`` (:meth:`fixed_pass`): a necessary condition, each
         position then gets the exact test of its turn; the others are stamped as unable to
@@ -697,21 +776,23 @@ class _BatchSim:
         ``textbook`` (move earlier): a free of the plan since the job was last found unable
         to move that begins before its slot ends and has not passed (a window before its
         slot that did not fit then fits only if some of it was freed since), and ``size``
-        free somewhere between now and its slot (the running maximum)."""
+        free somewhere between now and its slot (the running maximum). Both read a table
+        of the plan (:meth:`Profile.held_until`, :meth:`Profile.reached_at`), not a search
+        of the breakpoints per job (decision 279)."""
         prof, now = self.plan, self.now
         assert prof is not None
-        rs, size = self.resv_r[ranks], self.size_r[ranks]
-        times, free = prof.times, prof.free
-        slot_before = np.searchsorted(times, rs, side="left") - 1
         if rule == "reassign":
-            ends = now + np.maximum(self.len_r[ranks], 0.0)
-            ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
-            last = np.minimum(slot_before, np.searchsorted(times, ends, side="left") - 1)
-            least = np.minimum.accumulate(free)
-            ok = (rs > now) & (size <= self.nfree) & (least[np.maximum(last, 0)] >= size)
+            rs, size, until = keys if keys is not None else self.reassign_keys(ranks)
+            ok = size <= self.nfree
+            pick = np.flatnonzero(ok)
+            if pick.size:
+                sz = size[pick]
+                held = prof.held_until(int(sz.max()), int(sz.min()))
+                ok[pick] = (rs[pick] > now) & (until[pick] <= held[sz])
             if self.free is not None and ok.any():  # a forced rule's shape, for all at once
                 ok[ok] = placeable(self.alloc, self.free, size[ok], self.cluster_size)
         else:
+            rs, size = self.resv_r[ranks], self.size_r[ranks]
             seq = self.freed_base + len(self.freed)
             helped = np.zeros(ranks.size, bool)
             if self.freed:
@@ -720,9 +801,9 @@ class _BatchSim:
                 first = np.append(np.minimum.accumulate(begin[::-1])[::-1], math.inf)
                 since = np.clip(self.stamp_r[ranks] - self.freed_base, 0, len(self.freed))
                 helped = first[since] < rs + self.len_r[ranks]
-            most = np.maximum.accumulate(free)
             helped |= self.stamp_r[ranks] < 0  # re-planned from the next end: try it
-            ok = (rs > now) & helped & (most[np.maximum(slot_before, 0)] >= size)
+            ok = (rs > now) & helped
+            ok[ok] = prof.reached_at(size[ok]) < rs[ok]
             self.stamp_r[ranks[~ok]] = seq
         return np.flatnonzero(ok)
 
@@ -811,7 +892,8 @@ class _BatchSim:
         prof, now = self.plan, self.now
         assert prof is not None
         prof.add(rs, re, size)
-        t = prof.earliest(size, length)
+        # every run at once: a moved job's first run rarely fits (decision 279)
+        t = _first_fit(prof.times, prof.free, size, length)
         if t >= rs:  # nothing earlier: the same slot back
             prof.add(rs, re, -size)
             return False, False

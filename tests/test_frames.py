@@ -271,3 +271,28 @@ def test_frame_checks_lengths() -> None:
     with pytest.raises(ValueError, match="different lengths"):
         frames.frame({"a": [1, 2], "b": [1]})
     assert frames.number_lists("x", [True]) is None
+
+
+def test_batch_schedule_frame_agrees_with_batch_metrics() -> None:
+    """One row per job; the means of wait, flow, bounded slowdown, stretch and the share
+    of contiguous jobs are batch_metrics' (issue 33 item 4)."""
+    import numpy as np
+
+    from lpsched.batch.simulator import batch_metrics, simulate_batch
+    from lpsched.core.swf import Workload
+
+    rng = np.random.default_rng(3)
+    n = 60
+    run = rng.uniform(1, 500, n)
+    work = Workload(job=np.arange(1, n + 1), submit=np.sort(rng.uniform(0, 2000, n)),
+                    run=run, size=rng.integers(1, 9, n), estimate=run * 1.5, processors=16)
+    sched, _ = simulate_batch(work, "easy", alloc="becont-ff")
+    df = sched.to_frame(work)
+    m = batch_metrics(work, sched, 16)
+    assert len(df) == n and df["job"].tolist() == list(range(1, n + 1))
+    assert df["wait"].mean() == pytest.approx(m["mean_wait"])
+    assert df["flow"].mean() == pytest.approx(m["mean_flow"])
+    assert df["bounded_slowdown"].mean() == pytest.approx(m["mean_bounded_slowdown"])
+    assert df["stretch"].mean() == pytest.approx(m["mean_stretch"])
+    assert df["contiguous"].mean() == pytest.approx(m["contiguous_jobs"])
+    assert (df["procs"].map(len) == df["size"]).all()

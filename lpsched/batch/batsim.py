@@ -1,5 +1,6 @@
-"""Batsim's file formats (issue 17): the ``jobs.csv`` schedule that evalys reads, and JSON
-workloads of delay jobs, read, written and converted to and from SWF.
+"""Batsim's file formats (issues 17, 33): the ``jobs.csv`` schedule that evalys reads, JSON
+workloads (each profile mapped to a rigid job, decisions 365-369), read, written and
+converted to and from SWF.
 
 **Sources.** The Batsim documentation, "Jobs" output (``docs/output-jobs.rst``: the columns,
 their meaning and order, the final states) and "Workload" input (``docs/input-workload.rst``:
@@ -28,24 +29,54 @@ column by column (integral columns as whole numbers, one ``%`` format per row, i
 
 **Workloads** (:func:`read_batsim`, :func:`batsim_to_workload`): a JSON object with ``jobs``
 (a list), ``profiles`` (an object) and ``nb_res``. lpsched simulates rigid jobs of known run
-time, i.e. Batsim's **delay** profiles (``{"type": "delay", "delay": SECONDS}``; Batsim's newer
-name ``DelayProfile`` is read too); a job whose profile has another type is an error naming
-the job, its profile and the type. The mapping to an lpsched workload:
+time; each job's profile is mapped to its duration on the job's ``res`` hosts (issue 33,
+decisions 365-369; the semantics are Batsim's documentation, "Workload" input,
+``docs/input-workload.rst`` of Batsim 5, and ``doc/profiles.md`` of Batsim 1-3 for the old
+type names, checked against ``Profile::from_json`` in ``src/profiles.cpp``):
 
-* job ids: a JSON integer ``>= 0`` or a string of digits (a ``workload!`` prefix, Batsim's
-  long form, is dropped), at most 2^53, unique: lpsched numbers jobs as SWF does;
-* ``subtime`` -> submission time (a finite number ``>= 0``); as for SWF, the submissions are
-  shifted so the first is 0;
-* ``res`` -> size (a whole number ``>= 1``); ``nb_res`` -> the machine (``--processors``
-  overrides it); jobs wider than the machine are dropped and counted, as for SWF;
-* the delay -> run time; ``walltime`` -> estimate (``estimate="requested"``; a missing
-  walltime or ``-1``, Batsim's "none", falls back to the delay and is counted among the
-  fallbacks, as an SWF requested time of ``-1`` does; ``estimate="runtime"`` uses the delay);
-  Batsim kills a job at its walltime, lpsched does so under ``kill`` (``--kill-at-estimate``);
-* ``lenient``: a malformed job (a missing or ill-typed field, an unknown profile, a repeated
-  id) is skipped and counted instead of being an error, as a malformed SWF line is; the
-  positions skipped are kept (``jobs[i]``, 0-based). A profile of another type (or with no
-  ``type``) is an error even then. A fractional ``res`` is the one value repaired, as a
+* **delay** (``delay``, ``DelayProfile``): the ``delay``, "a fixed number of seconds", which
+  "does not take the platform into account";
+* **homogeneous parallel task** (``parallel_homogeneous``, ``ptask_homogeneous``,
+  ``msg_par_hg``, ``ParallelTaskHomogeneousProfile``): ``cpu`` flops on each host, so
+  ``cpu / speed`` seconds; with ``generation_strategy`` ``DefinedAmountsSpreadUniformly``
+  (or the old ``msg_par_hg_tot``, ``parallel_homogeneous_total``) ``cpu`` is the total,
+  ``cpu / res`` on each host;
+* **parallel task** (``parallel``, ``ptask``, ``msg_par``, ``ParallelTaskProfile``): one
+  ``cpu`` amount per host (the array's length must be ``res``), all progressing at the same
+  rate, so ``max(cpu) / speed`` seconds;
+* **sequence** (``composed``, ``sequence``, ``SequentialCompositionProfile``): the parts of
+  ``seq`` one after the other on the same hosts, ``repeat`` times (default 1): ``repeat *
+  sum(parts)``; a part may itself be any mapped type, a cycle is an error;
+* the others (trace replay: SMPI and usage traces, ``smpi``, ``usage_trace``,
+  ``TraceReplayProfile``; storage I/O and data staging; fork-join; unknown names) are not
+  simulated: one error line naming the job, its profile and the type, or under ``lenient``
+  the job is skipped and counted (``profile type not simulated``; jobs + dropped =
+  records).
+
+``speed`` is the compute hosts' speed from a Batsim platform file (:func:`read_platform`,
+``batch --platform``; the slowest host when they differ, counted as ``slowest host speed``)
+or :data:`DEFAULT_SPEED` (1 Gflop/s) without one. The ``com`` amounts of parallel tasks are
+not simulated (lpsched models no network): a job with ``com > 0`` runs for its computation
+time and is counted (``communication ignored``), a lower bound on Batsim's duration.
+
+* job ids: a JSON string (any non-empty text, Batsim's ``"comp1-ok"``) or an integer
+  ``>= 0``, unique, kept as given (:attr:`BatsimWorkload.ids`, the ``job_id`` column of
+  ``jobs.csv``); lpsched's job numbers are the ids when every id is a whole number (a
+  ``workload!`` prefix dropped), else 1, 2, ... in file order;
+* ``subtime`` -> submission time (a finite number ``>= 0``, at most 2^53); as for SWF, the
+  submissions are shifted so the first is 0;
+* ``res`` -> size (a whole number ``>= 1``); the machine is ``--processors``, else the
+  platform's compute hosts, else ``nb_res``; jobs wider than the machine are dropped and
+  counted, as for SWF;
+* the duration -> run time; ``walltime`` -> estimate (``estimate="requested"``; a missing
+  walltime or ``-1``, Batsim's "none", falls back to the duration and is counted among the
+  fallbacks, as an SWF requested time of ``-1`` does; ``estimate="runtime"`` uses the
+  duration); Batsim kills a job at its walltime, lpsched does so under ``kill``
+  (``--kill-at-estimate``);
+* ``lenient``: a malformed job (a missing or ill-typed field, an unknown or malformed
+  profile, a repeated id) or a job whose profile type is not simulated is skipped and
+  counted instead of being an error, as a malformed SWF line is; the positions skipped are
+  kept (``jobs[i]``, 0-based). A fractional ``res`` is the one value repaired, as a
   fractional SWF processor count is: rounded *up* (``2.5`` -> 3) and counted
   (``rounded``).
 
@@ -54,23 +85,27 @@ lpsched would simulate from the trace (:func:`~lpsched.core.swf.to_workload`'s c
 the size and estimate fields chosen, dropped jobs left out) with their submission times as in
 the trace (not shifted), one delay profile per distinct run time named by it (``"3600"``, as
 Batsim's own ``tools/swf_to_batsim_workload_delay.py`` names them), ``walltime`` = the
-requested time (field 9) when known, else ``-1``; ``nb_res`` = the machine. Batsim -> SWF
-writes every job read: field 1 the id, 2 ``subtime``, 4 the delay, 8 ``res``, 9 the
-walltime (``-1`` when none), the others ``-1``, and ``; MaxProcs: nb_res``. Either way the
-simulated start times do not change, and Batsim -> SWF -> Batsim gives back the same jobs
-(ids, submission times, sizes, walltimes, delays; profiles are renamed by their delay).
+requested time (field 9) when known, else ``-1``; ``nb_res`` = the machine; the ids of
+``; BatsimId:`` comment lines are restored. Batsim -> SWF writes every job read: field 1 the
+job number (from 1: the ids when they are whole numbers >= 1, else 1, 2, ... with each id in
+a ``; BatsimId: N TEXT`` comment line), 2 ``subtime`` in whole seconds (rounded to the
+nearest, halves up, when Batsim's have a fraction, counted and noted), 4 the duration, 8
+``res``, 9 the walltime (``-1`` when none), the others ``-1``, and ``; MaxProcs: nb_res``.
+Batsim -> SWF -> Batsim gives back the same jobs (ids as given, sizes, walltimes,
+durations; submission times to the second; profiles are renamed by their duration).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -101,8 +136,25 @@ COMPLETED = "COMPLETED_SUCCESSFULLY"
 WALLTIME_REACHED = "COMPLETED_WALLTIME_REACHED"
 #: the name Batsim gives the first workload of a simulation (``workload_name``)
 WORKLOAD_NAME = "w0"
-#: the profile types lpsched simulates: Batsim's delay profile (old and new names)
+#: Batsim's delay profile (old and new names): a fixed run time
 DELAY_TYPES = ("delay", "DelayProfile")
+#: Batsim's homogeneous parallel task: ``cpu`` flops on each host (old and new names)
+HOMOGENEOUS_TYPES = ("parallel_homogeneous", "ptask_homogeneous", "msg_par_hg",
+                     "ParallelTaskHomogeneousProfile")
+#: the homogeneous parallel task with a total amount spread over the hosts (old names; the
+#: new name is the homogeneous type with ``DefinedAmountsSpreadUniformly``)
+TOTAL_TYPES = ("parallel_homogeneous_total", "msg_par_hg_tot")
+#: Batsim's parallel task: a ``cpu`` array, one amount per host (old and new names)
+PTASK_TYPES = ("parallel", "ptask", "msg_par", "ParallelTaskProfile")
+#: Batsim's sequence of profiles: ``seq`` run ``repeat`` times (old and new names)
+SEQUENCE_TYPES = ("composed", "sequence", "SequentialCompositionProfile")
+#: every profile type lpsched maps to a rigid job of known duration
+MAPPED_TYPES = DELAY_TYPES + HOMOGENEOUS_TYPES + TOTAL_TYPES + PTASK_TYPES + SEQUENCE_TYPES
+#: the host speed (flop/s) without a platform file: 1 Gflop/s, the speed of the hosts of
+#: Batsim's ``platforms/cluster512.xml`` (decision 366)
+DEFAULT_SPEED = 1e9
+#: the reason counted for a job whose profile type lpsched does not simulate (--lenient)
+UNSIMULATED = "profile type not simulated (--lenient)"
 #: Batsim's walltime for "no walltime"
 NO_WALLTIME = -1.0
 SKIPPED = "malformed job skipped (--lenient)"
@@ -206,7 +258,8 @@ def _column(values: np.ndarray) -> tuple[str, list[Any]]:
 
 def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
                    profiles: Sequence[str] | None = None,
-                   workload_name: str = WORKLOAD_NAME) -> None:
+                   workload_name: str = WORKLOAD_NAME,
+                   ids: dict[int, str] | None = None) -> None:
     """Write ``sched`` (a schedule of ``work``) as Batsim's ``jobs.csv`` to the text stream
     ``out`` (module doc: the columns, their values and formats).
 
@@ -225,6 +278,9 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
         (:func:`delay_names`), what :func:`swf_to_batsim` writes.
     workload_name : str
         The ``workload_name`` column (``w0``, Batsim's name of its first workload).
+    ids : dict, optional
+        Job number -> the id as the workload gives it (``"comp1-ok"``,
+        :meth:`BatsimWorkload.id_map`), written as ``job_id``; by default the numbers.
 
     Examples
     --------
@@ -261,9 +317,11 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
                                        start - submit, end - submit)]
         dead = killed[part]
         state = ("%d,%s" if dead.any() else "1," + COMPLETED)
-        fmt = (f"%d,{wl},%s,{floats[0][0]},%d,{floats[1][0]},{state},"
+        fmt = (f"%s,{wl},%s,{floats[0][0]},%d,{floats[1][0]},{state},"
                + ",".join(f for f, _ in floats[2:]) + ",%r,%s,-1,\n")
-        columns = [work.job[part].tolist(), names[first:stop], floats[0][1],
+        numbers = work.job[part].tolist()
+        columns = [[_csv_text(ids.get(j, str(j))) for j in numbers] if ids else numbers,
+                   names[first:stop], floats[0][1],
                    work.size[part].tolist(), floats[1][1]]
         if dead.any():
             columns += [(~dead).astype(int).tolist(),
@@ -275,13 +333,18 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
 
 @dataclass(frozen=True)
 class BatsimWorkload:
-    """The jobs of a Batsim workload, checked, in file order: ``job`` (ids, int64),
-    ``subtime`` (s), ``res`` (resources), ``walltime`` (s, ``-1``: none), ``delay`` (s, the
-    delay of the job's profile), ``profile`` (its name); ``nb_res`` (``None``: not given).
-    From a file also ``path``, ``records`` (jobs in the file) and, when read leniently, the
-    positions skipped (``skipped``, 0-based indices into ``jobs``) and the reasons
-    (``skip_reasons``, counted), and the ``res`` rounded up (``rounded``, ``{"res": n}``:
-    fractional ``res`` under ``lenient``)."""
+    """The jobs of a Batsim workload, checked, in file order: ``job`` (lpsched's job
+    numbers, int64: the ids themselves when every id is a whole number, else 1, 2, ... in
+    file order), ``subtime`` (s), ``res`` (resources), ``walltime`` (s, ``-1``: none),
+    ``delay`` (s, the duration of the job's profile: module doc), ``profile`` (its name);
+    ``nb_res`` (``None``: not given); ``ids`` (each job's id as the file gives it, a string:
+    ``"comp1-ok"``, ``"7"``; empty: the job numbers). From a file also ``path``,
+    ``records`` (jobs in the file) and, when read leniently, the positions skipped
+    (``skipped``, 0-based indices into ``jobs``) and the reasons (``skip_reasons``,
+    counted), and the ``res`` rounded up (``rounded``, ``{"res": n}``: fractional ``res``
+    under ``lenient``); ``approximated`` counts the jobs whose duration leaves something
+    out (``"communication ignored"``: a parallel task with ``com`` amounts, decision 367;
+    ``"slowest host speed"``: a parallel task on a heterogeneous platform)."""
 
     job: np.ndarray
     subtime: np.ndarray
@@ -295,27 +358,210 @@ class BatsimWorkload:
     skipped: tuple[int, ...] = ()
     skip_reasons: dict[str, int] = field(default_factory=dict)
     rounded: dict[str, int] = field(default_factory=dict)
+    ids: tuple[str, ...] = ()
+    approximated: dict[str, int] = field(default_factory=dict)
+    unsimulated: int = 0
 
     @property
     def jobs(self) -> int:
         """Number of jobs kept (the length of every per-job array)."""
         return int(self.job.size)
 
+    def id_text(self) -> list[str]:
+        """Each job's id as given (the job number's decimal text when ``ids`` is empty).
+
+        Returns
+        -------
+        list of str
+            One per job, in ``bw``'s order.
+        """
+        return list(self.ids) if self.ids else [str(j) for j in self.job.tolist()]
+
+    def id_map(self) -> dict[int, str] | None:
+        """lpsched's job number -> the id as given, or ``None`` when every id is its
+        number's decimal text (nothing to keep).
+
+        Returns
+        -------
+        dict or None
+            For :func:`write_jobs_csv`'s ``ids``.
+        """
+        text = self.id_text()
+        numbers = self.job.tolist()
+        if all(t == str(j) for t, j in zip(text, numbers, strict=True)):
+            return None
+        return dict(zip(numbers, text, strict=True))
+
+
+@dataclass(frozen=True)
+class BatsimPlatform:
+    """The compute hosts of a Batsim platform (a SimGrid XML file): ``hosts`` (names, in
+    file order) and ``speeds`` (flop/s, each host's current pstate). Batsim's master host
+    (``role`` ``master``, else the host named ``master_host``) and storage hosts (``role``
+    ``storage``) do not compute and are left out (Batsim's documentation, "Platform")."""
+
+    hosts: tuple[str, ...]
+    speeds: np.ndarray
+    path: str = ""
+
+    @property
+    def processors(self) -> int:
+        """The machine size: the number of compute hosts."""
+        return len(self.hosts)
+
+    @property
+    def speed(self) -> float:
+        """The speed durations are computed with: the slowest compute host (flop/s), the
+        speed of every host on a homogeneous platform (decision 366)."""
+        return float(self.speeds.min())
+
+    @property
+    def homogeneous(self) -> bool:
+        """Whether every compute host has the same speed."""
+        return bool(self.speeds.max() == self.speeds.min())
+
+
+#: SimGrid's speed units (flop/s): ``f``/``flops`` with an SI prefix
+_SPEED = re.compile(r"^\s*([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGTPEZY]?)(f|flops)?\s*$")
+_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+           "E": 1e18, "Z": 1e21, "Y": 1e24}
+
+
+def parse_speed(text: str, pstate: int = 0) -> float:
+    """A SimGrid host speed in flop/s: the ``pstate``-th of a comma-separated list,
+    ``100Mf``, ``1Gf``, ``16.673E9flops``, ``42f`` or a bare number.
+
+    Parameters
+    ----------
+    text : str
+        The ``speed`` attribute.
+    pstate : int
+        The current pstate (the host's ``pstate`` attribute, 0 by default).
+
+    Returns
+    -------
+    float
+        flop/s.
+
+    Raises
+    ------
+    ValueError
+        Not a speed SimGrid writes, or no such pstate.
+
+    Examples
+    --------
+    >>> parse_speed("100.0Mf, 50Mf"), parse_speed("100.0Mf, 50Mf", 1), parse_speed("1Gf")
+    (100000000.0, 50000000.0, 1000000000.0)
+    """
+    parts = text.split(",")
+    if not 0 <= pstate < len(parts):
+        raise ValueError(f"pstate {pstate} but the speed {text!r} lists {len(parts)}")
+    match = _SPEED.match(parts[pstate])
+    if match is None:
+        raise ValueError(f"speed {parts[pstate].strip()!r} is not a SimGrid speed (such as "
+                         "100Mf, 1Gf, 16.673E9flops)")
+    return float(match.group(1)) * _PREFIX[match.group(2)]
+
+
+def _radical(text: str) -> list[int]:
+    """A SimGrid cluster ``radical``: ``0-511``, ``0-3,7``."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def read_platform(path: str | Path) -> BatsimPlatform:
+    """The compute hosts of a Batsim platform file (SimGrid XML: ``<host>``, ``<cluster>``
+    and ``<cabinet>`` elements in any zone; a cluster's or cabinet's hosts are ``prefix``
+    + each number of ``radical`` + ``suffix``) with their speeds.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.xml`` file.
+
+    Returns
+    -------
+    BatsimPlatform
+        The compute hosts, the master and storage hosts left out.
+
+    Raises
+    ------
+    ParseError
+        The file cannot be read or parsed, a speed is not SimGrid's, or no host computes.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> xml = ('<platform version="4.1"><zone id="z" routing="Full">'
+    ...        '<host id="master_host" speed="1Gf"/><host id="a" speed="2Gf"/>'
+    ...        '<cluster id="c" prefix="n" suffix="" radical="0-1" speed="2Gf" bw="1GBps" '
+    ...        'lat="0us"/></zone></platform>')
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     name = os.path.join(tmp, "p.xml")
+    ...     with open(name, "w") as fh:
+    ...         _ = fh.write(xml)
+    ...     plat = read_platform(name)
+    >>> plat.hosts, plat.speed
+    (('a', 'n0', 'n1'), 2000000000.0)
+    """
+    import xml.etree.ElementTree as ET
+
+    where = str(path)
+    try:  # SimGrid accepts blank lines before the XML declaration; so does lpsched
+        root = ET.fromstring(Path(where).read_bytes().lstrip())
+    except OSError as exc:
+        raise ParseError(where, f"cannot read file: {exc.strerror or exc}") from None
+    except ET.ParseError as exc:
+        raise ParseError(where, f"not a SimGrid platform (XML): {exc}") from None
+    hosts: list[tuple[str, float, str]] = []
+    for elem in root.iter():
+        if elem.tag not in ("host", "cluster", "cabinet"):
+            continue
+        role = next((p.get("value", "") for p in elem.findall("prop")
+                     if p.get("id") == "role"), "")
+        try:
+            speed = parse_speed(elem.get("speed", ""), int(elem.get("pstate", "0")))
+            names = [elem.get("id", "")] if elem.tag == "host" else \
+                [f"{elem.get('prefix', '')}{i}{elem.get('suffix', '')}"
+                 for i in _radical(elem.get("radical", ""))]
+        except ValueError as exc:
+            raise ParseError(where, f"<{elem.tag} id={elem.get('id')!r}>: {exc}") from None
+        hosts.extend((name, speed, role) for name in names)
+    has_master = any(role == "master" for _, _, role in hosts)
+    compute = [(n, v) for n, v, role in hosts if role not in ("master", "storage")
+               and (has_master or n != "master_host")]
+    if not compute:
+        raise ParseError(where, "no compute host (every <host> or <cluster> is the master or "
+                         "a storage, or there is none)")
+    if any(v <= 0 for _, v in compute):
+        raise ParseError(where, "a compute host has speed 0 in its current pstate")
+    return BatsimPlatform(tuple(n for n, _ in compute),
+                          np.array([v for _, v in compute], float), where)
+
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
-    """Read and check a Batsim JSON workload of delay jobs (module doc).
+def read_batsim(path: str | Path, lenient: bool = False,
+                platform: BatsimPlatform | None = None) -> BatsimWorkload:
+    """Read and check a Batsim JSON workload, each job's profile mapped to its duration
+    (module doc, "Profiles").
 
     Parameters
     ----------
     path : str or Path
         The ``.json`` file.
     lenient : bool
-        Skip malformed jobs (counted, their positions kept) instead of stopping at the
-        first.
+        Skip malformed jobs and jobs whose profile type is not simulated (trace replay,
+        SMPI, storage, unknown types), counted with their positions, instead of stopping
+        at the first.
+    platform : BatsimPlatform, optional
+        The hosts whose speed turns a parallel task's flops into seconds (default: every
+        host at :data:`DEFAULT_SPEED`).
 
     Returns
     -------
@@ -326,9 +572,8 @@ def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
     ------
     ParseError
         The file cannot be read, is not JSON, is not a Batsim workload (``jobs``,
-        ``profiles``, ``nb_res``), a job is malformed (unless ``lenient``), or a job's profile
-        is not a delay profile (always): the message names the job (``jobs[i]`` and its id)
-        and what is wrong.
+        ``profiles``), or a job is malformed or has a profile type not simulated (unless
+        ``lenient``): one line naming the job (``jobs[i]`` and its id) and what is wrong.
 
     Examples
     --------
@@ -355,13 +600,16 @@ def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
         if not isinstance(doc[key], kind):
             raise ParseError(where, f"'{key}' must be {shape}")
     nb_res = _nb_res(doc.get("nb_res"), where)
-    rows: list[tuple[int, float, int, float, float, str]] = []
+    speed = platform.speed if platform is not None else DEFAULT_SPEED
+    durations = _Durations(doc["profiles"], speed,
+                           platform.homogeneous if platform is not None else True)
+    rows: list[Any] = []
     skipped: list[tuple[int, str]] = []
-    seen: dict[int, int] = {}
-    profiles: dict[str, Any] = doc["profiles"]
+    seen: dict[str, int] = {}
     rounded = 0
+    approximated: Counter[str] = Counter()
     for i, job in enumerate(doc["jobs"]):
-        row, problem, reason = _check_job(i, job, profiles, seen, where, lenient)
+        row, problem, reason = _check_job(i, job, durations, seen, lenient)
         if row is None:
             if not lenient:
                 raise ParseError(where, problem)
@@ -369,15 +617,19 @@ def read_batsim(path: str | Path, lenient: bool = False) -> BatsimWorkload:
             continue
         seen[row[0]] = i
         rounded += reason == ROUNDED
+        approximated.update(row[7])
         rows.append(row)
-    job_, sub, res, wall, delay, names = (list(c) for c in zip(*rows, strict=True)) if rows \
-        else ([], [], [], [], [], [])
-    return BatsimWorkload(np.array(job_, np.int64), np.array(sub, float),
-                          np.array(res, np.int64), np.array(wall, float),
-                          np.array(delay, float), tuple(names), nb_res, where,
-                          len(doc["jobs"]), tuple(i for i, _ in skipped),
+    text, number, sub, res, wall, delay, names, _ = (list(c) for c in zip(*rows, strict=True)) \
+        if rows else ([], [], [], [], [], [], [], [])
+    numbered = all(n is not None for n in number) and len(set(number)) == len(number)
+    job = np.array(number if numbered else range(1, len(rows) + 1), np.int64)
+    return BatsimWorkload(job, np.array(sub, float), np.array(res, np.int64),
+                          np.array(wall, float), np.array(delay, float), tuple(names),
+                          nb_res, where, len(doc["jobs"]), tuple(i for i, _ in skipped),
                           dict(Counter(reason for _, reason in skipped)),
-                          {"res": rounded} if rounded else {})
+                          {"res": rounded} if rounded else {}, tuple(text),
+                          dict(approximated),
+                          sum(reason == UNSIMULATED for _, reason in skipped))
 
 
 def _load_json(p: Path) -> Any:
@@ -432,43 +684,154 @@ def _number(value: Any) -> float | None:
     return v if math.isfinite(v) and abs(v) <= FIELD_LIMIT else None
 
 
-def _job_id(value: Any) -> int | None:
-    """A job id as lpsched's job number: a JSON integer ``>= 0`` or a string of digits,
-    optionally ``workload!digits`` (Batsim's long form), at most 2^53."""
+def _job_id(value: Any) -> tuple[str, int | None] | None:
+    """A job id: its text as given (a JSON string, or an integer's decimal text) and its
+    number when it is one (a JSON integer ``>= 0`` or a string of digits, optionally
+    ``workload!digits``, Batsim's long form, at most 2^53); ``None`` for anything else
+    (a float, a boolean, an empty string)."""
     if isinstance(value, str):
+        if not value:
+            return None
         text = value.rsplit("!", 1)[-1]
-        value = int(text) if text.isascii() and text.isdigit() else None
-    elif isinstance(value, bool) or not isinstance(value, int):
-        value = None
-    return value if value is not None and 0 <= value <= FIELD_LIMIT else None
+        number = int(text) if text.isascii() and text.isdigit() else None
+        return value, number if number is not None and number <= FIELD_LIMIT else None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or \
+            value > FIELD_LIMIT:
+        return None
+    return str(value), value
 
 
-def _check_job(i: int, job: Any, profiles: dict[str, Any], seen: dict[int, int],
-               where: str, lenient: bool = False) -> tuple[Any, str, str]:
-    """``jobs[i]`` as ``(id, subtime, res, walltime, delay, profile)``, or ``None`` with the
-    problem (naming the job) and the reason counted when it is skipped; the reason of a
-    kept job is :data:`ROUNDED` when its fractional ``res`` was rounded up (``lenient``).
-    A profile of another type than delay (or with no ``type``) raises
-    :class:`~lpsched.errors.ParseError` at once."""
+class _Durations:
+    """The duration of each profile on ``res`` hosts of speed ``speed`` (module doc),
+    memoised by (profile, res); a problem (malformed) or an unsimulated type is returned
+    as ``(None, message, reason)``."""
+
+    def __init__(self, profiles: dict[str, Any], speed: float, homogeneous: bool) -> None:
+        self.profiles = profiles
+        self.speed = speed
+        self.homogeneous = homogeneous
+        self.memo: dict[tuple[str, int], tuple[float | None, str, str, frozenset[str]]] = {}
+
+    def get(self, name: str, res: int, stack: tuple[str, ...] = (),
+            ) -> tuple[float | None, str, str, frozenset[str]]:
+        key = (name, res)
+        if key not in self.memo:
+            self.memo[key] = self._compute(name, res, stack)
+        return self.memo[key]
+
+    def _compute(self, name: str, res: int, stack: tuple[str, ...],
+                 ) -> tuple[float | None, str, str, frozenset[str]]:
+        none: frozenset[str] = frozenset()
+        spec = self.profiles.get(name)
+        if spec is None and "!" in name:  # a sequence may name its parts workload!name
+            spec = self.profiles.get(name.rsplit("!", 1)[-1])
+        if spec is None:
+            return None, f"profile {name!r} is not defined in 'profiles'", \
+                "unknown profile", none
+        if not isinstance(spec, dict):
+            return None, f"profile {name!r} is not a JSON object", "bad profile", none
+        if not isinstance(spec.get("type"), str):
+            return None, (f"profile {name!r} is missing 'type' (a string: delay, "
+                          "parallel_homogeneous, ptask, sequence, ...); add \"type\": "
+                          "\"delay\" if it is a delay profile"), "bad profile", none
+        kind = spec["type"]
+        if kind in DELAY_TYPES:
+            if "delay" not in spec:
+                return None, (f"profile {name!r} is missing 'delay' (the run time of a "
+                              "delay profile, seconds)"), "bad delay profile", none
+            delay = _number(spec["delay"])
+            if delay is None or delay < 0:
+                return None, (f"profile {name!r}: delay = {spec.get('delay')!r}: must be a "
+                              "finite number >= 0 (seconds)"), "bad delay profile", none
+            return delay, "", "", none
+        if kind in HOMOGENEOUS_TYPES or kind in TOTAL_TYPES:
+            cpu, com = _number(spec.get("cpu")), _number(spec.get("com", 0))
+            if cpu is None or cpu < 0 or com is None or com < 0:
+                return None, (f"profile {name!r} ({kind}): cpu and com must be numbers "
+                              ">= 0 (flops, bytes)"), "bad parallel profile", none
+            if kind in TOTAL_TYPES or \
+                    spec.get("generation_strategy") == "DefinedAmountsSpreadUniformly":
+                cpu /= res
+            return cpu / self.speed, "", "", self._notes(com > 0)
+        if kind in PTASK_TYPES:
+            return self._ptask(name, kind, spec, res)
+        if kind in SEQUENCE_TYPES:
+            return self._sequence(name, kind, spec, res, stack)
+        return None, (f"profile {name!r} has type {kind!r}, which lpsched does not "
+                      "simulate (it maps delay, parallel_homogeneous, ptask and sequence "
+                      "profiles to rigid jobs); --lenient skips such jobs and counts them"), \
+            UNSIMULATED, none
+
+    def _notes(self, com: bool) -> frozenset[str]:
+        notes = {"communication ignored"} if com else set()
+        if not self.homogeneous:
+            notes.add("slowest host speed")
+        return frozenset(notes)
+
+    def _ptask(self, name: str, kind: str, spec: dict[str, Any], res: int,
+               ) -> tuple[float | None, str, str, frozenset[str]]:
+        cpu, com = spec.get("cpu", []), spec.get("com", [])
+        ok = isinstance(cpu, list) and isinstance(com, list) and (cpu or com) and all(
+            (v := _number(x)) is not None and v >= 0 for x in [*cpu, *com])
+        size = (len(cpu) if cpu else math.isqrt(len(com))) if ok else 0
+        if not ok or (com and len(com) != size * size):
+            return None, (f"profile {name!r} ({kind}): cpu must be an array of numbers >= 0 "
+                          "(flops per host) and com an array of size*size numbers >= 0 "
+                          "(bytes)"), "bad parallel profile", frozenset()
+        if size != res:
+            return None, (f"profile {name!r} ({kind}) describes {size} hosts but the job "
+                          f"requests res = {res}"), "profile size is not res", frozenset()
+        work = max((float(x) for x in cpu), default=0.0)
+        return work / self.speed, "", "", self._notes(any(float(x) > 0 for x in com))
+
+    def _sequence(self, name: str, kind: str, spec: dict[str, Any], res: int,
+                  stack: tuple[str, ...]) -> tuple[float | None, str, str, frozenset[str]]:
+        seq, repeat = spec.get("seq"), spec.get("repeat", 1)
+        if not isinstance(seq, list) or not seq or not all(isinstance(x, str) for x in seq) \
+                or isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+            return None, (f"profile {name!r} ({kind}): seq must be a non-empty array of "
+                          "profile names and repeat a whole number >= 1"), \
+                "bad sequence profile", frozenset()
+        if name in stack:
+            return None, (f"profile {name!r} ({kind}) contains itself: "
+                          + " -> ".join([*stack, name])), "bad sequence profile", frozenset()
+        total, notes = 0.0, frozenset[str]()
+        for part in seq:
+            value, problem, reason, more = self.get(part, res, (*stack, name))
+            if value is None:
+                return None, f"in the sequence {name!r}: {problem}", reason, frozenset()
+            total += value
+            notes |= more
+        return total * repeat, "", "", notes
+
+
+def _check_job(i: int, job: Any, durations: _Durations, seen: dict[str, int],
+               lenient: bool = False) -> tuple[Any, str, str]:
+    """``jobs[i]`` as ``(id text, number, subtime, res, walltime, duration, profile,
+    notes)``, or ``None`` with the problem (naming the job) and the reason counted when it
+    is skipped; the reason of a kept job is :data:`ROUNDED` when its fractional ``res``
+    was rounded up (``lenient``)."""
     if not isinstance(job, dict):
         return None, f"jobs[{i}]: not a JSON object", "not an object"
     raw = job.get("id")
     name = f"jobs[{i}] (id {raw!r})" if "id" in job else f"jobs[{i}]"
     if "id" not in job:
         return None, f"{name}: missing 'id'", "missing field"
-    ident = _job_id(raw)
-    if ident is None:
-        return None, (f"{name}: the id must be a whole number >= 0 (at most 2^53) or a "
-                      "string of digits: lpsched numbers jobs as SWF does"), "bad id"
-    if ident in seen:
-        return None, f"{name}: id repeated (first at jobs[{seen[ident]}])", "repeated id"
+    parsed = _job_id(raw)
+    if parsed is None:
+        return None, (f"{name}: the id must be a non-empty string or a whole number >= 0 "
+                      "(at most 2^53)"), "bad id"
+    text, number = parsed
+    if text in seen:
+        return None, f"{name}: id repeated (first at jobs[{seen[text]}])", "repeated id"
     for key in ("subtime", "res", "profile"):
         if key not in job:
             return None, f"{name}: missing '{key}'", "missing field"
     sub = _number(job["subtime"])
     if sub is None or sub < 0:
         return None, (f"{name}: subtime = {job['subtime']!r}: must be a finite number "
-                      ">= 0 (seconds)"), "bad subtime"
+                      ">= 0 (seconds), at most 2^53 (where whole seconds stop being exact)"), \
+            "bad subtime"
     res = _whole(job["res"])
     fraction = _number(job["res"]) if res is None else None
     if lenient and fraction is not None and fraction > 0 and math.ceil(fraction) >= 1:
@@ -483,30 +846,13 @@ def _check_job(i: int, job: Any, profiles: dict[str, Any], seen: dict[int, int],
         return None, (f"{name}: walltime = {job['walltime']!r}: must be -1 (no walltime) "
                       "or a number > 0 (seconds), as Batsim requires"), "bad walltime"
     prof = job["profile"]
-    if not isinstance(prof, str) or prof not in profiles:
-        return None, (f"{name}: profile {prof!r} is not defined in 'profiles'"),\
-            "unknown profile"
-    spec = profiles[prof]
-    delay_only = ("lpsched simulates delay profiles only ({\"type\": \"delay\", "
-                  "\"delay\": SECONDS}, a fixed run time)")
-    if not isinstance(spec, dict):
-        raise ParseError(where, f"{name}: profile {prof!r} is not a JSON object: "
-                         f"{delay_only}")
-    if "type" not in spec:
-        raise ParseError(where, f"{name}: profile {prof!r} is missing 'type': {delay_only}; "
-                         "add \"type\": \"delay\" if it is one")
-    kind = spec["type"]
-    if kind not in DELAY_TYPES:
-        raise ParseError(where, f"{name}: profile {prof!r} has type {kind!r}: {delay_only}; "
-                         "give this job a delay profile or remove it")
-    if "delay" not in spec:
-        return None, (f"{name}: profile {prof!r} is missing 'delay' (the run time of a "
-                      "delay profile, seconds)"), "bad delay profile"
-    delay = _number(spec["delay"])
-    if delay is None or delay < 0:
-        return None, (f"{name}: profile {prof!r}: delay = {spec['delay']!r}: must be a "
-                      "finite number >= 0 (seconds)"), "bad delay profile"
-    return (ident, sub, res, wall, delay, prof), "", (ROUNDED if fraction is not None else "")
+    if not isinstance(prof, str):
+        return None, f"{name}: profile {prof!r} is not a profile name", "unknown profile"
+    duration, problem, reason, notes = durations.get(prof, res)
+    if duration is None:
+        return None, f"{name}: {problem}", reason
+    return (text, number, sub, res, wall, duration, prof, notes), "", \
+        (ROUNDED if fraction is not None else "")
 
 
 def batsim_to_workload(bw: BatsimWorkload, estimate: str = "requested",
@@ -557,7 +903,8 @@ def batsim_to_workload(bw: BatsimWorkload, estimate: str = "requested",
     else:
         fallback, est = np.zeros(bw.jobs, bool), bw.delay.copy()
     wide = bw.res > (machine if machine is not None else MAX_PROCESSORS)
-    reasons: Counter[str] = Counter({SKIPPED: len(bw.skipped)})
+    reasons: Counter[str] = Counter({SKIPPED: len(bw.skipped) - bw.unsimulated,
+                                     UNSIMULATED: bw.unsimulated})
     reasons[f"wider than the machine ({machine} processors)" if machine is not None else
             f"wider than {MAX_PROCESSORS:,} processors, the largest machine simulated"] += \
         int(wide.sum())
@@ -625,16 +972,26 @@ def swf_to_batsim(trace: SwfTrace, size: str = "requested", estimate: str = "req
         walltime = np.where(requested > 0, requested, NO_WALLTIME)
     else:
         walltime = np.where(work.run > 0, work.run, NO_WALLTIME)
+    known = _swf_ids(trace)
+    given = tuple(known.get(j, str(j)) for j in work.job.tolist()) if known else ()
     bw = BatsimWorkload(work.job.copy(), work.submit.copy(), work.size.copy(), walltime,
                         work.run.copy(), tuple(delay_names(work.run)), work.processors,
-                        trace.path, work.jobs)
+                        trace.path, work.jobs, ids=given)
     return bw, work
 
 
 def batsim_to_swf(bw: BatsimWorkload, processors: int | None = None) -> SwfTrace:
     """The SWF trace of every job of ``bw``, in submission order (ties in file order):
-    field 1 the id, 2 ``subtime``, 4 the delay, 8 ``res``, 9 the walltime (``-1``: none),
-    every other field ``-1``; the header ``MaxProcs`` is ``processors`` or ``nb_res``.
+    field 1 the job number, 2 ``subtime`` in whole seconds, 4 the duration, 8 ``res``, 9
+    the walltime (``-1``: none), every other field ``-1``; the header ``MaxProcs`` is
+    ``processors`` or ``nb_res`` (decision 368).
+
+    Job numbers are the ids when every id is a whole number >= 1; otherwise (a string id,
+    an id 0) the jobs are numbered 1, 2, ... in submission order and each id is kept in a
+    comment line ``; BatsimId: N TEXT``, which :func:`swf_to_batsim` reads back. Submission
+    times are written as they are when every one is a whole number of seconds, else each
+    is rounded to the nearest second (halves up, :func:`fractional_submits` counts them,
+    a comment line says so).
 
     Parameters
     ----------
@@ -659,8 +1016,11 @@ def batsim_to_swf(bw: BatsimWorkload, processors: int | None = None) -> SwfTrace
     machine = check_processors(processors) if processors is not None else bw.nb_res
     order = np.lexsort((np.arange(bw.jobs), bw.subtime))
     columns = {name: np.full(bw.jobs, -1.0) for name in FIELDS}
-    columns["job"] = bw.job[order].astype(float)
-    columns["submit"] = bw.subtime[order]
+    text = bw.id_text()
+    own = bool(bw.jobs) and bool((bw.job >= 1).all()) and bw.id_map() is None
+    columns["job"] = bw.job[order].astype(float) if own else \
+        np.arange(1, bw.jobs + 1, dtype=float)
+    columns["submit"] = np.floor(bw.subtime[order] + 0.5)
     columns["run"] = bw.delay[order]
     columns["requested_procs"] = bw.res[order].astype(float)
     columns["requested_time"] = np.where(bw.walltime[order] > 0, bw.walltime[order],
@@ -674,9 +1034,53 @@ def batsim_to_swf(bw: BatsimWorkload, processors: int | None = None) -> SwfTrace
     if machine is not None:
         comments.append(f"; MaxProcs: {machine}")
         header["MaxProcs"] = str(machine)
-    comments.append("; Note: delay profiles as run times (field 4), res as requested "
+    comments.append("; Note: profile durations as run times (field 4), res as requested "
                     "processors (field 8), walltime as requested time (field 9, -1: none)")
+    rounded = fractional_submits(bw)
+    if rounded:
+        comments.append(f"; Note: {rounded} submit times rounded to the nearest second "
+                        "(halves up)")
+    if not own:
+        comments.append("; Note: jobs numbered from 1 in submission order; BatsimId lines "
+                        "give each job's Batsim id")
+        comments.extend(f"; BatsimId: {k} {text[i]}"
+                        for k, i in enumerate(order.tolist(), start=1))
     return SwfTrace(columns, header, comments, "")
+
+
+def fractional_submits(bw: BatsimWorkload) -> int:
+    """How many submission times of ``bw`` are not whole seconds (:func:`batsim_to_swf`
+    rounds them).
+
+    Parameters
+    ----------
+    bw : BatsimWorkload
+        The jobs.
+
+    Returns
+    -------
+    int
+        The jobs whose ``subtime`` has a fraction.
+
+    Examples
+    --------
+    >>> bw = BatsimWorkload(np.array([1, 2]), np.array([3.0, 4.5]), np.array([1, 1]),
+    ...                     np.array([-1.0, -1.0]), np.array([1.0, 1.0]), ("a", "a"), 1)
+    >>> fractional_submits(bw)
+    1
+    """
+    return int(np.count_nonzero(bw.subtime != np.trunc(bw.subtime)))
+
+
+def _swf_ids(trace: SwfTrace) -> dict[int, str]:
+    """The ``; BatsimId: N TEXT`` comment lines of ``trace`` (:func:`batsim_to_swf`)."""
+    ids: dict[int, str] = {}
+    for line in trace.comments:
+        if line.startswith("; BatsimId: "):
+            number, _, text = line[len("; BatsimId: "):].partition(" ")
+            if number.isdigit() and text:
+                ids[int(number)] = text
+    return ids
 
 
 def write_batsim(bw: BatsimWorkload, out: IO[str], description: str = "") -> None:
@@ -730,7 +1134,9 @@ def write_batsim(bw: BatsimWorkload, out: IO[str], description: str = "") -> Non
     if description:
         head.append(f'  "description": {dumps(description)},')
     out.write("\n".join([*head, '  "jobs": [']) + "\n")
-    jobs = [f'    {{"id": {ident}, "subtime": {_json_number(sub)}, "res": {res}, '
+    idmap = bw.id_map() or {}
+    jobs = [f'    {{"id": {dumps(idmap[ident]) if ident in idmap else ident}, '
+            f'"subtime": {_json_number(sub)}, "res": {res}, '
             f'"walltime": {_json_number(wall)}, "profile": {dumps(name)}}}'
             for ident, sub, res, wall, name in zip(
                 bw.job.tolist(), bw.subtime.tolist(), bw.res.tolist(),
@@ -747,11 +1153,22 @@ def _json_number(value: float) -> str:
     return number_text(value)
 
 
+class LoadedJobs(NamedTuple):
+    """What :func:`load_jobs` returns: the jobs, each one's profile name (``None``: SWF),
+    the ids as given when they are not the job numbers (``None``: they are), and the
+    jobs whose duration is approximate (:attr:`BatsimWorkload.approximated`)."""
+
+    work: Workload
+    profiles: list[str] | None
+    ids: dict[int, str] | None
+    approximated: dict[str, int]
+
+
 def load_jobs(path: str | Path, size: str = "requested", estimate: str = "requested",
               processors: int | None = None, lenient: bool = False,
-              ) -> tuple[Workload, list[str] | None]:
+              platform: str | Path | None = None) -> LoadedJobs:
     """The jobs of an SWF trace or a Batsim workload (``.json``) under the conventions,
-    and the profile name of each (``None`` for SWF: their delays name them).
+    with the profile name and the id of each.
 
     Parameters
     ----------
@@ -761,11 +1178,14 @@ def load_jobs(path: str | Path, size: str = "requested", estimate: str = "reques
         :func:`~lpsched.core.swf.to_workload`).
     size, estimate, processors, lenient
         The reading conventions (``size`` must be ``"requested"`` for Batsim).
+    platform : str or Path, optional
+        A Batsim platform file (:func:`read_platform`): its compute hosts are the machine
+        (unless ``processors`` is given) and their speed turns flops into seconds.
 
     Returns
     -------
-    (Workload, list of str or None)
-        The jobs and their profile names.
+    LoadedJobs
+        The jobs, their profile names and ids, the approximations counted.
 
     Raises
     ------
@@ -779,23 +1199,28 @@ def load_jobs(path: str | Path, size: str = "requested", estimate: str = "reques
     ...     name = os.path.join(tmp, "t.swf")
     ...     with open(name, "w") as fh:
     ...         _ = fh.write("; MaxProcs: 4\\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1\\n")
-    ...     work, names = load_jobs(name)
-    >>> work.jobs, work.processors, names
+    ...     loaded = load_jobs(name)
+    >>> loaded.work.jobs, loaded.work.processors, loaded.profiles
     (1, 4, None)
     """
     from lpsched.core.swf import read_swf
 
+    plat = read_platform(platform) if platform is not None else None
     if is_batsim(path):
         if size != "requested":
             raise InvalidInstanceError("size", size, "a Batsim job has one size, the "
                                        "resources it requests (res): --size applies to SWF "
                                        "traces only")
-        work, names = batsim_to_workload(read_batsim(path, lenient=lenient), estimate,
-                                         processors)
-        return work, names
+        bw = read_batsim(path, lenient=lenient, platform=plat)
+        machine = processors if processors is not None else \
+            plat.processors if plat is not None else None
+        work, names = batsim_to_workload(bw, estimate, machine)
+        return LoadedJobs(work, names, bw.id_map(), dict(bw.approximated))
+    if plat is not None and processors is None:
+        processors = plat.processors
     work = to_workload(read_swf(path, lenient=lenient), size=size, estimate=estimate,
                        processors=processors)
-    return work, None
+    return LoadedJobs(work, None, None, {})
 
 
 def is_batsim(path: str | Path) -> bool:

@@ -330,8 +330,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.kill_at_estimate or penalty:  # the COMPLETED_WALLTIME_REACHED rows of --out
         killed = sched.killed if sched.killed is not None else sched.failed
         out["killed_jobs"] = int(np.count_nonzero(killed)) if killed is not None else 0
+    if getattr(args, "approximated", None):
+        out["approximated"] = args.approximated
     if args.out:
-        _write_schedule(args.out, work, sched, profiles)
+        _write_schedule(args.out, work, sched, profiles, getattr(args, "batsim_ids", None))
     if args.json:
         print(dump_json(out))
     else:  # with the CSV on stdout, the summary goes to stderr
@@ -344,6 +346,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         read = "jobs" if _is_batsim(args.trace) else "job lines"
         print(f"{out['records']} {read} read; {_dropped_text(work)}"
               + (f"; rounded up: {work.rounded}" if work.rounded else ""), file=stream)
+        if out.get("approximated"):
+            print(f"durations approximated: {out['approximated']} (decision 367)",
+                  file=stream)
         if "killed_jobs" in out:
             print(f"{out['killed_jobs']} jobs killed at their estimate "
                   "(COMPLETED_WALLTIME_REACHED)", file=stream)
@@ -398,15 +403,23 @@ def _load_jobs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
     """The jobs of ``args.trace`` (SWF, or a Batsim workload when named ``.json``) under
     ``--size``, ``--estimate``, ``--processors`` and ``--lenient``, with the profile name of
     each (``None`` for SWF)."""
+    platform = getattr(args, "platform", None)
     if _is_batsim(args.trace):
         from lpsched.batch.batsim import load_jobs
 
-        return load_jobs(args.trace, args.size, args.estimate, args.processors,
-                         args.lenient)
+        loaded = load_jobs(args.trace, args.size, args.estimate, args.processors,
+                           args.lenient, platform)
+        args.batsim_ids, args.approximated = loaded.ids, loaded.approximated
+        return loaded.work, loaded.profiles
     from lpsched.core.swf import to_workload
 
+    processors = args.processors
+    if platform is not None and processors is None:
+        from lpsched.batch.batsim import read_platform
+
+        processors = read_platform(platform).processors
     work = to_workload(_read_swf(args.trace, args.lenient), size=args.size,
-                       estimate=args.estimate, processors=args.processors,
+                       estimate=args.estimate, processors=processors,
                        status=_status_option(getattr(args, "status", None)))
     return work, None
 
@@ -455,7 +468,8 @@ def _batch_topology(args: argparse.Namespace, work: Any) -> Any:
     return None
 
 
-def _write_schedule(path: str, work: Any, sched: Any, profiles: list[str] | None) -> None:
+def _write_schedule(path: str, work: Any, sched: Any, profiles: list[str] | None,
+                    ids: dict[int, str] | None = None) -> None:
     """The schedule as Batsim's ``jobs.csv`` (:func:`lpsched.batch.batsim.write_jobs_csv`)
     on stdout (``-``) or atomically into ``path``."""
     from lpsched.batch.batsim import write_jobs_csv
@@ -463,7 +477,7 @@ def _write_schedule(path: str, work: Any, sched: Any, profiles: list[str] | None
     with contextlib.ExitStack() as stack:
         fh = sys.stdout if path == "-" else stack.enter_context(
             atomic_output(path, "w", newline=""))
-        write_jobs_csv(fh, work, sched, profiles)
+        write_jobs_csv(fh, work, sched, profiles, ids=ids)
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
@@ -484,6 +498,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         check_output(args.output, "-o", inputs=[args.input])
     if args.processors is not None:
         _machine_option(args.processors, "--processors")
+    if source == "swf" and args.platform:
+        raise LpschedError(f"--platform {args.platform}: applies to Batsim input only (the "
+                           "speeds turn its parallel tasks' flops into run times)")
     if source == "swf":
         bw, work = batsim.swf_to_batsim(_read_swf(args.input, args.lenient),
                                         args.size or "requested",
@@ -495,9 +512,12 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         if args.estimate not in (None, "requested"):
             raise LpschedError(f"--estimate {args.estimate}: applies to SWF input only (a "
                                "Batsim job has one walltime)")
-        bw = batsim.read_batsim(args.input, lenient=args.lenient)
-        trace = batsim.batsim_to_swf(bw, args.processors)
+        plat = batsim.read_platform(args.platform) if args.platform else None
+        bw = batsim.read_batsim(args.input, lenient=args.lenient, platform=plat)
+        trace = batsim.batsim_to_swf(bw, args.processors if args.processors is not None
+                                     else plat.processors if plat is not None else None)
         jobs, machine = bw.jobs, trace.max_procs
+        rounded_submits = batsim.fractional_submits(bw)
         report = {"records": bw.records, "jobs": bw.jobs,
                   "dropped": {batsim.SKIPPED: len(bw.skipped)} if bw.skipped else {},
                   "skipped_lines": {"count": len(bw.skipped), "first": list(bw.skipped[:10]),
@@ -517,10 +537,14 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             from lpsched.core.swf import write_swf
 
             write_swf(trace, fh)
+    if source == "swf":
+        rounded_submits = 0
     out = {"input": args.input, "output": args.output, "from": source, "to": target,
            "records": report["records"], "jobs": jobs, "processors": machine,
            "dropped": report["dropped"], "skipped_lines": report["skipped_lines"],
            "rounded": report["rounded"]}
+    if rounded_submits:
+        out["submits_rounded"] = rounded_submits
     if args.json:
         print(dump_json(out))
     else:  # a note on stderr, as every command that writes a file
@@ -529,7 +553,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
               f"({_NAMES[target]}): {jobs} jobs of the {out['records']} read from "
               f"{args.input}, {dropped} dropped; machine "
               + (_machine_text(machine, True) if machine is not None else
-                 "unknown: nb_res is missing, no MaxProcs written (give --processors)"),
+                 "unknown: nb_res is missing, no MaxProcs written (give --processors)")
+              + (f"; {rounded_submits} fractional submit times rounded to the nearest "
+                 "second (halves up)" if rounded_submits else ""),
               file=sys.stderr)
     return 0
 
@@ -617,7 +643,8 @@ def add_commands(sub: Any) -> None:
                      help="requested: the requested time (field 9), else the run time; "
                      "runtime: the run time")
     swf.add_argument("--lenient", action="store_true", help="skip malformed job lines "
-                     "(Batsim: malformed jobs) and round fractional processor counts (SWF "
+                     "(Batsim: malformed jobs, and jobs whose profile type is not simulated: "
+                     "trace replay, SMPI, storage) and round fractional processor counts (SWF "
                      "fields 5 and 8, Batsim res) up, both counted in the report")
     swf.add_argument("--processors", type=int, help="machine size (default: the header's "
                      "MaxProcs or MaxNodes; a Batsim workload's nb_res)")
@@ -632,10 +659,12 @@ def _add_batch(sub: Any) -> None:
     bat = sub.add_parser("batch", help="simulate a batch cluster on an SWF trace or a "
                          "Batsim workload (FCFS, EASY or conservative backfilling)",
                          description="Simulate FCFS, EASY or conservative backfilling on an "
-                         "SWF trace or a Batsim JSON workload of delay jobs. --out writes "
-                         "the schedule as Batsim's jobs.csv (evalys: JobSet.from_csv).")
+                         "SWF trace or a Batsim JSON workload (delay, parallel_homogeneous, "
+                         "ptask and sequence profiles as rigid jobs; --platform for the "
+                         "hosts' speeds). --out writes the schedule as Batsim's jobs.csv "
+                         "(evalys: JobSet.from_csv).")
     bat.add_argument("trace", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json: "
-                     "delay profiles; nb_res is the machine, walltime the estimate)")
+                     "nb_res is the machine, walltime the estimate)")
     bat.add_argument("--policy", choices=("fcfs", "easy", "conservative"), default="easy",
                      help="the batch scheduler: FCFS, EASY or conservative backfilling")
     bat.add_argument("--alloc", choices=ALLOCATORS, default="basic",
@@ -675,10 +704,15 @@ def _add_batch(sub: Any) -> None:
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")
     bat.add_argument("--lenient", action="store_true", help="skip malformed job lines "
-                     "(Batsim: malformed jobs) and round fractional processor counts (SWF "
+                     "(Batsim: malformed jobs, and jobs whose profile type is not simulated: "
+                     "trace replay, SMPI, storage) and round fractional processor counts (SWF "
                      "fields 5 and 8, Batsim res) up, both counted in the report")
     bat.add_argument("--processors", type=int, help="machine size (default: the header's "
                      "MaxProcs or MaxNodes; a Batsim workload's nb_res)")
+    bat.add_argument("--platform", help="a Batsim platform (SimGrid XML): its compute hosts "
+                     "are the machine (unless --processors) and their speed turns parallel "
+                     "tasks' flops into seconds (default: no file, 1 Gflop/s hosts, decision "
+                     "366)")
     bat.add_argument("--limit", type=int, default=0,
                      help="only the first N jobs (0, the default: every job)")
     bat.add_argument("--offline", action="store_true",
@@ -714,8 +748,13 @@ def _add_convert(sub: Any) -> None:
                       "run time; -1 (none) when unknown or 0")
     conv.add_argument("--processors", type=int, help="the machine (default: MaxProcs or "
                       "MaxNodes of the SWF header, nb_res of the Batsim workload)")
+    conv.add_argument("--platform", help="Batsim input: a Batsim platform (SimGrid XML) "
+                      "whose compute hosts are the machine (unless --processors) and whose "
+                      "speed gives parallel tasks' run times (default: no file, 1 Gflop/s "
+                      "hosts, decision 366)")
     conv.add_argument("--lenient", action="store_true", help="skip malformed job lines "
-                      "(Batsim: malformed jobs) and round fractional processor counts (SWF "
+                      "(Batsim: malformed jobs, and jobs whose profile type is not "
+                      "simulated) and round fractional processor counts (SWF "
                       "fields 5 and 8, Batsim res) up, both counted in the report")
     conv.add_argument("--json", action="store_true")
     conv.set_defaults(func=_cmd_convert)

@@ -294,10 +294,10 @@ def test_read_batsim_and_its_workload(tmp_path):
 
 @pytest.mark.parametrize(("job", "expected"), [
     ({"subtime": 0, "res": 1, "profile": "p10"}, "jobs[0]: missing 'id'"),
-    ({"id": "a7", "subtime": 0, "res": 1, "profile": "p10"}, "the id must be a whole number"),
-    ({"id": -1, "subtime": 0, "res": 1, "profile": "p10"}, "the id must be a whole number"),
-    ({"id": True, "subtime": 0, "res": 1, "profile": "p10"}, "the id must be a whole number"),
-    ({"id": 1.5, "subtime": 0, "res": 1, "profile": "p10"}, "the id must be a whole number"),
+    ({"id": "", "subtime": 0, "res": 1, "profile": "p10"}, "the id must be a non-empty string"),
+    ({"id": -1, "subtime": 0, "res": 1, "profile": "p10"}, "the id must be a non-empty string"),
+    ({"id": True, "subtime": 0, "res": 1, "profile": "p10"}, "or a whole number >= 0"),
+    ({"id": 1.5, "subtime": 0, "res": 1, "profile": "p10"}, "or a whole number >= 0"),
     ({"id": 5, "res": 1, "profile": "p10"}, "jobs[0] (id 5): missing 'subtime'"),
     ({"id": 5, "subtime": -3, "res": 1, "profile": "p10"}, "subtime = -3: must be a finite"),
     ({"id": 5, "subtime": "0", "res": 1, "profile": "p10"}, "subtime = '0'"),
@@ -338,18 +338,27 @@ def test_lenient_skips_and_counts(tmp_path):
     assert work.report()["skipped_lines"]["first"] == [3, 4]
 
 
-def test_other_profile_types_are_an_error_naming_the_job(tmp_path):
-    """Only delay profiles are simulated; any other type is an error, lenient or not, naming
-    the job, its profile and the type."""
+def test_unsimulated_profile_types_are_an_error_or_skipped_and_counted(tmp_path):
+    """A profile type lpsched does not simulate (trace replay) is one error line naming the
+    job, its profile and the type; under lenient the job is skipped and counted apart from
+    the malformed ones (jobs + dropped = records)."""
     doc = workload_doc()
-    doc["jobs"][2]["profile"] = "unused"
+    doc["profiles"]["smpi"] = {"type": "TraceReplayProfile", "trace_type": "SMPI",
+                               "filename": "t.txt"}
+    doc["jobs"][2]["profile"] = "smpi"
     path = write_doc(tmp_path, doc)
-    for lenient in (False, True):
-        with pytest.raises(ParseError, match=re.escape(
-                "jobs[2] (id '3'): profile 'unused' has type 'parallel_homogeneous': lpsched "
-                "simulates delay profiles only")):
-            read_batsim(path, lenient=lenient)
+    with pytest.raises(ParseError, match=re.escape(
+            "jobs[2] (id '3'): profile 'smpi' has type 'TraceReplayProfile', which lpsched "
+            "does not simulate")) as err:
+        read_batsim(path)
+    assert "\n" not in str(err.value)
+    bw = read_batsim(path, lenient=True)
+    assert bw.jobs == 2 and bw.skipped == (2,) and bw.unsimulated == 1
+    work, _ = batsim_to_workload(bw)
+    assert work.dropped == {"profile type not simulated (--lenient)": 1}
+    assert work.jobs + sum(work.dropped.values()) == work.records == 3
     doc["profiles"]["unused"] = {"delay": 3}
+    doc["jobs"][2]["profile"] = "unused"
     with pytest.raises(ParseError, match="profile 'unused' is missing 'type'"):
         read_batsim(write_doc(tmp_path, doc))
 
@@ -385,8 +394,9 @@ def test_no_nb_res_and_missing_file(tmp_path):
 
 def test_load_jobs_dispatches_on_the_name(tmp_path):
     path = write_doc(tmp_path, workload_doc())
-    work, names = load_jobs(path)
-    assert names == ["p10", "p2", "p10"] and work.jobs == 3
+    work, names, ids, approximated = load_jobs(path)
+    assert names == ["p10", "p2", "p10"] and work.jobs == 3 and approximated == {}
+    assert ids == {1: "1", 3: "3", 2: "w0!2"}
     with pytest.raises(InvalidInstanceError, match="--size applies to SWF traces only"):
         load_jobs(path, size="allocated")
 
@@ -441,7 +451,10 @@ def test_swf_to_batsim_keeps_the_simulated_jobs(tmp_path_factory, seed, size, es
     same_jobs(got, expected)
     assert names == delay_names(expected.run)
     write_swf(batsim_to_swf(read_batsim(tmp / "w.json")), tmp / "back.swf")
-    same_jobs(to_workload(read_swf(tmp / "back.swf"), estimate=estimate), expected)
+    back = to_workload(read_swf(tmp / "back.swf"), estimate=estimate, shift=False)
+    for name in ("job", "run", "size", "estimate"):  # submissions: to the nearest second
+        assert getattr(back, name).tolist() == getattr(expected, name).tolist(), name
+    assert back.submit.tolist() == np.floor(bw.subtime + 0.5).tolist()
     for policy in ("fcfs", "easy", "conservative"):
         a, _ = simulate_batch(expected, policy, kill=True)
         b, _ = simulate_batch(got, policy, kill=True)
@@ -471,8 +484,11 @@ def test_batsim_to_swf_to_batsim_gives_the_same_workload(tmp_path_factory, seed)
     write_swf(batsim_to_swf(first), tmp / "a.swf")
     again, _ = swf_to_batsim(read_swf(tmp / "a.swf"))
     order = np.lexsort((np.arange(n), bw.subtime))
-    for name in ("job", "subtime", "res", "walltime", "delay"):
+    for name in ("res", "walltime", "delay"):
         assert getattr(again, name).tolist() == getattr(bw, name)[order].tolist(), name
+    assert again.id_text() == [str(j) for j in bw.job[order].tolist()]  # ids as given
+    assert again.subtime.tolist() == np.floor(bw.subtime[order] + 0.5).tolist()  # seconds
+    assert again.job.min() >= 1  # SWF job numbers from 1
     assert again.nb_res == bw.nb_res
     assert list(again.profile) == delay_names(bw.delay[order])
 
@@ -487,7 +503,7 @@ def test_writers_are_deterministic_and_readable(tmp_path):
     assert texts[0] == texts[1]
     doc = json.loads(texts[0])
     assert doc["description"] == "a test" and doc["nb_res"] == 4
-    assert doc["jobs"][1] == {"id": 2, "subtime": 5.5, "res": 4, "walltime": -1,
+    assert doc["jobs"][1] == {"id": "w0!2", "subtime": 5.5, "res": 4, "walltime": -1,
                               "profile": "p10"}
     assert doc["profiles"] == {"p10": {"type": "delay", "delay": 10},
                                "p2": {"type": "delay", "delay": 2.5}}
@@ -523,3 +539,182 @@ def test_hpc2n_as_batsim_workload_gives_the_same_start_times(tmp_path, policy):
     assert a.start.tolist() == b.start.tolist() and a.end.tolist() == b.end.tolist()
     validate_batch(via, b, 240)
     assert batch_metrics(via, b, 240) == batch_metrics(direct, a, 240)
+
+
+# --- issue 33 item 2: every profile type, string ids, platforms -----------------------------
+
+#: four compute hosts at 2 Gflop/s behind a master (which does not compute)
+PLATFORM_XML = """<?xml version='1.0'?>
+<platform version="4.1"><zone id="AS0" routing="Full">
+  <host id="master_host" speed="1Gf"/>
+  <cluster id="c" prefix="n" suffix=".x" radical="0-3" speed="2Gf, 1Gf" bw="1GBps" lat="0us"/>
+</zone></platform>
+"""
+
+
+def profile_doc() -> dict:
+    """One job per profile style, durations by hand below (at 2 Gflop/s and at the default
+    1 Gflop/s)."""
+    return {
+        "nb_res": 8,
+        "jobs": [{"id": "comp1-ok", "subtime": 0, "res": 1, "profile": "d"},
+                 {"id": "hom", "subtime": 1, "res": 3, "profile": "h"},
+                 {"id": "spread", "subtime": 2, "res": 2, "profile": "hs"},
+                 {"id": "pt", "subtime": 3, "res": 2, "profile": "p"},
+                 {"id": "seq", "subtime": 4, "res": 2, "walltime": 100, "profile": "s"},
+                 {"id": "w0!7", "subtime": 5, "res": 1, "profile": "t"}],
+        "profiles": {
+            "d": {"type": "DelayProfile", "delay": 7},
+            "h": {"type": "parallel_homogeneous", "cpu": 4e9, "com": 0},
+            "hs": {"type": "ParallelTaskHomogeneousProfile", "cpu": 8e9, "com": 0,
+                   "generation_strategy": "DefinedAmountsSpreadUniformly"},
+            "p": {"type": "ptask", "cpu": [2e9, 6e9], "com": [0, 1e6, 0, 0]},
+            "s": {"type": "SequentialCompositionProfile", "repeat": 2,
+                  "seq": ["d", "h", "p"]},
+            "t": {"type": "TraceReplayProfile", "trace_type": "SMPI", "filename": "x.txt"}}}
+
+
+def test_read_platform_hosts_speeds_and_master(tmp_path):
+    from lpsched.batch.batsim import parse_speed, read_platform
+
+    path = tmp_path / "p.xml"
+    path.write_text(PLATFORM_XML)
+    plat = read_platform(path)
+    assert plat.hosts == ("n0.x", "n1.x", "n2.x", "n3.x") and plat.processors == 4
+    assert plat.speed == 2e9 and plat.homogeneous
+    assert parse_speed("16.673E9flops") == 16.673e9 and parse_speed("42f") == 42.0
+    assert parse_speed("100Mf, 50Mf", 1) == 50e6
+    role = PLATFORM_XML.replace('<host id="master_host" speed="1Gf"/>',
+                                '<host id="boss" speed="1Gf"><prop id="role" '
+                                'value="master"/></host><host id="master_host" speed="1Gf"/>')
+    path.write_text(role)
+    mixed = read_platform(path)  # a role=master host: master_host computes
+    assert mixed.processors == 5 and mixed.speed == 1e9 and not mixed.homogeneous
+    cabinet = PLATFORM_XML.replace("<cluster ", "<cabinet ").replace('radical="0-3"',
+                                                                    'radical="0-1,5"')
+    path.write_text("\n" + cabinet)  # a blank line before the declaration, as SimGrid allows
+    assert read_platform(path).hosts == ("n0.x", "n1.x", "n5.x")
+    path.write_text(PLATFORM_XML.replace('speed="2Gf, 1Gf"', 'speed="fast"'))
+    with pytest.raises(ParseError, match="speed 'fast' is not a SimGrid speed"):
+        read_platform(path)
+    path.write_text("<platform")
+    with pytest.raises(ParseError, match="not a SimGrid platform"):
+        read_platform(path)
+
+
+@pytest.mark.parametrize(("with_platform", "expected"), [
+    # delay 7; cpu 4e9 / speed; 8e9 spread on 2 hosts / speed; max(2e9, 6e9) / speed;
+    # 2 x (7 + h + p)
+    (True, [7.0, 2.0, 2.0, 3.0, 24.0]),
+    (False, [7.0, 4.0, 4.0, 6.0, 34.0]),
+])
+def test_every_profile_style_has_its_hand_computed_duration(tmp_path, with_platform,
+                                                            expected):
+    from lpsched.batch.batsim import read_platform
+
+    path = write_doc(tmp_path, profile_doc())
+    plat = None
+    if with_platform:
+        (tmp_path / "p.xml").write_text(PLATFORM_XML)
+        plat = read_platform(tmp_path / "p.xml")
+    with pytest.raises(ParseError, match=re.escape(
+            "jobs[5] (id 'w0!7'): profile 't' has type 'TraceReplayProfile'")):
+        read_batsim(path, platform=plat)
+    bw = read_batsim(path, lenient=True, platform=plat)
+    assert bw.delay.tolist() == expected
+    assert bw.id_text() == ["comp1-ok", "hom", "spread", "pt", "seq"]
+    assert bw.job.tolist() == [1, 2, 3, 4, 5]  # string ids: numbered in file order
+    assert bw.approximated == {"communication ignored": 2}  # pt and seq (through p)
+    assert bw.skip_reasons == {"profile type not simulated (--lenient)": 1}
+
+
+@pytest.mark.parametrize(("profile", "expected"), [
+    ({"type": "ptask", "cpu": [1, 2, 3]}, "describes 3 hosts but the job requests res = 2"),
+    ({"type": "ptask", "cpu": [1, 2], "com": [0, 0, 0]}, "com an array of size*size"),
+    ({"type": "ptask", "cpu": 5}, "cpu must be an array of numbers >= 0"),
+    ({"type": "ParallelTaskProfile", "com": [0, 1, 1]}, "com an array of size*size"),
+    ({"type": "ptask", "cpu": [1, "2"]}, "cpu must be an array of numbers >= 0"),
+    ({"type": "parallel_homogeneous", "cpu": -1, "com": 0}, "cpu and com must be numbers"),
+    ({"type": "sequence", "seq": []}, "seq must be a non-empty array"),
+    ({"type": "sequence", "seq": ["x"], "repeat": 0}, "repeat a whole number >= 1"),
+    ({"type": "sequence", "seq": ["x"]}, "contains itself: x -> x"),
+    ({"type": "sequence", "seq": ["missing"]}, "in the sequence 'x': profile 'missing' is "
+     "not defined"),
+    ({"type": "Mystery"}, "has type 'Mystery', which lpsched does not simulate"),
+])
+def test_bad_profiles_are_named(tmp_path, profile, expected):
+    """Each malformed profile is one error line naming it; lenient skips the job."""
+    doc = {"nb_res": 4, "jobs": [{"id": "a", "subtime": 0, "res": 2, "profile": "x"}],
+           "profiles": {"x": profile}}
+    path = write_doc(tmp_path, doc)
+    with pytest.raises(ParseError, match=re.escape(expected)):
+        read_batsim(path)
+    assert read_batsim(path, lenient=True).skipped == (0,)
+
+
+def test_string_ids_in_jobs_csv_and_through_swf(tmp_path):
+    """String ids are the job_id column as given, and Batsim -> SWF (numbered from 1,
+    whole-second submissions) -> Batsim gives them back."""
+    doc = profile_doc()
+    doc["jobs"][1]["subtime"] = 1.5  # rounded to 2 in the SWF (halves up)
+    bw = read_batsim(write_doc(tmp_path, doc), lenient=True)
+    work, names = batsim_to_workload(bw)
+    sched, _ = simulate_batch(work, "easy")
+    out = io.StringIO()
+    write_jobs_csv(out, work, sched, names, ids=bw.id_map())
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [r["job_id"] for r in rows] == ["comp1-ok", "hom", "spread", "pt", "seq"]
+    assert [float(r["execution_time"]) for r in rows] == [7.0, 4.0, 4.0, 6.0, 34.0]
+    trace = batsim_to_swf(bw)
+    assert trace.columns["job"].tolist() == [1, 2, 3, 4, 5]
+    assert trace.columns["submit"].tolist() == [0, 2, 2, 3, 4]
+    assert "; Note: 1 submit times rounded to the nearest second (halves up)" in \
+        trace.comments
+    write_swf(trace, tmp_path / "w.swf")
+    again, _ = swf_to_batsim(read_swf(tmp_path / "w.swf"))
+    assert again.id_text() == ["comp1-ok", "hom", "spread", "pt", "seq"]
+    with open(tmp_path / "again.json", "w") as fh:
+        write_batsim(again, fh)
+    assert [j["id"] for j in json.loads((tmp_path / "again.json").read_text())["jobs"]] == \
+        ["comp1-ok", "hom", "spread", "pt", "seq"]
+
+
+def test_numeric_ids_keep_their_numbers_and_zero_is_renumbered(tmp_path):
+    doc = workload_doc(jobs=[{"id": 5, "subtime": 0, "res": 1, "profile": "p10"},
+                             {"id": 9, "subtime": 1, "res": 1, "profile": "p10"}])
+    bw = read_batsim(write_doc(tmp_path, doc))
+    assert bw.job.tolist() == [5, 9] and bw.id_map() is None
+    assert batsim_to_swf(bw).columns["job"].tolist() == [5, 9]
+    doc["jobs"][0]["id"] = 0
+    zero = batsim_to_swf(read_batsim(write_doc(tmp_path, doc)))
+    assert zero.columns["job"].tolist() == [1, 2] and "; BatsimId: 1 0" in zero.comments
+
+
+@pytest.mark.parametrize(("kind", "strategy", "res", "expected"), [
+    ("msg_par_hg", None, 3, 6.0),  # 6e9 flops on each host at 1 Gflop/s
+    ("msg_par_hg_tot", None, 3, 2.0),  # 6e9 in total: 2e9 on each of 3 hosts
+    ("parallel_homogeneous_total", None, 2, 3.0),
+    ("ptask_homogeneous", "DefinedAmountsUsedForEachValue", 2, 6.0),
+    ("ParallelTaskHomogeneousProfile", "DefinedAmountsSpreadUniformly", 4, 1.5),
+])
+def test_old_and_new_homogeneous_names(tmp_path, kind, strategy, res, expected):
+    profile = {"type": kind, "cpu": 6e9, "com": 0}
+    if strategy:
+        profile["generation_strategy"] = strategy
+    doc = {"nb_res": 4, "jobs": [{"id": 0, "subtime": 0, "res": res, "profile": "x"}],
+           "profiles": {"x": profile}}
+    bw = read_batsim(write_doc(tmp_path, doc))
+    assert bw.delay.tolist() == [expected] and bw.job.tolist() == [0]
+
+
+def test_evalys_reads_string_ids(tmp_path):
+    """evalys (when installed) reads the string ids of lpsched's jobs.csv as they were
+    given, one row per job."""
+    evalys_jobset = pytest.importorskip("evalys.jobset")
+    bw = read_batsim(write_doc(tmp_path, profile_doc()), lenient=True)
+    work, names = batsim_to_workload(bw)
+    sched, _ = simulate_batch(work, "easy")
+    with open(tmp_path / "jobs.csv", "w", newline="") as fh:
+        write_jobs_csv(fh, work, sched, names, ids=bw.id_map())
+    js = evalys_jobset.JobSet.from_csv(str(tmp_path / "jobs.csv"))
+    assert sorted(js.df["jobID"].astype(str)) == sorted(bw.id_text())

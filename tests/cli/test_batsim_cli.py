@@ -76,11 +76,12 @@ def test_batch_reads_a_batsim_workload(workload):
 
 def test_batch_refuses_other_profiles_and_bad_options(tmp_path, workload):
     doc = json.loads(workload.read_text())
-    doc["profiles"]["short"] = {"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}
-    bad = tmp_path / "ptask.json"
+    doc["profiles"]["short"] = {"type": "TraceReplayProfile", "trace_type": "SMPI",
+                                "filename": "t.txt"}
+    bad = tmp_path / "smpi.json"
     bad.write_text(json.dumps(doc))
     one_error(lpsched("batch", str(bad), "--json"), f"{bad}: jobs[1] (id 2): profile "
-              "'short' has type 'parallel_homogeneous': lpsched simulates delay profiles only")
+              "'short' has type 'TraceReplayProfile', which lpsched does not simulate")
     one_error(lpsched("batch", str(workload), "--size", "allocated"),
               "--size allocated: applies to SWF traces only")
     del doc["nb_res"]
@@ -179,3 +180,89 @@ def test_hpc2n_swf_and_batsim_runs_write_the_same_csv(tmp_path, policy):
     assert a.read_bytes() == b.read_bytes()
     for key in ("jobs", "makespan", "mean_wait", "utilisation", "processors"):
         assert first[key] == second[key]
+
+
+# --- issue 33 item 2: --platform, --lenient on profile types, string ids ----------------------
+
+PLATFORM = """<?xml version='1.0'?>
+<platform version="4.1"><zone id="AS0" routing="Full">
+  <host id="master_host" speed="1Gf"/>
+  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="2Gf" bw="1GBps" lat="0us"/>
+</zone></platform>
+"""
+PROFILES = {"nb_res": 8,
+            "jobs": [{"id": "comp1-ok", "subtime": 0, "res": 4, "profile": "h"},
+                     {"id": "seq", "subtime": 1, "res": 2, "profile": "s"},
+                     {"id": "smpi", "subtime": 2, "res": 1, "profile": "t"}],
+            "profiles": {"h": {"type": "parallel_homogeneous", "cpu": 6e9, "com": 0},
+                         "p": {"type": "ptask", "cpu": [2e9, 4e9]},
+                         "s": {"type": "sequence", "seq": ["p", "p"], "repeat": 3},
+                         "t": {"type": "TraceReplayProfile", "trace_type": "SMPI",
+                               "filename": "x.txt"}}}
+
+
+def test_batch_platform_and_lenient_profiles(tmp_path):
+    """batch --platform: the platform's 4 compute hosts are the machine (nb_res says 8) and
+    their 2 Gflop/s give the durations (h: 6e9 / 2e9 = 3 s; s: 3 x 2 x 4e9 / 2e9 = 12 s);
+    the trace-replay job is one error line without --lenient, skipped and counted with it;
+    the job_id column keeps the string ids."""
+    work = tmp_path / "w.json"
+    work.write_text(json.dumps(PROFILES))
+    plat = tmp_path / "p.xml"
+    plat.write_text(PLATFORM)
+    one_error(lpsched("batch", str(work), "--platform", str(plat)),
+              "jobs[2] (id 'smpi'): profile 't' has type 'TraceReplayProfile', which lpsched "
+              "does not simulate", "--lenient skips such jobs")
+    proc = lpsched("batch", str(work), "--platform", str(plat), "--lenient", "--out", "-")
+    assert proc.returncode == 0, proc.stderr
+    table = rows(proc.stdout)
+    assert [r["job_id"] for r in table] == ["comp1-ok", "seq"]
+    assert [float(r["execution_time"]) for r in table] == [3.0, 12.0]
+    assert "on 4 processors" in proc.stderr and "3 jobs read" in proc.stderr
+    assert "1 profile type not simulated (--lenient)" in proc.stderr
+    summary = one_json_object(lpsched("batch", str(work), "--lenient", "--json"))
+    assert summary["processors"] == 8 and summary["jobs"] == 2  # no platform: nb_res
+    assert summary["records"] == summary["jobs"] + sum(summary["dropped"].values()) == 3
+    # 1 Gflop/s: h runs 6 s from 0, s 3 x 2 x 4 s = 24 s from 1 (8 processors: no wait)
+    assert summary["makespan"] == 25.0 and summary["mean_wait"] == 0.0
+    one_error(lpsched("batch", str(work), "--platform", str(tmp_path / "none.xml"),
+                      "--lenient"), "none.xml: cannot read file")
+
+
+def test_convert_keeps_string_ids_and_whole_seconds(tmp_path):
+    """Batsim (string ids, one fractional submission) -> SWF: jobs numbered from 1, whole
+    seconds (the rounding said on stderr) -> Batsim: the ids as given."""
+    doc = {"nb_res": 4, "jobs": [{"id": "comp1-ok", "subtime": 0.4, "res": 1, "profile": "d"},
+                                 {"id": "b", "subtime": 3, "res": 2, "profile": "d"}],
+           "profiles": {"d": {"type": "delay", "delay": 5}}}
+    src = tmp_path / "w.json"
+    src.write_text(json.dumps(doc))
+    proc = lpsched("convert", str(src), "-o", str(tmp_path / "w.swf"))
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "1 fractional submit times rounded to the nearest second (halves up)" in proc.stderr
+    lines = [line.split() for line in (tmp_path / "w.swf").read_text().splitlines()
+             if not line.startswith(";")]
+    assert [(x[0], x[1]) for x in lines] == [("1", "0"), ("2", "3")]
+    back = lpsched("convert", str(tmp_path / "w.swf"), "-o", str(tmp_path / "b.json"))
+    assert back.returncode == 0, back.stderr
+    jobs = json.loads((tmp_path / "b.json").read_text())["jobs"]
+    assert [j["id"] for j in jobs] == ["comp1-ok", "b"]
+
+
+def test_convert_platform_gives_parallel_task_run_times(tmp_path):
+    """convert --platform: the SWF run times of parallel tasks at the platform's 2 Gflop/s
+    (h: 6e9 / 2e9 = 3 s; s: 3 x 2 x 4e9 / 2e9 = 12 s), MaxProcs its 4 hosts; refused for
+    SWF input."""
+    src = tmp_path / "w.json"
+    src.write_text(json.dumps(PROFILES))
+    plat = tmp_path / "p.xml"
+    plat.write_text(PLATFORM)
+    proc = lpsched("convert", str(src), "-o", str(tmp_path / "w.swf"), "--platform",
+                   str(plat), "--lenient")
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "w.swf").read_text()
+    lines = [line.split() for line in text.splitlines() if not line.startswith(";")]
+    assert [(x[0], x[3]) for x in lines] == [("1", "3"), ("2", "12")]
+    assert "; MaxProcs: 4" in text and "; BatsimId: 1 comp1-ok" in text
+    one_error(lpsched("convert", str(tmp_path / "w.swf"), "-o", str(tmp_path / "x.json"),
+                      "--platform", str(plat)), "--platform", "applies to Batsim input only")

@@ -39,6 +39,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
                            args.complexity, args.seed, args.alpha_max)
     elif args.cls == "fft":
         g = gen.fft_ptg(args.points, args.complexity, args.seed, args.alpha_max)
+    elif args.cls.startswith("wfcommons:"):
+        from lpsched.ptg.wfcommons_gen import wfcommons_ptg
+
+        g = wfcommons_ptg(args.cls.split(":", 1)[1], args.n, args.seed)
     else:
         g = gen.strassen_ptg(args.complexity, args.seed, args.alpha_max)
     text = to_dot(g) if out is not None and out.suffix.lower() in (".dot", ".gv") else to_json(g)
@@ -52,16 +56,19 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(paths: list[str]) -> list[Any]:
-    from lpsched.ptg.io import load_ptg, ptg_from_dict
+def _load(paths: list[str], speed: float) -> list[Any]:
+    """The PTG files, in any format :func:`lpsched.ptg.io.load_ptg` reads (lpsched JSON,
+    DOT, WfCommons JSON, Pegasus DAX); runtimes become work at the cluster's ``speed``
+    (decision 371)."""
+    from lpsched.ptg.io import load_ptg, ptg_from_document
 
     out = []
     for p in paths:
         try:
-            if Path(p).suffix.lower() in (".dot", ".gv"):
-                out.append(load_ptg(p))
+            if Path(p).suffix.lower() == ".json":  # hardened JSON reading (issue 28)
+                out.append(ptg_from_document(read_json(p), Path(p).stem, p, speed))
             else:
-                out.append(ptg_from_dict(read_json(p), Path(p).stem))
+                out.append(load_ptg(p, speed))
         except InvalidInstanceError as e:  # which of the PTG files it is
             raise InvalidInstanceError(f"{p}: {e.field}", e.value, e.reason) from None
     return out
@@ -90,7 +97,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
     cluster = get_cluster(args.cluster)
-    pb = Problem(_load(args.ptgs), cluster, seed=args.seed, hcpa_bound=_bound(args))
+    pb = Problem(_load(args.ptgs, cluster.speed), cluster, seed=args.seed, hcpa_bound=_bound(args))
     names = list(ALGORITHMS) if args.algorithm == "all" else [args.algorithm]
     t0 = time.perf_counter()
     b = lower_bounds(pb, lp=not args.no_lp)
@@ -220,10 +227,17 @@ def add_commands(sub: Any, full: bool = True) -> None:
     from lpsched.ptg.registry import ALGORITHMS
 
     ps = ptg.add_subparsers(dest="ptg_command", required=True)
-    gen = ps.add_parser("generate", help="a random (daggen), FFT or Strassen PTG")
-    gen.add_argument("--class", dest="cls", choices=("random", "fft", "strassen"),
-                     default="random", help="the PTG family of seed 004 §5.1")
-    gen.add_argument("--n", type=int, default=20, help="random: number of tasks")
+    from lpsched.ptg.wfcommons_gen import RECIPES
+
+    gen = ps.add_parser("generate", help="a random (daggen), FFT or Strassen PTG, or one "
+                        "drawn from a WfCommons recipe")
+    gen.add_argument("--class", dest="cls", default="random",
+                     choices=("random", "fft", "strassen", *(f"wfcommons:{r}" for r in RECIPES)),
+                     help="the PTG family of seed 004 §5.1, or wfcommons:RECIPE (a recipe "
+                     "of the optional wfcommons package, built from real executions; "
+                     "runtimes become work at 1e9 flop/s, alpha 0: decision 371)")
+    gen.add_argument("--n", type=int, default=20, help="random and wfcommons: number of "
+                     "tasks")
     gen.add_argument("--fat", type=float, default=0.5, help="random: width exponent")
     gen.add_argument("--density", type=float, default=0.2,
                      help="random: daggen's edge density between levels")
@@ -240,8 +254,12 @@ def add_commands(sub: Any, full: bool = True) -> None:
     gen.add_argument("-o", "--output", help=".json or .dot (default: JSON on stdout)")
     gen.set_defaults(func=_cmd_generate)
     sch = ps.add_parser("schedule", help="schedule PTGs together, validated, vs lower bounds")
-    sch.add_argument("ptgs", nargs="+", help="PTG files (.json or .dot)")
-    sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)}")
+    sch.add_argument("ptgs", nargs="+", help="PTG files: lpsched JSON, DOT (lpsched or "
+                     "daggen --dot), WfCommons JSON (1.4/1.5) or Pegasus DAX (.dax/.xml)")
+    sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)} "
+                     "(seed 004 Table 1), a processor count P or P@SPEED (flop/s; "
+                     "default speed 1e9), e.g. 64 or 64@3.2e9, or a SimGrid/Batsim "
+                     "platform file (.xml: its compute cores, one speed)")
     sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all",
                      help="one of seed 004's 19 algorithms, or all of them")
     sch.add_argument("--seed", type=seed, default=0, help="random ties")

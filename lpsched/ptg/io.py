@@ -1,4 +1,6 @@
-"""PTG files: the issue's JSON form and a DOT form (seed 004 §1.2).
+"""PTG files: the issue's JSON form and a DOT form (seed 004 §1.2); :func:`load_ptg` also
+reads the workflow files other tools write (:mod:`lpsched.ptg.wfformats`: daggen's DOT,
+WfCommons JSON, Pegasus DAX), and says so when a file is in none of these formats.
 
 JSON: ``{"tasks": [{"id": "t0", "work": 1.2e10, "alpha": 0.1}, ...], "edges": [["t0",
 "t1"], ...]}``; extra keys (top level and per task) are kept on a round trip. DOT: a
@@ -15,6 +17,15 @@ from typing import Any
 
 from lpsched.errors import InvalidInstanceError, ParseError
 from lpsched.ptg.model import PTG, make_ptg
+from lpsched.ptg.wfformats import (
+    REFERENCE_SPEED,
+    from_dax,
+    from_dot_any,
+    from_wfcommons,
+    is_wfcommons,
+    unknown_format,
+    unquote_id,
+)
 
 
 def ptg_from_dict(data: Any, name: str = "") -> PTG:
@@ -47,21 +58,119 @@ def _reject_constant(token: str) -> None:
     raise ValueError(f"{token} is not a JSON number")
 
 
-def load_ptg(path: str | Path) -> PTG:
-    """Read a PTG from a ``.json`` or ``.dot``/``.gv`` file (ParseError on an unreadable
-    file, InvalidInstanceError on an invalid graph)."""
+def detect_format(path: str | Path, text: str) -> str:
+    """The format of a workflow file: ``"json"``, ``"dot"`` or ``"dax"``, from its suffix
+    (``.json``; ``.dot``/``.gv``; ``.dax``/``.xml``), else from its first character
+    (``{``, ``<``, or a ``digraph`` keyword or ``//`` comment); ``""`` when none fits
+    (decision 374).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (its suffix).
+    text : str
+        Its content.
+
+    Returns
+    -------
+    str
+        ``"json"``, ``"dot"``, ``"dax"`` or ``""``.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix in (".dot", ".gv"):
+        return "dot"
+    if suffix in (".dax", ".xml"):
+        return "dax"
+    if suffix == ".json":
+        return "json"
+    head = text.lstrip("\ufeff \t\r\n")
+    if head.startswith(("{", "[")):
+        return "json"
+    if head.startswith("<"):
+        return "dax"
+    first = re.split(r"[\s{]", head, maxsplit=2)
+    if (first and first[0].lower() in ("digraph", "strict")) or head.startswith(("//", "/*")):
+        return "dot"
+    return ""
+
+
+def ptg_from_document(data: Any, name: str = "", source: str | None = None,
+                      speed: float = REFERENCE_SPEED) -> PTG:
+    """A PTG from a parsed JSON document in either JSON format lpsched reads: its own
+    (a top-level ``tasks`` list, :func:`ptg_from_dict`) or a WfCommons instance (a
+    ``workflow`` object, decision 371). Anything else raises the one-line unknown-format
+    :class:`ParseError` naming the formats read (issue 33 item 3).
+
+    Parameters
+    ----------
+    data : Any
+        The parsed JSON.
+    name : str
+        The PTG name when the document has none.
+    source : str, optional
+        The file named in errors.
+    speed : float
+        Flop/s of a processor of the target cluster (used by WfCommons runtimes only).
+
+    Returns
+    -------
+    PTG
+        The validated graph.
+    """
+    if is_wfcommons(data):
+        return from_wfcommons(data, name, source, speed)
+    if isinstance(data, dict) and "tasks" in data:
+        return ptg_from_dict(data, name)
+    what = (f"a JSON object with keys {', '.join(sorted(map(str, data))[:6]) or '(none)'}"
+            if isinstance(data, dict) else f"a JSON {type(data).__name__}")
+    raise unknown_format(source or name or "json", what)
+
+
+def load_ptg(path: str | Path, speed: float = REFERENCE_SPEED) -> PTG:
+    """Read a PTG from a workflow file in any format lpsched reads (issue 33 item 3).
+
+    Parameters
+    ----------
+    path : str or Path
+        lpsched's JSON, DOT (lpsched's or daggen's ``--dot``), a WfCommons JSON instance
+        or a Pegasus DAX; the format comes from :func:`detect_format`.
+    speed : float
+        Flop/s of a processor of the cluster the PTG will be scheduled on: WfCommons and DAX
+        files record runtimes, turned into work by decision 371 (default
+        :data:`~lpsched.ptg.wfformats.REFERENCE_SPEED`).
+
+    Returns
+    -------
+    PTG
+        The validated graph (seed 004 §1.2).
+
+    Raises
+    ------
+    ParseError
+        An unreadable or malformed file (with its line or field), or one in no format
+        lpsched reads (one line naming those formats).
+    InvalidInstanceError
+        lpsched's own JSON holding an invalid graph (naming the field).
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ParseError(str(p), exc.strerror or str(exc)) from None
-    if p.suffix.lower() in (".dot", ".gv"):
-        return from_dot(text, p.stem, str(p))
+    except UnicodeDecodeError:
+        raise ParseError(str(p), "not UTF-8 text") from None
+    fmt = detect_format(p, text)
+    if fmt == "dot":
+        return from_dot_any(text, p.stem, str(p))
+    if fmt == "dax":
+        return from_dax(text, p.stem, str(p), speed)
+    if fmt != "json":
+        raise unknown_format(str(p), "neither JSON, XML nor a DOT digraph")
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         raise ParseError(str(p), f"not valid JSON: {exc}") from None
-    return ptg_from_dict(data, p.stem)
+    return ptg_from_document(data, p.stem, str(p), speed)
 
 
 def to_json(ptg: PTG) -> str:
@@ -85,16 +194,7 @@ _EDGE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)"\s*->\s*"((?:[^"\\]|\\.)*)"\s*;?\s*$
 _ATTR = re.compile(r"(\w+)\s*=\s*\"?([^,\"\]]+)\"?")
 
 
-def _unquote(token: str, where: str, line: int) -> str:
-    """The DOT id inside a pair of quotes, decoded with JSON's escapes (ParseError on an
-    escape or character JSON does not accept, e.g. ``"a\\q"``)."""
-    try:
-        value = json.loads(f'"{token}"')
-    except ValueError as exc:
-        why = getattr(exc, "msg", str(exc))
-        raise ParseError(where, f"invalid quoted id {token[:40]!r}: {why} (use JSON "
-                         "string escapes: \\\\, \\\", \\n, \\uXXXX)", line) from None
-    return str(value)
+_unquote = unquote_id
 
 
 def from_dot(text: str, name: str = "", source: str | None = None) -> PTG:

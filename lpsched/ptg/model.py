@@ -1,7 +1,8 @@
 """Platform and application model of seed 004 §1 (spec §1.1–§1.5).
 
 * :class:`Cluster` — one homogeneous cluster of ``P`` processors of speed ``s`` flop/s; the
-  four clusters of Table 1 [L451-470] are in :data:`CLUSTERS`.
+  four clusters of Table 1 [L451-470] are in :data:`CLUSTERS`; :func:`get_cluster` also
+  takes a processor count (``64``, ``64@3.2e9``).
 * :class:`PTG` — a parallel task graph: a DAG of moldable tasks with a sequential cost
   ``work`` (flop) and an Amdahl fraction ``alpha`` each, stored in a topological order, with
   a single entry and a single exit (zero-cost *dummy* tasks are added where the graph has
@@ -55,12 +56,54 @@ CLUSTERS: dict[str, Cluster] = {
 }
 
 
+#: flop/s of a cluster given by its processor count alone (``--cluster 64``; decision 373)
+DEFAULT_SPEED = 1e9
+
+
 def get_cluster(name: str) -> Cluster:
-    """The Table 1 cluster called ``name`` (InvalidInstanceError otherwise)."""
-    if name not in CLUSTERS:
-        raise InvalidInstanceError("cluster", name, f"unknown cluster; one of "
-                                   f"{', '.join(sorted(CLUSTERS))}")
-    return CLUSTERS[name]
+    """The cluster ``name`` names (seed 004 §1.1; decision 373).
+
+    Parameters
+    ----------
+    name : str
+        One of the Table 1 clusters [L451-470] (:data:`CLUSTERS`), or a processor count
+        ``P`` (speed :data:`DEFAULT_SPEED`) or ``P@S`` (``S`` flop/s, e.g. ``64@3.2e9``), or
+        a SimGrid/Batsim platform file (``.xml``; its compute cores and their speed,
+        :func:`lpsched.ptg.platforms.cluster_from_platform`).
+
+    Returns
+    -------
+    Cluster
+        The validated cluster (a count is named ``P64@1e+09``).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Naming the accepted forms.
+    ParseError
+        A platform file that cannot be read or is not one homogeneous cluster.
+    """
+    if name in CLUSTERS:
+        return CLUSTERS[name]
+    if name.lower().endswith(".xml"):
+        from lpsched.ptg.platforms import cluster_from_platform
+
+        return cluster_from_platform(name)
+    forms = (f"one of {', '.join(sorted(CLUSTERS))}, a processor count P or P@SPEED "
+             "(flop/s), e.g. 64 or 64@3.2e9, or a platform file .xml")
+    count, _, speed = name.partition("@")
+    try:
+        p = int(count.strip())
+        s = float(speed) if speed.strip() else DEFAULT_SPEED
+    except ValueError:
+        raise InvalidInstanceError("cluster", name, f"unknown cluster; {forms}") from None
+    if not 1 <= p <= 100_000:
+        raise InvalidInstanceError("cluster", name, "the processor count must be in "
+                                   f"[1, 100000]; {forms}")
+    if not math.isfinite(s) or s <= 0:
+        raise InvalidInstanceError("cluster", name, f"the speed must be a finite number > 0 "
+                                   f"(flop/s); {forms}")
+    return Cluster(f"P{p}@{s:g}", p, s)
 
 
 def _check_number(fieldname: str, value: Any, low: float, high: float,

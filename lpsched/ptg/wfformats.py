@@ -1,0 +1,544 @@
+"""Workflow files other tools write, read as PTGs (seed 004 §1.2-§1.3; issue 33 item 3).
+
+* **DOT** as graph tools write it: daggen's ``--dot`` output (``1 [size="2e9", alpha="0.05"]``,
+  ``1 -> 2 [size ="8e6"]``; decision 370), unquoted or quoted ids, ``;`` or newlines between
+  statements, chained edges ``a -> b -> c``, ``node [...]`` defaults, comments. Work comes
+  from ``work`` or daggen's ``size`` (flop), α from ``alpha`` (0 when absent).
+* **WfCommons JSON** instances, schema 1.4 (``workflow.tasks``) and 1.5
+  (``workflow.specification.tasks`` + ``workflow.execution.tasks``), mapped to Amdahl tasks by
+  decision 371 (:func:`amdahl_from_trace`).
+* **Pegasus DAX** (XML ``<job id runtime>``, ``<child ref><parent ref/></child>``), by the
+  same mapping (decision 372).
+
+Seed 004 models no communication [L121-134]: edge data sizes (daggen's edge ``size``) are
+kept in ``PTG.extra["edge_data"]`` (``[from, to, bytes]``) and unused by the algorithms.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from lpsched.errors import InvalidInstanceError, ParseError
+from lpsched.ptg.model import PTG, make_ptg
+
+#: flop/s used to turn recorded runtimes into work when no cluster speed is given
+REFERENCE_SPEED = 1e9
+
+#: the formats :func:`lpsched.ptg.io.load_ptg` reads, named in the unknown-format error
+FORMATS = ("lpsched PTG JSON", "DOT (lpsched, daggen --dot)", "WfCommons JSON (schema 1.4, "
+           "1.5)", "Pegasus DAX (XML)")
+
+
+def unknown_format(where: str, what: str) -> ParseError:
+    """The one-line error for a file in no format lpsched reads (issue 33 item 3,
+    decision 374).
+
+    Parameters
+    ----------
+    where : str
+        The file named in the message.
+    what : str
+        What the file was found to be (e.g. ``"a JSON object with keys foo"``).
+
+    Returns
+    -------
+    ParseError
+        To raise; its message lists :data:`FORMATS`.
+    """
+    return ParseError(where, f"{what}: not a workflow format lpsched reads; it reads "
+                      f"{', '.join(FORMATS)}")
+
+
+# --------------------------------------------------------------------------- DOT
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?P<nl>\n)
+  | (?P<comment>//[^\n]*|\#[^\n]*|/\*.*?\*/)
+  | (?P<arrow>->|--)
+  | (?P<punct>[{}\[\];,=:])
+  | (?P<quoted>"(?:[^"\\]|\\.)*")
+  | (?P<html><[^>]*>)
+  | (?P<id>-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
+          |[A-Za-z_\x80-\uffff][\w.\x80-\uffff]*)
+""", re.VERBOSE | re.DOTALL)
+
+
+def unquote_id(token: str, where: str, line: int) -> str:
+    """The DOT id inside a pair of quotes, decoded with JSON's escapes, as
+    :func:`lpsched.ptg.io.to_dot` writes them (ParseError on an escape JSON does not accept,
+    e.g. ``"a\\q"``).
+
+    Parameters
+    ----------
+    token : str
+        The text between the quotes.
+    where, line : str, int
+        The file and line named in the error.
+
+    Returns
+    -------
+    str
+        The decoded id.
+    """
+    try:
+        value = json.loads(f'"{token}"')
+    except ValueError as exc:
+        why = getattr(exc, "msg", str(exc))
+        raise ParseError(where, f"invalid quoted id {token[:40]!r}: {why} (use JSON "
+                         "string escapes: \\\\, \\\", \\n, \\uXXXX)", line) from None
+    return str(value)
+
+
+def _tokens(text: str, where: str) -> list[tuple[str, str, int]]:
+    """``(kind, value, line)`` of every DOT token (ParseError on a character DOT has not)."""
+    out: list[tuple[str, str, int]] = []
+    pos, line = 0, 1
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ParseError(where, f"unexpected character {text[pos]!r} in DOT", line)
+        kind, value = m.lastgroup or "", m.group()
+        if kind == "quoted":
+            out.append(("id", unquote_id(value[1:-1].replace("\\\n", ""), where, line), line))
+        elif kind in ("id", "arrow", "punct"):
+            out.append((kind if kind != "punct" else value, value, line))
+        elif kind == "html":
+            raise ParseError(where, "HTML-like DOT labels are not read", line)
+        line += value.count("\n")
+        pos = m.end()
+    return out
+
+
+def _number(attrs: dict[str, str], key: str, where: str, line: int, what: str) -> float:
+    raw = attrs[key]
+    try:
+        x = float(raw)
+    except ValueError:
+        raise ParseError(where, f"{what} {key}={raw!r} is not a number", line) from None
+    if not math.isfinite(x):
+        raise ParseError(where, f"{what} {key}={raw!r} is not a finite number", line)
+    return x
+
+
+def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
+    """A PTG from DOT as graph tools write it (decision 370): daggen's ``--dot`` output and
+    lpsched's own ``to_dot``.
+
+    Parameters
+    ----------
+    text : str
+        The DOT text: one ``digraph``; node statements carry ``work`` or ``size`` (flop,
+        seed 004 §1.3 [L493-498]) and optionally ``alpha``; edge statements may carry
+        ``size`` (bytes, kept as ``extra["edge_data"]``, unused: no communication model
+        [L121-134]).
+    name : str
+        The PTG's name when the graph has none.
+    source : str, optional
+        The file named in errors.
+
+    Returns
+    -------
+    PTG
+        The validated graph (dummy entry/exit added where needed).
+
+    Raises
+    ------
+    ParseError
+        With the line: a statement that is not DOT, a subgraph, a node without work, a
+        non-numeric attribute, an edge to an undeclared node.
+    """
+    where = source or name or "dot"
+    toks = _tokens(text, where)
+    i = 0
+
+    def peek(k: int = 0) -> tuple[str, str, int]:
+        return toks[i + k] if i + k < len(toks) else ("eof", "", toks[-1][2] if toks else 1)
+
+    def expect(kind: str) -> tuple[str, str, int]:
+        nonlocal i
+        t = peek()
+        if t[0] != kind:
+            raise ParseError(where, f"expected {kind!r}, found {t[1] or 'end of file'!r}", t[2])
+        i += 1
+        return t
+
+    def attr_list() -> dict[str, str]:
+        nonlocal i
+        attrs: dict[str, str] = {}
+        while peek()[0] == "[":
+            i += 1
+            while peek()[0] != "]":
+                key = expect("id")[1]
+                expect("=")
+                attrs[key.lower()] = expect("id")[1]
+                if peek()[0] in (",", ";"):
+                    i += 1
+            i += 1
+        return attrs
+
+    if not toks:
+        raise ParseError(where, "empty DOT file: no 'digraph { ... }'")
+    if peek()[0] == "id" and peek()[1].lower() == "strict":
+        i += 1
+    head = peek()
+    if head[0] != "id" or head[1].lower() != "digraph":
+        raise ParseError(where, "a DOT workflow is a 'digraph { ... }'", head[2])
+    i += 1
+    graph_name = expect("id")[1] if peek()[0] == "id" else ""
+    expect("{")
+    defaults: dict[str, str] = {}
+    nodes: dict[str, tuple[dict[str, str], int]] = {}
+    edges: list[tuple[str, str, dict[str, str], int]] = []
+    while peek()[0] != "}":
+        kind, value, line = peek()
+        if kind == ";":
+            i += 1
+            continue
+        if kind == "eof":
+            raise ParseError(where, "the digraph is not closed by '}'", line)
+        if kind != "id":
+            raise ParseError(where, f"unsupported DOT statement starting {value!r}", line)
+        low = value.lower()
+        if low in ("subgraph", "graph") and peek(1)[0] != "=":
+            if low == "subgraph" or peek(1)[0] == "{":
+                raise ParseError(where, "DOT subgraphs are not read: list the nodes and "
+                                 "edges at the top level", line)
+        if low in ("graph", "node", "edge") and peek(1)[0] == "[":
+            i += 1
+            attrs = attr_list()
+            if low == "node":
+                defaults.update(attrs)
+            continue
+        i += 1
+        if peek()[0] == "=":  # a graph attribute: key = value
+            i += 1
+            expect("id")
+            continue
+        if peek()[0] == ":":
+            raise ParseError(where, "DOT ports (node:port) are not read", peek()[2])
+        chain = [value]
+        while peek()[0] == "arrow":
+            if peek()[1] == "--":
+                raise ParseError(where, "'--' is an undirected edge; a workflow needs '->'",
+                                 peek()[2])
+            i += 1
+            nxt = peek()
+            if nxt[0] != "id":
+                raise ParseError(where, f"an edge needs a node id after '->', found "
+                                 f"{nxt[1] or 'end of file'!r}", nxt[2])
+            chain.append(nxt[1])
+            i += 1
+        attrs = attr_list()
+        if len(chain) == 1:
+            if value in nodes:
+                nodes[value][0].update(attrs)
+            else:
+                nodes[value] = ({**defaults, **attrs}, line)
+        else:
+            edges.extend((u, v, attrs, line) for u, v in itertools.pairwise(chain))
+    ids, work, alpha = [], [], []
+    for tid, (attrs, line) in nodes.items():
+        key = "work" if "work" in attrs else "size" if "size" in attrs else None
+        if key is None:
+            raise ParseError(where, f"node {tid!r} has no work: give it work=<flop> (or "
+                             "daggen's size=<flop>)", line)
+        ids.append(tid)
+        work.append(_number(attrs, key, where, line, f"node {tid!r}"))
+        alpha.append(_number(attrs, "alpha", where, line, f"node {tid!r}")
+                     if "alpha" in attrs else 0.0)
+    if not ids:
+        raise ParseError(where, "no task node: declare each task as id [size=<flop>, "
+                         "alpha=<0..1>] (daggen) or id [work=..., alpha=...]")
+    edge_data = []
+    for u, v, attrs, line in edges:
+        for end in (u, v):
+            if end not in nodes:
+                raise ParseError(where, f"edge {u} -> {v}: node {end!r} is not declared "
+                                 "with its work", line)
+        if "size" in attrs:
+            edge_data.append([u, v, _number(attrs, "size", where, line, f"edge {u} -> {v}")])
+    extra: dict[str, Any] = {"edge_data": edge_data} if edge_data else {}
+    try:
+        return make_ptg(ids, work, alpha, [(u, v) for u, v, _, _ in edges],
+                        name or graph_name, extra)
+    except InvalidInstanceError as exc:
+        raise ParseError(where, str(exc)) from None
+
+
+# ------------------------------------------------------------- runtime -> Amdahl
+
+def amdahl_from_trace(runtime: float, cores: float, speed: float,
+                      alpha: float | None = None) -> tuple[float, float]:
+    """Work (flop) and α of a task recorded as ``runtime`` seconds on ``cores`` cores
+    (decision 371; seed 004's Amdahl model [L493-498]).
+
+    α is the task's own ``alpha`` when the file has one, else 0; the work is chosen so that
+    the task takes its recorded runtime on its recorded cores on a processor of ``speed``:
+    ``T(cores) = work/speed · (α + (1 − α)/cores) = runtime``, i.e. with α = 0,
+    ``work = runtime × cores × speed``.
+
+    Parameters
+    ----------
+    runtime : float
+        Seconds, > 0 (a zero runtime is raised to 1e-9 s by the callers' validation).
+    cores : float
+        Cores the task used, >= 1.
+    speed : float
+        Flop/s of one processor of the cluster the PTG is scheduled on.
+    alpha : float, optional
+        The non-parallel fraction when known.
+
+    Returns
+    -------
+    tuple of float
+        ``(work, alpha)``.
+    """
+    a = 0.0 if alpha is None else float(alpha)
+    return runtime * speed / (a + (1.0 - a) / cores), a
+
+
+def _positive(value: Any, field: str, where: str, low: float, default: float | None) -> float:
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+            float(value)) or float(value) < low:
+        raise ParseError(where, f"{field} = {value!r}: must be a number >= {low:g}")
+    return float(value)
+
+
+#: a recorded runtime of 0 s (WfCommons has such tasks) becomes this, so work stays > 0
+MIN_RUNTIME = 1e-3
+
+
+def _build(where: str, name: str, rows: list[dict[str, Any]], speed: float,
+           extra: dict[str, Any]) -> PTG:
+    """The PTG of tasks ``{id, runtime, cores, alpha, parents, field}`` (decision 371)."""
+    ids, work, alpha, edges, tx = [], [], [], [], []
+    known = {r["id"] for r in rows}
+    for r in rows:
+        f = r["field"]
+        runtime = max(_positive(r["runtime"], f"{f}.runtime", where, 0.0, None), MIN_RUNTIME)
+        cores = _positive(r["cores"], f"{f}.cores", where, 1.0, 1.0)
+        a = r.get("alpha")
+        if a is not None and (isinstance(a, bool) or not isinstance(a, (int, float))
+                              or not 0.0 <= float(a) <= 1.0):
+            raise ParseError(where, f"{f}.alpha = {a!r}: must be a number in [0, 1]")
+        w, al = amdahl_from_trace(runtime, cores, speed, a)
+        ids.append(r["id"])
+        work.append(w)
+        alpha.append(al)
+        tx.append({"runtime": runtime, "cores": cores, **({"type": r["type"]} if r.get("type")
+                                                          else {})})
+        for p in r["parents"]:
+            if p not in known:
+                raise ParseError(where, f"{r.get('pfield', f)}.parents: unknown task {p!r}")
+            edges.append((p, r["id"]))
+    edges = list(dict.fromkeys(edges))
+    try:
+        return make_ptg(ids, work, alpha, edges, name,
+                        {**extra, "reference_speed": speed}, tx)
+    except InvalidInstanceError as exc:
+        raise ParseError(where, str(exc)) from None
+
+
+# ------------------------------------------------------------------- WfCommons
+
+def is_wfcommons(data: Any) -> bool:
+    """Whether a JSON document is a WfCommons instance (decision 374).
+
+    Parameters
+    ----------
+    data : Any
+        A parsed JSON document.
+
+    Returns
+    -------
+    bool
+        ``True`` when it is an object holding a ``workflow`` object.
+    """
+    return isinstance(data, dict) and isinstance(data.get("workflow"), dict)
+
+
+def from_wfcommons(data: Any, name: str = "", source: str | None = None,
+                   speed: float = REFERENCE_SPEED) -> PTG:
+    """A PTG from a WfCommons JSON instance (schema 1.4 or 1.5; decision 371).
+
+    Parameters
+    ----------
+    data : dict
+        The parsed JSON: ``workflow.tasks`` (1.4: ``runtimeInSeconds``/``runtime``,
+        ``cores``/``coreCount``, ``parents``) or ``workflow.specification.tasks``
+        (``id``, ``parents``) with ``workflow.execution.tasks`` (``id``,
+        ``runtimeInSeconds``, ``coreCount``) (1.5).
+    name : str
+        The PTG name when the instance has none.
+    source : str, optional
+        The file named in errors.
+    speed : float
+        Flop/s of a processor of the target cluster (work = runtime × cores × speed with α 0,
+        seed 004 §1.3 [L493-498]).
+
+    Returns
+    -------
+    PTG
+        One task per workflow task; ``task_extra`` keeps the recorded runtime and cores.
+
+    Raises
+    ------
+    ParseError
+        Naming the field: no task list, a task without id or runtime, an unknown parent, a
+        cycle.
+    """
+    where = source or name or "wfcommons"
+    wf = data.get("workflow") if isinstance(data, dict) else None
+    if not isinstance(wf, dict):
+        raise unknown_format(where, "no 'workflow' object")
+    spec = wf.get("specification")
+    if isinstance(spec, dict):
+        tasks, base = spec.get("tasks"), "workflow.specification.tasks"
+        ex = wf.get("execution")
+        ex_tasks = ex.get("tasks") if isinstance(ex, dict) else None
+        if not isinstance(ex_tasks, list):
+            raise ParseError(where, "workflow.execution.tasks: missing; lpsched needs the "
+                             "recorded runtimes of a WfCommons 1.5 instance")
+        runs = {}
+        for k, t in enumerate(ex_tasks):
+            if not isinstance(t, dict) or not isinstance(t.get("id"), str):
+                raise ParseError(where, f"workflow.execution.tasks[{k}].id: missing")
+            runs[t["id"]] = (t, f"workflow.execution.tasks[{k}]")
+    else:
+        key = "tasks" if "tasks" in wf else "jobs"
+        tasks, base, runs = wf.get(key), f"workflow.{key}", {}
+    if not isinstance(tasks, list) or not tasks:
+        raise ParseError(where, f"{base}: must be a non-empty list of tasks (WfCommons "
+                         "1.4: workflow.tasks; 1.5: workflow.specification.tasks)")
+    names: dict[str, str] = {}
+    for t in tasks:
+        if isinstance(t, dict) and isinstance(t.get("name"), str):
+            names.setdefault(t["name"], str(t.get("id", t["name"])))
+    ids_known = {str(x.get("id", x.get("name"))) for x in tasks if isinstance(x, dict)}
+    rows = []
+    for k, t in enumerate(tasks):
+        f = f"{base}[{k}]"
+        if not isinstance(t, dict):
+            raise ParseError(where, f"{f}: must be an object")
+        tid = t.get("id", t.get("name"))
+        if not isinstance(tid, str) or not tid:
+            raise ParseError(where, f"{f}.id: missing (a non-empty string)")
+        run, rf = runs.get(tid, (t, f))
+        if runs and tid not in runs:
+            raise ParseError(where, f"{f}: task {tid!r} has no entry in "
+                             "workflow.execution.tasks (its runtime)")
+        runtime = run.get("runtimeInSeconds", run.get("runtime"))
+        if runtime is None:
+            raise ParseError(where, f"{rf}.runtimeInSeconds: missing")
+        parents = t.get("parents", [])
+        if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
+            raise ParseError(where, f"{f}.parents: must be a list of task ids")
+        rows.append({"id": tid, "runtime": runtime,
+                     "cores": run.get("coreCount", run.get("cores")),
+                     "alpha": run.get("alpha", t.get("alpha")),
+                     "type": t.get("category") or t.get("name"),
+                     "parents": [p if p in ids_known else names.get(p, p) for p in parents],
+                     "field": rf, "pfield": f})
+    label = data.get("name")
+    return _build(where, label if isinstance(label, str) and label else name, rows, speed,
+                  {"source_format": "wfcommons",
+                   "schema_version": str(data.get("schemaVersion", ""))})
+
+
+# ------------------------------------------------------------------------ DAX
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def from_dax(text: str, name: str = "", source: str | None = None,
+             speed: float = REFERENCE_SPEED) -> PTG:
+    """A PTG from a Pegasus DAX file (XML; decision 372).
+
+    Parameters
+    ----------
+    text : str
+        The XML: ``<adag>`` with ``<job id=... runtime=...>`` (cores from a ``cores``
+        attribute or a ``<profile key="cores">``, else 1) and
+        ``<child ref=...><parent ref=.../></child>`` dependencies.
+    name : str
+        The PTG name when the ``adag`` has none.
+    source : str, optional
+        The file named in errors.
+    speed : float
+        Flop/s of a processor of the target cluster (decision 371's mapping).
+
+    Returns
+    -------
+    PTG
+        One task per job.
+
+    Raises
+    ------
+    ParseError
+        Malformed XML (with its line), a job without id or runtime, a dependency naming an
+        unknown job.
+    """
+    where = source or name or "dax"
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ParseError(where, f"not valid XML: {exc}", exc.position[0]) from None
+    if _local(root.tag) != "adag":
+        raise unknown_format(where, f"XML root <{_local(root.tag)}> (a DAX is an <adag>)")
+    rows: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    deps: list[tuple[str, str]] = []
+    for el in root:
+        tag = _local(el.tag)
+        if tag in ("job", "dax", "dag"):
+            k = len(rows)
+            f = f"<job> #{k + 1}"
+            tid = el.get("id")
+            if not tid:
+                raise ParseError(where, f"{f}: no id attribute")
+            f = f"<job id={tid!r}>"
+            if tid in by_id:
+                raise ParseError(where, f"{f}: duplicate job id")
+            raw = el.get("runtime")
+            if raw is None:
+                raise ParseError(where, f"{f}: no runtime attribute (seconds)")
+            cores: Any = el.get("cores")
+            for prof in el:
+                if _local(prof.tag) == "profile" and (prof.get("key") or "").lower() == "cores":
+                    cores = prof.text
+            try:
+                runtime = float(raw)
+                ncores = None if cores is None else float(cores)
+            except ValueError:
+                raise ParseError(where, f"{f}: runtime {raw!r} / cores {cores!r} must be "
+                                 "numbers") from None
+            row = {"id": tid, "runtime": runtime, "cores": ncores, "parents": [],
+                   "type": el.get("name"), "field": f}
+            rows.append(row)
+            by_id[tid] = row
+        elif tag == "child":
+            child = el.get("ref")
+            if not child:
+                raise ParseError(where, "<child> without ref")
+            for par in el:
+                if _local(par.tag) == "parent":
+                    if not par.get("ref"):
+                        raise ParseError(where, f"<child ref={child!r}>: <parent> without ref")
+                    deps.append((str(par.get("ref")), child))
+    if not rows:
+        raise ParseError(where, "no <job> in the DAX")
+    for parent, child in deps:
+        if child not in by_id:
+            raise ParseError(where, f"<child ref={child!r}>: unknown job")
+        by_id[child]["parents"].append(parent)
+    label = root.get("name")
+    return _build(where, label or name, rows, speed, {"source_format": "dax"})

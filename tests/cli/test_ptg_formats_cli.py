@@ -1,0 +1,125 @@
+"""``lpsched ptg schedule FILE --cluster 64 --json`` on workflow files other tools write
+(issue 33 item 3): daggen's DOT, WfCommons JSON 1.4/1.5, Pegasus DAX; the unknown-format
+error; ``--cluster`` as a processor count (subprocess of the installed console script)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli_subprocess import lpsched, one_json_object
+from tests.ptg.test_formats import DAGGEN, DAX, WF14, WF15
+
+FILES = {"daggen.dot": DAGGEN, "wf15.json": json.dumps(WF15), "wf14.json": json.dumps(WF14),
+         "mini.dax": DAX}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_schedule_each_format(tmp_path: Path, name: str) -> None:
+    f = tmp_path / name
+    f.write_text(FILES[name])
+    doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", "64", "--json"))
+    assert doc["cluster"] == "P64@1e+09" and doc["ptgs"] == [json.loads(FILES[name])["name"]
+                                                             if name.endswith(".json") else
+                                                             {"daggen.dot": "daggen",
+                                                              "mini.dax": "mini"}[name]]
+    assert doc["algorithm"] == "all" and len(doc["results"]) == 19
+    for r in doc["results"]:
+        assert r["valid"] is True
+        assert r["makespan"] >= doc["lower_bounds"]["makespan"]["value"] * (1 - 1e-9)
+
+
+def test_one_processor_replays_the_recorded_runtimes(tmp_path: Path) -> None:
+    """On one processor of the reference speed, a WfCommons chain takes the sum of its
+    works / speed: p1 10 s × 4 cores + p2 5 s + add 20 s / (0.5 + 0.5/2) (decision 371)."""
+    f = tmp_path / "wf15.json"
+    f.write_text(json.dumps(WF15))
+    doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", "1@2e9",
+                                  "--algorithm", "selfish", "--json"))
+    # on 1 processor T(v, 1) = work/s: 40 + 5 + 20/0.75 = 45 + 26.67 s, whatever the speed
+    assert doc["makespan"] == pytest.approx(40 + 5 + 20 / 0.75)
+    assert doc["cluster"] == "P1@2e+09"
+
+
+def test_dax_work_follows_the_cluster_speed(tmp_path: Path) -> None:
+    """Runtimes become work at the speed of the cluster used (decision 371): on one
+    processor the makespan is the recorded 13.5 + 10 × 4 + 2.5 = 56 s at any speed."""
+    f = tmp_path / "mini.dax"
+    f.write_text(DAX)
+    for cluster in ("1@1e9", "1@4e9"):
+        doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", cluster,
+                                      "--algorithm", "selfish", "--json"))
+        assert doc["makespan"] == pytest.approx(56.0)
+
+
+@pytest.mark.parametrize(("name", "content", "words"), [
+    ("u.json", '{"foo": 1}', "not a workflow format lpsched reads"),
+    ("u.txt", "hello", "not a workflow format lpsched reads"),
+    ("bad.dot", 'digraph G {\n  1 [size="2e9"]\n  2 [size="x"]\n}\n', "bad.dot:3:"),
+    ("bad.dax", DAX.replace(' runtime="2.5"', ""), "no runtime attribute"),
+    ("bad.json", json.dumps({**WF15, "workflow": {**WF15["workflow"], "execution": {}}}),
+     "workflow.execution.tasks: missing"),
+])
+def test_bad_files_one_line_exit_2(tmp_path: Path, name: str, content: str,
+                                   words: str) -> None:
+    f = tmp_path / name
+    f.write_text(content)
+    p = lpsched("ptg", "schedule", str(f), "--cluster", "64", "--json")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("lpsched: error:") and p.stderr.count("\n") == 1
+    assert words in p.stderr and "Traceback" not in p.stderr
+    if "not a workflow format" in words:
+        assert "WfCommons JSON" in p.stderr and "Pegasus DAX" in p.stderr
+
+
+@pytest.mark.parametrize(("cluster", "words"), [
+    ("0", "[1, 100000]"), ("64@0", "speed"), ("sixty", "P@SPEED")])
+def test_bad_cluster_count(tmp_path: Path, cluster: str, words: str) -> None:
+    f = tmp_path / "daggen.dot"
+    f.write_text(DAGGEN)
+    p = lpsched("ptg", "schedule", str(f), "--cluster", cluster, "--json")
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
+    assert words in p.stderr
+
+
+def test_help_names_the_formats_and_counts() -> None:
+    p = lpsched("ptg", "schedule", "--help")
+    assert p.returncode == 0 and p.stderr == ""
+    text = " ".join(p.stdout.split())
+    assert "WfCommons" in text and "DAX" in text and "64@3.2e9" in text
+
+
+def test_cluster_from_a_platform_file(tmp_path: Path) -> None:
+    from tests.ptg.test_formats import PLATFORM
+
+    plat = tmp_path / "plat.xml"
+    plat.write_text(PLATFORM)
+    f = tmp_path / "mini.dax"
+    f.write_text(DAX)
+    doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", str(plat),
+                                  "--json"))
+    assert doc["cluster"] == "plat" and all(r["valid"] for r in doc["results"])
+    missing = tmp_path / "none.xml"
+    p = lpsched("ptg", "schedule", str(f), "--cluster", str(missing), "--json")
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
+    assert "none.xml" in p.stderr
+
+
+def test_generate_from_a_wfcommons_recipe(tmp_path: Path) -> None:
+    pytest.importorskip("wfcommons")
+    out = tmp_path / "montage.json"
+    p = lpsched("ptg", "generate", "--class", "wfcommons:montage", "--n", "60", "--seed", "3",
+                "-o", str(out))
+    assert p.returncode == 0 and p.stdout == "" and str(out) in p.stderr
+    assert p.stderr.count("\n") == 1 and "dummy entry/exit" in p.stderr
+    data = json.loads(out.read_text())
+    assert data["name"] == "montage-60-s3" and data["reference_speed"] == 1e9
+    doc = one_json_object(lpsched("ptg", "schedule", str(out), "--cluster", "64", "--json",
+                                  "--algorithm", "cafm-lptf"))
+    assert doc["valid"] is True
+    assert doc["makespan"] >= doc["lower_bounds"]["makespan"]["value"] * (1 - 1e-9)
+    p = lpsched("ptg", "generate", "--class", "wfcommons:montage", "--n", "3")
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1
+    assert "wfcommons:montage with --n 3" in p.stderr

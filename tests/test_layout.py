@@ -27,6 +27,9 @@ ALLOWED: dict[str, set[str]] = {
 SEAMS: dict[tuple[str, str], str] = {
     ("lpsched.batch.reproduce", "lpsched.approx.packing"):
         "seed 000 ch. 4 compares backfilling with the NFDH+LS packing of ch. 4 §4.4",
+    ("lpsched.ptg.platforms", "lpsched.bags.simgrid"):
+        "issue 33: a PTG cluster given as a SimGrid/Batsim platform file reads its host "
+        "speeds with SimGrid's unit parser (bags.simgrid.parse_quantity)",
     ("lpsched.ptg.cafm", "lpsched.approx.moldable"):
         "seed 004 §4 CAFM allocates each PTG's processors with the MRT dual approximation "
         "and the K-shelf algorithm of seed 004 §5 (approx.moldable)",

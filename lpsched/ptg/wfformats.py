@@ -154,107 +154,9 @@ def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
         non-numeric attribute, an edge to an undeclared node.
     """
     where = source or name or "dot"
-    toks = _tokens(text, where)
-    i = 0
-
-    def peek(k: int = 0) -> tuple[str, str, int]:
-        return toks[i + k] if i + k < len(toks) else ("eof", "", toks[-1][2] if toks else 1)
-
-    def expect(kind: str) -> tuple[str, str, int]:
-        nonlocal i
-        t = peek()
-        if t[0] != kind:
-            raise ParseError(where, f"expected {kind!r}, found {t[1] or 'end of file'!r}", t[2])
-        i += 1
-        return t
-
-    def attr_list() -> dict[str, str]:
-        nonlocal i
-        attrs: dict[str, str] = {}
-        while peek()[0] == "[":
-            i += 1
-            while peek()[0] != "]":
-                key = expect("id")[1]
-                expect("=")
-                attrs[key.lower()] = expect("id")[1]
-                if peek()[0] in (",", ";"):
-                    i += 1
-            i += 1
-        return attrs
-
-    if not toks:
-        raise ParseError(where, "empty DOT file: no 'digraph { ... }'")
-    if peek()[0] == "id" and peek()[1].lower() == "strict":
-        i += 1
-    head = peek()
-    if head[0] != "id" or head[1].lower() != "digraph":
-        raise ParseError(where, "a DOT workflow is a 'digraph { ... }'", head[2])
-    i += 1
-    graph_name = expect("id")[1] if peek()[0] == "id" else ""
-    expect("{")
-    defaults: dict[str, str] = {}
-    nodes: dict[str, tuple[dict[str, str], int]] = {}
-    edges: list[tuple[str, str, dict[str, str], int]] = []
-    while peek()[0] != "}":
-        kind, value, line = peek()
-        if kind == ";":
-            i += 1
-            continue
-        if kind == "eof":
-            raise ParseError(where, "the digraph is not closed by '}'", line)
-        if kind != "id":
-            raise ParseError(where, f"unsupported DOT statement starting {value!r}", line)
-        low = value.lower()
-        if low in ("subgraph", "graph") and peek(1)[0] != "=":
-            if low == "subgraph" or peek(1)[0] == "{":
-                raise ParseError(where, "DOT subgraphs are not read: list the nodes and "
-                                 "edges at the top level", line)
-        if low in ("graph", "node", "edge") and peek(1)[0] == "[":
-            i += 1
-            attrs = attr_list()
-            if low == "node":
-                defaults.update(attrs)
-            continue
-        i += 1
-        if peek()[0] == "=":  # a graph attribute: key = value
-            i += 1
-            expect("id")
-            continue
-        if peek()[0] == ":":
-            raise ParseError(where, "DOT ports (node:port) are not read", peek()[2])
-        chain = [value]
-        while peek()[0] == "arrow":
-            if peek()[1] == "--":
-                raise ParseError(where, "'--' is an undirected edge; a workflow needs '->'",
-                                 peek()[2])
-            i += 1
-            nxt = peek()
-            if nxt[0] != "id":
-                raise ParseError(where, f"an edge needs a node id after '->', found "
-                                 f"{nxt[1] or 'end of file'!r}", nxt[2])
-            chain.append(nxt[1])
-            i += 1
-        attrs = attr_list()
-        if len(chain) == 1:
-            if value in nodes:
-                nodes[value][0].update(attrs)
-            else:
-                nodes[value] = ({**defaults, **attrs}, line)
-        else:
-            edges.extend((u, v, attrs, line) for u, v in itertools.pairwise(chain))
-    ids, work, alpha = [], [], []
-    for tid, (attrs, line) in nodes.items():
-        key = "work" if "work" in attrs else "size" if "size" in attrs else None
-        if key is None:
-            raise ParseError(where, f"node {tid!r} has no work: give it work=<flop> (or "
-                             "daggen's size=<flop>)", line)
-        ids.append(tid)
-        work.append(_number(attrs, key, where, line, f"node {tid!r}"))
-        alpha.append(_number(attrs, "alpha", where, line, f"node {tid!r}")
-                     if "alpha" in attrs else 0.0)
-    if not ids:
-        raise ParseError(where, "no task node: declare each task as id [size=<flop>, "
-                         "alpha=<0..1>] (daggen) or id [work=..., alpha=...]")
+    parser = _DotParser(_tokens(text, where), where)
+    graph_name, nodes, edges = parser.graph()
+    ids, work, alpha = _dot_tasks(nodes, where)
     edge_data = []
     for u, v, attrs, line in edges:
         for end in (u, v):
@@ -269,6 +171,141 @@ def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
                         name or graph_name, extra)
     except InvalidInstanceError as exc:
         raise ParseError(where, str(exc)) from None
+
+
+_Nodes = dict[str, tuple[dict[str, str], int]]
+_Edges = list[tuple[str, str, dict[str, str], int]]
+
+
+def _dot_tasks(nodes: _Nodes, where: str) -> tuple[list[str], list[float], list[float]]:
+    """The ids, work (``work`` or daggen's ``size``, flop) and ``alpha`` of the nodes."""
+    ids, work, alpha = [], [], []
+    for tid, (attrs, line) in nodes.items():
+        key = "work" if "work" in attrs else "size" if "size" in attrs else None
+        if key is None:
+            raise ParseError(where, f"node {tid!r} has no work: give it work=<flop> (or "
+                             "daggen's size=<flop>)", line)
+        ids.append(tid)
+        work.append(_number(attrs, key, where, line, f"node {tid!r}"))
+        alpha.append(_number(attrs, "alpha", where, line, f"node {tid!r}")
+                     if "alpha" in attrs else 0.0)
+    if not ids:
+        raise ParseError(where, "no task node: declare each task as id [size=<flop>, "
+                         "alpha=<0..1>] (daggen) or id [work=..., alpha=...]")
+    return ids, work, alpha
+
+
+class _DotParser:
+    """A recursive-descent reader of one DOT ``digraph`` over :func:`_tokens`' tokens
+    (``(kind, text, line)``), for :func:`from_dot_any`."""
+
+    def __init__(self, toks: list[tuple[str, str, int]], where: str) -> None:
+        self.toks, self.where, self.i = toks, where, 0
+
+    def peek(self, k: int = 0) -> tuple[str, str, int]:
+        """The token ``k`` ahead (an ``eof`` token past the end)."""
+        toks, i = self.toks, self.i
+        return toks[i + k] if i + k < len(toks) else ("eof", "", toks[-1][2] if toks else 1)
+
+    def expect(self, kind: str) -> tuple[str, str, int]:
+        """The next token, which must be of ``kind``."""
+        t = self.peek()
+        if t[0] != kind:
+            raise ParseError(self.where, f"expected {kind!r}, found "
+                             f"{t[1] or 'end of file'!r}", t[2])
+        self.i += 1
+        return t
+
+    def attr_list(self) -> dict[str, str]:
+        """Every ``[key = value, ...]`` block at this point, merged (keys lower-cased)."""
+        attrs: dict[str, str] = {}
+        while self.peek()[0] == "[":
+            self.i += 1
+            while self.peek()[0] != "]":
+                key = self.expect("id")[1]
+                self.expect("=")
+                attrs[key.lower()] = self.expect("id")[1]
+                if self.peek()[0] in (",", ";"):
+                    self.i += 1
+            self.i += 1
+        return attrs
+
+    def graph(self) -> tuple[str, _Nodes, _Edges]:
+        """``[strict] digraph [name] { statements }``: its name, nodes and edges."""
+        where = self.where
+        if not self.toks:
+            raise ParseError(where, "empty DOT file: no 'digraph { ... }'")
+        if self.peek()[0] == "id" and self.peek()[1].lower() == "strict":
+            self.i += 1
+        head = self.peek()
+        if head[0] != "id" or head[1].lower() != "digraph":
+            raise ParseError(where, "a DOT workflow is a 'digraph { ... }'", head[2])
+        self.i += 1
+        graph_name = self.expect("id")[1] if self.peek()[0] == "id" else ""
+        self.expect("{")
+        defaults: dict[str, str] = {}
+        nodes: _Nodes = {}
+        edges: _Edges = []
+        while self.peek()[0] != "}":
+            self.statement(defaults, nodes, edges)
+        return graph_name, nodes, edges
+
+    def statement(self, defaults: dict[str, str], nodes: _Nodes, edges: _Edges) -> None:
+        """One statement: ``;``, a default block, a graph attribute, a node or an edge
+        chain."""
+        where = self.where
+        kind, value, line = self.peek()
+        if kind == ";":
+            self.i += 1
+            return
+        if kind == "eof":
+            raise ParseError(where, "the digraph is not closed by '}'", line)
+        if kind != "id":
+            raise ParseError(where, f"unsupported DOT statement starting {value!r}", line)
+        low = value.lower()
+        if low in ("subgraph", "graph") and self.peek(1)[0] != "=" and (
+                low == "subgraph" or self.peek(1)[0] == "{"):
+            raise ParseError(where, "DOT subgraphs are not read: list the nodes and "
+                             "edges at the top level", line)
+        if low in ("graph", "node", "edge") and self.peek(1)[0] == "[":
+            self.i += 1
+            attrs = self.attr_list()
+            if low == "node":
+                defaults.update(attrs)
+            return
+        self.i += 1
+        if self.peek()[0] == "=":  # a graph attribute: key = value
+            self.i += 1
+            self.expect("id")
+            return
+        if self.peek()[0] == ":":
+            raise ParseError(where, "DOT ports (node:port) are not read", self.peek()[2])
+        chain = self.chain(value)
+        attrs = self.attr_list()
+        if len(chain) == 1:
+            if value in nodes:
+                nodes[value][0].update(attrs)
+            else:
+                nodes[value] = ({**defaults, **attrs}, line)
+        else:
+            edges.extend((u, v, attrs, line) for u, v in itertools.pairwise(chain))
+
+    def chain(self, first: str) -> list[str]:
+        """``first -> b -> c ...``: the node ids of an edge chain (just ``first`` for a
+        node statement)."""
+        chain = [first]
+        while self.peek()[0] == "arrow":
+            if self.peek()[1] == "--":
+                raise ParseError(self.where, "'--' is an undirected edge; a workflow needs "
+                                 "'->'", self.peek()[2])
+            self.i += 1
+            nxt = self.peek()
+            if nxt[0] != "id":
+                raise ParseError(self.where, f"an edge needs a node id after '->', found "
+                                 f"{nxt[1] or 'end of file'!r}", nxt[2])
+            chain.append(nxt[1])
+            self.i += 1
+        return chain
 
 
 # ------------------------------------------------------------- runtime -> Amdahl
@@ -399,22 +436,7 @@ def from_wfcommons(data: Any, name: str = "", source: str | None = None,
     wf = data.get("workflow") if isinstance(data, dict) else None
     if not isinstance(wf, dict):
         raise unknown_format(where, "no 'workflow' object")
-    spec = wf.get("specification")
-    if isinstance(spec, dict):
-        tasks, base = spec.get("tasks"), "workflow.specification.tasks"
-        ex = wf.get("execution")
-        ex_tasks = ex.get("tasks") if isinstance(ex, dict) else None
-        if not isinstance(ex_tasks, list):
-            raise ParseError(where, "workflow.execution.tasks: missing; lpsched needs the "
-                             "recorded runtimes of a WfCommons 1.5 instance")
-        runs = {}
-        for k, t in enumerate(ex_tasks):
-            if not isinstance(t, dict) or not isinstance(t.get("id"), str):
-                raise ParseError(where, f"workflow.execution.tasks[{k}].id: missing")
-            runs[t["id"]] = (t, f"workflow.execution.tasks[{k}]")
-    else:
-        key = "tasks" if "tasks" in wf else "jobs"
-        tasks, base, runs = wf.get(key), f"workflow.{key}", {}
+    tasks, base, runs = _wfcommons_tasks(wf, where)
     if not isinstance(tasks, list) or not tasks:
         raise ParseError(where, f"{base}: must be a non-empty list of tasks (WfCommons "
                          "1.4: workflow.tasks; 1.5: workflow.specification.tasks)")
@@ -453,10 +475,57 @@ def from_wfcommons(data: Any, name: str = "", source: str | None = None,
                    "schema_version": str(data.get("schemaVersion", ""))})
 
 
+def _wfcommons_tasks(wf: dict[str, Any], where: str,
+                     ) -> tuple[Any, str, dict[str, tuple[dict[str, Any], str]]]:
+    """The task list of a WfCommons instance, the field it is at, and (schema 1.5) the
+    execution record of each task id with its field."""
+    spec = wf.get("specification")
+    if not isinstance(spec, dict):
+        key = "tasks" if "tasks" in wf else "jobs"
+        return wf.get(key), f"workflow.{key}", {}
+    ex = wf.get("execution")
+    ex_tasks = ex.get("tasks") if isinstance(ex, dict) else None
+    if not isinstance(ex_tasks, list):
+        raise ParseError(where, "workflow.execution.tasks: missing; lpsched needs the "
+                         "recorded runtimes of a WfCommons 1.5 instance")
+    runs = {}
+    for k, t in enumerate(ex_tasks):
+        if not isinstance(t, dict) or not isinstance(t.get("id"), str):
+            raise ParseError(where, f"workflow.execution.tasks[{k}].id: missing")
+        runs[t["id"]] = (t, f"workflow.execution.tasks[{k}]")
+    return spec.get("tasks"), "workflow.specification.tasks", runs
+
+
 # ------------------------------------------------------------------------ DAX
 
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
+
+
+def _dax_job(el: Any, k: int, by_id: dict[str, Any], where: str) -> dict[str, Any]:
+    """The row of the ``k``-th ``<job>`` of a DAX: id, runtime (s), cores (an attribute or a
+    ``<profile key="cores">``)."""
+    tid = el.get("id")
+    if not tid:
+        raise ParseError(where, f"<job> #{k + 1}: no id attribute")
+    f = f"<job id={tid!r}>"
+    if tid in by_id:
+        raise ParseError(where, f"{f}: duplicate job id")
+    raw = el.get("runtime")
+    if raw is None:
+        raise ParseError(where, f"{f}: no runtime attribute (seconds)")
+    cores: Any = el.get("cores")
+    for prof in el:
+        if _local(prof.tag) == "profile" and (prof.get("key") or "").lower() == "cores":
+            cores = prof.text
+    try:
+        runtime = float(raw)
+        ncores = None if cores is None else float(cores)
+    except ValueError:
+        raise ParseError(where, f"{f}: runtime {raw!r} / cores {cores!r} must be "
+                         "numbers") from None
+    return {"id": tid, "runtime": runtime, "cores": ncores, "parents": [],
+            "type": el.get("name"), "field": f}
 
 
 def from_dax(text: str, name: str = "", source: str | None = None,
@@ -500,31 +569,9 @@ def from_dax(text: str, name: str = "", source: str | None = None,
     for el in root:
         tag = _local(el.tag)
         if tag in ("job", "dax", "dag"):
-            k = len(rows)
-            f = f"<job> #{k + 1}"
-            tid = el.get("id")
-            if not tid:
-                raise ParseError(where, f"{f}: no id attribute")
-            f = f"<job id={tid!r}>"
-            if tid in by_id:
-                raise ParseError(where, f"{f}: duplicate job id")
-            raw = el.get("runtime")
-            if raw is None:
-                raise ParseError(where, f"{f}: no runtime attribute (seconds)")
-            cores: Any = el.get("cores")
-            for prof in el:
-                if _local(prof.tag) == "profile" and (prof.get("key") or "").lower() == "cores":
-                    cores = prof.text
-            try:
-                runtime = float(raw)
-                ncores = None if cores is None else float(cores)
-            except ValueError:
-                raise ParseError(where, f"{f}: runtime {raw!r} / cores {cores!r} must be "
-                                 "numbers") from None
-            row = {"id": tid, "runtime": runtime, "cores": ncores, "parents": [],
-                   "type": el.get("name"), "field": f}
+            row = _dax_job(el, len(rows), by_id, where)
             rows.append(row)
-            by_id[tid] = row
+            by_id[row["id"]] = row
         elif tag == "child":
             child = el.get("ref")
             if not child:

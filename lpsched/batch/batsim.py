@@ -589,16 +589,8 @@ def read_batsim(path: str | Path, lenient: bool = False,
     ([1], [12.5], [30.0], 4)
     """
     p = Path(path)
-    doc = _load_json(p)
     where = str(p)
-    if not isinstance(doc, dict):
-        raise ParseError(where, "not a Batsim workload: expected a JSON object with 'jobs', "
-                         "'profiles' and 'nb_res'")
-    for key, kind, shape in (("jobs", list, "a JSON array"), ("profiles", dict, "a JSON object")):
-        if key not in doc:
-            raise ParseError(where, f"not a Batsim workload: missing '{key}'")
-        if not isinstance(doc[key], kind):
-            raise ParseError(where, f"'{key}' must be {shape}")
+    doc = _workload_doc(_load_json(p), where)
     nb_res = _nb_res(doc.get("nb_res"), where)
     speed = platform.speed if platform is not None else DEFAULT_SPEED
     durations = _Durations(doc["profiles"], speed,
@@ -630,6 +622,20 @@ def read_batsim(path: str | Path, lenient: bool = False,
                           {"res": rounded} if rounded else {}, tuple(text),
                           dict(approximated),
                           sum(reason == UNSIMULATED for _, reason in skipped))
+
+
+def _workload_doc(doc: Any, where: str) -> dict[str, Any]:
+    """``doc`` when it has the shape of a Batsim workload (``jobs`` a list, ``profiles`` an
+    object); a :class:`ParseError` saying what is missing otherwise."""
+    if not isinstance(doc, dict):
+        raise ParseError(where, "not a Batsim workload: expected a JSON object with 'jobs', "
+                         "'profiles' and 'nb_res'")
+    for key, kind, shape in (("jobs", list, "a JSON array"), ("profiles", dict, "a JSON object")):
+        if key not in doc:
+            raise ParseError(where, f"not a Batsim workload: missing '{key}'")
+        if not isinstance(doc[key], kind):
+            raise ParseError(where, f"'{key}' must be {shape}")
+    return doc
 
 
 def _load_json(p: Path) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 
 from lpsched.core.fidelity import Bound, FidelityRow, FidelityTable, Range, compare, not_measured
 
-#: rows whose gap the evidence of a decision explains (docs/pending/decisions-29c.md):
+#: rows whose gap the evidence of a decision explains (docs/decisions.md):
 #: ch. 4's forced contiguous mean, forced local's within-2 % share and best-effort local's
 #: local share (decision 274: nine readings, none brings the table back), seed 001's
 #: LLNL FCFS break-even (275), ch. 5's forced local / platform on KTH SP2 (276)

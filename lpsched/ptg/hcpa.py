@@ -141,7 +141,7 @@ NO_BOUND = HcpaBound()
 FITTED_BOUND = HcpaBound("budget", 0.65)
 #: "improved HCPA" as the seed writes it [L216-222]: the critical-path task with the
 #: smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping test, no processor bound (the seed
-#: gives none; decision 336 of docs/pending/decisions-32.md)
+#: gives none; decision 336 of docs/decisions.md)
 DEFAULT_BOUND = HcpaBound("literal", 1.0)
 
 

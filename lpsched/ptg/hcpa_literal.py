@@ -13,7 +13,7 @@ states (``argmin T(v, p+1)/(p+1)``, spec DECIDE-2 "LITERAL", lowest task index o
 and the stopping criterion is CPA's trade-off between the critical path ``T_CP`` and the
 average area ``T_A = Σ p_v T(v, p_v) / Pb`` (stop when ``T_CP <= T_A``), the only
 criterion the text describes; no processor bound is added, because the seed gives none
-[L595-597] (docs/pending/decisions-32.md). It is the ``literal`` kind of
+[L595-597] (docs/decisions.md). It is the ``literal`` kind of
 :class:`lpsched.ptg.hcpa.HcpaBound`.
 
 The loop is the one-increment-at-a-time algorithm done in *jumps*: on a fixed critical

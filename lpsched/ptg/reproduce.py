@@ -557,7 +557,7 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
 
 
 #: decisions that explain a figure this reproduction does not bring back (issue 32,
-#: docs/pending/decisions-32.md and decisions-32b.md): 340 Table 2's reading, 341 the
+#: docs/decisions.md): 340 Table 2's reading, 341 the
 #: literal improved HCPA, 342 SELFISH's fairness set by the allocation size, 349 A16 and
 #: Table 2 incompatible under one allocation size, 350 check 5 (gdx) under every reading,
 #: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25

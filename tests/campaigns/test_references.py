@@ -18,7 +18,7 @@ FAMILY = [*sorted((ROOT / "lpsched" / "campaigns").glob("*.py")),
 FIRST, LAST = 88, 110
 #: the continuation (SESSION, resize modes, B26)
 MORE_FIRST, MORE_LAST = 139, 146
-#: issue 30 (the seed's published figures; docs/pending/decisions-30b.md until merged)
+#: issue 30 (the seed's published figures; docs/decisions.md)
 FIG_FIRST, FIG_LAST = 300, 314
 #: a keyword of each decision cited next to a topic in the code (checked below)
 TOPICS = {"deadlock": 105, "stream order": 93, "non-reactive": 93, "56,918": 99,

@@ -203,7 +203,7 @@ def test_platform_cells_take_table_5_2_periods(tmp_path):
                     reason="needs ../shared/data")
 def test_completed_is_table_5_2s_selection_on_kth():
     """Decision 268: status 1 and run time > 0 gives Table 5.2's job count (KTH: 20,483 of
-    27,992 records; the other five agree too, see docs/pending/results-29.md)."""
+    27,992 records; the other five agree too, see benchmarks/HISTORY.md ("Session 27"))."""
     work = exp.load_trace(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"), "completed")
     assert work.jobs == exp.CH5_PLATFORMS["kth_sp2"][2] == 20483
     assert exp.load_trace(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz")).jobs == 27992

@@ -1,5 +1,6 @@
 """Issue 30 (seed 002 B16-B17): every reading of FCFS and FairCamp tried on the same
-instances. Usage: python fc_readings.py INSTANCES OUT.json [k,k,...] [exponents]"""
+instances. Usage: python fc_readings.py INSTANCES OUT.json [k,k,...] [exponents] [runs]
+(``runs``: a comma list of the names in RUNS, default all of them)."""
 import heapq
 import json
 import sys
@@ -52,6 +53,8 @@ RUNS = {
     "fcfs-block": fcfs_block,
 }
 
+if len(sys.argv) > 5:
+    RUNS = {k: RUNS[k] for k in sys.argv[5].split(",")}
 n, out = int(sys.argv[1]), sys.argv[2]
 ks = [int(x) for x in (sys.argv[3] if len(sys.argv) > 3 else "2,5,10,20").split(",")]
 exps = [float(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "1.4267,1.0").split(",")]

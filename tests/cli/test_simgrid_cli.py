@@ -262,10 +262,7 @@ DEPLOYMENT = """<?xml version='1.0'?>
 
 
 def test_generate_with_a_deployment_file(tmp_path):
-    """``--deployment FILE`` with ``--platform`` (issue 33; the option is added to
-    lpsched/cli/bags.py by the lead, issue 33's notes): the master computes too."""
-    if "--deployment" not in lpsched("generate", "bags", "--help").stdout:
-        pytest.skip("generate bags has no --deployment option yet (issue 33's notes)")
+    """``--deployment FILE`` with ``--platform`` (issue 33): the master computes too."""
     (tmp_path / "p.xml").write_text(SMALL)
     (tmp_path / "d.xml").write_text(DEPLOYMENT)
     proc = lpsched("generate", "bags", "--apps", "2", "--seed", "1", "--platform",

@@ -21,37 +21,26 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.allocation import ALLOCATORS
-from lpsched.cli.common import add_runner_options, dump_json, run_experiment
+from lpsched.cli.common import (
+    DATA_HELP,
+    add_runner_options,
+    data_file,
+    dump_json,
+    run_experiment,
+)
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 
-def _default_trace(name: str) -> str:
-    """``name`` in ``$LPSCHED_DATA`` or ``../shared/data`` (relative to the working
-    directory); a clear error otherwise."""
-    import os
-
-    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
-        if folder and (Path(folder) / name).exists():
-            return str(Path(folder) / name)
-    raise ParseError(name, "trace not found in $LPSCHED_DATA or ../shared/data: give --trace")
-
-
-def _data_folder() -> Path | None:
-    """``$LPSCHED_DATA`` or ``../shared/data`` (relative to the working directory), the first
-    that exists."""
-    import os
-
-    for folder in (os.environ.get("LPSCHED_DATA"), "../shared/data", "shared/data"):
-        if folder and Path(folder).is_dir():
-            return Path(folder)
-    return None
-
-
-def _seed_traces(names: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+def _seed_traces(names: dict[str, str], data: str | None = None,
+                 ) -> tuple[dict[str, str], dict[str, str]]:
     """The traces a seed names that the data folder holds (label -> path), and the others
-    with the reason (label -> "trace FILE not in FOLDER"): named, never replaced."""
-    folder = _data_folder()
+    with the reason (label -> "trace FILE not in FOLDER"): named, never replaced. The folder
+    is :func:`lpsched.cli.common.data_folder`'s (``--data``, ``$LPSCHED_DATA``,
+    ``../shared/data``)."""
+    from lpsched.cli.common import data_folder
+
+    folder = data_folder(data)
     found, missing = {}, {}
     for label, name in names.items():
         if folder is not None and (folder / name).exists():
@@ -60,7 +49,8 @@ def _seed_traces(names: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]
             missing[label] = f"trace {name} not in {folder or '$LPSCHED_DATA or ../shared/data'}"
     if not found:
         raise ParseError(", ".join(names.values()), "none of the seed's traces is in "
-                         "$LPSCHED_DATA or ../shared/data: give --trace")
+                         f"{folder or '$LPSCHED_DATA or ../shared/data'}: give --trace or "
+                         "--data")
     return found, missing
 
 
@@ -80,7 +70,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     status = _status_option(args.status)
     missing: dict[str, str] = {}
     if name == "contiguity":
-        trace = args.trace or _default_trace(exp.CH4_DEFAULTS["trace"])  # type: ignore
+        trace = args.trace or data_file(args.data, exp.CH4_DEFAULTS["trace"])  # type: ignore
         traces = {"curie": trace}
         cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
                                      args.processors, args.cluster_size, args.first_seed,
@@ -90,7 +80,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         if args.trace:
             traces = {exp.platform_of(args.trace) or Path(args.trace).name: args.trace}
         else:
-            traces, missing = _seed_traces({p: spec[0] for p, spec in
+            traces, missing = _seed_traces(data=args.data, names={p: spec[0] for p, spec in
                                             exp.CH5_PLATFORMS.items()})
         cells = [c for t in traces.values() for c in exp.platform_cells(
             t, args.instances, args.periods, args.topology, first_seed=args.first_seed,
@@ -100,7 +90,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         if args.trace:
             traces = {exp.trace_label(args.trace): args.trace}
         else:
-            traces, missing = _seed_traces(exp.SEED001_TRACES)
+            traces, missing = _seed_traces(exp.SEED001_TRACES, args.data)
         cells = [c for t in traces.values() for c in exp.topology_cells(
             t, _speedups(args.speedups), args.limit, status=status)]
         fn = exp.topology_cell
@@ -590,8 +580,9 @@ def add_reproduce(rep_sub: Any) -> None:
                         ("platform-level", "seed 000 ch. 5: platform level on fat trees"),
                         ("topology-aware", "seed 001: (quasi-)contiguous on k-ary n-trees")):
         rb = rep_sub.add_parser(name, help=help_)
-        rb.add_argument("--trace", help="SWF trace (default: the seed's, from "
-                        "$LPSCHED_DATA or ../shared/data)")
+        rb.add_argument("--trace", help="SWF trace (default: the seed's, in the --data "
+                        "folder)")
+        rb.add_argument("--data", help=DATA_HELP)
         rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30,
                         help="instances (default: the seed's, 512 for ch. 4 [L2908], 30 "
                         "per platform for ch. 5 [L3713])")

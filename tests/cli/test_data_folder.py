@@ -32,7 +32,8 @@ def test_explicit_then_environment_then_fallback(tmp_path, monkeypatch) -> None:
 
 def test_reproduce_with_a_missing_data_folder_is_one_line(tmp_path: Path) -> None:
     lpsched = Path(sys.executable).with_name("lpsched")
-    for argv in (["reproduce", "ostrich"], ["reproduce", "redirection"]):
+    for argv in (["reproduce", "ostrich"], ["reproduce", "redirection"],
+                 ["reproduce", "contiguity"], ["reproduce", "topology-aware"]):
         proc = subprocess.run([str(lpsched), *argv, "--data", str(tmp_path / "none"),
                                "--out", str(tmp_path / "o")],
                               capture_output=True, text=True, timeout=120)

@@ -419,7 +419,8 @@ def fidelity(rows: list[dict[str, Any]], paths: list[str],
     Returns
     -------
     FidelityTable
-        Experiment ``redirection``.
+        Experiment ``redirection`` (``redirection-tuning`` without the claims: a tuning
+        run writes its own ``redirection-tuning_vs_seed.csv``, never the comparison's).
     """
     sel = dict(jobs or CHAPTER_SELECTION)
     by_short = {}
@@ -435,7 +436,8 @@ def fidelity(rows: list[dict[str, Any]], paths: list[str],
     out += _b_rows(inst, by_short, sel)
     if claims:
         out += _claims(rows)
-    return FidelityTable("redirection", out)
+    # a tuning run has its own table file: it must never replace the comparison run's
+    return FidelityTable("redirection" if claims else "redirection-tuning", out)
 
 
 _NOT_IN_RUN = "trace not in this run"

@@ -148,6 +148,10 @@ def test_reproduce_tuning_grid_reduced(capsys, tmp_path: Path, trace: Path) -> N
     summ = list(csv.DictReader((out / "redirection-tuning-summary.csv").open()))
     assert {r["policy"] for r in summ} == {"spt-rd", "gspt-rd", "spt-rr", "gspt-rr"}
     assert len(report["figures"]) == 4
+    # its own table: a tuning run never replaces the comparison run's (review finding)
+    assert (out / "redirection-tuning_vs_seed.csv").exists()
+    assert not (out / "redirection_vs_seed.csv").exists()
+    assert report["vs_seed"]["experiment"] == "redirection-tuning"
 
 
 def test_installed_command(tmp_path: Path) -> None:

@@ -572,7 +572,7 @@ EXPLAINED_BY: dict[str, int] = {
     "A18 SELFISH ORDER MaxS Q3": 349, "A18 SELFISH ORDER MaxS max": 349,
     "A28 Pareto set MaxS vs SSCT (of all)": 349, "check 2": 349,
     "A25 CAFM CRA Cmax ratio to SELFISH": 353, "check 3": 353,
-    "check 7": 352, "A7": 342,
+    "check 7": 352,
 }
 #: rows that differ only under the literal improved HCPA (they match or are close under
 #: ``none`` and ``budget:0.65``): the literal rule's effect (decision 354)

@@ -68,6 +68,8 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     out = check_output_folder(args.out, "--out")
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
     status = _status_option(args.status)
+    if args.trace and not Path(args.trace).exists():  # a bare name: in the --data folder
+        args.trace = data_file(args.data, args.trace)
     missing: dict[str, str] = {}
     if name == "contiguity":
         trace = args.trace or data_file(args.data, exp.CH4_DEFAULTS["trace"])  # type: ignore
@@ -583,16 +585,20 @@ def add_reproduce(rep_sub: Any) -> None:
         rb.add_argument("--trace", help="SWF trace (default: the seed's, in the --data "
                         "folder)")
         rb.add_argument("--data", help=DATA_HELP)
-        rb.add_argument("--instances", type=int, default=512 if name == "contiguity" else 30,
-                        help="instances (default: the seed's, 512 for ch. 4 [L2908], 30 "
-                        "per platform for ch. 5 [L3713])")
+        if name != "topology-aware":  # seed 001 replays whole traces: no instances
+            rb.add_argument("--instances", type=int,
+                            default=512 if name == "contiguity" else 30,
+                            help="instances (default: the seed's, 512 for ch. 4 [L2908], "
+                            "30 per platform for ch. 5 [L3719])")
+            rb.add_argument("--first-seed", type=int, default=0,
+                            help="seed of the first instance (instance i uses first seed + "
+                            "i)")
         rb.add_argument("--status", default="completed" if name == "platform-level"
                         else "all", help="SWF statuses kept: all, completed (1, and run "
                         "time > 0), or a comma list (default: the seed's selection, "
                         "decision 268)")
         add_runner_options(rb, "folder of the store and the CSV (created if missing; the CSV "
                                 "is replaced atomically)")
-        rb.add_argument("--first-seed", type=int, default=0)  # checked with the others
         if name == "contiguity":
             rb.add_argument("--jobs-per-instance", type=int, default=300,
                             help="jobs of each instance (ch. 4: 300)")

@@ -412,7 +412,7 @@ def test_reproduce_out_checked_before_any_cell(tmp_path, capsys, no_simulation):
 @pytest.mark.parametrize("argv, expected", [
     (["topology-aware", "--speedups", "0,abc"], "--speedups 0,abc: 'abc' is not a number"),
     (["topology-aware", "--speedups", "nan"], "--speedups nan: nan is not a percentage"),
-    (["topology-aware", "--first-seed", "-1"], "--first-seed -1: must be a whole number"),
+    (["contiguity", "--first-seed", "-1"], "--first-seed -1: must be a whole number"),
     (["platform-level", "--instances", "0"], "--instances 0: must be a whole number >= 1"),
     (["contiguity", "--processors", "0"], "--processors 0: must be a whole number from 1"),
     (["contiguity", "--processors", "4", "--cluster-size", "16"], "larger than the machine"),
@@ -458,3 +458,14 @@ def test_reproduce_writes_the_csv_atomically(tmp_path, capsys, monkeypatch):
     assert code == 0 and json.loads(out)["experiment"] == "topology-aware", err
     assert target.read_text().splitlines()[0].startswith("alloc,")
     assert not [p for p in res.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_topology_aware_takes_no_instances(capsys) -> None:
+    """Seed 001 replays whole traces: ``--instances`` and ``--first-seed`` would be ignored,
+    so topology-aware does not offer them (review finding)."""
+    from lpsched.cli import build_parser
+
+    parser = build_parser(["reproduce", "topology-aware"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["reproduce", "topology-aware", "--instances", "3"])
+    assert parser.parse_args(["reproduce", "contiguity", "--instances", "3"]).instances == 3

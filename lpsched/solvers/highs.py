@@ -300,6 +300,12 @@ def write_model(lp: LinearProgram, path: str) -> None:
         message); the incomplete file is left for the caller (the CLI writes a temporary
         file and removes it).
     """
+    import os
+
+    folder = os.path.dirname(str(path)) or "."
+    if not os.path.isdir(folder):  # older HiGHS crash (SIGSEGV) on a file they cannot open
+        raise SolverError(f"HiGHS could not write the model to {path}: the folder {folder} "
+                          "does not exist")
     model = HighsModel(lp)
     for name_fn, pass_fn, count in (
         (lp.column_names, model.highs.passColName, lp.num_cols),

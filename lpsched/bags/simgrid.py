@@ -872,16 +872,9 @@ class _Reader:
         if not dims or min(dims) < 1:
             raise self.fail(f"<cluster id={cid!r} topology='TORUS'> topo_parameters={text!r}: "
                             "expected the dimensions, e.g. \"3,3,3\"", el)
-        count = math.prod(dims)
-        rads = self.radicals(el)
-        if len(rads) < count or count > MAX_CLUSTER_HOSTS:
-            raise self.fail(f"<cluster id={cid!r} topology='TORUS'>: {count} hosts need as "
-                            f"many radicals, found {len(rads)}", el)
         zone.dims = dims
-        prefix, suffix = self.attr(el, "prefix"), self.attr(el, "suffix")
-        for i in range(count):
-            host = prefix + str(rads[i]) + suffix
-            self.add_host(el, zone, host, speed, dict(props))
+        count = math.prod(dims)
+        for i, host in enumerate(self.topology_hosts(el, zone, "TORUS", count, speed, props)):
             zone.rank[host] = i
             if limiter > 0:
                 zone.limiters[i] = self.add_link(el, f"{cid}_link_{i}_limiter", limiter, 0.0,
@@ -917,15 +910,7 @@ class _Reader:
                             f"{text!r}: expected \"L;c1,..,cL;p1,..,pL;m1,..,mL\" (levels, then "
                             "children, parents and links per level, all >= 1)", el)
         children, parents, ports = vecs
-        count = math.prod(children)
-        rads = self.radicals(el)
-        if len(rads) < count or count > MAX_CLUSTER_HOSTS:
-            raise self.fail(f"<cluster id={cid!r} topology='FAT_TREE'>: {count} hosts need as "
-                            f"many radicals, found {len(rads)}", el)
-        prefix, suffix = self.attr(el, "prefix"), self.attr(el, "suffix")
-        hosts = [prefix + str(rads[i]) + suffix for i in range(count)]
-        for host in hosts:
-            self.add_host(el, zone, host, speed, dict(props))
+        hosts = self.topology_hosts(el, zone, "FAT_TREE", math.prod(children), speed, props)
 
         def link(child: int, par: int, unique: int) -> tuple[str, str]:
             name = f"link_from_{child}_{par}_{unique}"  # SimGrid's names (one fat tree)
@@ -941,6 +926,20 @@ class _Reader:
             return self.add_link(el, f"{cid}_link_{node}_limiter", limiter, 0.0, "SHARED")
 
         zone.fat_tree = FatTree.build(hosts, children, parents, ports, link, limit)
+
+    def topology_hosts(self, el: ET.Element, zone: Zone, kind: str, count: int,
+                       speed: float, props: dict[str, str]) -> list[str]:
+        """The ``count`` hosts of a ``kind`` cluster (TORUS, FAT_TREE, DRAGONFLY), host ``i``
+        named ``prefix + radical[i] + suffix``, added to ``zone`` in that order."""
+        rads = self.radicals(el)
+        if len(rads) < count or count > MAX_CLUSTER_HOSTS:
+            raise self.fail(f"<cluster id={zone.name!r} topology='{kind}'>: {count} hosts "
+                            f"need as many radicals, found {len(rads)}", el)
+        prefix, suffix = self.attr(el, "prefix"), self.attr(el, "suffix")
+        hosts = [prefix + str(rads[i]) + suffix for i in range(count)]
+        for host in hosts:
+            self.add_host(el, zone, host, speed, dict(props))
+        return hosts
 
     def dragonfly(self, el: ET.Element, zone: Zone, speed: float, props: dict[str, str],
                   bw: float, lat: float, policy: str, limiter: float) -> None:
@@ -960,15 +959,7 @@ class _Reader:
                             "nodes\" (all >= 1)", el)
         sizes = (pairs[0][0], pairs[1][0], pairs[2][0], pairs[3][0])
         counts = (pairs[0][1], pairs[1][1], pairs[2][1])
-        count = math.prod(sizes)
-        rads = self.radicals(el)
-        if len(rads) < count or count > MAX_CLUSTER_HOSTS:
-            raise self.fail(f"<cluster id={cid!r} topology='DRAGONFLY'>: {count} hosts need "
-                            f"as many radicals, found {len(rads)}", el)
-        prefix, suffix = self.attr(el, "prefix"), self.attr(el, "suffix")
-        hosts = [prefix + str(rads[i]) + suffix for i in range(count)]
-        for host in hosts:
-            self.add_host(el, zone, host, speed, dict(props))
+        hosts = self.topology_hosts(el, zone, "DRAGONFLY", math.prod(sizes), speed, props)
 
         def link(name: str, times: int) -> tuple[str, str]:
             if policy == _SPLIT:

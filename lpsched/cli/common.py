@@ -121,15 +121,7 @@ def seed(text: str) -> int:
     >>> seed("7")
     7
     """
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: must be a whole number >= 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: must be a whole number >= 0")
-    return value
+    return _whole_at_least(text, 0)
 
 
 def jobs(text: str) -> int:
@@ -139,14 +131,19 @@ def jobs(text: str) -> int:
     >>> jobs("4")
     4
     """
+    return _whole_at_least(text, 1)
+
+
+def _whole_at_least(text: str, least: int) -> int:
+    """``text`` as a whole number >= ``least``; an ``argparse`` usage error otherwise."""
     import argparse
 
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: must be a whole number >= 1") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: must be a whole number >= 1")
+        raise argparse.ArgumentTypeError(f"{text}: must be a whole number >= {least}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value}: must be a whole number >= {least}")
     return value
 
 

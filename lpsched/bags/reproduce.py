@@ -588,7 +588,8 @@ def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTa
                 if dispatcher == "eager" and not any(
                         str(r["policy"]).endswith(EAGER) for r in rows):
                     out.append(not_measured(f"Table {table} leader (eager CBS3M)",
-                                            f"003 L{line}", leader, "no eager CBS3M rows"))
+                                            f"003 L{line}", leader,
+                                            "no eager CBS3M rows (run with --eager)"))
                     continue
                 per = tables(chosen)[metric] if chosen else {}
                 avg = {p: v["avg"] for p, v in per.items() if v["avg"] == v["avg"]}

@@ -310,6 +310,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         _status(args.status)
     out = check_output_folder(args.out, "--out")  # after every option is checked
     csv_path = check_output(str(out / f"{name}.csv"), "--out")
+    egee_jobs = 0
     if name == "faircamp":
         cells = exp.faircamp_cells(users, args.instances, args.jobs_per_instance,
                                    args.first_seed, args.zipf_exponent)
@@ -321,11 +322,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if not Path(trace).exists():
             raise ParseError(trace, "no such file")
         with swf_input(trace, "lpsched reproduce ostrich"):
-            exp.check_trace(trace, args.status, limit=args.limit)  # decision 301
+            egee_jobs = exp.check_trace(trace, args.status, limit=args.limit)  # dec. 301
         cells = exp.ostrich_cells(trace, args.instances, args.jobs_per_instance, users,
                                   args.limit, args.first_seed, args.status)
         fn = exp.ostrich_cell
-    rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
+    # the time left is estimated by jobs simulated (faircamp cells all carry "jobs")
+    rows, ran, wall = run_experiment(
+        name, cells, fn, out, args, exp.ROW_SCHEMAS[name],
+        cost=lambda c: float(c["jobs"] if "jobs" in c else egee_jobs))
     # the Dec-Jan series (1,488 values per LPC-EGEE row) goes to its own CSV below
     write_rows_csv(csv_path, [{k: v for k, v in r.items() if k != "utilisation_dec_jan"}
                               for r in rows])
@@ -411,6 +415,7 @@ def add_reproduce(rep_sub: Any) -> None:
                             "10,000,000); the tables report "
                             f"{PROFILE_DEFAULT_USERS} when it is run")
             rb.add_argument("--users-per-instance", type=int, help="one user count "
-                            "instead of the sweep (replaces --users)")
+                            "instead of the sweep (replaces --users; default: none, the "
+                            "sweep of --users is run)")
             rb.add_argument("--status", default="all", help=STATUS_HELP)
         rb.set_defaults(func=_cmd_reproduce)

@@ -189,12 +189,41 @@ def add_runner_options(parser: Any, out_help: str) -> None:
 def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dict[str, Any]]],
                    folder: Path, args: Any, schema: Mapping[str, str] | None = None,
                    group: Callable[[Any], Any] | None = None,
+                   cost: Callable[[Any], float] | None = None,
                    ) -> tuple[list[dict[str, Any]], int, float]:
     """Run the ``cells`` of experiment ``name`` through the resumable runner into
     ``folder/<name>.sqlite`` (its table ``name``, typed after ``schema`` when given:
-    :mod:`lpsched.core.store`) with the options of :func:`add_runner_options`; returns the
-    stored rows of these cells (checked against ``schema`` when given), the number of
-    cells computed now and the wall time (seconds)."""
+    :mod:`lpsched.core.store`) with the options of :func:`add_runner_options`.
+
+    Parameters
+    ----------
+    name : str
+        The experiment: the store's file and table, the progress label.
+    cells : sequence
+        The cells to compute (those already stored are skipped).
+    fn : callable
+        ``fn(cell)`` returns the cell's rows.
+    folder : Path
+        The ``--out`` folder.
+    args : argparse.Namespace
+        The parsed ``--jobs``, ``--executor`` and ``--quiet``.
+    schema : mapping, optional
+        Column types of the rows.
+    group : callable, optional
+        Cells with one key run together on one worker (:func:`lpsched.core.run_cells`).
+    cost : callable, optional
+        A cell's estimated work, so that the progress line estimates the time left by
+        work instead of by cell count.
+
+    Returns
+    -------
+    rows : list of dict
+        The stored rows of these cells (checked against ``schema`` when given).
+    computed : int
+        How many cells were computed now.
+    seconds : float
+        The wall time of the run.
+    """
     import time
 
     from lpsched.core import ResultStore, run_cells
@@ -202,7 +231,7 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
     store = ResultStore(Path(folder) / f"{name}.sqlite")
     t0 = time.perf_counter()
     ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
-                    progress=not args.quiet, group=group, schema=schema)
+                    progress=not args.quiet, group=group, schema=schema, cost=cost)
     return store.rows_of(name, cells, schema), ran, time.perf_counter() - t0
 
 

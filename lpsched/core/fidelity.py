@@ -227,11 +227,33 @@ def compare(figure: str, seed_line: str, seed: SeedValue, ours: float | str | No
 
 
 def not_measured(figure: str, seed_line: str, seed: SeedValue, reason: str, *,
-                 unit: str = "", role: Role = "validation") -> FidelityRow:
-    """A row for a figure this run could not measure, with the reason in the verdict
-    (``not measured: trace RICC not in ../shared/data``)."""
-    row = compare(figure, seed_line, seed, None, unit=unit, role=role)
-    return FidelityRow(row.figure, row.seed_line, row.seed_value, "", row.tolerance,
+                 unit: str = "", role: Role = "validation", tolerance: float | None = None,
+                 relative: bool = False) -> FidelityRow:
+    """A row for a figure this run could not measure, with the reason in the verdict.
+
+    Parameters
+    ----------
+    figure, seed_line, seed, unit, role
+        As for :func:`compare`; ``unit`` is shown after the seed's value.
+    reason : str
+        Why the figure is missing ("trace RICC not in ../shared/data"); the verdict reads
+        ``not measured: REASON``.
+    tolerance : float, optional
+        The tolerance the figure would be judged with, shown in its column (as in
+        :func:`compare`, relative when ``relative``); without it the column shows ``—``,
+        never a tolerance of 0 the figure does not have.
+    relative : bool
+        Read ``tolerance`` as a fraction of the seed's value.
+
+    Returns
+    -------
+    FidelityRow
+        ``ours`` empty, the verdict ``not measured: REASON``.
+    """
+    row = compare(figure, seed_line, seed, None, unit=unit, role=role,
+                  tolerance=tolerance or 0.0, relative=relative)
+    tol = row.tolerance if tolerance is not None or isinstance(seed, str) else "—"
+    return FidelityRow(row.figure, row.seed_line, row.seed_value, "", tol,
                        f"not measured: {reason}", role, row.note, row.numbers)
 
 
@@ -265,10 +287,23 @@ class FidelityTable:
             writer.writerow([getattr(r, c) for c in COLUMNS])
         return buf.getvalue()
 
-    def format(self, columns: Iterable[str] = ("figure", "seed_line", "seed_value", "ours",
-                                               "tolerance", "verdict", "role")) -> str:
-        """The table as aligned plain text (header first), for a terminal or a log."""
-        cols = list(columns)
+    def format(self, columns: Iterable[str] = COLUMNS) -> str:
+        """The table as aligned plain text (header first), for a terminal or a log.
+
+        Parameters
+        ----------
+        columns : iterable of str
+            Which columns, in order (names of :data:`COLUMNS`); by default all of them, as
+            the CSV has them, so the printed table and the file say the same. A column
+            that is empty on every row (``note`` on most tables) is left out.
+
+        Returns
+        -------
+        str
+            One line per row, the header first, columns separated by two spaces.
+        """
+        cols = [c for c in columns
+                if c != "note" or any(getattr(r, c) for r in self.rows)]
         titles = [c.replace("_value", "").replace("_", " ") for c in cols]
         cells = [titles] + [[getattr(r, c) for c in cols] for r in self.rows]
         widths = [max(len(line[i]) for line in cells) for i in range(len(cols))]

@@ -53,14 +53,40 @@ class Progress:
     """Progress of a run on stderr (no dependency). On a terminal, one line redrawn in
     place (at most every :data:`REDRAW` seconds); otherwise (a log file, a pipe) a plain
     line every :data:`LOG_EVERY` seconds and one at the end, so a log holds a few lines,
-    not hundreds of carriage returns. The estimate of the time left is the mean time of the
-    cells done so far times the cells left: it is shown only once two cells are done, and
-    says so ("by cells") since cells may differ in cost."""
+    not hundreds of carriage returns.
+
+    The estimate of the time left is shown once two cells are done. With ``work`` (the
+    estimated cost of each cell, in any unit: jobs simulated, tasks, LP size), it is the
+    time per unit of work done so far times the work left, and says "by work"; without
+    it, the mean time of the cells done times the cells left, and says "by cells" (cells
+    may differ in cost). Either is an estimate, never a promise: a cell far costlier than
+    its work says still takes longer.
+
+    Parameters
+    ----------
+    total : int
+        How many cells this run computes.
+    label : str
+        The experiment's name, shown first on the line.
+    enabled : bool
+        ``False`` writes nothing (``--quiet``).
+    stream : file-like, optional
+        Where to write; standard error by default.
+    work : sequence of float, optional
+        The cost estimate of every cell (``total`` values, all >= 0, not all 0), in the
+        order :meth:`step` will be told of them or given with each step.
+    """
 
     def __init__(self, total: int, label: str, enabled: bool = True,
-                 stream: Any = None) -> None:
+                 stream: Any = None, work: Sequence[float] | None = None) -> None:
         self.total, self.label, self.enabled = total, label, enabled
         self.done = 0
+        self.work_total = float(sum(work)) if work is not None else 0.0
+        if work is not None and (len(work) != total or self.work_total <= 0
+                                 or not math.isfinite(self.work_total)
+                                 or min(work, default=0.0) < 0):
+            raise ValueError(f"work: {total} finite costs >= 0 with a positive sum needed")
+        self.work_done = 0.0
         self.t0 = time.perf_counter()
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
@@ -69,17 +95,29 @@ class Progress:
 
     def _text(self, elapsed: float) -> str:
         frac = self.done / max(self.total, 1)
-        left = (f", ~{elapsed / self.done * (self.total - self.done):.0f}s left (by cells)"
-                if self.done >= 2 and self.done < self.total else "")
+        left = ""
+        if self.done >= 2 and self.done < self.total:
+            if self.work_total > 0 and self.work_done > 0:
+                rest = elapsed / self.work_done * (self.work_total - self.work_done)
+                left = f", ~{rest:.0f}s left (by work)"
+            else:
+                left = f", ~{elapsed / self.done * (self.total - self.done):.0f}s left (by cells)"
         if self.terminal:
             bar = "#" * int(30 * frac)
             return (f"{self.label} [{bar:<30}] {self.done}/{self.total} "
                     f"{elapsed:6.0f}s elapsed{left}")
         return f"{self.label}: {self.done}/{self.total} cells, {elapsed:.0f}s elapsed{left}"
 
-    def step(self) -> None:
-        """Count one more finished cell and report it (nothing is written when disabled)."""
+    def step(self, work: float = 0.0) -> None:
+        """Count one more finished cell and report it (nothing is written when disabled).
+
+        Parameters
+        ----------
+        work : float
+            The finished cell's cost estimate, when the bar was given ``work``.
+        """
         self.done += 1
+        self.work_done += work
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -253,13 +291,41 @@ def _reissue(caught: list[Caught]) -> None:
 def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
               executor: Any = "local", jobs: int = 1, progress: bool = True,
               group: Callable[[Any], Any] | None = None,
-              schema: RowSchema | None = None) -> int:
+              schema: RowSchema | None = None,
+              cost: Callable[[Any], float] | None = None) -> int:
     """Compute ``fn(cell)`` for every cell not yet stored; returns how many were computed.
 
     ``group(cell)`` (optional) sends the cells with the same key to one worker together —
     e.g. every policy of one instance, so the instance and its LP bound are built once —
     while each cell is still committed on its own. ``schema`` (the experiment's row schema,
     optional) declares the types of the store's columns (:meth:`ResultStore.add`).
+    ``cost(cell)`` (optional) estimates a cell's work (jobs simulated, tasks, ...): the
+    progress line's time left is then estimated by work, not by cell count
+    (:class:`Progress`).
+
+    Parameters
+    ----------
+    experiment : str
+        The experiment's name: the store's table and the progress label.
+    cells : sequence
+        The cells, each a JSON-able description the store keys rows by.
+    fn : callable
+        ``fn(cell)`` returns the cell's rows (a list of dicts).
+    store : ResultStore
+        Where rows are committed, cell by cell (a run resumes where it stopped).
+    executor : str or executor
+        ``"local"``, ``"dask://HOST:PORT"`` or an object with ``submit``.
+    jobs : int
+        Worker processes for ``"local"`` (1: in this process).
+    progress : bool
+        Show the progress line on standard error.
+    group, schema, cost : optional
+        As above.
+
+    Returns
+    -------
+    int
+        How many cells were computed now (the others were already stored).
     """
     if isinstance(executor, str):
         try:
@@ -270,21 +336,25 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
         raise LpschedError(f"jobs={jobs!r}: must be a whole number >= 1")
     with store.lock():
         return _run_locked(experiment, cells, fn, store, executor, jobs, progress, group,
-                           schema)
+                           schema, cost)
 
 
 def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
                 executor: Any, jobs: int, progress: bool,
-                group: Callable[[Any], Any] | None, schema: RowSchema | None) -> int:
+                group: Callable[[Any], Any] | None, schema: RowSchema | None,
+                cost: Callable[[Any], float] | None = None) -> int:
     done = store.done(experiment)
     todo = [c for c in cells if ResultStore.key(c) not in done]
-    bar = Progress(len(todo), experiment, progress)
+    weight = (lambda cell: float(cost(cell))) if cost is not None else (lambda cell: 0.0)
+    work = [weight(c) for c in todo] if cost is not None else None
+    bar = Progress(len(todo), experiment, progress,
+                   work=work if work and sum(work) > 0 else None)
     if not todo:
         return 0
     if executor == "local" and jobs <= 1:
         for cell in todo:
             store.add(experiment, cell, fn(cell), schema)
-            bar.step()
+            bar.step(weight(cell))
         return len(todo)
     own: Any = None
     if executor == "local":
@@ -304,7 +374,7 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
             _reissue(caught)
             for cell, rows in done_cells:
                 store.add(experiment, cell, rows, schema)
-                bar.step()
+                bar.step(weight(cell))
     finally:
         if own is not None:
             if isinstance(own, cf.Executor):

@@ -212,6 +212,10 @@ def test_fidelity_rows_name_every_published_figure():
     assert "Table 4 cbs3m-edf-online avg" in figures
     assert "RR = DD (pairs with equal max-stretch)" in figures
     assert any(f.startswith("Table 6 leader (eager") for f in figures)
+    lazy_only = [r for r in _rows() if not str(r["policy"]).endswith(exp.EAGER)]
+    eager = next(r for r in exp.fidelity(lazy_only, "simgrid").rows
+                 if r.figure.startswith("Table 6 leader (eager"))
+    assert eager.verdict.endswith("(run with --eager)")  # says how to measure it
     assert any(f.startswith("Table 3 order") for f in figures)
     row = next(r for r in tab.rows if r.figure == "Table 4 fifo-mct avg")
     assert row.verdict == "not measured"  # fifo-mct is not in the synthetic rows

@@ -148,6 +148,8 @@ def test_ostrich_fidelity_on_a_small_store(tmp_path) -> None:
     assert by["B24 OStrich campaigns at stretch 1"].verdict.startswith("not measured")
     b28 = [r for r in table.rows if r.figure.startswith("B28")]
     assert all(r.role == "calibration" for r in b28)
+    # decision 306: 10 % relative for all four, the bound "> 50" included
+    assert [r.tolerance for r in b28] == ["10 % rel."] * 4
     assert all(r.verdict.split(":")[0] in ("match", "close", "differs") for r in b28)
     fcfs20 = by["B27 FCFS campaigns with stretch > 20"]
     ours = 100 * summary["profiles"]["fcfs"]["share_above_20"]
@@ -185,6 +187,12 @@ def test_faircamp_fidelity_on_a_small_store(tmp_path) -> None:
     assert by["B16 FairCamp max-stretch below k (Fig. 4.3's red line)"].ours == "yes"
     tail = by["B17 FCFS k = 20: instances in [100, 400] per 1,000"]
     assert tail.numbers["ours"] == summary["20"]["fcfs_tail"]
+    # shares in percent, as every other share of the tables (review finding)
+    share = by["B17 FCFS k = 20: share of instances in [10, 50] (seed: 'the majority')"]
+    assert share.seed_value == "> 50 %" and share.ours.endswith(" %")
+    assert share.numbers["ours"] == pytest.approx(100 * summary["20"]["fcfs_10_50"])
+    fc = by["B17 FairCamp k = 20: share of instances in [5, 13]"]
+    assert fc.seed_value == "100 %" and fc.tolerance == "0 %"
     csv = table.csv_text().splitlines()
     assert csv[0].startswith("figure,seed_line,seed_value,ours") and len(csv) == 11
 

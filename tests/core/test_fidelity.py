@@ -89,3 +89,22 @@ def test_table_csv_counts_and_dict(tmp_path) -> None:
     assert ("demo vs seed: 1 match, 1 close, 0 differ (explained by a decision), 1 differs, "
             "1 not measured") in text
     assert text.splitlines()[1].startswith("figure")
+
+
+def test_not_measured_shows_its_tolerance_or_none() -> None:
+    bare = not_measured("RICC tasks", "000 L1840", 19401, "trace RICC missing")
+    assert bare.tolerance == "—"
+    judged = not_measured("share", "002 L1140", 52.0, "k = 20 not run", unit="%",
+                          tolerance=5.0)
+    assert judged.tolerance == "5 %" and judged.seed_value == "52 %"
+    rel = not_measured("ratio", "L9", 2.0, "no run", tolerance=0.1, relative=True)
+    assert rel.tolerance == "10 % rel."
+
+
+def test_printed_table_carries_the_note_column_when_a_row_has_one() -> None:
+    plain = FidelityTable("x", [compare("a", "L1", 1.0, 1.0)]).format()
+    assert "note" not in plain.splitlines()[0]
+    noted = FidelityTable("x", [compare("a", "L1", 1.0, 1.0),
+                                compare("b", "L2", 1.0, 3.0, note="10 of 1,500 scenarios")])
+    lines = noted.format().splitlines()
+    assert lines[0].split()[-1] == "note" and lines[2].endswith("10 of 1,500 scenarios")

@@ -147,3 +147,42 @@ def test_progress_on_a_terminal_redraws_one_line() -> None:
     text = "".join(term.parts)
     assert text.startswith("\r") and text.endswith("\n") and text.count("\n") == 1
     assert "3/3" in text
+
+
+def test_progress_estimates_the_time_left_by_work(monkeypatch) -> None:
+    """Issue 33: with each cell's work, a cheap first cells do not promise "~0s left"
+    before an expensive one: 2 cells of work 1 took 10 s each, 1 cell of work 100 is left,
+    so about 1,000 s are left (by cells it would say 10 s)."""
+    from lpsched.core import runner
+
+    clock = iter([0.0, 10.0, 20.0, 2000.0])
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
+    log = _Stream(tty=False)
+    bar = runner.Progress(3, "ch4", stream=log, work=[1.0, 1.0, 100.0])
+    monkeypatch.setattr(runner, "LOG_EVERY", 0.0)
+    bar.step(1.0)
+    bar.step(1.0)
+    lines = "".join(log.parts).splitlines()
+    assert lines[-1].endswith("~1000s left (by work)")
+    with pytest.raises(ValueError, match="work"):
+        runner.Progress(2, "x", work=[1.0])
+    with pytest.raises(ValueError, match="work"):
+        runner.Progress(1, "x", work=[0.0])
+
+
+def test_run_cells_passes_each_cells_work_to_the_bar(tmp_path, monkeypatch) -> None:
+    from lpsched.core import ResultStore, run_cells, runner
+
+    seen: list[float] = []
+    real = runner.Progress.step
+
+    def spy(self: runner.Progress, work: float = 0.0) -> None:
+        seen.append(work)
+        real(self, work)
+
+    monkeypatch.setattr(runner.Progress, "step", spy)
+    store = ResultStore(tmp_path / "w.sqlite")
+    cells = [{"n": 3}, {"n": 5}]
+    run_cells("w", cells, lambda c: [{"x": c["n"]}], store, progress=False,
+              cost=lambda c: c["n"])
+    assert seen == [3.0, 5.0]

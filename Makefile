@@ -59,8 +59,11 @@ docs: $(STAMP_DOCS)
 	rm -rf docs/api/generated  # autosummary writes it again; no page of a removed module
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
+# Issue 34's table: each family's hot path as a whole command beside the plain way, against
+# its goal (under 5 minutes; the traces from ../shared/data, rows without them skipped).
+# Every other script of benchmarks/ is run by hand: see benchmarks/RESULTS.md.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_maxstretch.py
+	$(BIN)/python benchmarks/bench_hotpaths.py
 
 clean:
 	rm -rf $(VENV) $(VENV_OLDEST) .pytest_cache .ruff_cache .mypy_cache .hypothesis \

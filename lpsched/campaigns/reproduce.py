@@ -185,9 +185,10 @@ def faircamp_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for f in ("fcfs-submission", "fcfs-generation"):
             for c in ("faircamp-packed", "faircamp-block"):
                 entry[f"ratio_{f}_over_{c}"] = float(per[f].mean() / per[c].mean())
-        entry["headline"] = {"fcfs": HEADLINE[0], "faircamp": HEADLINE[1],
-                             "ratio": entry[f"ratio_{HEADLINE[0]}_over_{HEADLINE[1]}"]}
         fc, fcfs = per[HEADLINE[1]], per[HEADLINE[0]]
+        ratio = entry[f"ratio_{HEADLINE[0]}_over_{HEADLINE[1]}"]
+        entry["headline"] = {"fcfs": HEADLINE[0], "faircamp": HEADLINE[1], "ratio": ratio,
+                             "ratio_se": _ratio_se(fcfs, fc, ratio)}
         entry["fc_5_13"] = float(np.mean((fc >= 5) & (fc <= 13)))
         entry["fc_median"] = float(np.median(fc))
         entry["fcfs_10_50"] = float(np.mean((fcfs >= 10) & (fcfs <= 50)))
@@ -198,6 +199,15 @@ def faircamp_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
                                             if r["k"] == k)
         out[str(k)] = entry
     return out
+
+
+def _ratio_se(num: np.ndarray, den: np.ndarray, ratio: float) -> float:
+    """Standard error of ``mean(num) / mean(den)`` over paired instances (the ratio
+    estimator's delta method: ``sd(num - ratio * den) / (sqrt(n) * mean(den))``); 0 for
+    fewer than two instances."""
+    if num.size < 2 or not den.mean() > 0:
+        return 0.0
+    return float(np.std(num - ratio * den, ddof=1) / (np.sqrt(num.size) * den.mean()))
 
 
 def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000,
@@ -706,8 +716,12 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
         if e is None:
             rows.append(not_measured(fig, line, seed, f"k = {k} not run"))
             continue
-        rows.append(compare(fig, line, seed, e["headline"]["ratio"], tolerance=tol,
+        # a reduced run's noise widens the tolerance to 2 standard errors (decision 430)
+        noise = 2.0 * e["headline"].get("ratio_se", 0.0)
+        rows.append(compare(fig, line, seed, e["headline"]["ratio"], tolerance=max(tol, noise),
                             explained_by=why, note=f"{pair}, {e['instances']} instances"
+                            + (f"; tolerance 2 standard errors ({noise:.2f})" if noise > tol
+                               else "")
                             + ("; seed: 'the difference is irrelevant'" if k < 5 else "")))
     below = [summary[k]["faircamp_packed_below_k"] for k in summary]
     rows.append(compare("B16 FairCamp max-stretch below k (Fig. 4.3's red line)",
@@ -725,6 +739,10 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
            ("B17 FCFS k = 20: instances in [100, 400] per 1,000", 7.0, "fcfs_tail", 1.0, "")]
     for fig, seed_v, key, scale, unit in k20:
         tol = {"fc_5_13": 0.0, "fc_median": 1.0, "fcfs_10_50": 0.0, "fcfs_tail": 3.0}[key]
+        if key == "fcfs_tail" and e20 is not None:
+            # one Poisson standard deviation of the seed's 7 per 1,000 over this run's
+            # instances (about 3 at the seed's 1,000; decisions 306, 430)
+            tol = max(tol, float(np.sqrt(7.0 * 1000.0 / max(e20["instances"], 1))))
         if e20 is None or key not in e20:
             rows.append(not_measured(fig, "002 L1140", seed_v, "k = 20 not run", unit=unit,
                                      tolerance=tol))

@@ -29,7 +29,13 @@ class MachineSchedule:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: lists ``machine``, ``start`` and ``end`` indexed by task (the
-        ``schedule`` object of ``lpsched approx hybrid/identical --json --schedule``)."""
+        ``schedule`` object of ``lpsched approx hybrid/identical --json --schedule``).
+
+        Returns
+        -------
+        dict of str to list
+            ``machine`` (int ids), ``start`` and ``end`` (times), one entry per task.
+        """
         return {"machine": self.machine.tolist(), "start": self.start.tolist(),
                 "end": self.end.tolist()}
 
@@ -72,7 +78,13 @@ class ScheduleLike(Protocol):
 
     def to_dict(self) -> dict[str, Any]:
         """The schedule as JSON-ready lists (the ``schedule`` field of
-        :meth:`Certified.to_dict`)."""
+        :meth:`Certified.to_dict`).
+
+        Returns
+        -------
+        dict of str to list
+            One list per field, indexed by job or task.
+        """
 
 
 S = TypeVar("S", bound=ScheduleLike)
@@ -108,7 +120,13 @@ class Certified(Generic[S]):
         """``lower_bound <= makespan <= guarantee·(1 + tolerance)·lower_bound`` (up to 1e-9
         relative): the certificate. A lower bound above the makespan of a schedule is no
         bound (``OPT <= makespan``), so the result is not certified, even when the
-        guarantee is ``inf``."""
+        guarantee is ``inf``.
+
+        Returns
+        -------
+        bool
+            Whether the certificate holds.
+        """
         if self.lower_bound > self.makespan * (1 + 1e-9) + 1e-12:
             return False
         return self.makespan <= self.guarantee * (1 + self.tolerance) * self.lower_bound * (
@@ -119,7 +137,20 @@ class Certified(Generic[S]):
         algorithm, makespan, bound, guarantees, ``ratio_to_lower_bound``, ``certified``
         (:meth:`holds`: the bound is below the makespan and the guarantee holds) and the
         ``extra`` fields; with ``schedule=True`` also the schedule's own
-        :meth:`~ScheduleLike.to_dict`."""
+        :meth:`~ScheduleLike.to_dict`.
+
+        Parameters
+        ----------
+        schedule : bool
+            Add the ``schedule`` field (default ``False``: summary only).
+
+        Returns
+        -------
+        dict
+            ``algorithm``, ``makespan``, ``lower_bound``, ``guarantee``, ``tolerance``,
+            ``opt_guarantee``, ``ratio_to_lower_bound``, ``certified``, the ``extra`` fields and
+            optionally ``schedule``.
+        """
         out = {"algorithm": self.algorithm, "makespan": self.makespan,
                "lower_bound": self.lower_bound, "guarantee": self.guarantee,
                "tolerance": self.tolerance, "opt_guarantee": self.opt_guarantee,
@@ -228,7 +259,29 @@ def _kind(value: Any) -> str:
 
 def check_time(field: str, value: Any, positive: bool = False) -> float:
     """One processing time: a real number (not a boolean, string or list), finite,
-    ``> 0`` (``positive``) or ``>= 0``, within :data:`TIME_MIN`/:data:`TIME_MAX`."""
+    ``> 0`` (``positive``) or ``>= 0``, within :data:`TIME_MIN`/:data:`TIME_MAX`.
+
+    Parameters
+    ----------
+    field : str
+        The value's name in the error message (e.g. ``"times[3]"``).
+    value : object
+        The decoded value.
+    positive : bool
+        Require ``> 0`` (default ``False``: ``>= 0``; a nonzero time still at least
+        ``TIME_MIN``).
+
+    Returns
+    -------
+    float
+        The time.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not a real number, outside the float range, not finite, negative (or 0 with
+        ``positive``), or outside ``TIME_MIN`` (1e-100) and ``TIME_MAX`` (1e100).
+    """
     sign = "> 0" if positive else ">= 0"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, _NUMBER_TYPES):
         raise InvalidInstanceError(field, value, f"must be a finite number {sign}, not "
@@ -256,7 +309,27 @@ def _plain_floats(values: list[Any]) -> np.ndarray | None:
 
 def check_times(name: str, times: Any, positive: bool = False) -> np.ndarray:
     """Processing times as a 1-D float array; each entry checked by :func:`check_time`,
-    the first bad one named ``name[i]`` (InvalidInstanceError)."""
+    the first bad one named ``name[i]`` (InvalidInstanceError).
+
+    Parameters
+    ----------
+    name : str
+        The list's name in error messages (e.g. ``"cpu_times"``).
+    times : object
+        A list, tuple or 1-D array of numbers.
+    positive : bool
+        Require every time ``> 0`` (default ``False``: ``>= 0``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``, float.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not a 1-D list, or an entry refused by :func:`check_time`.
+    """
     if isinstance(times, np.ndarray) and times.dtype.kind in "iuf":
         arr = times.astype(float)
     elif isinstance(times, (list, tuple, np.ndarray)):
@@ -282,7 +355,28 @@ def check_times(name: str, times: Any, positive: bool = False) -> np.ndarray:
 def check_time_table(name: str, rows: Any, width: int) -> np.ndarray:
     """A table of positive times, one row per job and ``width`` columns, as an
     ``(n, width)`` float array; a ragged row is named ``name[j]``, a bad entry
-    ``name[j][p]`` (InvalidInstanceError). An empty list is a table of 0 rows."""
+    ``name[j][p]`` (InvalidInstanceError). An empty list is a table of 0 rows.
+
+    Parameters
+    ----------
+    name : str
+        The table's name in error messages (e.g. ``"times"``).
+    rows : object
+        A list of rows or a 2-D array: ``rows[j][p−1]``, job j's time on p processors.
+    width : int
+        The number of columns each row must have (the processors).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, width)``, float, every entry in [``TIME_MIN``, ``TIME_MAX``].
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not a 2-D table, a row of the wrong width, or an entry that is not a finite positive
+        number within the limits.
+    """
     if isinstance(rows, np.ndarray) and rows.dtype.kind in "iuf":
         if rows.size == 0 and rows.ndim == 1:
             rows = rows.reshape(0, width)
@@ -316,7 +410,29 @@ def check_time_table(name: str, rows: Any, width: int) -> np.ndarray:
 
 
 def check_count(name: str, value: Any, minimum: int = 1, maximum: int = MAX_MACHINES) -> int:
-    """A whole number (not a boolean) in ``[minimum, maximum]``."""
+    """A whole number (not a boolean) in ``[minimum, maximum]``.
+
+    Parameters
+    ----------
+    name : str
+        The value's name in error messages (e.g. ``"machines"``).
+    value : object
+        The decoded value (a Python or numpy integer).
+    minimum : int
+        The smallest value accepted (default 1).
+    maximum : int
+        The largest value accepted (default ``MAX_MACHINES``, 10^6).
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A boolean, a non-integer (``2.0`` included) or a value out of range.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or not minimum <= value <= maximum:
         raise InvalidInstanceError(name, value, f"must be a whole number between {minimum} "

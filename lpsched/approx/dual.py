@@ -44,7 +44,33 @@ def _inputs(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int,
 
 def hybrid_step(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int,
                 lam: float) -> np.ndarray | None:
-    """The dual step at ``λ``: ``on_cpu`` (boolean per task) or ``None`` for NO."""
+    """The dual step at ``λ``: ``on_cpu`` (boolean per task) or ``None`` for NO.
+
+    Parameters
+    ----------
+    cpu : array_like
+        p_j, each task's time on a CPU, shape ``(n,)`` (finite, >= 0).
+    gpu : array_like
+        p̄_j, each task's time on a GPU, shape ``(n,)``.
+    cpus : int
+        m, the number of CPUs (1 to ``MAX_MACHINES``).
+    gpus : int
+        k, the number of GPUs (1 to ``MAX_MACHINES``).
+    lam : float
+        λ, the guessed makespan (time units of the tasks).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``on_cpu``, bool of shape ``(n,)`` (``True``: the task runs on a CPU), an allocation
+        whose list schedule ends by 2λ; ``None`` (NO): no schedule of length ``<= λ``
+        exists.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad time, times of different lengths, or a bad CPU or GPU count.
+    """
     p, q, m, k = _inputs(cpu, gpu, cpus, gpus)
     if ((p > lam) & (q > lam)).any():
         return None
@@ -92,6 +118,36 @@ def hybrid_step_32(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int, lam: fl
     scheduling; a short task starts before the average load of the others,
     ``<= λ`` on CPUs and ``<= λ + ελ/k`` on GPUs, and lasts ``<= λ/2``: ``Cmax <= (3/2 + ε)λ``.
     O(n·m·k·(k + ε)·n/ε) time; the choices are kept for the allocation.
+
+    Parameters
+    ----------
+    cpu : array_like
+        p_j, each task's time on a CPU, shape ``(n,)`` (finite, >= 0).
+    gpu : array_like
+        p̄_j, each task's time on a GPU, shape ``(n,)``.
+    cpus : int
+        m, the number of CPUs (1 to ``MAX_MACHINES``).
+    gpus : int
+        k, the number of GPUs (1 to ``MAX_MACHINES``).
+    lam : float
+        λ, the guessed makespan (time units of the tasks).
+    eps : float
+        ε in (0, 1], the grid's precision (default 0.1): the guarantee is 3/2 + ε and the
+        table grows as 1/ε.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``on_cpu``, bool of shape ``(n,)`` (``True``: the task runs on a CPU), an allocation
+        whose list schedule ends by (3/2 + ε)λ; ``None`` (NO): no schedule of length ``<= λ``
+        exists.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad time, times of different lengths, or a bad CPU or GPU count.
+    SolverError
+        The dynamic program's table would exceed ``DP_CELLS`` cells.
     """
     p, q, m, k = _inputs(cpu, gpu, cpus, gpus)
     n = p.size
@@ -171,7 +227,29 @@ def _schedule_32(p: np.ndarray, q: np.ndarray, m: int, k: int, on_cpu: np.ndarra
 
 
 def hybrid_lower_bound(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int) -> float:
-    """``max(max_j min(p_j, p̄_j), Σ_j min(p_j, p̄_j)/(m + k))`` <= OPT."""
+    """``max(max_j min(p_j, p̄_j), Σ_j min(p_j, p̄_j)/(m + k))`` <= OPT.
+
+    Parameters
+    ----------
+    cpu : array_like
+        p_j, each task's time on a CPU, shape ``(n,)`` (finite, >= 0).
+    gpu : array_like
+        p̄_j, each task's time on a GPU, shape ``(n,)``.
+    cpus : int
+        m, the number of CPUs (1 to ``MAX_MACHINES``).
+    gpus : int
+        k, the number of GPUs (1 to ``MAX_MACHINES``).
+
+    Returns
+    -------
+    float
+        The bound (0 for no task).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad time, times of different lengths, or a bad CPU or GPU count.
+    """
     p, q, m, k = _inputs(cpu, gpu, cpus, gpus)
     fast = np.minimum(p, q)
     return float(max(fast.max(initial=0.0), fast.sum() / (m + k)))
@@ -179,7 +257,28 @@ def hybrid_lower_bound(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int) -> 
 
 def hybrid_allocation_schedule(cpu: np.ndarray, gpu: np.ndarray, cpus: int, gpus: int,
                                on_cpu: np.ndarray, gpu_order: np.ndarray) -> MachineSchedule:
-    """List schedules of an allocation: CPU tasks by index, GPU tasks in ``gpu_order``."""
+    """List schedules of an allocation: CPU tasks by index, GPU tasks in ``gpu_order``.
+
+    Parameters
+    ----------
+    cpu : numpy.ndarray
+        p_j, each task's time on a CPU, shape ``(n,)``.
+    gpu : numpy.ndarray
+        p̄_j, each task's time on a GPU, shape ``(n,)``.
+    cpus : int
+        m, the number of CPUs (machines ``0..m-1``).
+    gpus : int
+        k, the number of GPUs (machines ``m..m+k-1``).
+    on_cpu : numpy.ndarray
+        bool, shape ``(n,)``: the allocation (``True``: on a CPU).
+    gpu_order : numpy.ndarray
+        The indices of the GPU tasks, in the order the GPU list takes them.
+
+    Returns
+    -------
+    MachineSchedule
+        Each task's machine, start and end.
+    """
     n = cpu.size
     times = np.where(on_cpu, cpu, gpu)
     a = schedule_in_order(times, cpus, np.flatnonzero(on_cpu))
@@ -195,6 +294,41 @@ def hybrid_schedule(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus:
     """The 2-dual-approximation (``variant="2"``) or the (3/2 + ``dp_eps``) one
     (``"3/2"``, :func:`hybrid_step_32`) with binary search on ``λ`` (relative precision
     ``eps``).
+
+    Parameters
+    ----------
+    cpu_times : array_like
+        p_j, each task's time on a CPU, shape ``(n,)`` (finite, >= 0).
+    gpu_times : array_like
+        p̄_j, each task's time on a GPU, shape ``(n,)``.
+    cpus : int
+        m, the number of CPUs (1 to ``MAX_MACHINES``).
+    gpus : int
+        k, the number of GPUs (1 to ``MAX_MACHINES``).
+    variant : str
+        ``"2"`` (default, the knapsack step :func:`hybrid_step`) or ``"3/2"`` (the dynamic
+        program :func:`hybrid_step_32`).
+    eps : float
+        The bisection's relative width on λ (> 0; default 1e-6); for ``"3/2"`` at least
+        ``dp_eps/10``.
+    dp_eps : float
+        ε of the ``"3/2"`` variant, in (0, 1] (default 0.1): its guarantee is 3/2 + ε.
+
+    Returns
+    -------
+    Certified of MachineSchedule
+        The schedule (CPUs ``0..m-1``, GPUs ``m..m+k-1``), its makespan, the rejected λ as
+        lower bound and the guarantee 2 or 3/2 + ``dp_eps``; ``extra`` holds the accepted and
+        rejected λ, the number of bisection steps and of CPU tasks.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad time, count, ``eps`` or ``dp_eps``.
+    LpschedError
+        An unknown variant.
+    SolverError
+        ``"3/2"``: the dynamic program would be too large (use ``"2"``).
 
     Examples
     --------

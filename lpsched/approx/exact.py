@@ -121,7 +121,32 @@ def _assignment_mip(times: np.ndarray, time_limit: float | None) -> ExactResult:
 
 def makespan_identical(times: ArrayLike, machines: int, time_limit: float | None = 10.0,
                        ) -> ExactResult:
-    """Optimal P||Cmax by MIP (symmetric; small instances)."""
+    """Optimal P||Cmax by MIP (symmetric; small instances).
+
+    Parameters
+    ----------
+    times : array_like
+        p_j, each job's processing time, shape ``(n,)`` (finite, >= 0).
+    machines : int
+        m, the number of identical machines (1 to ``MAX_MACHINES``).
+    time_limit : float or None
+        HiGHS' time limit in seconds (> 0; default 10; ``None``: no limit). When it stops the
+        MIP, the best schedule found is returned with ``optimal=False`` and the MIP's bound.
+
+    Returns
+    -------
+    ExactResult
+        The best makespan, the proven bound, ``optimal``, and ``machine``, each job's
+        machine.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad time, machine count or time limit.
+    SolverError
+        HiGHS ended without a schedule (infeasible, error, or the time limit before any
+        incumbent).
+    """
     time_limit = check_time_limit(time_limit)
     p = check_times("times", times)
     m = check_count("machines", machines)
@@ -130,7 +155,36 @@ def makespan_identical(times: ArrayLike, machines: int, time_limit: float | None
 
 def makespan_hybrid(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus: int,
                     time_limit: float | None = 10.0) -> ExactResult:
-    """Optimal CPU+GPU makespan by MIP (machines 0..m-1 CPUs, then the GPUs)."""
+    """Optimal CPU+GPU makespan by MIP (machines 0..m-1 CPUs, then the GPUs).
+
+    Parameters
+    ----------
+    cpu_times : array_like
+        p_j, each task's time on a CPU, shape ``(n,)``.
+    gpu_times : array_like
+        p̄_j, each task's time on a GPU, shape ``(n,)``.
+    cpus : int
+        m, the number of CPUs (machines ``0..m-1``).
+    gpus : int
+        k, the number of GPUs (machines ``m..m+k-1``).
+    time_limit : float or None
+        HiGHS' time limit in seconds (> 0; default 10; ``None``: no limit). When it stops the
+        MIP, the best schedule found is returned with ``optimal=False`` and the MIP's bound.
+
+    Returns
+    -------
+    ExactResult
+        The best makespan, the proven bound, ``optimal``, and ``machine``, each task's
+        machine.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad time, count or time limit.
+    SolverError
+        HiGHS ended without a schedule (infeasible, error, or the time limit before any
+        incumbent).
+    """
     time_limit = check_time_limit(time_limit)
     p = check_times("cpu_times", cpu_times)
     q = check_times("gpu_times", gpu_times)
@@ -151,6 +205,35 @@ def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = 
     each enabling its big-M separation; locality adds an integer cluster ``c_j`` with
     ``ℓ·c_j <= f_j`` and ``f_j + size_j <= ℓ·(c_j + 1)``. For small instances (a dozen jobs).
     ``machine`` in the result holds each job's first processor.
+
+    Parameters
+    ----------
+    jobs : array_like
+        Shape ``(n, 2)``: rows ``(time, size)``, each job's processing time and number of
+        processors (a whole number >= 1, at most ``processors``).
+    processors : int
+        m, the processors of the line.
+    cluster_size : int or None
+        ℓ, the processors per cluster; required when ``local``.
+    local : bool
+        Also keep every job inside one cluster (default ``False``: contiguity only).
+    time_limit : float or None
+        HiGHS' time limit in seconds (> 0; default 10; ``None``: no limit). When it stops the
+        MIP, the best schedule found is returned with ``optimal=False`` and the MIP's bound.
+
+    Returns
+    -------
+    ExactResult
+        The best makespan, the proven bound, ``optimal``, ``machine`` (each job's first
+        processor) and ``schedule`` (each job's start time).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Bad jobs, a job wider than the machine, or a bad count or time limit.
+    SolverError
+        HiGHS ended without a schedule (infeasible, error, or the time limit before any
+        incumbent).
     """
     from lpsched.approx.packing import _jobs
 
@@ -248,6 +331,31 @@ def makespan_moldable(times: ArrayLike, processors: int, time_limit: float | Non
     makespan (an integer-time optimum is never later), so the model has at most
     ``n·m·H`` binaries: a few jobs on a few processors. ``schedule`` holds the
     :class:`~lpsched.approx.moldable.MoldableSchedule`; ``machine`` the allotments.
+
+    Parameters
+    ----------
+    times : array_like
+        Shape ``(n, m)``: ``times[j][p−1]``, job j's time on p processors, whole numbers,
+        monotonic (time non-increasing, work non-decreasing).
+    processors : int
+        m, the number of processors (the table's width).
+    time_limit : float or None
+        HiGHS' time limit in seconds (> 0; default 10; ``None``: no limit). When it stops the
+        MIP, the best schedule found is returned with ``optimal=False`` and the MIP's bound.
+
+    Returns
+    -------
+    ExactResult
+        The best makespan, the proven bound, ``optimal``, ``machine`` (each job's
+        allotment) and ``schedule`` (the :class:`~lpsched.approx.moldable.MoldableSchedule`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad or non-monotonic table, non-integer times, or a bad time limit.
+    SolverError
+        HiGHS ended without a schedule (infeasible, error, or the time limit before any
+        incumbent).
     """
     from lpsched.approx.moldable import MoldableSchedule, check_table, mrt
 
@@ -306,6 +414,27 @@ def makespan(instance: Mapping[str, Any], time_limit: float | None = 10.0) -> Ex
       contiguous rigid jobs (:func:`makespan_rigid`);
     * ``{"times": [[T(1), ..., T(m)], ...], "processors": m}`` — moldable jobs
       (:func:`makespan_moldable`).
+
+    Parameters
+    ----------
+    instance : mapping
+        The problem's data under the keys above (a decoded instance JSON).
+    time_limit : float or None
+        HiGHS' time limit in seconds (> 0; default 10; ``None``: no limit). When it stops the
+        MIP, the best schedule found is returned with ``optimal=False`` and the MIP's bound.
+
+    Returns
+    -------
+    ExactResult
+        The answer of the chosen MIP.
+
+    Raises
+    ------
+    InvalidInstanceError
+        The keys name no problem, or the chosen function refuses the data.
+    SolverError
+        HiGHS ended without a schedule (infeasible, error, or the time limit before any
+        incumbent).
     """
     keys = set(instance)
     if {"cpu_times", "gpu_times", "cpus", "gpus"} <= keys:

@@ -28,7 +28,24 @@ from lpsched.errors import InvalidInstanceError
 def schedule_in_order(times: np.ndarray, machines: int, order: Sequence[int] | np.ndarray,
                       first_machine: int = 0) -> MachineSchedule:
     """List-schedule ``times[order]`` on ``machines`` identical machines (earliest free
-    machine, ties lowest index); machine ids start at ``first_machine``."""
+    machine, ties lowest index); machine ids start at ``first_machine``.
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        p_j, the processing time of each job, shape ``(n,)``.
+    machines : int
+        m, the number of identical machines.
+    order : sequence of int or numpy.ndarray
+        The indices of the jobs in the order the list takes them (each once).
+    first_machine : int
+        The id of the first machine (default 0; hybrid platforms number GPUs after CPUs).
+
+    Returns
+    -------
+    MachineSchedule
+        Each job's machine, start and end, indexed like ``times``.
+    """
     n = times.size
     machine = np.full(n, -1)
     start = np.zeros(n)
@@ -41,14 +58,49 @@ def schedule_in_order(times: np.ndarray, machines: int, order: Sequence[int] | n
 
 
 def lower_bound(times: np.ndarray, machines: int) -> float:
-    """``max(Σp/m, max p)``: no schedule on ``m`` machines is shorter."""
+    """``max(Σp/m, max p)``: no schedule on ``m`` machines is shorter.
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        p_j, the processing time of each job, shape ``(n,)``.
+    machines : int
+        m, the number of identical machines (>= 1).
+
+    Returns
+    -------
+    float
+        ``max(Σ_j p_j / m, max_j p_j)`` (0 for no job).
+    """
     return float(max(times.sum() / machines, times.max(initial=0.0)))
 
 
 def list_scheduling(times: ArrayLike, machines: int,
                     order: Sequence[int] | None = None) -> Certified[MachineSchedule]:
     """Graham's list scheduling (default order: the given one); ``times`` must list at
-    least one job (InvalidInstanceError otherwise, as for hybrid and moldable jobs)."""
+    least one job (InvalidInstanceError otherwise, as for hybrid and moldable jobs).
+
+    Parameters
+    ----------
+    times : array_like
+        p_j, the processing time of each job (finite, >= 0), at least one job.
+    machines : int
+        m, the number of identical machines (1 to ``MAX_MACHINES``).
+    order : sequence of int or None
+        The list: job indices in the order they are scheduled; ``None`` (default): the
+        given order ``0..n-1``.
+
+    Returns
+    -------
+    Certified of MachineSchedule
+        The schedule, its makespan, the lower bound ``max(Σp/m, max p)`` and the guarantee
+        ``2 − 1/m``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        No job, a bad processing time, or ``machines`` not a whole number in range.
+    """
     p = check_times("times", times)
     if p.size == 0:
         raise InvalidInstanceError("times", [], "must list at least one job")

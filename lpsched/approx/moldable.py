@@ -85,7 +85,13 @@ class MoldableSchedule:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``start``, ``end``, ``allotment`` per job and ``processors``, the list
         of processor ids of each job (the ``schedule`` object of
-        ``lpsched approx moldable --json --schedule``)."""
+        ``lpsched approx moldable --json --schedule``).
+
+        Returns
+        -------
+        dict of str to list
+            ``start``, ``end``, ``allotment`` and ``processors`` (a list of ids per job).
+        """
         return {"start": self.start.tolist(), "end": self.end.tolist(),
                 "allotment": self.allotment.tolist(),
                 "processors": [p.tolist() for p in self.processors]}
@@ -112,7 +118,29 @@ def check_table(times: ArrayLike, processors: int, repair: bool = False,
     (:func:`~lpsched.approx.certified.check_time_table`), and be monotonic (time
     non-increasing, work non-decreasing up to 1e-9 relative). With ``repair=True`` (seed 004
     DECIDE-10) a non-increasing time is enforced as ``T̂[j, p] = min_{q<=p} T[j, q]`` and a
-    non-monotonic work only warns (the 3/2 guarantee is then lost and reported as ``inf``)."""
+    non-monotonic work only warns (the 3/2 guarantee is then lost and reported as ``inf``).
+
+    Parameters
+    ----------
+    times : array_like
+        ``times[j][p−1]``: job j's time on p processors, one row per job.
+    processors : int
+        m, the number of processors (the table's width).
+    repair : bool
+        Repair a non-monotonic table instead of refusing it (default ``False``).
+
+    Returns
+    -------
+    table : numpy.ndarray
+        Shape ``(n, m)``, float (repaired when asked).
+    monotonic : bool
+        Whether the work is non-decreasing (``False`` only with ``repair``).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad table or count, or (without ``repair``) a non-monotonic job.
+    """
     m = check_count("processors", processors)
     arr = check_time_table("times", times, m)
     tol = 1e-9
@@ -143,7 +171,21 @@ def check_table(times: ArrayLike, processors: int, repair: bool = False,
 
 def canonical(times: np.ndarray, x: float) -> np.ndarray:
     """``γ_j(x)`` for every job: fewest processors with ``T[j, γ−1] <= x`` (``m + 1`` if
-    none). O(n·m), since the time is non-increasing."""
+    none). O(n·m), since the time is non-increasing.
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        ``T[j, p−1]``, job j's time on p processors, shape ``(n, m)``, checked and monotonic
+        (:func:`check_table`).
+    x : float
+        The time limit.
+
+    Returns
+    -------
+    numpy.ndarray
+        int, shape ``(n,)``: γ_j(x), in 1..m+1.
+    """
     return (times > x * (1 + _TOL)).sum(axis=1) + 1
 
 
@@ -191,7 +233,22 @@ def simple_lower_bound(times: np.ndarray, monotonic: bool = True) -> float:
 def knapsack_max(weight: np.ndarray, value: np.ndarray, capacity: int) -> np.ndarray:
     """Exact 0/1 knapsack by dynamic programming over the integer capacity, O(n·C) with
     numpy rows; returns the chosen mask. Ties: the smallest total weight among the
-    best-value solutions (spec DECIDE-21), then the earlier items."""
+    best-value solutions (spec DECIDE-21), then the earlier items.
+
+    Parameters
+    ----------
+    weight : numpy.ndarray
+        Each item's integer weight (e.g. processors), shape ``(n,)``.
+    value : numpy.ndarray
+        Each item's value, shape ``(n,)``.
+    capacity : int
+        C, the integer capacity (>= 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, shape ``(n,)``: the items chosen.
+    """
     n = weight.size
     best = np.zeros(capacity + 1)
     keep = np.zeros((n, capacity + 1), dtype=bool)
@@ -214,7 +271,21 @@ def knapsack_max(weight: np.ndarray, value: np.ndarray, capacity: int) -> np.nda
 
 
 def mrt_test(times: np.ndarray, d: float) -> MrtStep | None:
-    """MRT's dual test for guess ``d`` (module doc); ``None`` is a proof that ``OPT > d``."""
+    """MRT's dual test for guess ``d`` (module doc); ``None`` is a proof that ``OPT > d``.
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        ``T[j, p−1]``, job j's time on p processors, shape ``(n, m)``, checked and monotonic
+        (:func:`check_table`).
+    d : float
+        The guess of the optimal makespan.
+
+    Returns
+    -------
+    MrtStep or None
+        The shelves and allotments for ``d``, or ``None`` (``OPT > d``).
+    """
     n, m = times.shape
     if n == 0:
         return MrtStep(d, np.zeros(0, int), np.zeros(0, int), 0.0)
@@ -260,7 +331,23 @@ def _left_shift(times: np.ndarray, allot: np.ndarray, start: np.ndarray,
 def list_schedule(times: np.ndarray, allot: np.ndarray,
                   order: np.ndarray | None = None) -> MoldableSchedule:
     """Rigid list scheduling: in ``order`` (default: decreasing time), each job starts when
-    ``allot[j]`` processors are free, on the earliest-free ones. O(n·m log m)."""
+    ``allot[j]`` processors are free, on the earliest-free ones. O(n·m log m).
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        ``T[j, p−1]``, job j's time on p processors, shape ``(n, m)``, checked and monotonic
+        (:func:`check_table`).
+    allot : numpy.ndarray
+        Each job's processor count, in 1..m, shape ``(n,)``.
+    order : numpy.ndarray or None
+        The job indices in list order; ``None`` (default): decreasing time, ties by index.
+
+    Returns
+    -------
+    MoldableSchedule
+        Each job's start, end, allotment and processor ids.
+    """
     n, m = times.shape
     dur = times[np.arange(n), allot - 1] if n else np.zeros(0)
     if order is None:
@@ -439,7 +526,21 @@ def _shelves(times: np.ndarray, step: MrtStep) -> MoldableSchedule | None:
 
 def build_schedule(times: np.ndarray, step: MrtStep) -> tuple[MoldableSchedule, str] | None:
     """A schedule of length ``<= 3d/2`` for an accepted guess, and how it was built
-    (``"shelves"`` or ``"list"``); ``None`` if neither construction reaches ``3d/2``."""
+    (``"shelves"`` or ``"list"``); ``None`` if neither construction reaches ``3d/2``.
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        ``T[j, p−1]``, job j's time on p processors, shape ``(n, m)``, checked and monotonic
+        (:func:`check_table`).
+    step : MrtStep
+        An accepted guess of :func:`mrt_test`.
+
+    Returns
+    -------
+    tuple or None
+        ``(schedule, how)`` with ``how`` ``"shelves"`` or ``"list"``, or ``None``.
+    """
     limit = 1.5 * step.d * (1 + 1e-9)
     sched = _shelves(times, step)
     if sched is not None and sched.makespan <= limit:
@@ -468,6 +569,30 @@ def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = Fal
     ``d_star`` (the smallest accepted guess, ``<= (1 + eps)·OPT``: spec DECIDE-20 reports
     it as the approximation of ``C*max``), the allotments, shelf sizes, the construction used
     and the number of dual tests. O(n·m·log(1/eps)) for the tests.
+
+    Parameters
+    ----------
+    times : array_like
+        ``times[j][p−1]``, job j's time on p processors, monotonic (time non-increasing,
+        work non-decreasing).
+    processors : int
+        m, the number of processors (the table's width).
+    eps : float
+        The bisection's relative width, in (0, 1) (default 1e-3).
+    repair : bool
+        Accept a non-monotonic table, repaired (default ``False``; the guarantee is then
+        ``inf``).
+
+    Returns
+    -------
+    Certified of MoldableSchedule
+        The schedule, its makespan, a lower bound (the largest rejected guess, or a simple
+        bound), the guarantee 3/2 (with ``tolerance`` ``eps``) and the ``extra`` fields above.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad table, count or ``eps``, or a non-monotonic job without ``repair``.
 
     Examples
     --------
@@ -554,6 +679,37 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
     it backfills). The result's ``guarantee`` is ``inf``: no makespan bound is proven for
     this variant (on one processor, nominal shelves hold one job each).
 
+    Parameters
+    ----------
+    times : array_like
+        ``times[j][p−1]``, job j's time on p processors, monotonic.
+    processors : int
+        m, the number of processors (the table's width).
+    cmax : float or None
+        C, the target makespan; ``None`` (default): MRT's ``d*``. At least the longest
+        job on all processors.
+    weights : array_like or None
+        Each job's weight in the shelves' knapsacks (finite, >= 0); ``None`` (default):
+        all 1.
+    eps : float
+        MRT's bisection width when ``cmax`` is ``None`` (in (0, 1); default 1e-3).
+    repair : bool
+        Accept a non-monotonic table, repaired (default ``False``).
+    compact : bool
+        List-schedule the shelves' boxes in shelf order (default ``True``); ``False``:
+        nominal shelves.
+
+    Returns
+    -------
+    Certified of MoldableSchedule
+        The schedule, its makespan, a lower bound and the guarantee ``inf``; ``extra``
+        holds ``C``, ``K``, ``shelves_used``, ``extra_shelves`` and ``shelf_lengths``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A bad table, count, ``eps`` or ``weights``, or ``cmax`` below the longest job.
+
     Examples
     --------
     >>> r = kshelf([[4.0, 2.0, 1.5], [3.0, 1.6, 1.2], [2.0, 2.0, 2.0]], processors=3)
@@ -617,7 +773,22 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
 
 def validate_moldable(times: np.ndarray, sched: MoldableSchedule) -> None:
     """Each job runs once, for ``T[j, allotment−1]``, on ``allotment`` distinct processors of
-    the machine, and no processor runs two jobs at once (InvalidScheduleError)."""
+    the machine, and no processor runs two jobs at once (InvalidScheduleError).
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        ``T[j, p−1]``, job j's time on p processors, shape ``(n, m)``, checked and monotonic
+        (:func:`check_table`).
+    sched : MoldableSchedule
+        The schedule to check.
+
+    Raises
+    ------
+    InvalidScheduleError
+        At the first violation: a job missing, a start before 0, a wrong allotment or
+        processor set, a wrong duration, or an overlap.
+    """
     n, m = times.shape
     if sched.start.size != n or len(sched.processors) != n:
         raise InvalidScheduleError("jobs", "the schedule does not hold every job once")
@@ -647,7 +818,27 @@ def validate_moldable(times: np.ndarray, sched: MoldableSchedule) -> None:
 
 def amdahl_table(work: ArrayLike, serial: ArrayLike, processors: int) -> np.ndarray:
     """``T[j, p−1] = work_j·(serial_j + (1 − serial_j)/p)`` — Amdahl's law, monotonic for
-    ``0 <= serial_j <= 1`` (time falls, work ``work_j·(serial_j·p + 1 − serial_j)`` rises)."""
+    ``0 <= serial_j <= 1`` (time falls, work ``work_j·(serial_j·p + 1 − serial_j)`` rises).
+
+    Parameters
+    ----------
+    work : array_like
+        Each job's sequential time (its work at unit speed), shape ``(n,)``.
+    serial : array_like
+        Each job's serial fraction, in [0, 1], shape ``(n,)``.
+    processors : int
+        m, the number of processors (the table's width).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, m)``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``processors`` not a whole number in range.
+    """
     w = np.asarray(work, dtype=float)[:, None]
     f = np.asarray(serial, dtype=float)[:, None]
     p = np.arange(1, check_count("processors", processors) + 1)[None, :]

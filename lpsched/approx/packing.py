@@ -53,7 +53,14 @@ class RigidSchedule:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: lists ``start``, ``end``, ``first`` and ``size`` indexed by job (the
-        ``schedule`` field of :meth:`~lpsched.approx.certified.Certified.to_dict`)."""
+        ``schedule`` field of :meth:`~lpsched.approx.certified.Certified.to_dict`).
+
+        Returns
+        -------
+        dict of str to list
+            ``start`` and ``end`` (times), ``first`` (first processor) and ``size`` (processor
+            count), one entry per job.
+        """
         return {k: getattr(self, k).tolist() for k in ("start", "end", "first", "size")}
 
 
@@ -71,7 +78,24 @@ def _jobs(jobs: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 def nfdh(widths: ArrayLike, heights: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Batch index of every rectangle and the height of every batch (NFDH)."""
+    """Batch index of every rectangle and the height of every batch (NFDH).
+
+    Parameters
+    ----------
+    widths : array_like
+        The width of each rectangle, a fraction of the strip's width (in (0, 1]), shape
+        ``(n,)``.
+    heights : array_like
+        The height of each rectangle (a job's processing time), shape ``(n,)``.
+
+    Returns
+    -------
+    batch : numpy.ndarray
+        int, shape ``(n,)``: the batch (shelf) of each rectangle, batches numbered in the order
+        NFDH opens them (rectangles by decreasing height, ties by index).
+    height : numpy.ndarray
+        The height of each batch, its first (tallest) rectangle's.
+    """
     w = np.asarray(widths, float)
     h = np.asarray(heights, float)
     order = np.lexsort((np.arange(h.size), -h))
@@ -95,6 +119,29 @@ def nfdh(widths: ArrayLike, heights: ArrayLike) -> tuple[np.ndarray, np.ndarray]
 
 def nfdh_ls(jobs: ArrayLike, clusters: int, cluster_size: int) -> Certified[RigidSchedule]:
     """NFDH+LS (Theorem 4): contiguous and local, ``Cmax <= 3·max(A/m, pmax)``.
+
+    Parameters
+    ----------
+    jobs : array_like
+        Shape ``(n, 2)``: rows ``(time, size)``, a rigid job's processing time (>= 0) and its
+        number of processors (a whole number >= 1, at most ``cluster_size``).
+    clusters : int
+        k, the number of clusters.
+    cluster_size : int
+        ℓ, the processors per cluster (m = k·ℓ in all).
+
+    Returns
+    -------
+    Certified of RigidSchedule
+        The schedule (each job's start, end, first processor and size), its makespan, the
+        lower bound ``max(A/m, pmax)`` and the guarantee 3; ``extra`` holds the number of
+        batches and the theorem's bound ``2A/m + pmax/k + (1 − 1/k)·pmax``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``jobs`` not of rows (time, size), a bad time or size, a job wider than a cluster, or
+        a bad cluster count or size.
 
     Examples
     --------
@@ -146,7 +193,32 @@ def validate_rigid(p: np.ndarray, size: np.ndarray, sched: RigidSchedule, proces
                    cluster_size: int | None = None, contiguous: bool = True,
                    local: bool = False) -> None:
     """No processor runs two jobs at once; sizes and durations respected; ranges inside the
-    machine (contiguous by representation) and, if ``local``, inside one cluster."""
+    machine (contiguous by representation) and, if ``local``, inside one cluster.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Each job's processing time, shape ``(n,)``.
+    size : numpy.ndarray
+        Each job's number of processors, shape ``(n,)``.
+    sched : RigidSchedule
+        The schedule to check.
+    processors : int
+        The machine's processor count; processors are ``0..processors-1``.
+    cluster_size : int or None
+        Processors per cluster; needed when ``local``.
+    contiguous : bool
+        Kept for symmetry: a :class:`RigidSchedule` holds a processor range, contiguous by
+        construction (default ``True``).
+    local : bool
+        Also require each job inside one cluster (default ``False``).
+
+    Raises
+    ------
+    InvalidScheduleError
+        At the first violation: a duration or size not the job's, a processor outside the
+        machine, a job spanning clusters, or two jobs at once on a processor.
+    """
     if not np.allclose(sched.end - sched.start, p) or (sched.size != size).any():
         raise InvalidScheduleError("duration", "a job's duration or size is not its own")
     last = sched.first + sched.size - 1

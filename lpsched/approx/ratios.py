@@ -52,7 +52,17 @@ class RatioReport:
     violations: list[str] = field(default_factory=list)
 
     def record(self, name: str, ratio: float, guarantee: float) -> None:
-        """Keep the trial closest to its guarantee (``ratio/guarantee`` largest)."""
+        """Keep the trial closest to its guarantee (``ratio/guarantee`` largest).
+
+        Parameters
+        ----------
+        name : str
+            The algorithm (or generator) the trial measured, e.g. ``"lpt"``.
+        ratio : float
+            The trial's makespan over its reference (optimum or lower bound).
+        guarantee : float
+            The ratio the algorithm is proven to stay within.
+        """
         old = self.worst.get(name)
         if old is None or (ratio / guarantee, ratio) > (old[0] / old[1], old[0]):
             self.worst[name] = (ratio, guarantee)
@@ -61,7 +71,14 @@ class RatioReport:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form printed by ``lpsched check-ratios --json``: per algorithm the worst
         ratio, its guarantee, their quotient and the number of trials; the violations; ``ok``
-        when there are none."""
+        when there are none.
+
+        Returns
+        -------
+        dict
+            ``algorithms`` (name -> ``worst_ratio``, ``its_guarantee``, ``share_of_guarantee``,
+            ``trials``), ``violations`` (list of str) and ``ok`` (bool).
+        """
         return {"algorithms": {n: {"worst_ratio": r, "its_guarantee": g,
                                    "share_of_guarantee": r / g, "trials": self.trials[n]}
                                for n, (r, g) in self.worst.items()},
@@ -69,19 +86,63 @@ class RatioReport:
 
 
 def graham_tight(m: int) -> tuple[np.ndarray, float]:
-    """m(m−1) unit tasks then one of length m: list scheduling gives 2m − 1, OPT = m."""
+    """m(m−1) unit tasks then one of length m: list scheduling gives 2m − 1, OPT = m.
+
+    Parameters
+    ----------
+    m : int
+        The number of identical machines (>= 1).
+
+    Returns
+    -------
+    times : numpy.ndarray
+        The m(m−1) + 1 processing times, the long task last (the list's order).
+    optimum : float
+        OPT = m.
+    """
     return np.concatenate([np.ones(m * (m - 1)), [float(m)]]), float(m)
 
 
 def lpt_tight(m: int) -> tuple[np.ndarray, float]:
-    """2m−1, 2m−1, 2m−2, 2m−2, ..., m+1, m+1, m, m, m: LPT gives 4m − 1, OPT = 3m."""
+    """2m−1, 2m−1, 2m−2, 2m−2, ..., m+1, m+1, m, m, m: LPT gives 4m − 1, OPT = 3m.
+
+    Parameters
+    ----------
+    m : int
+        The number of identical machines (>= 1).
+
+    Returns
+    -------
+    times : numpy.ndarray
+        The 2m + 1 processing times.
+    optimum : float
+        OPT = 3m (LPT reaches 4/3 − 1/(3m) of it).
+    """
     pairs = np.repeat(np.arange(2 * m - 1, m, -1, dtype=float), 2)
     return np.concatenate([pairs, [m, m, m]]), 3.0 * m
 
 
 def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
                  time_limit: float = 5.0) -> RatioReport:
-    """Run ``trials`` random instances per generator (see module doc)."""
+    """Run ``trials`` random instances per generator (see module doc).
+
+    Parameters
+    ----------
+    trials : int
+        Random instances per generator (default 200).
+    seed : int
+        The random seed (numpy's ``default_rng``); default 0.
+    small : int
+        The largest number of jobs of the instances solved exactly by MIP (default 8).
+    time_limit : float
+        Seconds per exact MIP (default 5).
+
+    Returns
+    -------
+    RatioReport
+        Per algorithm the worst ratio met and its guarantee, the number of trials, and the
+        violations (empty when every guarantee held).
+    """
     rng = np.random.default_rng(seed)
     rep = RatioReport()
     _identical_machines(rep, rng, trials, small, time_limit)
@@ -212,7 +273,25 @@ def moldable_table(rng: np.random.Generator, n: int, m: int, kind: int) -> np.nd
     """Monotonic time tables: 0 Amdahl with random serial fractions, 1 power law
     ``w/p^a`` (``a`` in [0, 1]), 2 near the MRT thresholds (many jobs of similar length
     with serial fractions 0.2–0.6, which overflow shelf S2), 3 a mix of perfectly parallel
-    and sequential jobs."""
+    and sequential jobs.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The generator to draw from (it advances).
+    n : int
+        The number of jobs.
+    m : int
+        The number of processors (the table's width).
+    kind : int
+        The family, 0 to 3 as above (any other value: 3).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, m)``: ``T[j, p−1]``, job j's time on p processors (work ``w ~ U[1, 100]``
+        on one processor, 50 to 60 for kind 2).
+    """
     w = rng.uniform(1, 100, n)
     if kind == 0:
         return amdahl_table(w, rng.uniform(0, 1, n), m)

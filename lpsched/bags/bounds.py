@@ -30,7 +30,23 @@ from lpsched.solvers.solution import Status
 
 
 def window_feasible(start: np.ndarray, deadline: np.ndarray, demand: np.ndarray) -> bool:
-    """Can one preemptive machine process ``demand[k]`` inside ``[start[k], deadline[k]]``?"""
+    """Can one preemptive machine process ``demand[k]`` inside ``[start[k], deadline[k]]``?
+
+    Parameters
+    ----------
+    start : numpy.ndarray
+        Where each window opens (s), shape ``(n,)``.
+    deadline : numpy.ndarray
+        Where each window closes (s), shape ``(n,)``.
+    demand : numpy.ndarray
+        The processing each application needs inside its window (s), shape ``(n,)``.
+
+    Returns
+    -------
+    bool
+        ``True`` when every pair of windows passes the test of the module doc (a relative
+        slack of 1e-12 on the largest deadline).
+    """
     order = np.argsort(deadline, kind="stable")
     d = deadline[order]
     s = start[order]
@@ -64,6 +80,33 @@ def single_machine_stretch(problem: StretchProblem, demand: np.ndarray,
     is no longer between the ends; ``deadline`` (a :func:`time.monotonic` value) is the
     wall-clock budget. Raises :class:`SolverError` when no stretch fits, when the demand is
     not finite, or when the budget runs out.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The max-stretch problem (offline or from an online state): windows, remaining and
+        buffered tasks, costs and port model.
+    demand : numpy.ndarray
+        Each application's demand on the resource (s), shape ``(n,)``; applications with
+        none are left out.
+    low : float
+        The smallest stretch considered (default 1); returned when it already fits.
+    high : float or None
+        A first upper end for the search (``None``: ``max(low, 2)``), doubled until it fits.
+    deadline : float or None
+        The :func:`time.monotonic` time by which to stop; ``None``: no budget.
+
+    Returns
+    -------
+    float
+        The least stretch S, to 1e-12 relative, whose windows ``[start_k, r_k + S·MS*_k]``
+        hold the demand (the lower end of the final bisection interval).
+
+    Raises
+    ------
+    SolverError
+        A demand is not finite, no finite stretch fits, or the budget runs out (status
+        ``TIME_LIMIT``).
     """
     start = np.asarray(problem.start, float)
     has = demand > 0
@@ -106,7 +149,20 @@ def single_machine_stretch(problem: StretchProblem, demand: np.ndarray,
 
 
 def resource_demands(problem: StretchProblem) -> dict[str, np.ndarray]:
-    """Per-application demand (seconds) on each relaxed resource (see module doc)."""
+    """Per-application demand (seconds) on each relaxed resource (see module doc).
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The max-stretch problem (offline or from an online state): windows, remaining and
+        buffered tasks, costs and port model.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Shape ``(n,)`` demands in seconds, keyed by resource: ``"port"`` (one-port) or
+        ``"master"`` (finite master bandwidth only) and ``"links"`` (multiport), and ``"cpus"``.
+    """
     pr = problem
     out: dict[str, np.ndarray] = {}
     if pr.port == "one-port":
@@ -129,6 +185,27 @@ def resource_demands(problem: StretchProblem) -> dict[str, np.ndarray]:
 def relaxation_lower_bound(problem: StretchProblem, low: float = 1.0,
                            deadline: float | None = None) -> float:
     """The largest single-resource lower bound on the optimal stretch (at least ``low``);
-    ``deadline`` is the wall-clock budget (:func:`single_machine_stretch`)."""
+    ``deadline`` is the wall-clock budget (:func:`single_machine_stretch`).
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The max-stretch problem (offline or from an online state): windows, remaining and
+        buffered tasks, costs and port model.
+    low : float
+        The least value returned (default 1, a stretch is never below it).
+    deadline : float or None
+        The :func:`time.monotonic` time by which to stop; ``None``: no budget.
+
+    Returns
+    -------
+    float
+        The largest of ``low`` and the single-resource bounds of :func:`resource_demands`.
+
+    Raises
+    ------
+    SolverError
+        As :func:`single_machine_stretch` (not finite, no stretch fits, budget spent).
+    """
     return max([low] + [single_machine_stretch(problem, d, low, deadline=deadline)
                         for d in resource_demands(problem).values()])

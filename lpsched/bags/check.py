@@ -64,7 +64,20 @@ class PlanCheck:
     notes: list[str] = field(default_factory=list)
 
     def add(self, name: str, excess: np.ndarray, where: str) -> None:
-        """Record constraint ``name`` if any entry of ``excess`` (scaled violation) is > 0."""
+        """Record constraint ``name`` if any entry of ``excess`` (scaled violation) is > 0.
+
+        Parameters
+        ----------
+        name : str
+            The constraint's name as reported (e.g. ``"window start (r_k, or t_new
+            online)"``), the key of ``worst``.
+        excess : numpy.ndarray
+            The violation of each instance of the constraint, over the tolerance and relative to
+            its scale (any shape); only positive entries are violations.
+        where : str
+            The names of ``excess``'s axes, printed with the index of the largest entry (e.g.
+            ``"app"``).
+        """
         excess = np.asarray(excess, float)
         if excess.size == 0 or not (excess > 0).any():
             return
@@ -76,13 +89,28 @@ class PlanCheck:
 
     def fail(self, name: str, message: str) -> None:
         """Record a violation that is not a number (a model or a field that disagrees):
-        ``message`` is the whole line, ``worst[name]`` is ``inf``."""
+        ``message`` is the whole line, ``worst[name]`` is ``inf``.
+
+        Parameters
+        ----------
+        name : str
+            The check that failed, the key of ``worst``.
+        message : str
+            The whole line added to ``violations``.
+        """
         self.ok = False
         self.worst[name] = float("inf")
         self.violations.append(message)
 
     def extend(self, other: PlanCheck) -> None:
-        """Add the violations of ``other`` to this verdict."""
+        """Add the violations of ``other`` to this verdict.
+
+        Parameters
+        ----------
+        other : PlanCheck
+            Another verdict; its violations, worst values and notes are appended (a name in
+            both keeps ``other``'s worst value) and ``ok`` becomes false if ``other`` failed.
+        """
         self.ok = self.ok and other.ok
         self.violations.extend(other.violations)
         self.worst.update(other.worst)
@@ -424,6 +452,27 @@ def plan_from_dict(data: Any, inst: Instance, path: str) -> StretchPlan:
     whole numbers indexing ``inst``'s applications, ``port`` one of the two models.
 
     Raises :class:`~lpsched.errors.ParseError` naming ``path`` and the field.
+
+    Parameters
+    ----------
+    data : object
+        The decoded JSON: a ``lpsched solve --json --plan`` output (its ``plan`` key is read)
+        or the plan object itself.
+    inst : Instance
+        The instance the plan is for; fixes the number of workers and the valid ``apps``.
+    path : str
+        The file name used in error messages.
+
+    Returns
+    -------
+    StretchPlan
+        The plan, its arrays as floats and ``apps`` as ints.
+
+    Raises
+    ------
+    ParseError
+        Not a plan, a missing field, a value that is not a finite number, an array of the
+        wrong shape, bad ``apps``, ``port`` or ``t_new``.
     """
     raw = data.get("plan", data) if isinstance(data, dict) else data
     if not isinstance(raw, dict):

@@ -164,6 +164,43 @@ def random_bags(
     (3, 2, 'one-port')
     >>> bool(random_bags(profile="balanced", seed=0).tasks.min() >= 10)
     True
+
+    Parameters
+    ----------
+    apps : int or None
+        n, the number of applications (bags); ``None`` takes the profile's default (12 for
+        ``mpi``, 20 for ``simgrid`` and ``balanced``). Must be >= 1.
+    workers : int or None
+        p, the number of workers of the star; ``None`` takes the profile's default (8 for
+        ``mpi``, 10 for ``simgrid`` and ``balanced``). Must be >= 1.
+    profile : str
+        The generator's profile: ``"simgrid"`` (default), ``"mpi"`` or ``"balanced"``
+        (the keys of :data:`PROFILES`).
+    seed : int or numpy.random.Generator
+        The random seed, or a generator to draw from (then it advances); default 0.
+    arrivals : str
+        ``"absolute"`` (default): release dates are the sorted log-normal draws;
+        ``"interarrival"``: the draws are gaps, accumulated.
+    base_bandwidth : float or None
+        The bandwidth of a worker of link slowdown 1, in bytes/s; ``None``: the profile's.
+    base_speed : float or None
+        The speed of a worker of CPU slowdown 1, in flop/s; ``None``: the profile's.
+    integer_slowdowns : bool or None
+        Draw the slowdowns ``a_u, c_u`` as integers ``U{1..10}`` (``True``) or reals
+        ``U[1, 10]`` (``False``); ``None``: the profile's choice.
+    port : str
+        The communication model of the master: ``"one-port"`` (default) or ``"multiport"``.
+
+    Returns
+    -------
+    Instance
+        The star platform and the n applications, its ``meta`` naming the generator, the
+        profile, the seed (when an int) and the arrivals.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown ``profile``, ``arrivals`` or ``port``, or ``apps``/``workers`` below 1.
     """
     if profile not in PROFILES:
         raise InvalidInstanceError("profile", profile, f"must be one of {sorted(PROFILES)}")

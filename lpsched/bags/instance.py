@@ -67,7 +67,19 @@ class Application:
         self.validate("application")
 
     def validate(self, where: str) -> None:
-        """Check every field; ``where`` prefixes the field names in the error."""
+        """Check every field; ``where`` prefixes the field names in the error.
+
+        Parameters
+        ----------
+        where : str
+            The application's name in error messages, e.g. ``"applications[3]"``.
+
+        Raises
+        ------
+        InvalidInstanceError
+            A release that is not a finite number >= 0, a task count that is not a whole
+            number in ``1..MAX_TASKS``, or a work or size that is not finite and > 0.
+        """
         object.__setattr__(
             self, "release", _number(f"{where}.release", self.release, positive=False)
         )
@@ -248,12 +260,40 @@ class Instance:
         return out
 
     def with_port(self, port: str) -> Instance:
-        """The same workload on the same platform under another communication model."""
+        """The same workload on the same platform under another communication model.
+
+        Parameters
+        ----------
+        port : str
+            ``"one-port"`` or ``"multiport"`` (bounded multiport).
+
+        Returns
+        -------
+        Instance
+            A new instance; this one is unchanged.
+
+        Raises
+        ------
+        InvalidInstanceError
+            ``port`` is neither model.
+        """
         plat = self.platform.with_port(port)  # type: ignore[arg-type]
         return Instance(plat, self.applications, self.extra, self.origin)
 
     def subset(self, indices: Sequence[int]) -> Instance:
-        """The instance restricted to applications ``indices`` (and their speed rows)."""
+        """The instance restricted to applications ``indices`` (and their speed rows).
+
+        Parameters
+        ----------
+        indices : sequence of int
+            The applications to keep, in the order given (their new indices ``0..len-1``).
+
+        Returns
+        -------
+        Instance
+            The same platform (with only these rows of the speeds when they are unrelated),
+            extra data and origin.
+        """
         idx = [int(i) for i in indices]
         plat = self.platform
         if plat.unrelated:
@@ -278,6 +318,11 @@ class Instance:
         >>> r = inst.rebased()
         >>> float(r.release.min()), r.origin == float(inst.release.min())
         (0.0, True)
+
+        Returns
+        -------
+        Instance
+            The rebased instance (this one itself when the first release is already 0).
         """
         r0 = float(self.release.min())
         if r0 == 0.0:

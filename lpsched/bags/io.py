@@ -50,6 +50,23 @@ def instance_from_dict(data: Any) -> Instance:
     """Build an :class:`Instance` from the parsed JSON document ``data``.
 
     Raises :class:`InvalidInstanceError` naming the first missing or bad field.
+
+    Parameters
+    ----------
+    data : object
+        The decoded document: ``platform`` (``speeds``, ``bandwidths``, optional
+        ``master_bandwidth``, ``port``, ``latencies``) and ``applications`` (each
+        ``release``, ``tasks``, ``work``, ``size``); other keys are kept as extra data.
+
+    Returns
+    -------
+    Instance
+        The validated instance, its times rebased when needed (:func:`fit_time_origin`).
+
+    Raises
+    ------
+    InvalidInstanceError
+        A missing or bad field (named with its position).
     """
     _require(data, "instance", ("platform", "applications"))
     plat = data["platform"]
@@ -96,7 +113,18 @@ TIME_RESOLUTION = tolerances.PLAN_CHECK * 1e-3
 def time_resolution(inst: Instance) -> np.ndarray:
     """Per application, the spacing of the floats at ``r_k + MS*_k`` (the earliest date its
     last task can end) divided by ``MS*_k``: how finely its flow, so its stretch, can be
-    told apart at the dates the instance uses (seed 003 §2.2: stretch = flow / ``MS*``)."""
+    told apart at the dates the instance uses (seed 003 §2.2: stretch = flow / ``MS*``).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``, relative (dimensionless); 0 where ``MS*`` is not finite.
+    """
     from lpsched.bags.steady_state import dedicated_makespans
 
     ms = dedicated_makespans(inst)
@@ -113,6 +141,16 @@ def fit_time_origin(inst: Instance) -> Instance:
     apart to :data:`TIME_RESOLUTION` of its ``MS*`` (a release date far beyond the others
     relative to that application's duration). Issue 28: release dates of 1e17 s lost the
     durations, and a simulation reported a max-stretch below its own LP bound.
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance as read.
+
+    Returns
+    -------
+    Instance
+        ``inst`` itself when its dates are precise enough, else its rebased copy.
 
     Raises
     ------
@@ -142,7 +180,19 @@ def fit_time_origin(inst: Instance) -> Instance:
 
 
 def instance_to_dict(inst: Instance) -> dict[str, Any]:
-    """The JSON document of ``inst`` (inverse of :func:`instance_from_dict`)."""
+    """The JSON document of ``inst`` (inverse of :func:`instance_from_dict`).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance.
+
+    Returns
+    -------
+    dict
+        JSON-ready ``platform`` and ``applications`` (absolute release dates: the origin
+        added back) and the extra keys.
+    """
     plat = inst.platform
     bw = None if math.isinf(plat.master_bandwidth) else plat.master_bandwidth
     platform: dict[str, Any] = {
@@ -199,6 +249,23 @@ def parse_json(raw: str | bytes, path: str) -> Any:
 
     >>> parse_json('{"a": [1, 2.5]}', "x.json")
     {'a': [1, 2.5]}
+
+    Parameters
+    ----------
+    raw : str or bytes
+        The file's content.
+    path : str
+        The file name used in error messages.
+
+    Returns
+    -------
+    object
+        The decoded document (dicts, lists, str, int, float, bool, None).
+
+    Raises
+    ------
+    ParseError
+        Not UTF-8, not JSON, nested too deeply, or a number that is not finite.
     """
     if isinstance(raw, bytes):
         data = raw
@@ -245,6 +312,21 @@ def read_json_file(path: str | Path) -> Any:
     """Read and parse the JSON file ``path`` with :func:`parse_json`.
 
     Raises :class:`ParseError` when the file cannot be read or is not valid JSON.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+
+    Returns
+    -------
+    object
+        The decoded document.
+
+    Raises
+    ------
+    ParseError
+        The file cannot be read or is not valid JSON.
     """
     p = Path(path)
     try:
@@ -260,6 +342,23 @@ def load_instance(path: str | Path) -> Instance:
     Raises :class:`ParseError` (with file and line) when the file is not valid JSON
     (:func:`parse_json`: encoding, syntax, nesting, non-finite numbers, each with its
     field) and :class:`InvalidInstanceError` when the document is not a valid instance.
+
+    Parameters
+    ----------
+    path : str or Path
+        The instance JSON file.
+
+    Returns
+    -------
+    Instance
+        The validated instance.
+
+    Raises
+    ------
+    ParseError
+        The file cannot be read or is not valid JSON.
+    InvalidInstanceError
+        The document is not a valid instance.
 
     Examples
     --------
@@ -279,10 +378,29 @@ def load_instance(path: str | Path) -> Instance:
 
 def instance_to_json(inst: Instance) -> str:
     """The text :func:`save_instance` writes: indent 1, keys in the documented order, an
-    unbounded master bandwidth as ``null`` (strict JSON: no ``NaN`` or ``Infinity``)."""
+    unbounded master bandwidth as ``null`` (strict JSON: no ``NaN`` or ``Infinity``).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance.
+
+    Returns
+    -------
+    str
+        The JSON text, ending with a newline.
+    """
     return json.dumps(instance_to_dict(inst), indent=1, allow_nan=False) + "\n"
 
 
 def save_instance(inst: Instance, path: str | Path) -> None:
-    """Write ``inst`` as JSON to ``path`` (:func:`instance_to_json`)."""
+    """Write ``inst`` as JSON to ``path`` (:func:`instance_to_json`).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance.
+    path : str or Path
+        The file to write (replaced if it exists), UTF-8.
+    """
     Path(path).write_text(instance_to_json(inst), encoding="utf-8")

@@ -84,6 +84,32 @@ def s1d(t0: float, shares: ArrayLike, times: ArrayLike, counts: ArrayLike) -> Pl
     >>> p = s1d(0.0, [0.5, 0.5], [1.0, 1.0], [2, 1])
     >>> p.app.tolist(), p.end.tolist(), p.fluid.tolist()
     ([0, 1, 0], [1.0, 2.0, 3.0], [2.0, 2.0, 4.0])
+
+    Parameters
+    ----------
+    t0 : float
+        T0, the start of the window (s): the first task starts there.
+    shares : array_like
+        α_k, the share of the resource given to application k in the fluid schedule, shape
+        ``(n,)``; positive for every application with tasks, summing to at most 1.
+    times : array_like
+        t_k, the time of one task of application k at full speed (s), shape ``(n,)``, finite
+        and > 0.
+    counts : array_like
+        N_k, the number of tasks of application k to place, shape ``(n,)``, whole numbers
+        >= 0.
+
+    Returns
+    -------
+    Placement
+        The N = Σ N_k tasks in execution order: application, rank within it, start, end
+        and fluid completion.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Arrays of different lengths, negative or fractional counts, non-positive times, a
+        zero share for an application with tasks, or shares summing above 1.
     """
     a, t, c = _check(shares, times, counts)
     app, index, key = _order(a, t, c)
@@ -101,6 +127,32 @@ def s1d_reversed(t1: float, shares: ArrayLike, times: ArrayLike,
     >>> p = s1d_reversed(4.0, [0.5, 0.5], [1.0, 1.0], [2, 1])
     >>> p.start.tolist(), p.fluid.tolist()
     ([1.0, 2.0, 3.0], [0.0, 2.0, 2.0])
+
+    Parameters
+    ----------
+    t1 : float
+        T1, the end of the window (s): the last task ends there.
+    shares : array_like
+        α_k, the share of the resource given to application k in the fluid schedule, shape
+        ``(n,)``; positive for every application with tasks, summing to at most 1.
+    times : array_like
+        t_k, the time of one task of application k at full speed (s), shape ``(n,)``, finite
+        and > 0.
+    counts : array_like
+        N_k, the number of tasks of application k to place, shape ``(n,)``, whole numbers
+        >= 0.
+
+    Returns
+    -------
+    Placement
+        The N = Σ N_k tasks in execution order: application, rank within it, start, end
+        and fluid start.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Arrays of different lengths, negative or fractional counts, non-positive times, a
+        zero share for an application with tasks, or shares summing above 1.
     """
     a, t, c = _check(shares, times, counts)
     app, index, key = _order(a, t, c)

@@ -86,6 +86,16 @@ def check_time_limit(time_limit: float | None) -> float | None:
 
     Raises :class:`LpschedError` otherwise: 0, negative values, NaN and non-real numbers
     are mistakes, never "no limit" (decision 238).
+
+    Parameters
+    ----------
+    time_limit : float or None
+        The search's wall-clock budget in seconds.
+
+    Returns
+    -------
+    float or None
+        ``time_limit`` itself, or ``None`` for no limit.
     """
     if time_limit is None:
         return None
@@ -106,6 +116,18 @@ def critical_values(problem: StretchProblem, low: float = 1.0,
     deadlines crossing; online, ``T_new`` meeting a deadline or two deadlines crossing.
     Values closer than :data:`~lpsched.core.tolerances.CRITICAL_MERGE` (relative) are merged.
     O(n²) time and memory.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The offline or online problem (seed 003 §3; its epochs, ``MS*_k`` and ``ρ*``).
+    low, high : float
+        The open interval of stretches searched (default ``(1, inf)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The critical values, ascending, merged within the tolerance.
     """
     a, b = problem.epoch_alpha, problem.epoch_beta
     da = a[:, None] - a[None, :]
@@ -129,6 +151,16 @@ def sequential_stretch(problem: StretchProblem) -> float:
     the corrected ``S_max = Σ MS*/min MS*``. Online: drain every buffer first, then the
     remaining tasks one application at a time, ending at ``T_end``;
     ``S = max_k (T_end − r_k)/MS*_k``.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The offline or online problem (seed 003 §3; its epochs, ``MS*_k`` and ``ρ*``).
+
+    Returns
+    -------
+    float
+        An achievable max-stretch: an upper end of every search.
     """
     pr = problem
     if not pr.online:
@@ -145,7 +177,19 @@ def sequential_stretch(problem: StretchProblem) -> float:
 
 
 def online_lower_bound(problem: StretchProblem) -> float:
-    """``max(1, max_k (T_new − r_k)/MS*_k)``: below it a deadline falls before ``T_new``."""
+    """``max(1, max_k (T_new − r_k)/MS*_k)``: below it a deadline falls before ``T_new``.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The offline or online problem (seed 003 §3; its epochs, ``MS*_k`` and ``ρ*``).
+        Online (``T_new``, the released applications' ``r_k``).
+
+    Returns
+    -------
+    float
+        The lower end of an online search (seed 003 §3.5).
+    """
     if not problem.online:
         return 1.0
     return float(max(1.0, ((problem.t_new - problem.release) / problem.ms).max()))
@@ -339,7 +383,18 @@ class StretchSearch:
         return 0 if self.window is None else len(self.window.probes)
 
     def interval_of(self, stretch: float) -> int:
-        """Index ``i`` with ``points[i] < stretch <= points[i+1]`` (clamped to the axis)."""
+        """Index ``i`` with ``points[i] < stretch <= points[i+1]`` (clamped to the axis).
+
+        Parameters
+        ----------
+        stretch : float
+            A stretch value.
+
+        Returns
+        -------
+        int
+            The interval's index on the search's axis of critical values.
+        """
         i = int(np.searchsorted(self.points, stretch, side="left")) - 1
         return min(max(i, 0), self.n_intervals - 1)
 
@@ -350,14 +405,36 @@ class StretchSearch:
 
     def key_of(self, stretch: float) -> Hashable:
         """The model key for ``stretch``: its interval on the axis, or, outside
-        ``[S_lo, S_up]``, the epoch order at ``stretch`` itself."""
+        ``[S_lo, S_up]``, the epoch order at ``stretch`` itself.
+
+        Parameters
+        ----------
+        stretch : float
+            A stretch value.
+
+        Returns
+        -------
+        Hashable
+            An interval index, or ``("order", epochs)`` outside the axis.
+        """
         if self.points[0] <= stretch <= self.points[-1]:
             return self.interval_of(stretch)
         return ("order", tuple(int(e) for e in self.problem.order_at(stretch)))
 
     def order_of(self, i: Hashable) -> np.ndarray:
         """The epoch order (an array of epoch indices) of model key ``i``: the one stored in an
-        ``("order", epochs)`` key, or the order at the middle of interval ``i``."""
+        ``("order", epochs)`` key, or the order at the middle of interval ``i``.
+
+        Parameters
+        ----------
+        i : Hashable
+            A model key (:meth:`key_of`).
+
+        Returns
+        -------
+        numpy.ndarray
+            The epochs' indices in time order (seed 003 §3.4's epoch ordering).
+        """
         if isinstance(i, tuple):
             return np.array(i[1])
         if not isinstance(i, (int, np.integer)):
@@ -367,7 +444,21 @@ class StretchSearch:
 
     def model(self, i: Hashable, workers: tuple[int, ...] | None = None,
               ) -> tuple[StretchModel, HighsModel]:
-        """The live model of interval key ``i`` on ``workers`` (default: all)."""
+        """The live model of interval key ``i`` on ``workers`` (default: all).
+
+        Parameters
+        ----------
+        i : Hashable
+            A model key (:meth:`key_of`).
+        workers : tuple of int, optional
+            Indices of the workers posed (worker generation); default every worker.
+
+        Returns
+        -------
+        tuple of (StretchModel, HighsModel)
+            The (K)/(K1) model of that epoch order (seed 003 §3.3, (12)-(20)) and its live
+            HiGHS copy, built on first use and kept for warm starts.
+        """
         workers = self.all_workers if workers is None else workers
         key = (i, workers)
         cached = self.models.get(key)
@@ -393,7 +484,18 @@ class StretchSearch:
 
     def time_left(self, what: str) -> float | None:
         """Seconds left of the search's budget (``None``: unlimited); raises
-        :class:`SolverError` when it has run out, before ``what`` starts."""
+        :class:`SolverError` when it has run out, before ``what`` starts.
+
+        Parameters
+        ----------
+        what : str
+            The step about to start, named in the error.
+
+        Returns
+        -------
+        float or None
+            Seconds left (``None``: no limit).
+        """
         if self.deadline is None:
             return None
         left = self.deadline - time.monotonic()
@@ -476,6 +578,18 @@ class StretchSearch:
         (from the reduced cost of the fixed stretch column: right-hand sides are
         affine in ``S``). ``i`` picks the interval whose epoch order is used: either side of
         a critical value is valid at the value itself; default: below.
+
+        Parameters
+        ----------
+        stretch : float
+            The stretch asked (seed 003 §3.4: is (K)/(K1) nonempty at ``S``?).
+        i : Hashable, optional
+            The model key whose epoch order is used (default: the interval below ``stretch``).
+
+        Returns
+        -------
+        Check
+            The verdict, deficit (tasks), slope, interval, solution and the workers posed.
         """
         i = self.key_of(stretch) if i is None else i
         if self.paths:
@@ -521,6 +635,16 @@ class StretchSearch:
         window relaxation's paths that keep ``j <= j'`` and the same-interval paths
         (:meth:`PathMaster.seed`). Each key gets a :class:`_PathView` in :attr:`models`
         that reads plans in its own order.
+
+        Parameters
+        ----------
+        i : Hashable
+            A model key (:meth:`key_of`).
+
+        Returns
+        -------
+        PathMaster
+            The path master (:mod:`lpsched.bags.stretch_paths`), in the epoch order of ``i``.
         """
         key = (i, self.all_workers)
         order = self.order_of(i)
@@ -575,7 +699,20 @@ class StretchSearch:
         return result
 
     def feasible(self, stretch: float, i: Hashable | None = None) -> tuple[bool, float]:
-        """``(verdict, deficit)`` of :meth:`check`."""
+        """``(verdict, deficit)`` of :meth:`check`.
+
+        Parameters
+        ----------
+        stretch : float
+            The stretch asked.
+        i : Hashable, optional
+            The model key whose epoch order is used (as in :meth:`check`).
+
+        Returns
+        -------
+        tuple of (bool, float)
+            Whether ``stretch`` is achievable, and the deficit in tasks.
+        """
         c = self.check(stretch, i)
         return c.feasible, c.deficit
 
@@ -583,6 +720,17 @@ class StretchSearch:
         """The stretch-interval LP (12)–(20) on interval ``i`` (all workers); returns
         ``(S, x, model key)``. Call only on an interval whose upper end is known (or proven by
         construction) to be feasible, so the LP has a solution.
+
+        Parameters
+        ----------
+        i : int
+            The interval's index on the axis.
+
+        Returns
+        -------
+        tuple of (float, numpy.ndarray, Hashable)
+            The least stretch of the interval (seed 003 (12)-(20), Algorithm 2's final LP),
+            the LP's solution and the key of the model that holds it.
         """
         lo, hi = self._interval(i)
         if self.paths:
@@ -609,7 +757,23 @@ class StretchSearch:
         return value, sol.x, (i, self.all_workers)
 
     def plan(self, stretch: float, key: Hashable, x: np.ndarray) -> StretchPlan:
-        """The plan of solution ``x`` of model ``key``, on every worker of the problem."""
+        """The plan of solution ``x`` of model ``key``, on every worker of the problem.
+
+        Parameters
+        ----------
+        stretch : float
+            The plan's stretch.
+        key : Hashable
+            The model key whose solution ``x`` is.
+        x : numpy.ndarray
+            That model's primal solution.
+
+        Returns
+        -------
+        StretchPlan
+            Amounts per interval of seed 003 §3.3 (communications, computations, buffers) on
+            every worker, in the instance's units (the conditioning undone).
+        """
         model, _ = self.models[key]
         pr = self.problem
         arrays = model.plan_arrays(x)
@@ -633,7 +797,18 @@ class StretchSearch:
 
     def interval_lp_at(self, stretch: float) -> LinearProgram:
         """A fresh copy of the min-stretch LP of the interval containing ``stretch`` (of the
-        conditioned problem: with :attr:`units`, amounts count whole applications)."""
+        conditioned problem: with :attr:`units`, amounts count whole applications).
+
+        Parameters
+        ----------
+        stretch : float
+            A stretch inside the interval.
+
+        Returns
+        -------
+        LinearProgram
+            The LP (12)-(20) of seed 003 §3.4 on that interval, to read, export or re-solve.
+        """
         i = self.interval_of(stretch)
         lo, hi = self._interval(i)
         model = StretchModel(self.problem, self.order_of(i))
@@ -648,7 +823,18 @@ class StretchSearch:
 
     def lp_size(self, key: Hashable) -> dict[str, int]:
         """Columns, rows and nonzeros of the LP of the model stored under ``key`` (the
-        ``lp_size`` of :class:`MaxStretchResult`)."""
+        ``lp_size`` of :class:`MaxStretchResult`).
+
+        Parameters
+        ----------
+        key : Hashable
+            A model key.
+
+        Returns
+        -------
+        dict of str to int
+            ``columns``, ``rows`` and ``nonzeros``.
+        """
         model = self.models[key][0]
         if isinstance(model, _PathView):
             return model.size()
@@ -727,7 +913,18 @@ def use_coarse(problem: StretchProblem) -> bool:
     """Whether a path search on ``problem`` starts from the coarse LP by default: no held
     tasks (the coarse LP ignores them, so an online re-solve uses it only before any task
     is held) and ``n·p·J`` (``J`` intervals between the ``2n`` epochs) above
-    :data:`COARSE_ABOVE`."""
+    :data:`COARSE_ABOVE`.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The offline or online problem (seed 003 §3; its epochs, ``MS*_k`` and ``ρ*``).
+
+    Returns
+    -------
+    bool
+        ``True`` when the coarse start pays (decision 228).
+    """
     intervals = problem.epoch_alpha.size - 1
     return (not (problem.buffered > 0).any()
             and problem.n * problem.p * intervals > COARSE_ABOVE)
@@ -772,7 +969,18 @@ class _PathView:
 
 
 def initial_workers(problem: StretchProblem) -> tuple[int, ...]:
-    """Workers that serve some application in its steady state alone, or hold its tasks."""
+    """Workers that serve some application in its steady state alone, or hold its tasks.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The offline or online problem (seed 003 §3; its epochs, ``MS*_k`` and ``ρ*``).
+
+    Returns
+    -------
+    tuple of int
+        The workers the first feasibility LPs pose (worker generation prices the others).
+    """
     if problem.port == "one-port":
         rates = rates_oneport(problem.comp, problem.comm)
     else:
@@ -787,7 +995,18 @@ def window_lower_bound(relaxed: StretchSearch) -> float:
     """The least stretch the window relaxation cannot rule out (issue 13), by the same
     tangent-guided search as the exact problem: a lower bound of the optimum, since every
     plan of (K)/(K1) is a point of the relaxation. ``relaxed`` is a ``StretchSearch`` with
-    ``relaxed=True``; its lower end if its search meets numerical trouble."""
+    ``relaxed=True``; its lower end if its search meets numerical trouble.
+
+    Parameters
+    ----------
+    relaxed : StretchSearch
+        A search built with ``relaxed=True`` on the same problem.
+
+    Returns
+    -------
+    float
+        A lower bound of the optimal max-stretch (seed 003 §3's (K)/(K1)).
+    """
     try:
         return _guided_search(relaxed)[1]
     except SolverError as err:
@@ -966,7 +1185,21 @@ def solve_problem(problem: StretchProblem, method: str = "intervals",
                   relaxation_basis: bool = True, formulation: str = "auto",
                   coarse_start: bool | None = None,
                   **highs_options: Any) -> MaxStretchResult:
-    """Optimal max-stretch of a :class:`StretchProblem` (offline or online)."""
+    """Optimal max-stretch of a :class:`StretchProblem` (offline or online).
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The offline or online problem (seed 003 §3; its epochs, ``MS*_k`` and ``ρ*``).
+    method, tol, time_limit, relaxation_bound, warm_start, worker_generation, window_bound,
+    relaxation_basis, formulation, coarse_start, **highs_options
+        As for :func:`max_stretch`.
+
+    Returns
+    -------
+    MaxStretchResult
+        The stretch, its proven lower end, the plan and the search's statistics.
+    """
     if method not in METHODS:
         raise LpschedError(f"unknown method {method!r}; choose one of {METHODS}")
     if not (tol > 0 and math.isfinite(tol)):
@@ -1044,6 +1277,35 @@ def max_stretch(inst: Instance, method: str = "intervals", tol: float = toleranc
     ones is solved in units of whole applications; time scales one LP cannot hold raise
     :class:`SolverError` with what to do.
 
+    Parameters
+    ----------
+    inst : Instance
+        The star platform and its bags of tasks (seed 003 §2).
+    method : str
+        ``"intervals"`` (default, exact), ``"intervals-lp"`` or ``"bisection"``.
+    tol : float
+        Absolute tolerance of the bisection (default
+        :data:`~lpsched.core.tolerances.BISECTION`).
+    memory : numpy.ndarray, optional
+        Buffer bound per worker, in bytes (§3.1.3).
+    time_limit : float or None
+        Wall-clock budget of the whole search, in seconds (default 120; ``None``: none).
+    relaxation_bound, warm_start, worker_generation, window_bound, relaxation_basis : bool
+        The search's levers (above).
+    formulation : str
+        ``"auto"`` (default), ``"paths"`` or ``"buffers"``.
+    coarse_start : bool, optional
+        The coarse start (above; default ``None``: by instance size).
+    **highs_options
+        HiGHS options for every LP (e.g. ``threads=1``).
+
+    Returns
+    -------
+    MaxStretchResult
+        ``stretch`` (the optimum, or within ``tol`` for the bisection), ``lower`` (a proven
+        lower bound), ``plan`` (a :class:`StretchPlan` that ``check_plan`` verifies), the
+        dedicated makespans ``MS*_k`` and throughputs, and the search's counts and times.
+
     Examples
     --------
     >>> from lpsched.bags import random_bags
@@ -1089,6 +1351,24 @@ def solve_by_scales(inst: Instance, method: str = "intervals",
     ratio of the time scales, below the bisection tolerance), else :class:`ScaleError`
     (the small applications hold the platform so long that ``Δ`` shows against ``L``'s
     ``MS*``: the time scales are not that far apart, and no exact method is implemented).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance (offline).
+    method : str
+        As for :func:`max_stretch`, applied to each group.
+    tol : float
+        The bisection tolerance, and the largest gap accepted between the two bounds.
+    time_limit : float or None
+        Wall-clock budget of each group's search, in seconds.
+    **options
+        Further options of :func:`max_stretch`.
+
+    Returns
+    -------
+    MaxStretchResult
+        ``stretch = S_up``, ``lower = max(S*_A, S*_L)``, the composed plan.
 
     Raises
     ------
@@ -1168,7 +1448,18 @@ def _regrid(plan: StretchPlan, epochs: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def busy_blocks(plan: StretchPlan) -> list[tuple[float, float]]:
     """The maximal time ranges ``[begin, end]`` in which ``plan`` sends or computes
-    anything (its intervals with a positive amount, adjacent ones merged), in order."""
+    anything (its intervals with a positive amount, adjacent ones merged), in order.
+
+    Parameters
+    ----------
+    plan : StretchPlan
+        A plan (seed 003 §3.3's amounts per interval).
+
+    Returns
+    -------
+    list of tuple of (float, float)
+        The busy ranges in seconds, in time order.
+    """
     t = np.asarray(plan.epochs, float)
     used = (np.asarray(plan.comm, float) > 0).any(axis=(0, 1)) | (
         np.asarray(plan.comp, float) > 0).any(axis=(0, 1))
@@ -1185,7 +1476,22 @@ def paused_plan(plan: StretchPlan, at: float, pause: float) -> StretchPlan:
     """``plan`` with nothing done during ``[at, at + pause]``: what it does before ``at``
     stays, what it does after is done ``pause`` seconds later (an interval across ``at``
     is split there first; buffers carried over the pause). Deadlines move by ``pause``
-    where they lie after ``at``; ``stretch`` is left to the caller (:func:`solve_by_scales`)."""
+    where they lie after ``at``; ``stretch`` is left to the caller (:func:`solve_by_scales`).
+
+    Parameters
+    ----------
+    plan : StretchPlan
+        The plan to pause.
+    at : float
+        Time the pause starts (s).
+    pause : float
+        Its length (s).
+
+    Returns
+    -------
+    StretchPlan
+        The paused plan (same applications, epochs after ``at`` moved).
+    """
     t = np.asarray(plan.epochs, float)
     if pause <= 0 or at >= t[-1]:
         return plan
@@ -1215,7 +1521,24 @@ def compose_plans(inst: Instance, stretch: float, ms: np.ndarray,
     applications (``parts``: each plan with the instance indices of its sub-instance's
     rows) whose activities never share a moment (:func:`solve_by_scales`): every plan
     carried onto the union of the epochs (:func:`_regrid`), the buffers recomputed from
-    the amounts."""
+    the amounts.
+
+    Parameters
+    ----------
+    inst : Instance
+        The whole instance.
+    stretch : float
+        The composed plan's max-stretch.
+    ms : numpy.ndarray
+        ``MS*_k`` of every application (s).
+    parts : list of tuple of (StretchPlan, numpy.ndarray)
+        Each group's plan and the instance indices of its applications.
+
+    Returns
+    -------
+    StretchPlan
+        A plan of ``inst`` (seed 003 §3.3's variables) at ``stretch``.
+    """
     epochs = np.unique(np.concatenate([np.asarray(p.epochs, float) for p, _ in parts]))
     n, workers = inst.n, inst.p
     comm = np.zeros((n, workers, epochs.size - 1))
@@ -1252,6 +1575,28 @@ def online_max_stretch(inst: Instance, t_new: float, remaining: np.ndarray,
     than they save (measured at 10 Mbit/s links, and again at the 100 Mbit/s default of
     decision 36: 20 instances, ``cbs3m-fifo-online``, median simulation CPU 0.62 s with the
     bound against 0.52 s without; ``benchmarks/bench_balanced_levers.py cbs3m``).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance (every application, released or not).
+    t_new : float
+        The re-solve time ``T_new`` (s).
+    remaining : numpy.ndarray
+        Tasks of each application still at the master, shape ``(n,)``.
+    buffered : numpy.ndarray
+        Tasks held by each worker, shape ``(n, p)``.
+    released : numpy.ndarray, optional
+        Which applications have arrived (default: ``r_k <= T_new``).
+    method, tol, memory, time_limit, relaxation_bound, worker_generation, formulation
+        As for :func:`max_stretch`.
+    window_bound : bool
+        The window relaxation's bound (default off here, above).
+
+    Returns
+    -------
+    MaxStretchResult
+        The optimum on ``[T_new, inf)`` and its plan over the applications with work left.
     """
     from lpsched.bags.stretch_model import online_problem
 

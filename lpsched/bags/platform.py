@@ -23,7 +23,18 @@ _FLOAT_MAX = sys.float_info.max
 
 def shown(value: Any) -> Any:
     """``value`` for an error message: scalars as they are, containers as a short repr that
-    never recurses deeply (a pathologically nested list cannot overflow the stack)."""
+    never recurses deeply (a pathologically nested list cannot overflow the stack).
+
+    Parameters
+    ----------
+    value : object
+        The offending value of an instance field.
+
+    Returns
+    -------
+    object
+        ``value`` itself, or a :class:`Verbatim` short repr of a list, tuple, dict or array.
+    """
     if isinstance(value, (list, tuple, dict, np.ndarray)):
         return Verbatim(reprlib.repr(value))
     return value
@@ -37,7 +48,18 @@ class Verbatim(str):
 
 
 def huge_integer(value: int) -> Verbatim:
-    """An integer too large for a float, shown by its first digits and its length."""
+    """An integer too large for a float, shown by its first digits and its length.
+
+    Parameters
+    ----------
+    value : int
+        An integer beyond the float range.
+
+    Returns
+    -------
+    Verbatim
+        E.g. ``123456...(400 digits)``.
+    """
     text = str(value)
     return Verbatim(f"{text[:6]}...({len(text)} digits)")
 
@@ -93,6 +115,25 @@ def positive_array(name: str, value: Any, ndim: tuple[int, ...]) -> np.ndarray:
     is finite and positive; the array has one of the ranks ``ndim`` and is not empty.
     Raises :class:`InvalidInstanceError` naming ``name`` (with the entry's index)
     otherwise.
+
+    Parameters
+    ----------
+    name : str
+        The field's name in error messages (e.g. ``"platform.speeds"``).
+    value : object
+        The decoded value (a number, nested lists or an array).
+    ndim : tuple of int
+        The ranks accepted, e.g. ``(1,)`` or ``(1, 2)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        A read-only float array.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A wrong rank, an empty array, or an entry that is not a finite positive number.
     """
     arr = _as_float_array(name, value)
     if arr.ndim not in ndim:
@@ -248,7 +289,24 @@ class StarPlatform:
         return self.speeds.ndim == 2
 
     def speed_matrix(self, n_apps: int) -> np.ndarray:
-        """Speeds as an ``(n_apps, p)`` matrix ``s_u^(k)`` (rows repeated for related machines)."""
+        """Speeds as an ``(n_apps, p)`` matrix ``s_u^(k)`` (rows repeated for related machines).
+
+        Parameters
+        ----------
+        n_apps : int
+            n, the number of applications.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n_apps, p)``, in flop/s: the speeds themselves for unrelated machines, a
+            read-only broadcast of the speed vector for related ones.
+
+        Raises
+        ------
+        InvalidInstanceError
+            Unrelated speeds whose row count is not ``n_apps``.
+        """
         if self.unrelated:
             if self.speeds.shape[0] != n_apps:
                 raise InvalidInstanceError(
@@ -260,6 +318,23 @@ class StarPlatform:
         return np.broadcast_to(self.speeds, (n_apps, self.workers))
 
     def with_port(self, port: Port) -> StarPlatform:
-        """The same platform under another communication model."""
+        """The same platform under another communication model.
+
+        Parameters
+        ----------
+        port : str
+            ``"one-port"`` or ``"multiport"``.
+
+        Returns
+        -------
+        StarPlatform
+            A new platform with the same speeds, bandwidths, master bandwidth, latencies and
+            extra data.
+
+        Raises
+        ------
+        InvalidInstanceError
+            ``port`` is neither model.
+        """
         return StarPlatform(self.speeds, self.bandwidths, self.master_bandwidth, port, self.extra,
                             self.latencies)

@@ -30,7 +30,25 @@ def _plt() -> Any:
 
 
 def gantt(inst: Instance, sched: Schedule, ax: Any = None, title: str | None = None) -> Any:
-    """Draw ``sched``; returns the matplotlib axes."""
+    """Draw ``sched``; returns the matplotlib axes.
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance (its numbers of workers and applications set the rows and colours).
+    sched : Schedule
+        The schedule: the master's sends on the top row, each worker's computations (and,
+        thin, its receptions) below.
+    ax : matplotlib.axes.Axes or None
+        The axes to draw on; ``None`` (default): a new figure sized to the workers.
+    title : str or None
+        The axes' title; default none.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
     plt = _plt()
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 1.0 + 0.45 * (inst.p + 1)))
@@ -62,7 +80,18 @@ def gantt(inst: Instance, sched: Schedule, ax: Any = None, title: str | None = N
 def finished(row: dict[str, Any]) -> bool:
     """Whether a reproduction row is a finished run with a max-stretch and an LP bound
     (``status`` ``ok`` or absent, both numbers present and the bound positive): rows of
-    a failed, timed-out or invalid run (seed 003 reproduction, metrics ``None``) are not."""
+    a failed, timed-out or invalid run (seed 003 reproduction, metrics ``None``) are not.
+
+    Parameters
+    ----------
+    row : dict
+        One row of the reproduction (keys ``status``, ``max_stretch``, ``lp_bound``).
+
+    Returns
+    -------
+    bool
+        ``True`` for a finished run that can be plotted.
+    """
     bound = row.get("lp_bound")
     return (row.get("status", "ok") == "ok" and row.get("max_stretch") is not None
             and bound is not None and float(bound) > 0)
@@ -70,7 +99,19 @@ def finished(row: dict[str, Any]) -> bool:
 
 def unfinished_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """``{policy: number of rows that are not finished runs}`` (:func:`finished`), for the
-    plots' notes: such rows are counted and named, never plotted."""
+    plots' notes: such rows are counted and named, never plotted.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Rows of the seed 003 reproduction (:mod:`lpsched.bags.reproduce`), each with
+        ``policy``, ``max_stretch``, ``lp_bound`` and optionally ``status``.
+
+    Returns
+    -------
+    dict of str to int
+        Only the policies with at least one unfinished row.
+    """
     out: dict[str, int] = {}
     for r in rows:
         if not finished(r):
@@ -86,6 +127,21 @@ def stretch_boxplot(rows: Sequence[dict[str, Any]], ax: Any = None,
     Rows of runs that did not finish (``status`` failed / time_limit / invalid, metrics
     ``None``) are left out (:func:`unfinished_counts` names them); a policy with no finished
     run keeps its place on the axis, empty, its label marked ``(0 finished)``.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Rows of the seed 003 reproduction (:mod:`lpsched.bags.reproduce`), each with
+        ``policy``, ``max_stretch``, ``lp_bound`` and optionally ``status``.
+    ax : matplotlib.axes.Axes or None
+        The axes to draw on; ``None`` (default): a new 10 x 4 inch figure.
+    order : sequence of str or None
+        The policies in the order shown; ``None`` (default): sorted names of the rows.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     plt = _plt()
     policies = list(order) if order else sorted({r["policy"] for r in rows})
@@ -110,7 +166,16 @@ _TITLES = {"max_stretch": "max-stretch / LP optimum", "sum_stretch": "sum-stretc
 
 def save(fig: Any, path: Any) -> None:
     """Write ``fig`` to ``path`` (the suffix picks the format) and close it; the CLI passes
-    its own atomic writer instead (:func:`lpsched.bags.reproduce.write_figures`)."""
+    its own atomic writer instead (:func:`lpsched.bags.reproduce.write_figures`).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (closed afterwards).
+    path : str or path-like
+        The output file; its suffix (``.png``, ``.pdf``, ``.svg``...) picks the format
+        (120 dpi for raster formats).
+    """
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     _plt().close(fig)
@@ -121,7 +186,24 @@ def load_figure(curve: Sequence[dict[str, Any]], metric: str,
     """Seed 003 Figures 6–10 [L915–L1015]: ``metric`` (normalised as Tables 4–8) of each
     policy against the load (the LP optimal max-stretch, binned), one line per policy
     through the bins' means, from the rows of
-    :func:`lpsched.bags.reproduce.load_curves`. Returns the axes."""
+    :func:`lpsched.bags.reproduce.load_curves`. Returns the axes.
+
+    Parameters
+    ----------
+    curve : sequence of dict
+        Rows of :func:`lpsched.bags.reproduce.load_curves`: ``policy``, ``load_mid`` (the
+        bin's centre), ``mean`` (the metric's mean in the bin) and ``instances``; empty bins
+        are skipped.
+    metric : str
+        The metric's name (e.g. ``"max_stretch"``), used for the axis label.
+    title : str or None
+        Prefix of the title (e.g. the profile's name); default: no title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of a new 7 x 4 inch figure.
+    """
     plt = _plt()
     _, ax = plt.subplots(figsize=(7, 4))
     policies = list(dict.fromkeys(r["policy"] for r in curve))
@@ -142,7 +224,19 @@ def load_figure(curve: Sequence[dict[str, Any]], metric: str,
 def figure5(points: Sequence[dict[str, Any]]) -> Any:
     """Seed 003 Figure 5 [L845, L872]: the relative max-stretch of the best four policies
     on each experiment (instance), from :func:`lpsched.bags.reproduce.figure5_rows`. Returns
-    the axes."""
+    the axes.
+
+    Parameters
+    ----------
+    points : sequence of dict
+        Rows of :func:`lpsched.bags.reproduce.figure5_rows`: ``seed`` (the experiment),
+        ``policy`` and ``value`` (its max-stretch over the LP optimum).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of a new 7 x 4 inch figure, one group of bars per experiment.
+    """
     plt = _plt()
     _, ax = plt.subplots(figsize=(7, 4))
     seeds = sorted({r["seed"] for r in points})

@@ -242,7 +242,29 @@ def _op_bounds(inst: Instance, deadlines: np.ndarray, tails: np.ndarray,
 
 
 def reconstruct_op_ac(inst: Instance, plan: StretchPlan) -> Reconstruction:
-    """Theorem 6(b): an OP-AC schedule from a point of (K1) (module doc)."""
+    """Theorem 6(b): an OP-AC schedule from a point of (K1) (module doc).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance the plan was computed for.
+    plan : StretchPlan
+        An offline one-port plan (a point of (K1)) covering every application, e.g.
+        ``max_stretch(inst).plan`` for a one-port instance.
+
+    Returns
+    -------
+    Reconstruction
+        The concrete schedule and, per application, the plan's deadline, the completion
+        time, the lateness (completion − deadline), Theorem 6's bound on the lateness and
+        the sum of the tails.
+
+    Raises
+    ------
+    LpschedError
+        The plan is not an offline one-port plan or does not cover every
+        application of ``inst``.
+    """
     if plan.port != "one-port" or plan.t_new is not None:
         raise LpschedError("the OP-AC construction needs an offline one-port plan")
     apps = np.asarray(plan.apps, int)
@@ -443,6 +465,30 @@ def reconstruct_bmp(inst: Instance, plan: StretchPlan, computation: str = "atomi
     Bound reported: Theorem 4's ``max_u 2n·Σ_l w_l/s_u`` (atomic) or Theorem 3's
     ``max_u Σ_{l: d_l <= d_k} w_l/s_u`` (fluid), plus the envelope
     ``Σ_l [Σ_u δ_l/min(b_u, BW) + max_u w_l/s_u]`` of those extra sends.
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance the plan was computed for.
+    plan : StretchPlan
+        An offline bounded-multiport plan (a point of (K)) covering every application, e.g.
+        ``max_stretch(inst).plan`` for a multiport instance.
+    computation : str
+        ``"atomic"`` (default): whole tasks, Theorem 4 (BMP-AC); ``"fluid"``: divisible
+        computations, Theorem 3 (BMP-FC).
+
+    Returns
+    -------
+    Reconstruction
+        The concrete schedule and, per application, the plan's deadline, the completion
+        time, the lateness (completion − deadline), the bound of Theorem 4 or 3 (plus the
+        envelope of the extra sends) and the sum of the tails.
+
+    Raises
+    ------
+    LpschedError
+        The plan is not an offline multiport plan, does not cover every application,
+        or ``computation`` is unknown.
     """
     if plan.port != "multiport" or plan.t_new is not None:
         raise LpschedError("the BMP constructions need an offline bounded-multiport plan")

@@ -99,7 +99,21 @@ def _instance_and_bound(seed: int, profile: str, base_bandwidth: float | None = 
 
 
 def outcome(exc: LpschedError) -> str:
-    """The ``status`` of a policy run that raised ``exc`` (see the module doc)."""
+    """The ``status`` of a policy run that raised ``exc`` (see the module doc).
+
+    Parameters
+    ----------
+    exc : LpschedError
+        What the run (the simulation, its LP solves or the validation of its schedule)
+        raised.
+
+    Returns
+    -------
+    str
+        ``"invalid"`` for an :class:`~lpsched.errors.InvalidScheduleError`,
+        ``"time_limit"`` for a :class:`~lpsched.errors.SolverError` out of time,
+        ``"failed"`` for any other error.
+    """
     if isinstance(exc, InvalidScheduleError):
         return "invalid"
     if isinstance(exc, SolverError) and exc.status in (Status.TIME_LIMIT, "time_limit"):
@@ -110,13 +124,40 @@ def outcome(exc: LpschedError) -> str:
 def reading() -> str:
     """The greedy heuristics' reading of today's registered policies, as the cells' last key
     element: ``"dd_request=<idle|received>;switch=<dispatch|complete>"``
-    (:mod:`lpsched.bags.policies.greedy`, issue 31)."""
+    (:mod:`lpsched.bags.policies.greedy`, issue 31).
+
+    Returns
+    -------
+    str
+        Today's ``DD_REQUEST`` and ``SWITCH`` of :mod:`lpsched.bags.policies.greedy`
+        (``"dd_request=received;switch=complete"``, decisions 316-317), the form
+        :func:`parse_reading` reads.
+    """
     return f"dd_request={greedy.DD_REQUEST};switch={greedy.SWITCH}"
 
 
 def parse_reading(text: str) -> dict[str, str]:
     """The keyword arguments of :class:`~lpsched.bags.policies.greedy.GreedyPolicy` named by
-    a reading string (:func:`reading`); ``LpschedError`` naming the bad part."""
+    a reading string (:func:`reading`); ``LpschedError`` naming the bad part.
+
+    Parameters
+    ----------
+    text : str
+        ``name=value`` parts separated by ``;``: ``dd_request`` (``idle`` or
+        ``received``: when a DD worker asks for a task) and ``switch`` (``dispatch`` or
+        ``complete``: when a greedy heuristic moves to the next application). Either may
+        be left out (the policy's default then applies); empty parts are ignored.
+
+    Returns
+    -------
+    dict of str to str
+        The named parts, ``{"dd_request": ..., "switch": ...}`` or a subset of them.
+
+    Raises
+    ------
+    LpschedError
+        A part names another keyword or a value outside the allowed ones.
+    """
     out: dict[str, str] = {}
     for part in filter(None, text.split(";")):
         name, _, value = part.partition("=")
@@ -130,7 +171,29 @@ def parse_reading(text: str) -> dict[str, str]:
 
 def make_policy(name: str, read: str | None = None) -> StarPolicy:
     """A fresh policy ``name``; a greedy one (``<rule>-<rr|mct|dd>``) under the reading
-    ``read`` (:func:`parse_reading`; ``None``: the registered default)."""
+    ``read`` (:func:`parse_reading`; ``None``: the registered default).
+
+    Parameters
+    ----------
+    name : str
+        A registered policy name (``lpsched policies``), e.g. ``"srpt-mct"``,
+        ``"cbs3m-edf-online"`` or an eager variant ``"cbs3m-edf-online-eager"``.
+    read : str, optional
+        The greedy reading (:func:`reading`'s form); used only for the greedy
+        heuristics (application rule ``fifo``, ``spt``, ``srpt`` or ``swrpt`` with
+        resource rule ``rr``, ``mct`` or ``dd``), ignored for the others. ``None`` (the
+        default) takes the registered policy as it is.
+
+    Returns
+    -------
+    StarPolicy
+        A new policy object, with no state from earlier runs.
+
+    Raises
+    ------
+    LpschedError
+        ``name`` is not registered, or ``read`` is not a valid reading.
+    """
     app, _, res = name.partition("-")
     if read is not None and app in greedy.APP_RULES and res in greedy.RESOURCE_RULES:
         return greedy.GreedyPolicy(app, res, **parse_reading(read))
@@ -146,6 +209,29 @@ def cell(key: tuple[Any, ...]) -> list[dict[str, Any]]:
 
     One row, with ``status`` and ``reason``: a policy that cannot finish, or whose schedule
     is invalid, is reported in its row (metrics ``None``) instead of failing the cell.
+
+    Parameters
+    ----------
+    key : tuple
+        One cell of :func:`cells`: ``(seed, policy, profile[, base_bandwidth[,
+        reading[, arrivals]]])``; ``seed`` the generator's seed (int >= 0), ``policy`` a
+        policy name (:func:`make_policy`), ``profile`` a key of
+        :data:`~lpsched.bags.generators.PROFILES` (``"simgrid"``, seed 003 Table 2;
+        ``"mpi"``, Table 1), ``base_bandwidth`` in bytes/s or ``None``, ``reading``
+        as :func:`reading` returns it, ``arrivals`` ``"absolute"`` or
+        ``"interarrival"``.
+
+    Returns
+    -------
+    list of dict
+        One row: ``seed``, ``policy``, ``status`` (``"ok"``, ``"failed"``,
+        ``"time_limit"`` or ``"invalid"``), ``reason`` (``None`` when ok), ``lp_bound``
+        (the instance's optimal max-stretch, the (K1) LP optimum), the five
+        :data:`METRICS` (flows and makespan in seconds; ``None`` unless ok),
+        ``seconds`` (the simulation's wall time) and ``events`` (the simulator's event
+        count, ``None`` unless ok); the rows of the LP-based policies (CBS3M, MWMA)
+        also carry ``solves`` and ``solve_seconds`` (their LP solves and the wall time
+        of each).
     """
     seed, policy, profile = key[:3]
     base = float(key[3]) if len(key) > 3 and key[3] is not None else None
@@ -185,7 +271,48 @@ def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
     decision 36; the greedy reading before issue 31) is never read back as today's.
     ``policies`` default to the seed's 18, plus the eager CBS3M variants when ``eager``.
     ``arrivals="interarrival"`` (decision 321) adds a sixth key element; the default,
-    absolute dates, keeps five, so the stores of before stay valid."""
+    absolute dates, keeps five, so the stores of before stay valid.
+
+    Parameters
+    ----------
+    instances : int
+        How many instances (the seed's 1,000 for Tables 4-8); their seeds are
+        ``first_seed, first_seed + 1, ...``.
+    profile : str
+        The generator: ``"simgrid"`` (seed 003 Table 2, the default), ``"mpi"`` (Table
+        1, the set-up of Table 3) or ``"balanced"`` (issue 13's, computation and
+        communication of one order).
+    first_seed : int
+        The seed of the first instance (default 0).
+    policies : list of str, optional
+        The policies run on every instance; ``None`` (the default) or empty: the seed's
+        18, and the eager CBS3M variants when ``eager``.
+    base_bandwidth : float, optional
+        The generator's link bandwidth before slowdowns, bytes/s; ``None`` (the default)
+        takes the profile's (12.5e6, 100 Mbit/s, for ``simgrid``; 1.25e6 for ``mpi``;
+        1e7 for ``balanced``).
+    greedy_reading : str, optional
+        The greedy heuristics' reading (:func:`parse_reading`); ``None`` (the default)
+        takes today's, :func:`reading`.
+    eager : bool
+        With the default policies, also the ``cbs3m-*-eager`` variants (issue 31);
+        default ``False``.
+    arrivals : str
+        The generator's release dates: ``"absolute"`` (log-normal dates, the default) or
+        ``"interarrival"`` (log-normal gaps accumulated, decision 321).
+
+    Returns
+    -------
+    list of tuple
+        One key per (instance seed, policy), instance by instance, in the policies' order:
+        ``(seed, policy, profile, base_bandwidth, reading)``, plus ``arrivals`` when it
+        is not ``"absolute"``; each is run by :func:`cell`.
+
+    Raises
+    ------
+    LpschedError
+        An unknown ``profile`` or ``arrivals``, or an invalid ``greedy_reading``.
+    """
     if profile not in PROFILES:
         raise LpschedError(f"unknown profile {profile!r}: must be one of {sorted(PROFILES)}")
     names = policies or (policy_names() + [f"{p}{EAGER}" for p in policy_names()
@@ -217,7 +344,28 @@ def select(rows: list[dict[str, Any]], dispatcher: str = "lazy") -> list[dict[st
     """The rows of the seed's 18 policies, CBS3M being the plan dispatcher ``dispatcher``:
     ``"lazy"`` (the registered ``cbs3m-*``, spec §4.4) or ``"eager"`` (the ``cbs3m-*-eager``
     rows, renamed ``cbs3m-*`` so that they take the seed's CBS3M rows; issue 31). Tables
-    4–8 normalise by the best of these 18, as the seed compares its 18."""
+    4–8 normalise by the best of these 18, as the seed compares its 18.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy), eager
+        variants included.
+    dispatcher : str
+        ``"lazy"`` (the default) or ``"eager"``.
+
+    Returns
+    -------
+    list of dict
+        The rows of the other policies, unchanged, and those of the chosen CBS3M
+        dispatcher (copies renamed ``cbs3m-*`` for ``"eager"``), in the order of
+        ``rows``.
+
+    Raises
+    ------
+    LpschedError
+        ``dispatcher`` is neither ``"lazy"`` nor ``"eager"``.
+    """
     if dispatcher not in ("lazy", "eager"):
         raise LpschedError(f"dispatcher {dispatcher!r}: must be 'lazy' or 'eager'")
     out = []
@@ -238,7 +386,32 @@ def relative(rows: list[dict[str, Any]], metric: str, tol: float = 1e-9,
     ``load`` the LP optimum of each instance (the "load" of Figures 6–10 [L878]), ``rel``
     (instances x policies) the value over the LP optimum (max-stretch) or over the best of
     the policies that finished (the others), NaN for runs that did not finish, and ``best``
-    whether the policy is the best on the instance (ties at ``tol`` relative)."""
+    whether the policy is the best on the instance (ties at ``tol`` relative).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy) (usually
+        :func:`select`'s); every policy found in them is a column.
+    metric : str
+        One of :data:`METRICS`.
+    tol : float
+        Relative tolerance of a tie for the best (default 1e-9, decision A31).
+
+    Returns
+    -------
+    policies : list of str
+        The columns, in the registry's order (unregistered names last, sorted).
+    load : numpy.ndarray
+        Shape ``(instances,)``: each counted instance's LP optimal max-stretch, by
+        instance seed (NaN when no row holds it).
+    rel : numpy.ndarray
+        Shape ``(instances, policies)``: the normalised values, NaN for a run that did
+        not finish.
+    best : numpy.ndarray of bool
+        Shape ``(instances, policies)``: finished and within ``tol`` of the instance's
+        lowest value.
+    """
     order = policy_names(variants=True)
     policies = sorted({r["policy"] for r in rows},
                       key=lambda p: (order.index(p) if p in order else len(order), p))
@@ -264,7 +437,23 @@ def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str,
     doc) over the policies of ``rows`` (:func:`select` gives the seed's 18). Instances
     count when every policy has a row; ``n`` is the number of them the policy finished,
     ``failed`` the others; statistics over finished runs only (NaN when none), ``best`` in
-    percent of all counted instances."""
+    percent of all counted instances.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy).
+    tol : float
+        Relative tolerance of a tie for the best (default 1e-9, decision A31).
+
+    Returns
+    -------
+    dict
+        For each of :data:`METRICS` (Tables 4 to 8 in turn), for each policy of
+        :func:`relative`'s order: ``min``, ``avg``, ``sd`` (sample, ``ddof=1``; 0 for a
+        single run), ``max`` of the normalised values, ``best`` (percent), ``n`` and
+        ``failed`` (ints).
+    """
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for metric in METRICS:
         policies, _, rel, best = relative(rows, metric, tol)
@@ -295,7 +484,25 @@ def _num(value: float, spec: str) -> str:
 
 def format_tables(tab: dict[str, dict[str, dict[str, Any]]], profile: str = "simgrid") -> str:
     """Tables 4–8 in the seed's layout, with the seed's average beside ours (for the
-    ``mpi`` profile, the max-stretch table's seed column is Table 3's [L847–L859])."""
+    ``mpi`` profile, the max-stretch table's seed column is Table 3's [L847–L859]).
+
+    Parameters
+    ----------
+    tab : dict
+        :func:`tables`' result.
+    profile : str
+        The generator the rows come from, ``"simgrid"`` (the default) or ``"mpi"``: it
+        picks the seed's averages shown beside ours (Table 3's for ``mpi``'s
+        max-stretch, Tables 4-8's otherwise).
+
+    Returns
+    -------
+    str
+        Per metric a title line (``Table N — ... (n instances)``), a header, one line per
+        policy (min, avg, ± sd, max, best %, the seed's average and our difference, a
+        dash where a value is NaN; a ``failed`` column when some run did not finish)
+        and a blank line.
+    """
     lines = []
     titles = {"max_stretch": "max-stretch / LP optimum", "sum_stretch": "sum-stretch / best",
               "makespan": "makespan / best", "max_flow": "max-flow / best",
@@ -332,7 +539,22 @@ def write_csv(tab: dict[str, dict[str, dict[str, Any]]], rows: list[dict[str, An
               ) -> None:
     """Tables 4-8 (``table<N>_<metric>.csv``) and every row (``cbs3m_rows.csv``, with each
     run's ``status`` and ``reason``) into the folder ``out``. ``opener(path)`` opens a file
-    for writing (text, ``newline=""``); the CLI passes an atomic writer."""
+    for writing (text, ``newline=""``); the CLI passes an atomic writer.
+
+    Parameters
+    ----------
+    tab : dict
+        :func:`tables`' result; each table's CSV has the columns ``policy, min, avg, sd,
+        max, best_percent, instances, seed_avg, failed``.
+    rows : list of dict
+        The rows of :func:`cell` to write to ``cbs3m_rows.csv`` (every policy, eager
+        variants included); a missing field is written empty (``status`` as ``ok``).
+    out : Path
+        The folder (created if missing, with its parents).
+    opener : callable
+        ``opener(path)`` returns a context manager of a text file open for writing;
+        default :func:`open` with ``newline=""`` (no atomic replacement).
+    """
     out.mkdir(parents=True, exist_ok=True)
     for metric, per in tab.items():
         with opener(out / f"table{TABLE_OF[metric]}_{metric}.csv") as fh:
@@ -352,7 +574,20 @@ def write_csv(tab: dict[str, dict[str, dict[str, Any]]], rows: list[dict[str, An
 
 
 def by_instance(key: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Group key of a cell: its instance (every policy of one instance runs together)."""
+    """Group key of a cell: its instance (every policy of one instance runs together).
+
+    Parameters
+    ----------
+    key : tuple
+        A cell of :func:`cells`.
+
+    Returns
+    -------
+    tuple
+        The cell without its policy: ``(seed, profile, base_bandwidth, reading[,
+        arrivals])``, the ``group`` of :func:`lpsched.core.runner.run_cells` (the
+        instance and its LP bound are then computed once per worker).
+    """
     return (key[0], *key[2:])
 
 
@@ -370,7 +605,24 @@ CURVE_COLUMNS = ("figure", "metric", "bin", "load_lo", "load_hi", "load_mid", "p
 def best_policies(rows: list[dict[str, Any]], metric: str, count: int = 4) -> list[str]:
     """The ``count`` policies with the lowest average of ``metric`` (normalised as in
     Tables 4–8; "the best ones" of Figures 6–10 [L878], which the seed does not name),
-    in the registry's order."""
+    in the registry's order.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy) (usually
+        :func:`select`'s).
+    metric : str
+        One of :data:`METRICS`.
+    count : int
+        How many policies (default 4, the curves of each of Figures 6-10).
+
+    Returns
+    -------
+    list of str
+        At most ``count`` policy names, returned in :func:`relative`'s order; a policy
+        that finished no instance is picked last, and ties go to the earlier one.
+    """
     policies, _, rel, _ = relative(rows, metric)
     with np.errstate(invalid="ignore"):
         avg = [float(np.nanmean(rel[:, j])) if np.isfinite(rel[:, j]).any() else np.inf
@@ -386,7 +638,36 @@ def load_curves(rows: list[dict[str, Any]], metric: str, policies: list[str] | N
     equal width between the smallest and the largest load (empty bins left out). One row
     per (bin, policy) with the finished runs' ``instances``, ``mean``, ``sd``, ``min`` and
     ``max`` (columns :data:`CURVE_COLUMNS`). ``policies`` default to
-    :func:`best_policies`."""
+    :func:`best_policies`.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy) (usually
+        :func:`select`'s).
+    metric : str
+        One of :data:`METRICS`; also names the figure (:data:`FIGURE_OF`).
+    policies : list of str, optional
+        The curves; names without rows are skipped. ``None`` (the default): the four of
+        :func:`best_policies`.
+    bins : int
+        The number of load bins, >= 1 (default 8); one bin when every instance has the
+        same load.
+
+    Returns
+    -------
+    list of dict
+        The rows by bin, then policy: ``figure``, ``metric``, ``bin`` (its index),
+        ``load_lo``, ``load_hi`` and ``load_mid`` (the bin's edges and middle, in LP
+        max-stretch), ``policy``, ``instances`` (finished runs in the bin), ``mean``,
+        ``sd`` (sample; 0 for one run), ``min`` and ``max`` (NaN when none finished).
+        Empty when no instance has a finite load.
+
+    Raises
+    ------
+    LpschedError
+        An unknown ``metric``, or ``bins`` below 1.
+    """
     if metric not in METRICS:
         raise LpschedError(f"metric {metric!r}: must be one of {METRICS}")
     if bins < 1:
@@ -422,7 +703,22 @@ def load_curves(rows: list[dict[str, Any]], metric: str, policies: list[str] | N
 def figure5_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The data of Figure 5 [L845, L872]: the relative max-stretch of
     :data:`FIGURE5_POLICIES` on each instance (the seed's "Exp1"–"Exp10" of Table 3), one
-    row per (instance seed, policy) with columns ``figure, seed, load, policy, value``."""
+    row per (instance seed, policy) with columns ``figure, seed, load, policy, value``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy) (usually
+        :func:`select`'s, on the ``mpi`` profile).
+
+    Returns
+    -------
+    list of dict
+        By instance seed, then in :data:`FIGURE5_POLICIES`' order (policies without rows
+        left out): ``figure`` (5), ``seed``, ``load`` (the instance's LP optimal
+        max-stretch), ``policy`` and ``value`` (its max-stretch over the LP optimum, NaN
+        when the run did not finish). Only instances with a row for every policy count.
+    """
     names, load, rel, _ = relative(rows, "max_stretch")
     seeds = sorted({r["seed"] for r in rows})
     index = {(r["seed"], r["policy"]) for r in rows}
@@ -442,7 +738,39 @@ def write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool = False,
     ``fig<N>_<metric>.png`` beside it when ``draw`` (:mod:`lpsched.bags.plotting`, saved
     by ``saver(figure, path)``, default :func:`lpsched.bags.plotting.save`; without
     matplotlib a ``LpschedError`` names the extra, the CSVs being written first).
-    ``rows``: the seed's 18 policies (:func:`select`). Returns the files written."""
+    ``rows``: the seed's 18 policies (:func:`select`). Returns the files written.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy).
+    out : Path
+        The folder (created if missing, with its parents); existing files are replaced.
+    figure5 : bool
+        Also Figure 5 (default ``False``; the seed draws it for the MPI set-up only).
+    opener : callable
+        ``opener(path)`` returns a context manager of a text file open for writing
+        (``newline=""``); default plain :func:`open`, the CLI passes an atomic writer.
+    bins : int
+        Load bins of Figures 6-10 (:func:`load_curves`; default 8).
+    saver : callable, optional
+        ``saver(figure, path)`` writes a matplotlib figure; ``None`` (the default):
+        :func:`lpsched.bags.plotting.save`.
+    draw : bool
+        Draw the PNGs (default ``True``); ``False`` writes the CSVs only, without
+        matplotlib.
+
+    Returns
+    -------
+    list of Path
+        The CSV files (Figure 5 first when asked, then 6 to 10), then the PNGs in the
+        same order when ``draw``.
+
+    Raises
+    ------
+    LpschedError
+        ``draw`` without matplotlib installed (after the CSVs are written).
+    """
     from lpsched.bags import plotting
 
     out.mkdir(parents=True, exist_ok=True)
@@ -473,7 +801,20 @@ def write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool = False,
 
 def read_curve_csv(path: Path) -> list[dict[str, Any]]:
     """Rows of a ``fig<N>_<metric>.csv`` written by :func:`write_figures`, numbers parsed
-    (for ``lpsched plot load`` and the tests)."""
+    (for ``lpsched plot load`` and the tests).
+
+    Parameters
+    ----------
+    path : Path
+        The CSV file, with its header line.
+
+    Returns
+    -------
+    list of dict
+        One dict per line, keyed by the header: ``figure``, ``bin``, ``instances`` and
+        ``seed`` as int, ``metric`` and ``policy`` as str, every other column as float
+        (``nan`` where the file says so).
+    """
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     ints = {"figure", "bin", "instances", "seed"}
@@ -517,7 +858,20 @@ def _family(policy: str) -> str:
 
 def family_order(avg: dict[str, float]) -> str:
     """Table 3's order as a label: the families of :func:`_family` sorted by their best
-    (lowest) average, ``"cbs3m < mwma-nbt < mct < mwma-ms < rr/dd"``."""
+    (lowest) average, ``"cbs3m < mwma-nbt < mct < mwma-ms < rr/dd"``.
+
+    Parameters
+    ----------
+    avg : dict of str to float
+        Each policy's average relative max-stretch (``avg`` of :func:`tables`); NaN
+        averages are left out.
+
+    Returns
+    -------
+    str
+        The families joined by ``" < "``, lowest first (ties by name); only the families
+        that have a finite average appear; the seed's is :data:`SEED_TABLE3_ORDER`.
+    """
     best: dict[str, float] = {}
     for p, v in avg.items():
         if v == v:
@@ -529,7 +883,19 @@ def family_order(avg: dict[str, float]) -> str:
 def rr_dd_identity(rows: list[dict[str, Any]]) -> float | None:
     """The percentage of (instance, application rule) pairs whose RR and DD runs have the
     same max-stretch (relative 1e-9), over the pairs where both finished; ``None`` when the
-    rows hold no such pair (the seed: 100 %, every row of Tables 4–8 [L893–L1012])."""
+    rows hold no such pair (the seed: 100 %, every row of Tables 4–8 [L893–L1012]).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy) (usually
+        :func:`select`'s); a pair is ``<rule>-rr`` and ``<rule>-dd`` on one seed.
+
+    Returns
+    -------
+    float or None
+        The percentage, from 0 to 100, or ``None``.
+    """
     index = {(r["seed"], r["policy"]): _finished(r, "max_stretch") for r in rows}
     same = total = 0
     for (seed, policy), v in index.items():
@@ -557,7 +923,24 @@ def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTa
     EDF online's maximum and best %, the RR = DD identity, the leaders of Tables 6 and 7
     under both CBS3M dispatchers; ``mpi``: Table 3's averages and order. Figures of the
     other set-up are ``not measured``. Tolerances: two standard errors of our average
-    (:func:`_noise`); best % at 10 percentage points; the labels exactly."""
+    (:func:`_noise`); best % at 10 percentage points; the labels exactly.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy), eager
+        variants included (they give the eager rows of the leaders).
+    profile : str
+        The generator the rows come from: ``"mpi"`` gives Table 3's rows; any other
+        (``"simgrid"``, the default) Tables 4-8's.
+
+    Returns
+    -------
+    FidelityTable
+        Experiment ``cbs3m``; the rows' ``explained_by`` are :data:`EXPLAINED`'s
+        decisions, the RR = DD row is a calibration figure (it chose decision 316's DD
+        reading).
+    """
     out: list[FidelityRow] = []
     lazy = select(rows, "lazy")
     if profile != "mpi":
@@ -624,7 +1007,21 @@ def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTa
 def format_dispatchers(rows: list[dict[str, Any]]) -> str:
     """Tables 4, 6 and 7's CBS3M rows under the lazy and the eager plan dispatcher (each
     normalised among the seed's 18 policies with that dispatcher, :func:`select`), with the
-    leader of each table; empty when the rows hold no eager run."""
+    leader of each table; empty when the rows hold no eager run.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The stored rows of :func:`cell`, one per (instance seed, policy), eager
+        variants included.
+
+    Returns
+    -------
+    str
+        A title line, a header, one line per CBS3M policy (its average and best % in
+        Tables 4, 6 and 7 under each dispatcher) and a ``leader`` line (the policy with
+        the lowest average), newline-terminated; ``""`` without eager rows.
+    """
     if not any(str(r["policy"]).endswith(EAGER) for r in rows):
         return ""
     tabs = {d: tables(select(rows, d)) for d in ("lazy", "eager")}

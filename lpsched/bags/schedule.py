@@ -78,7 +78,18 @@ class Schedule:
         return int(self.app.size)
 
     def completion(self, n: int) -> np.ndarray:
-        """``C_k``: end of the last computation of each application (``nan`` if none)."""
+        """``C_k``: end of the last computation of each application (``nan`` if none).
+
+        Parameters
+        ----------
+        n : int
+            The number of applications of the instance (the length of the result).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``, C_k in seconds (the schedule's time base).
+        """
         out = np.full(n, np.nan)
         if self.size:
             np.fmax.at(out, self.app, self.end)
@@ -86,7 +97,14 @@ class Schedule:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the six per-task arrays as lists, ``meta`` left out (the ``schedule``
-        object of ``lpsched schedule --json --schedule``)."""
+        object of ``lpsched schedule --json --schedule``).
+
+        Returns
+        -------
+        dict of str to list
+            ``app``, ``worker``, ``send_start``, ``send_end``, ``start`` and ``end``, one entry
+            per task.
+        """
         return {name: getattr(self, name).tolist() for name in
                 ("app", "worker", "send_start", "send_end", "start", "end")}
 
@@ -170,6 +188,27 @@ def validate(inst: Instance, sched: Schedule, port: str | None = None,
     speed 1. Multiport transfers must pass that test on each link (speed ``b_u``) and at the
     master (``BW``) — exact for each resource; together they are the conditions on a tree
     of capacities. O(N log N) for the atomic one-port rules, O(N²) for window tests.
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance the schedule is for.
+    sched : Schedule
+        The schedule, one row per task.
+    port : str or None
+        ``"one-port"`` or ``"multiport"``; ``None`` (default): the instance's.
+    computation : str
+        ``"atomic"`` (default: a task computes without interruption, one at a time per
+        worker) or ``"fluid"`` (time-shared computations, BMP-FC).
+    stretch_bound : float or None
+        A proven lower bound on the max-stretch; ``None`` (default): only each stretch >= 1
+        is checked.
+
+    Raises
+    ------
+    InvalidScheduleError
+        At the first broken rule (its name and the task or resource), or an unknown
+        ``computation``.
     """
     if computation not in ("atomic", "fluid"):
         raise InvalidScheduleError("shape", f"unknown computation model {computation!r}")
@@ -354,7 +393,14 @@ class Metrics:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the five objectives and the per-application ``stretch`` list; merged
         into the output of ``lpsched schedule --json``, each policy's row of ``lpsched simulate``
-        (without ``stretch``) and the rows of :mod:`lpsched.bags.reproduce`."""
+        (without ``stretch``) and the rows of :mod:`lpsched.bags.reproduce`.
+
+        Returns
+        -------
+        dict
+            ``max_stretch``, ``sum_stretch``, ``makespan``, ``max_flow``, ``sum_flow`` (floats, in
+            seconds for the flows and makespan) and ``stretch`` (a list, one per application).
+        """
         return {"max_stretch": self.max_stretch, "sum_stretch": self.sum_stretch,
                 "makespan": self.makespan, "max_flow": self.max_flow,
                 "sum_flow": self.sum_flow, "stretch": self.stretch.tolist()}
@@ -403,7 +449,23 @@ def metrics(inst: Instance, sched: Schedule, port: str | None = None) -> Metrics
     """Stretch ``(C_k − r_k)/MS*_k`` with ``MS*`` of ``port`` (default: the platform's),
     flow ``C_k − r_k``, makespan ``max C_k`` (absolute time, decision A30: the instance's
     :attr:`~lpsched.bags.instance.Instance.origin` added back to times counted from the
-    first release)."""
+    first release).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance the schedule is for.
+    sched : Schedule
+        The schedule, one row per task.
+    port : str or None
+        The model whose ``MS*`` defines the stretch; ``None`` (default): the platform's.
+
+    Returns
+    -------
+    Metrics
+        Per application the completion, flow and stretch; the max and sum of the stretches
+        and flows, and the makespan.
+    """
     completion = sched.completion(inst.n)
     flow = completion - inst.release
     stretch = flow / dedicated_makespans(inst, port)

@@ -131,7 +131,13 @@ class Zone:
     dragonfly: Dragonfly | None = None
 
     def path(self) -> list[Zone]:
-        """The zones from the root down to this one."""
+        """The zones from the root down to this one.
+
+        Returns
+        -------
+        list of Zone
+            The root zone first, this zone last.
+        """
         out: list[Zone] = []
         z: Zone | None = self
         while z is not None:
@@ -179,7 +185,30 @@ class FatTree:
               ports: tuple[int, ...], link: Callable[[int, int, int], tuple[str, str]],
               limiter: Callable[[int], str | None]) -> FatTree:
         """The tree of ``FatTreeZone::do_seal``: ``link(child_id, parent_id, unique)``
-        declares a link, ``limiter(id)`` a node's limiter (or ``None``)."""
+        declares a link, ``limiter(id)`` a node's limiter (or ``None``).
+
+        Parameters
+        ----------
+        hosts : list of str
+            The cluster's host names, in their order (node ``i`` is host ``i``); ``prod(children)``
+            of them.
+        children : tuple of int
+            c_1..c_L, the children of a switch at each level.
+        parents : tuple of int
+            p_1..p_L, the parents of a node at each level.
+        ports : tuple of int
+            m_1..m_L, the parallel links between a node and each of its parents, per level.
+        link : callable
+            ``link(child_id, parent_id, unique)`` declares one link and returns its ``(up, down)``
+            resources (the same name twice when not split-duplex).
+        limiter : callable
+            ``limiter(node_id)``: the name of the node's limiter link, or ``None``.
+
+        Returns
+        -------
+        FatTree
+            The tree: hosts, then switches level by level, linked as SimGrid links them.
+        """
         levels = len(children)
         n = len(hosts)
         nodes = [FatNode(i, 0, i, [0] * levels, limiter(i)) for i in range(n)]
@@ -251,7 +280,25 @@ class FatTree:
 
     def route(self, src: str, dst: str) -> list[str]:
         """``FatTreeZone::get_local_route``: up by d-mod-k to the first switch whose subtree
-        holds the target, then down; a node's limiter around each of its hops."""
+        holds the target, then down; a node's limiter around each of its hops.
+
+        Parameters
+        ----------
+        src : str
+            The source host.
+        dst : str
+            The destination host.
+
+        Returns
+        -------
+        list of str
+            The resources crossed, in order.
+
+        Raises
+        ------
+        NoRoute
+            A missing link up or down (a tree that does not connect the two).
+        """
         s, t = self.hosts[src], self.hosts[dst]
         hops: list[str] = []
         cur = s
@@ -326,7 +373,37 @@ class Dragonfly:
               counts: tuple[int, int, int], split: bool,
               link: Callable[[str, int], tuple[str, str]],
               limiter: Callable[[int], str | None]) -> Dragonfly:
-        """The routers and links of ``DragonflyZone::build_upper_levels``."""
+        """The routers and links of ``DragonflyZone::build_upper_levels``.
+
+        Parameters
+        ----------
+        hosts : list of str
+            The cluster's host names, node ``i`` being host ``i``.
+        sizes : tuple of int
+            ``(groups, chassis, blades, nodes)``: chassis per group, blades per chassis, nodes per
+            blade.
+        counts : tuple of int
+            ``(blue, black, green)``: the bandwidth multiples of the links between groups, between
+            chassis and between blades.
+        split : bool
+            Split-duplex links (an up and a down resource for each).
+        link : callable
+            ``link(name, count)`` declares a link of ``count`` times the cluster's bandwidth and
+            returns its ``(up, down)`` resources.
+        limiter : callable
+            ``limiter(id)``: the name of a node's or router's limiter link, or ``None``.
+
+        Returns
+        -------
+        Dragonfly
+            The routers (one per blade) with their node, green, black and blue links.
+
+        Raises
+        ------
+        NoRoute
+            More groups than routers per group (chassis x blades): a blue link would have no
+            router.
+        """
         groups, chassis, blades, per_blade = sizes
         blue, black, green = counts
         total = groups * chassis * blades * per_blade
@@ -380,7 +457,25 @@ class Dragonfly:
 
     def route(self, src: str, dst: str) -> list[str]:
         """``DragonflyZone::get_local_route``: to the target's group over a blue link (its
-        router reached by green then black links), then the target's blade and chassis."""
+        router reached by green then black links), then the target's blade and chassis.
+
+        Parameters
+        ----------
+        src : str
+            The source host.
+        dst : str
+            The destination host.
+
+        Returns
+        -------
+        list of str
+            The resources crossed, in order.
+
+        Raises
+        ------
+        NoRoute
+            A router on the way lacks the green, black or blue link needed.
+        """
         per_group = self.chassis * self.blades
 
         def coords(rank: int) -> tuple[int, int, int, int]:
@@ -470,7 +565,23 @@ class Network:
 
     # -- netpoints ---------------------------------------------------------------------------
     def zone_of(self, netpoint: str) -> Zone:
-        """The zone holding ``netpoint`` (a zone's own netpoint is in its parent)."""
+        """The zone holding ``netpoint`` (a zone's own netpoint is in its parent).
+
+        Parameters
+        ----------
+        netpoint : str
+            A host, router or zone name.
+
+        Returns
+        -------
+        Zone
+            The zone whose routing reaches it.
+
+        Raises
+        ------
+        NoRoute
+            ``netpoint`` is the root zone.
+        """
         if netpoint in self.where:
             return self.where[netpoint]
         zone = self.zones[netpoint].parent

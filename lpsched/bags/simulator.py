@@ -61,6 +61,23 @@ def check_size(inst: Instance, what: str = "the simulator") -> int:
 
     Raises :class:`LpschedError` (bad input for that command, exit 2) above
     :data:`MAX_TASKS` tasks in all.
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance.
+    what : str
+        The tool named in the error message (default ``"the simulator"``).
+
+    Returns
+    -------
+    int
+        Σ_k Π_k.
+
+    Raises
+    ------
+    LpschedError
+        More than :data:`MAX_TASKS` tasks.
     """
     total = float(np.sum(inst.tasks))
     if total > MAX_TASKS:
@@ -80,31 +97,96 @@ class StarPolicy(Protocol):
     worker_order: str  # "fifo" or "edf"
 
     def start(self, sim: StarSimulator) -> None:
-        """Called once at time 0, before any release: set up the policy's state for ``sim``."""
+        """Called once at time 0, before any release: set up the policy's state for ``sim``.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        """
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
         """Application ``k`` has just been released (``sim.released[k]`` is set); a dispatch
-        follows."""
+        follows.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application just released.
+        """
 
     def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
-        """A task of application ``k`` has just arrived on worker ``u`` (its send ended)."""
+        """A task of application ``k`` has just arrived on worker ``u`` (its send ended).
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application of the task received.
+        u : int
+            The worker.
+        """
 
     def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
-        """Worker ``u`` has just finished computing a task of application ``k``."""
+        """Worker ``u`` has just finished computing a task of application ``k``.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application of the task computed.
+        u : int
+            The worker.
+        """
 
     def on_wake(self, sim: StarSimulator) -> None:
         """A wake-up the policy asked for with :meth:`StarSimulator.wake_at` is due; a dispatch
-        follows."""
+        follows.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        """
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
         """The next send, ``(application, worker)``, to start now, or ``None`` to send nothing
         until the next event. Called repeatedly while a send can start (one-port: the port is
         free; multiport: some link is free, :meth:`StarSimulator.free_links`); the application
-        must be released with tasks left at the master and the worker's link free."""
+        must be released with tasks left at the master and the worker's link free.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        tuple of int or None
+            ``(k, u)``: send a task of application k to worker u now; ``None``: no send until
+            the next event.
+        """
 
     def deadline(self, sim: StarSimulator, k: int) -> float:
         """The deadline of application ``k`` (s): the key of ``edf`` worker queues (ties by
-        reception order); unused with ``worker_order = "fifo"``."""
+        reception order); unused with ``worker_order = "fifo"``.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application.
+
+        Returns
+        -------
+        float
+            d_k, in seconds.
+        """
 
 
 class BasePolicy:
@@ -114,37 +196,113 @@ class BasePolicy:
     worker_order = "fifo"
 
     def start(self, sim: StarSimulator) -> None:
-        """No-op: :meth:`StarPolicy.start`."""
+        """No-op: :meth:`StarPolicy.start`.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        """
         pass
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
-        """No-op: :meth:`StarPolicy.on_release`."""
+        """No-op: :meth:`StarPolicy.on_release`.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application just released.
+        """
         pass
 
     def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
-        """No-op: :meth:`StarPolicy.on_send_done`."""
+        """No-op: :meth:`StarPolicy.on_send_done`.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application of the task received.
+        u : int
+            The worker.
+        """
         pass
 
     def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
-        """No-op: :meth:`StarPolicy.on_compute_done`."""
+        """No-op: :meth:`StarPolicy.on_compute_done`.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application of the task computed.
+        u : int
+            The worker.
+        """
         pass
 
     def on_wake(self, sim: StarSimulator) -> None:
-        """No-op: :meth:`StarPolicy.on_wake`."""
+        """No-op: :meth:`StarPolicy.on_wake`.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        """
         pass
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
-        """Subclasses must decide (:meth:`StarPolicy.next_send`); raises ``NotImplementedError``."""
+        """Subclasses must decide (:meth:`StarPolicy.next_send`); raises ``NotImplementedError``.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        tuple of int or None
+            ``(k, u)``: send a task of application k to worker u now; ``None``: no send until
+            the next event.
+
+        Raises
+        ------
+        NotImplementedError
+            Always: a subclass decides.
+        """
         raise NotImplementedError
 
     def deadline(self, sim: StarSimulator, k: int) -> float:
         """0.0 for every application (:meth:`StarPolicy.deadline`): an ``edf`` policy overrides
-        it."""
+        it.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application.
+
+        Returns
+        -------
+        float
+            d_k, in seconds.
+        """
         return 0.0
 
     def stats(self) -> dict[str, Any]:
         """The policy's own counters (solves, their times, ...), copied to
-        :attr:`SimResult.stats`; empty here."""
+        :attr:`SimResult.stats`; empty here.
+
+        Returns
+        -------
+        dict
+            Empty.
+        """
         return {}
 
 
@@ -279,7 +437,18 @@ class StarSimulator:
 
     def time_left(self) -> float | None:
         """Seconds left of the run's wall-clock budget (``None``: unlimited); policies give
-        it to their solvers. Raises :class:`SolverError` when it has run out."""
+        it to their solvers. Raises :class:`SolverError` when it has run out.
+
+        Returns
+        -------
+        float or None
+            Seconds left, > 0.
+
+        Raises
+        ------
+        SolverError
+            The budget has run out.
+        """
         if self.deadline is None:
             return None
         left = self.deadline - _time.monotonic()
@@ -290,7 +459,13 @@ class StarSimulator:
         return left
 
     def free_links(self) -> np.ndarray:
-        """Workers a send could start to now (one-port: all or none). Read-only."""
+        """Workers a send could start to now (one-port: all or none). Read-only.
+
+        Returns
+        -------
+        numpy.ndarray
+            bool, shape ``(p,)``.
+        """
         if self.one_port:
             return self._none_free if self.port_busy else self._all_free
         free = np.ones(self.p, bool)
@@ -300,15 +475,48 @@ class StarSimulator:
         return free
 
     def queued(self, u: int) -> int:
-        """Tasks received by worker ``u`` and waiting to be computed (not the one computing)."""
+        """Tasks received by worker ``u`` and waiting to be computed (not the one computing).
+
+        Parameters
+        ----------
+        u : int
+            The worker.
+
+        Returns
+        -------
+        int
+            The number of tasks in its queue.
+        """
         return len(self._queues[u])
 
     def idle_worker(self, u: int) -> bool:
-        """Nothing computing, queued or on its way to ``u``."""
+        """Nothing computing, queued or on its way to ``u``.
+
+        Parameters
+        ----------
+        u : int
+            The worker.
+
+        Returns
+        -------
+        bool
+            ``True`` when it has no task at all.
+        """
         return not self.busy[u] and not self._queues[u] and self.in_flight[u] == 0
 
     def wake_at(self, when: float) -> Event:
-        """Call ``policy.on_wake`` (then a dispatch) at ``when``."""
+        """Call ``policy.on_wake`` (then a dispatch) at ``when``.
+
+        Parameters
+        ----------
+        when : float
+            The simulated time (s); a time in the past means now.
+
+        Returns
+        -------
+        Event
+            The engine's event (cancel it with :meth:`Engine.cancel`).
+        """
         return self.engine.at(max(when, self.now), self._on_wake, WAKE)
 
     def request_dispatch(self) -> None:
@@ -452,7 +660,21 @@ class StarSimulator:
 
     def run(self) -> SimResult:
         """Run to the end. Raises :class:`LpschedError` when the policy stops with work
-        left, :class:`SolverError` when the time budget or the event cap runs out."""
+        left, :class:`SolverError` when the time budget or the event cap runs out.
+
+        Returns
+        -------
+        SimResult
+            The policy's name, the schedule, the events processed, the wall time and the
+            policy's :meth:`~BasePolicy.stats`.
+
+        Raises
+        ------
+        LpschedError
+            The policy stopped with tasks left.
+        SolverError
+            The time budget or the event cap ran out.
+        """
         t0 = _time.perf_counter()
         order = np.lexsort((np.arange(self.n), self.inst.release))
         for k in order:
@@ -476,6 +698,27 @@ def simulate(inst: Instance, policy: StarPolicy, time_limit: float | None = None
 
     ``time_limit`` (seconds) bounds the run's wall-clock time, the policy's own solves
     included; at most :data:`MAX_TASKS` tasks (:func:`check_size`).
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance (at most :data:`MAX_TASKS` tasks in all).
+    policy : StarPolicy
+        A fresh policy object (e.g. ``get_policy("fifo-rr")``).
+    time_limit : float or None
+        The wall-clock budget (s, finite, > 0); ``None`` (default): unlimited.
+
+    Returns
+    -------
+    SimResult
+        The schedule and the run's figures.
+
+    Raises
+    ------
+    LpschedError
+        Too many tasks, a bad ``time_limit``, or the policy stopped with tasks left.
+    SolverError
+        The time budget or the event cap ran out, or a policy's solve failed.
     """
     return StarSimulator(inst, policy, time_limit).run()
 
@@ -484,7 +727,13 @@ def simulate(inst: Instance, policy: StarPolicy, time_limit: float | None = None
 
 def rekey_queues(sim: StarSimulator) -> None:
     """Recompute every queued task's key with the policy's current deadlines (EDF policies
-    call this when their deadlines move, e.g. after a re-solve)."""
+    call this when their deadlines move, e.g. after a re-solve).
+
+    Parameters
+    ----------
+    sim : StarSimulator
+        The simulator running the policy (its clock, released and unsent tasks, links).
+    """
     if sim.policy.worker_order != "edf":
         return
     for u, queue in enumerate(sim._queues):
@@ -495,7 +744,18 @@ def rekey_queues(sim: StarSimulator) -> None:
 def buffered_state(sim: StarSimulator) -> np.ndarray:
     """``B̂[k, u]``: tasks of ``k`` on ``u`` not yet computed — queued, on their way (an
     in-flight send counts as received) and the unfinished fraction of the one computing
-    (spec §4.1, decision A11)."""
+    (spec §4.1, decision A11).
+
+    Parameters
+    ----------
+    sim : StarSimulator
+        The simulator running the policy (its clock, released and unsent tasks, links).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, p)``, in tasks (fractional for the task computing).
+    """
     out = (sim.queued_app + sim.in_flight_app).astype(float)
     for u, i in enumerate(sim.computing):
         if i >= 0:

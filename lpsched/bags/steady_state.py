@@ -19,7 +19,22 @@ from lpsched.errors import InvalidInstanceError
 
 
 def rates_oneport(comp: np.ndarray, comm: np.ndarray) -> np.ndarray:
-    """Per-worker optimal rates for rows of (comp, comm) times, shape (m, p), one-port."""
+    """Per-worker optimal rates for rows of (comp, comm) times, shape (m, p), one-port.
+
+    Parameters
+    ----------
+    comp : numpy.ndarray
+        x_u^(k) = w_k/s_u, the time of one task of each row on each worker (s), shape
+        ``(m, p)``.
+    comm : numpy.ndarray
+        δ_k/b_u, the time to send one task of each row to each worker (s), shape ``(m, p)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m, p)``: ρ_u (tasks/s) of each row alone, workers served by increasing
+        communication time until the master's port is full.
+    """
     order = np.argsort(comm, axis=1, kind="stable")
     c = np.take_along_axis(comm, order, axis=1)
     cap = 1.0 / np.take_along_axis(comp, order, axis=1)
@@ -34,7 +49,26 @@ def rates_oneport(comp: np.ndarray, comm: np.ndarray) -> np.ndarray:
 
 def rates_multiport(comp: np.ndarray, comm: np.ndarray, size: np.ndarray,
                      master_bandwidth: float) -> np.ndarray:
-    """Per-worker rates reaching the closed form, multiport (scaled down to fit BW)."""
+    """Per-worker rates reaching the closed form, multiport (scaled down to fit BW).
+
+    Parameters
+    ----------
+    comp : numpy.ndarray
+        x_u^(k) = w_k/s_u, the time of one task of each row on each worker (s), shape
+        ``(m, p)``.
+    comm : numpy.ndarray
+        δ_k/b_u, the time to send one task of each row to each worker (s), shape ``(m, p)``.
+    size : numpy.ndarray
+        δ_k, the bytes of one task of each row, shape ``(m,)``.
+    master_bandwidth : float
+        BW, the master's bandwidth (bytes/s; ``inf``: unbounded).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m, p)``: ``min(1/x_u, b_u/δ)`` per worker (tasks/s), scaled by a common
+        factor when their sum would exceed ``BW/δ``.
+    """
     rates = np.minimum(1.0 / comp, 1.0 / comm)
     total = rates.sum(axis=1)
     cap = master_bandwidth / size
@@ -43,7 +77,20 @@ def rates_multiport(comp: np.ndarray, comm: np.ndarray, size: np.ndarray,
 
 
 def worker_rates(inst: Instance, port: str | None = None) -> np.ndarray:
-    """``ρ_u^*(k)``: the per-worker rates of each application alone, shape ``(n, p)``."""
+    """``ρ_u^*(k)``: the per-worker rates of each application alone, shape ``(n, p)``.
+
+    Parameters
+    ----------
+    inst : Instance
+        The star platform and its applications.
+    port : str or None
+        ``"one-port"`` or ``"multiport"``; ``None`` (default): the platform's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, p)``, tasks/s.
+    """
     port = port or inst.platform.port
     if port == "one-port":
         return rates_oneport(np.asarray(inst.comp_time), np.asarray(inst.comm_time))
@@ -56,12 +103,37 @@ def dedicated_throughputs(inst: Instance, port: str | None = None) -> np.ndarray
 
     ``port`` overrides the platform's model (the spec's decision A10 uses one-port
     everywhere the experiments need ``MS*``).
+
+    Parameters
+    ----------
+    inst : Instance
+        The star platform and its applications.
+    port : str or None
+        ``"one-port"`` or ``"multiport"``; ``None`` (default): the platform's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``, tasks/s.
     """
     return worker_rates(inst, port).sum(axis=1)
 
 
 def dedicated_makespans(inst: Instance, port: str | None = None) -> np.ndarray:
-    """``MS*(k) = Π(k)/ρ*(k)`` (seconds), shape ``(n,)``."""
+    """``MS*(k) = Π(k)/ρ*(k)`` (seconds), shape ``(n,)``.
+
+    Parameters
+    ----------
+    inst : Instance
+        The star platform and its applications.
+    port : str or None
+        ``"one-port"`` or ``"multiport"``; ``None`` (default): the platform's.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``, seconds.
+    """
     return inst.tasks / dedicated_throughputs(inst, port)
 
 
@@ -75,6 +147,28 @@ def throughput(
     """Steady-state throughput ``ρ*`` of ``application`` alone on ``platform`` (tasks/s).
 
     ``row`` selects the speed row when the platform has per-application speeds.
+
+    Parameters
+    ----------
+    platform : StarPlatform
+        The star platform.
+    application : Application
+        The application (its task count does not change the rate).
+    row : int or None
+        The application's row of per-application (unrelated) speeds; required then,
+        ignored otherwise.
+    port : str or None
+        ``"one-port"`` or ``"multiport"``; ``None`` (default): the platform's.
+
+    Returns
+    -------
+    float
+        ρ*, tasks per second.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Per-application speeds without ``row``.
 
     Examples
     --------

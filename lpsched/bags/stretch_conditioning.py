@@ -95,7 +95,19 @@ def check_merge(problem: StretchProblem, ms: np.ndarray, merged: np.ndarray,
     some deadline ``r_k + S·MS*_k`` by more than :data:`MERGE_LIMIT` of that application's
     ``MS*`` at stretch ``stretch`` (the move is ``S·(merged_k - MS*_k)``): its plan would
     then fail the check (decision 235). Called before the search with ``S = 1`` and after
-    it with the stretch found."""
+    it with the stretch found.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The problem (its releases).
+    ms : numpy.ndarray
+        The true ``MS*_k`` (s).
+    merged : numpy.ndarray
+        The ``MS*_k`` posed (after merging close slopes).
+    stretch : float
+        The stretch at which the move is measured.
+    """
     moved = stretch * (merged - ms) / ms
     if not moved.size or moved.max() <= MERGE_LIMIT:
         return
@@ -128,6 +140,16 @@ def condition(problem: StretchProblem) -> Conditioned:
       tolerance: the stretch found stays achievable). Workers so slow that one task
       outlasts the horizon :data:`COEF_CEILING` times are left out
       (:func:`_drop_useless_workers`).
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The problem (seed 003 §3's (K)/(K1) data).
+
+    Returns
+    -------
+    Conditioned
+        The problem posed to HiGHS, its ``units`` per application and the workers kept.
     """
     pr = problem
     ms = np.asarray(pr.ms, float)

@@ -79,6 +79,20 @@ class StretchProblem:
         """The whole instance, every application from its release (polyhedron (K)/(K1)).
 
         ``MS*`` uses the platform's port model unless ``ms_port`` says otherwise.
+
+        Parameters
+        ----------
+        inst : Instance
+            The star platform and its applications (seed 003 §2).
+        memory : numpy.ndarray, optional
+            Buffer bound per worker, in bytes (§3.1.3).
+        ms_port : str, optional
+            ``"one-port"`` or ``"multiport"`` for ``MS*`` (default: the platform's port).
+
+        Returns
+        -------
+        StretchProblem
+            The offline problem (window starts at the releases).
         """
         rho = dedicated_throughputs(inst, ms_port)
         return cls(
@@ -102,6 +116,16 @@ class StretchProblem:
         Any plan of the restricted problem, with zeros elsewhere, is a plan of this one; the
         converse needs pricing (see ``StretchSearch``). ``workers`` of the result holds the
         original indices.
+
+        Parameters
+        ----------
+        workers : numpy.ndarray
+            Indices of the workers kept (into this problem's workers).
+
+        Returns
+        -------
+        StretchProblem
+            The restricted problem.
         """
         w = np.asarray(workers, int)
         return replace(
@@ -171,11 +195,33 @@ class StretchProblem:
         return (1 if self.online else self.n) + np.arange(self.n)
 
     def deadlines(self, stretch: float) -> np.ndarray:
-        """``d_k = r_k + S·MS*_k`` in seconds (eq. (2))."""
+        """``d_k = r_k + S·MS*_k`` in seconds (eq. (2)).
+
+        Parameters
+        ----------
+        stretch : float
+            The max-stretch ``S``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``, seconds.
+        """
         return self.release + stretch * self.ms
 
     def epoch_times(self, stretch: float) -> np.ndarray:
-        """All epoch values at ``stretch``, in seconds (unsorted, epoch-array order)."""
+        """All epoch values at ``stretch``, in seconds (unsorted, epoch-array order).
+
+        Parameters
+        ----------
+        stretch : float
+            The max-stretch ``S``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(2n,)``: the window starts, then the deadlines.
+        """
         return self.origin + self.scale * (self.epoch_alpha * stretch + self.epoch_beta)
 
     def order_at(self, stretch: float) -> np.ndarray:
@@ -184,6 +230,16 @@ class StretchProblem:
         Inside an open stretch interval only identical epoch functions tie, so any fixed rule
         gives the interval's order (seed 003 §3.4); starts-first keeps every window
         non-negative at the closed ends as well.
+
+        Parameters
+        ----------
+        stretch : float
+            The max-stretch ``S``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(2n,)``: epoch indices in time order.
         """
         vals = self.epoch_alpha * stretch + self.epoch_beta
         kind = np.zeros(vals.size, int)
@@ -194,7 +250,18 @@ class StretchProblem:
         """``(js, je)``: each application's first interval and one past its last in epoch
         order ``order`` (interval ``j`` lies between the ``j``-th and ``j+1``-th epochs).
         Raises :class:`LpschedError` when a window is empty (an order taken below its
-        start)."""
+        start).
+
+        Parameters
+        ----------
+        order : numpy.ndarray
+            An epoch order (:meth:`order_at`).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(js, je)``, shape ``(n,)`` each.
+        """
         order = np.asarray(order)
         pos = np.empty_like(order)
         pos[order] = np.arange(order.size)
@@ -425,7 +492,18 @@ class StretchModel:
         return tolerances.DELIVERY * max(1.0, self.total_tasks)
 
     def deliver_bounds(self, stretch: float) -> dict[str, tuple[np.ndarray, ...]]:
-        """Bounds that make the model the feasibility LP at ``stretch`` (see module doc)."""
+        """Bounds that make the model the feasibility LP at ``stretch`` (see module doc).
+
+        Parameters
+        ----------
+        stretch : float
+            The stretch asked (fixed column ``S``).
+
+        Returns
+        -------
+        dict of str to tuple of numpy.ndarray
+            Per block or row family, ``(index, lower, upper)``.
+        """
         return {
             "cols": (np.concatenate([self.stretch, self.leftover]),
                      np.concatenate([[stretch], np.zeros(self.leftover.size)]),
@@ -439,6 +517,16 @@ class StretchModel:
         Every task counts as delivered up to :attr:`delivery_tolerance` in total — the
         criterion of the feasibility LP — so this LP is feasible whenever that LP accepted
         ``high``, and both searches agree on the same threshold.
+
+        Parameters
+        ----------
+        low, high : float
+            The interval of ``S`` (its two critical values).
+
+        Returns
+        -------
+        dict of str to tuple of numpy.ndarray
+            Per block or row family, ``(index, lower, upper)``.
         """
         need = float(self.problem.remaining.sum()) - self.delivery_tolerance
         return {
@@ -449,13 +537,30 @@ class StretchModel:
         }
 
     def apply_bounds(self, bounds: dict[str, tuple[np.ndarray, ...]]) -> None:
-        """Write mode bounds into the declarative model itself (for export or PuLP)."""
+        """Write mode bounds into the declarative model itself (for export or PuLP).
+
+        Parameters
+        ----------
+        bounds : dict of str to tuple of numpy.ndarray
+            :meth:`deliver_bounds`, :meth:`stretch_bounds` or :meth:`pricing_bounds`.
+        """
         self.lp.set_col_bounds(*bounds["cols"])
         self.lp.set_row_bounds(*bounds["rows"])
 
     def pricing_bounds(self, stretch: float) -> dict[str, tuple[np.ndarray, ...]]:
         """Bounds of a worker's pricing LP: ``S`` fixed, the linking rows (totals (3), the
-        master (10)/(10-b), the delivered total) free — their duals are in the profits."""
+        master (10)/(10-b), the delivered total) free — their duals are in the profits.
+
+        Parameters
+        ----------
+        stretch : float
+            The stretch asked.
+
+        Returns
+        -------
+        dict of str to tuple of numpy.ndarray
+            Per block or row family, ``(index, lower, upper)``.
+        """
         rows = [self.tasks_rows, self.delivered_row]
         if self.port_rows is not None:
             rows.append(self.port_rows)
@@ -467,7 +572,20 @@ class StretchModel:
 
     def pricing_cost(self, tasks_dual: np.ndarray, port_dual: np.ndarray | None) -> np.ndarray:
         """Reduced profits of this model's sends under the linking duals of another model of
-        the same epoch order (same cells): ``1 − y_tasks[k] − y_port[j]·coef_u``."""
+        the same epoch order (same cells): ``1 − y_tasks[k] − y_port[j]·coef_u``.
+
+        Parameters
+        ----------
+        tasks_dual : numpy.ndarray
+            Duals of the task rows (3), shape ``(n,)``.
+        port_dual : numpy.ndarray or None
+            Duals of the master's rows (10)/(10-b) per interval (``None``: none posed).
+
+        Returns
+        -------
+        numpy.ndarray
+            The cost vector over this model's columns.
+        """
         cost = np.zeros(self.lp.num_cols)
         profit = 1.0 - tasks_dual[self.cell_app][:, None] + np.zeros(self.send.shape)
         if port_dual is not None and self.port_coef is not None:
@@ -477,7 +595,13 @@ class StretchModel:
 
     def min_stretch_cost(self) -> np.ndarray:
         """The objective of the stretch-interval LP (12)–(20): cost 1 on the stretch column, 0
-        elsewhere (minimise ``S``)."""
+        elsewhere (minimise ``S``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(num_cols,)``.
+        """
         cost = np.zeros(self.lp.num_cols)
         cost[self.stretch] = 1.0
         return cost
@@ -561,7 +685,19 @@ class StretchModel:
     # -- reading a solution ---------------------------------------------------------------
     def plan_arrays(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Dense ``comm``/``comp`` ``(n, p, J)`` and ``buffers`` ``(n, p, E)`` from ``x``
-        (not for a relaxed model: its points are not plans)."""
+        (not for a relaxed model: its points are not plans).
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A primal solution of this model.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``comm``, ``comp`` (tasks sent and computed per interval) and ``buffers`` (tasks
+            held at each epoch), the amounts of seed 003 §3.3.
+        """
         if self.relaxed:
             raise LpschedError("a relaxed stretch model has no plan")
         pr = self.problem
@@ -594,6 +730,28 @@ def online_problem(
     fraction) on worker ``u``. ``released`` (boolean, default ``release <= t_new``) says which
     applications the scheduler knows. The applications kept are the released ones with work
     left at the master *or* in a buffer (decision A11); deadlines use the original releases.
+
+    Parameters
+    ----------
+    inst : Instance
+        The instance.
+    t_new : float
+        The re-solve time ``T_new`` (s).
+    remaining : numpy.ndarray
+        Tasks at the master, shape ``(n,)``.
+    buffered : numpy.ndarray
+        Tasks held by the workers, shape ``(n, p)``.
+    released : numpy.ndarray, optional
+        Which applications the scheduler knows (default ``r_k <= t_new``).
+    memory : numpy.ndarray, optional
+        Buffer bound per worker, bytes.
+    ms_port : str, optional
+        The port model of ``MS*`` (default the platform's).
+
+    Returns
+    -------
+    StretchProblem
+        The online problem over the kept applications.
     """
     n, p = inst.n, inst.p
     t = float(t_new)

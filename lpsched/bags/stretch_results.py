@@ -48,7 +48,13 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field by name (an entry of ``probes`` in
-        :meth:`MaxStretchResult.to_dict`)."""
+        :meth:`MaxStretchResult.to_dict`).
+
+        Returns
+        -------
+        dict
+            ``kind``, ``low``, ``high``, ``feasible``, ``value`` and ``seconds``.
+        """
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -78,7 +84,14 @@ class StretchPlan:
     t_new: float | None = None
 
     def rates(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rates ``ρ_{M→u}^(k)(j)`` and ``ρ_u^(k)(j)`` (tasks/s); 0 on empty intervals."""
+        """Rates ``ρ_{M→u}^(k)(j)`` and ``ρ_u^(k)(j)`` (tasks/s); 0 on empty intervals.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Sending and computing rates, each ``(n, p, J)``, tasks per second (seed 003 §3.3's
+            ``ρ`` variables).
+        """
         length = np.diff(self.epochs)
         inv = np.divide(1.0, length, out=np.zeros_like(length), where=length > 0)
         return self.comm * inv, self.comp * inv
@@ -86,7 +99,13 @@ class StretchPlan:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every array as nested lists (the ``plan`` object of
         ``lpsched solve --json --plan``), read back and checked by
-        :func:`lpsched.bags.check.plan_from_dict`."""
+        :func:`lpsched.bags.check.plan_from_dict`.
+
+        Returns
+        -------
+        dict
+            The plan's fields, arrays as nested lists.
+        """
         return {
             "stretch": self.stretch, "epochs": self.epochs.tolist(),
             "deadlines": self.deadlines.tolist(), "start": self.start.tolist(),
@@ -228,7 +247,13 @@ class MaxStretchResult:
     def interval_lp(self) -> LinearProgram:
         """The stretch-interval LP (12)–(20) whose optimum is ``stretch`` (min ``S``);
         :class:`~lpsched.errors.LpschedError` for a result found by solving time scales
-        apart (:func:`~lpsched.bags.maxstretch.solve_by_scales`: no single LP holds it)."""
+        apart (:func:`~lpsched.bags.maxstretch.solve_by_scales`: no single LP holds it).
+
+        Returns
+        -------
+        LinearProgram
+            A fresh copy of that LP (to read, export or re-solve).
+        """
         if self.search is None:
             from lpsched.errors import LpschedError
 
@@ -237,11 +262,30 @@ class MaxStretchResult:
         return self.search.interval_lp_at(self.stretch)
 
     def export_lp(self, path: str) -> None:
-        """Write :meth:`interval_lp` as an LP or MPS file (by extension)."""
+        """Write :meth:`interval_lp` as an LP or MPS file (by extension).
+
+        Parameters
+        ----------
+        path : str
+            The file written: ``.lp`` or ``.mps``.
+        """
         write_model(self.interval_lp(), path)
 
     def to_dict(self, plan: bool = True) -> dict[str, Any]:
-        """JSON-ready summary (``plan=False`` leaves out the per-interval arrays)."""
+        """JSON-ready summary (``plan=False`` leaves out the per-interval arrays).
+
+        Parameters
+        ----------
+        plan : bool
+            Include the plan (default ``True``).
+
+        Returns
+        -------
+        dict
+            ``stretch``, ``lower``, ``method``, ``status``, ``dedicated_makespans``
+            (``MS*_k``, s), ``throughputs``, ``deadlines``, the search's counts and times,
+            ``probes``, and with ``plan`` the :meth:`StretchPlan.to_dict`.
+        """
         out: dict[str, Any] = {
             "stretch": self.stretch, "lower": self.lower, "method": self.method,
             "status": self.status, "lp_solves": self.lp_solves,

@@ -37,6 +37,22 @@ def single_throughput_lp(inst: Instance, app: int = 0, port: str | None = None) 
     """LP (1) (or (1) with (10-b) for one-port) for application ``app`` alone.
 
     Variables ``rho`` shape ``(p,)``; maximise ``Σ_u ρ_u``.
+
+    Parameters
+    ----------
+    inst : Instance
+        The star platform and its applications.
+    app : int
+        The index k of the application whose throughput is maximised (default 0, the first).
+    port : str or None
+        ``"one-port"`` (adds constraint (10-b)) or ``"multiport"``; ``None`` (default) takes
+        ``inst.platform.port``.
+
+    Returns
+    -------
+    LinearProgram
+        The LP (not solved), sense ``max``, with one variable block ``rho`` of shape
+        ``(1, p)``: ρ_u, the tasks per second of application ``app`` given to worker u.
     """
     port = port or inst.platform.port
     lp = LinearProgram(f"throughput_app{app}", sense="max")

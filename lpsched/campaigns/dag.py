@@ -16,7 +16,26 @@ INTERVAL_ORDER = "interval-order"
 def dependency_edges(camp: np.ndarray, submit: np.ndarray, end: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Transitively reduced dependency DAG of every campaign (module doc, [L1322-L1332]).
-    Returns global (src, dst) job indices. O(n log n + edges)."""
+    Returns global (src, dst) job indices. O(n log n + edges).
+
+    Parameters
+    ----------
+    camp : numpy.ndarray
+        Shape ``(n,)``, the campaign index of each job (non-negative integers); edges join
+        jobs of the same campaign only.
+    submit : numpy.ndarray
+        Shape ``(n,)``, each job's submission time in the original log, in seconds.
+    end : numpy.ndarray
+        Shape ``(n,)``, each job's end time in the original log, in seconds.
+
+    Returns
+    -------
+    src : numpy.ndarray
+        int64, the index (into the n jobs) of each edge's predecessor.
+    dst : numpy.ndarray
+        int64, the index of each edge's successor (``end[src] <= submit[dst]``), edges
+        grouped by ``dst`` in increasing order.
+    """
     n = camp.size
     t0 = float(min(end.min(), submit.min()))
     span = float(max(end.max(), submit.max())) - t0 + 1.0

@@ -66,7 +66,21 @@ class Extraction:
     method: str = "max"
 
     def report(self, first: int = 20) -> dict[str, Any]:
-        """JSON-ready counts (``session_gap`` too for the SESSION method)."""
+        """JSON-ready counts (``session_gap`` too for the SESSION method).
+
+        Parameters
+        ----------
+        first : int
+            How many job ids to list per reason a job was not placed (default 20; the counts
+            are always whole).
+
+        Returns
+        -------
+        dict
+            ``campaigns``, ``jobs``, ``users`` (distinct owners), ``pieces``, ``method``,
+            ``edges`` (dependency edges), ``session_gap`` (SESSION only) and ``unplaced``: per
+            reason, ``{"count": ..., "jobs": [the first ids]}``.
+        """
         gap = self.workload.extra.get("session_gap")
         return {"campaigns": self.workload.campaigns, "jobs": self.workload.jobs,
                 "users": int(np.unique(self.workload.user).size), "pieces": self.pieces,
@@ -117,7 +131,27 @@ def _nothing_placed(trace: SwfTrace, unplaced: dict[str, list[int]]) -> ParseErr
 def split_pieces(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
                  downtime: float) -> tuple[np.ndarray, np.ndarray]:
     """Piece of each job and the start time of each piece (spec A14). A gap counts when
-    no job runs (``[start, end)``) and none is submitted for ``>= downtime``. O(n log n)."""
+    no job runs (``[start, end)``) and none is submitted for ``>= downtime``. O(n log n).
+
+    Parameters
+    ----------
+    submit : numpy.ndarray
+        Each job's submission time (s), shape ``(n,)``.
+    start : numpy.ndarray
+        Each job's start time in the log (s), shape ``(n,)``.
+    end : numpy.ndarray
+        Each job's end time in the log (s), shape ``(n,)``.
+    downtime : float
+        The least gap (s) without running or submitted jobs that splits the log into
+        pieces (:data:`DOWNTIME`, one hour, by default in :func:`extract`).
+
+    Returns
+    -------
+    piece : numpy.ndarray
+        int, shape ``(n,)``: the piece of each job (0 for the first), by its start time.
+    piece_start : numpy.ndarray
+        The time each piece starts: its first activity (submission or start).
+    """
     left = np.concatenate((start, submit))
     right = np.concatenate((end, submit))
     order = np.argsort(left, kind="stable")
@@ -147,6 +181,33 @@ def detect(user: np.ndarray, submit: np.ndarray, end: np.ndarray, method: str = 
     [0, 0, 0, 0]
     >>> detect(user, submit, end, "session").tolist()   # 3998 s of thinking after job 1
     [0, 0, 1, 2]
+
+    Parameters
+    ----------
+    user : numpy.ndarray
+        int, shape ``(n,)``: each job's group key (its user, or a combined user/piece key).
+    submit : numpy.ndarray
+        Each job's submission time (s), shape ``(n,)``.
+    end : numpy.ndarray
+        Each job's end time in the log (s), shape ``(n,)``.
+    method : str
+        One of :data:`METHODS`: ``"max"`` (default), ``"last"``, ``"arrival"`` or
+        ``"session"``.
+    threshold : float
+        ARRIVAL's largest gap between submissions inside a campaign (s; default 600).
+    session_gap : float
+        SESSION's largest think time inside a session (s, finite, >= 0; default
+        :data:`SESSION_GAP`, 1200).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape ``(n,)``: the campaign id of each job, ``0..C-1``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown ``method``, or a bad ``session_gap`` for ``"session"``.
     """
     if method not in METHODS:
         raise InvalidInstanceError("method", method, f"one of {', '.join(METHODS)}")
@@ -199,6 +260,35 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
     by their SWF status (:func:`lpsched.core.swf.parse_status`: ``"all"``, the default,
     decision 300; ``"completed"``; ``"completed,0"``); the others are reported in
     ``unplaced`` as ``"status N not selected"``. O(n log n + edges).
+
+    Parameters
+    ----------
+    trace : SwfTrace
+        The parsed SWF log.
+    processors : int or None
+        m, the machine's processors; ``None`` (default): the header's ``MaxProcs``. Wider
+        jobs are not placed.
+    method : str
+        The campaign detection, one of :data:`METHODS` (default ``"max"``).
+    deps : bool
+        Keep the dependency DAG of each campaign (``end_a <= submit_b``, module
+        :mod:`lpsched.campaigns.dag`); default ``False``: no edges.
+    downtime : float
+        The least idle gap (s) that splits the log into pieces (default :data:`DOWNTIME`).
+    threshold : float
+        ARRIVAL's largest gap (s; default 600).
+    replay : str
+        ``"open"`` (default: campaigns keep their submission times) or ``"closed"``.
+    session_gap : float
+        SESSION's largest think time (s; default :data:`SESSION_GAP`).
+    status : str or iterable of int or None
+        The SWF statuses kept (default :data:`STATUS`, ``"all"``).
+
+    Returns
+    -------
+    Extraction
+        The campaign workload (jobs in campaign order, original ids and times in
+        ``job_data``), the jobs not placed by reason, the number of pieces and the method.
 
     Raises
     ------
@@ -263,7 +353,19 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
 
 def closed_loop(w: Workload) -> Workload:
     """Closed-loop replay of an extracted workload (spec A13): think time = the original
-    gap between the previous campaign's last end and this submission (>= 0). O(n)."""
+    gap between the previous campaign's last end and this submission (>= 0). O(n).
+
+    Parameters
+    ----------
+    w : Workload
+        An extracted workload whose ``job_data`` holds ``end0``, the log's end times.
+
+    Returns
+    -------
+    Workload
+        The same jobs; each user's first campaign of a piece keeps its submission time, the
+        others get ``submit`` NaN and a think time, and ``extra["replay"]`` is ``"closed"``.
+    """
     prev = previous_campaign(w)
     end0 = np.maximum.reduceat(w.job_data["end0"], w.offsets[:-1])
     think = np.where(prev >= 0, np.maximum(w.submit - end0[np.maximum(prev, 0)], 0.0), 0.0)

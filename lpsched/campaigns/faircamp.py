@@ -132,6 +132,26 @@ def faircamp(w: Workload) -> CampaignRun:
 
     Raises :class:`InvalidInstanceError` for parallel jobs (:func:`check_sequential`),
     dependencies or several trace pieces.
+
+    Parameters
+    ----------
+    w : Workload
+        Sequential jobs (one processor each), no dependencies, a single trace piece.
+
+    Returns
+    -------
+    CampaignRun
+        Policy ``"faircamp-block"``: start times, campaign releases and ``info`` with
+        ``deadlines`` (Eq. 4.1), ``rho_lengths`` (each campaign's ρ-schedule length),
+        ``deadlines_met`` and ``k``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Parallel jobs, dependencies or several trace pieces.
+    InvalidScheduleError
+        A campaign completes after its deadline in the setting of §4.1 (all campaigns
+        submitted at time 0, think time 0): Prop 4.1 violated.
     """
     check_sequential(w)
     if w.has_deps:
@@ -169,7 +189,18 @@ class FairCampPacked(Policy):
     def attach(self, sim: Simulator) -> None:
         """Refuse parallel jobs (:func:`check_sequential`), bind to ``sim`` and reset the
         per-user deadlines (``k`` = the workload's users), the campaign deadlines and the
-        queues."""
+        queues.
+
+        Parameters
+        ----------
+        sim : Simulator
+            The campaign simulator that will call this policy.
+
+        Raises
+        ------
+        InvalidInstanceError
+            A job that is not sequential.
+        """
         check_sequential(sim.w)
         super().attach(sim)
         w = sim.w
@@ -181,7 +212,13 @@ class FairCampPacked(Policy):
 
     def on_submit(self, c: int) -> None:
         """Set campaign ``c``'s deadline by Eq. 4.1: ``d_i^u = k·Δ(ζ_i^u) + d_{i-1}^u``, ``Δ(ζ)``
-        the length of its LPT ρ-schedule on all ``m`` processors."""
+        the length of its LPT ρ-schedule on all ``m`` processors.
+
+        Parameters
+        ----------
+        c : int
+            The campaign just submitted.
+        """
         w = self.sim.w
         u = int(w.user[c])
         length = lpt(w.p[w.offsets[c]:w.offsets[c + 1]], w.processors)[1]
@@ -190,7 +227,15 @@ class FairCampPacked(Policy):
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
         """Queue the released ``jobs`` of ``c`` in the intra-campaign (LPT) order, and ``c`` by
-        its deadline (ties: user index) if it had none waiting."""
+        its deadline (ties: user index) if it had none waiting.
+
+        Parameters
+        ----------
+        c : int
+            The campaign whose jobs became ready.
+        jobs : list of int
+            The jobs released (indices into the workload).
+        """
         r = self.ready.setdefault(c, [])
         if not r:
             heapq.heappush(self.queue, (float(self.deadline[c]), int(self.sim.w.user[c]), c))
@@ -211,14 +256,37 @@ class FairCampPacked(Policy):
 
     def info(self) -> dict[str, Any]:
         """``deadlines`` (the Eq. 4.1 deadline of each campaign, NaN if never submitted) and
-        ``k``."""
+        ``k``.
+
+        Returns
+        -------
+        dict
+            ``{"deadlines": numpy.ndarray of shape (campaigns,), "k": int}``.
+        """
         return {"deadlines": self.deadline, "k": self.k}
 
 
 def faircamp_packed(w: Workload) -> CampaignRun:
     """FairCamp, reading (ii) (:class:`FairCampPacked`); ``deadlines_met`` in the info.
     O(n log n). Raises :class:`InvalidInstanceError` for parallel jobs
-    (:func:`check_sequential`), before simulating anything."""
+    (:func:`check_sequential`), before simulating anything.
+
+    Parameters
+    ----------
+    w : Workload
+        Sequential jobs (one processor each).
+
+    Returns
+    -------
+    CampaignRun
+        Policy ``"faircamp-packed"``: start times, releases and ``info`` with ``deadlines``,
+        ``k`` and ``deadlines_met``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A job that is not sequential.
+    """
     check_sequential(w)
     run = simulate(w, FairCampPacked)
     met = bool(np.all(run.completion <= run.info["deadlines"] * (1 + 1e-12) + 1e-9))

@@ -58,6 +58,32 @@ def faircamp_workload(users: int, jobs: int = 10_000, seed: int = 0, processors:
     >>> w = faircamp_workload(3, jobs=50, seed=1)
     >>> (w.processors, w.jobs, w.users)
     (10, 50, 3)
+
+    Parameters
+    ----------
+    users : int
+        k, the number of users (1 to ``MAX_USERS``).
+    jobs : int
+        n, the number of jobs (1 to :data:`MAX_JOBS`); default 10,000.
+    seed : int
+        The random seed (numpy's ``default_rng``); default 0.
+    processors : int
+        m, the processors of the machine (default 10, the seed's).
+    p_new : float
+        The probability that a job opens a new campaign (default 0.1 [L1122]).
+    exponent : float
+        The exponent of the truncated Zipf law of campaign owners (default
+        :data:`ZIPF_EXPONENT`, 1.4267).
+
+    Returns
+    -------
+    Workload
+        The jobs in campaigns, their lengths (s) and owners, on ``processors`` processors.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A size out of range (:func:`check_sizes`).
     """
     check_sizes(users, jobs, processors)
     rng = np.random.default_rng(seed)
@@ -77,6 +103,30 @@ def profiles_workload(users: int = 10, jobs: int = 10_000, seed: int = 0,
     >>> w = profiles_workload(4, jobs=100, seed=2)
     >>> bool(w.p.max() <= 36000)
     True
+
+    Parameters
+    ----------
+    users : int
+        k, the number of users (1 to ``MAX_USERS``; default 10); the first ``k // 2`` are
+        short-job users.
+    jobs : int
+        n, the number of jobs (1 to :data:`MAX_JOBS`); default 10,000.
+    seed : int
+        The random seed (numpy's ``default_rng``); default 0.
+    processors : int
+        m, the processors of the machine (default 64, the seed's).
+    p_new : float
+        The probability that a job opens a new campaign (default 0.02).
+
+    Returns
+    -------
+    Workload
+        The jobs in campaigns, their lengths (s) and owners, on ``processors`` processors.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A size out of range (:func:`check_sizes`).
     """
     check_sizes(users, jobs, processors)
     rng = np.random.default_rng(seed)
@@ -89,14 +139,50 @@ def profiles_workload(users: int = 10, jobs: int = 10_000, seed: int = 0,
 
 
 def short_users(w: Workload) -> np.ndarray:
-    """Boolean per user: a short-job user of the ``profiles`` workload."""
+    """Boolean per user: a short-job user of the ``profiles`` workload.
+
+    Parameters
+    ----------
+    w : Workload
+        A workload of the ``profiles`` generator.
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, shape ``(users,)``: ``True`` for the users ``0 .. users//2 - 1``.
+    """
     return np.arange(w.users) < w.users // 2
 
 
 def generate(profile: str, users: int, jobs: int, seed: int,
              processors: int | None = None) -> Workload:
     """Dispatch by profile name (``faircamp`` or ``profiles``); ``processors`` ``None``:
-    the profile's 10 or 64."""
+    the profile's 10 or 64.
+
+    Parameters
+    ----------
+    profile : str
+        ``"faircamp"`` (:func:`faircamp_workload`) or ``"profiles"``
+        (:func:`profiles_workload`).
+    users : int
+        k, the number of users.
+    jobs : int
+        n, the number of jobs.
+    seed : int
+        The random seed.
+    processors : int or None
+        m, the processors; ``None``: the profile's (10 or 64).
+
+    Returns
+    -------
+    Workload
+        The generated workload (the profile's other parameters at their defaults).
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown profile or a size out of range.
+    """
     if profile == "faircamp":
         return faircamp_workload(users, jobs, seed, 10 if processors is None else processors)
     if profile == "profiles":

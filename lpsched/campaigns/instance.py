@@ -194,7 +194,22 @@ def _validate_deps(w: Workload, camp: np.ndarray) -> None:
 
 
 def topological_order(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
-    """Kahn's algorithm on ``n`` nodes; ``None`` when the graph has a cycle. O(n + e)."""
+    """Kahn's algorithm on ``n`` nodes; ``None`` when the graph has a cycle. O(n + e).
+
+    Parameters
+    ----------
+    n : int
+        The number of nodes, ``0..n-1``.
+    src : numpy.ndarray
+        int, the source of each edge, shape ``(e,)``.
+    dst : numpy.ndarray
+        int, the target of each edge, shape ``(e,)``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64, shape ``(n,)``: the nodes in a topological order; ``None`` on a cycle.
+    """
     indeg = np.bincount(dst, minlength=n)
     order = np.argsort(src, kind="stable")
     starts = np.searchsorted(src[order], np.arange(n + 1))
@@ -217,7 +232,31 @@ def make_workload(processors: int, campaigns: list[dict[str, Any]], users: int |
     """Build a :class:`~lpsched.campaigns.instance.Workload` from campaign dicts in the JSON
     shape (issue 11):
     ``{"user", "submit", "think", "jobs": [{"p", "q"}, ...], "deps": [[a, b], ...]}``
-    (``deps`` local job indices). Every field is checked; the message names it. O(n)."""
+    (``deps`` local job indices). Every field is checked; the message names it. O(n).
+
+    Parameters
+    ----------
+    processors : int
+        m, the machine's processors (1 to ``MAX_PROCESSORS``).
+    campaigns : list of dict
+        The campaigns in order: ``user`` (an index), ``submit`` (s, or ``None``: the user's
+        closed loop decides), ``think`` (s, default 0), optional ``piece``, ``jobs`` (each
+        ``p`` in seconds and ``q`` processors) and ``deps``; other keys are kept.
+    users : int or None
+        The number of users; ``None`` (default): the largest user index + 1.
+    extra : dict or None
+        The workload's other top-level keys (kept; ``deps_rule`` recomputes the edges).
+
+    Returns
+    -------
+    Workload
+        The validated workload, jobs numbered campaign after campaign.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Naming the first bad field and why.
+    """
     if not isinstance(campaigns, list):
         _fail("campaigns", type(campaigns).__name__, "must be a list")
     n_c = len(campaigns)
@@ -358,7 +397,19 @@ def _whole(v: Any, where: str, hi: float = MAX_TIME) -> int:
 
 
 def to_dict(w: Workload) -> dict[str, Any]:
-    """The workload JSON (issue 11), extra keys kept; inverse of :func:`from_dict`. O(n)."""
+    """The workload JSON (issue 11), extra keys kept; inverse of :func:`from_dict`. O(n).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``processors``, ``users``, ``campaigns`` (with their jobs, and deps
+        unless the rule recomputes them) and the extra keys.
+    """
     out: dict[str, Any] = dict(w.extra)
     out["processors"] = int(w.processors)
     out["users"] = int(w.users)
@@ -405,7 +456,24 @@ def _deps_by_campaign(w: Workload) -> dict[int, list[list[int]]]:
 
 
 def from_dict(data: Any) -> Workload:
-    """Parse and validate the workload JSON object (issue 11). O(n)."""
+    """Parse and validate the workload JSON object (issue 11). O(n).
+
+    Parameters
+    ----------
+    data : object
+        The decoded JSON: an object with ``processors``, ``campaigns`` and optionally
+        ``users`` (other keys kept as extra).
+
+    Returns
+    -------
+    Workload
+        The validated workload.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not an object, a missing key, or a bad field (named).
+    """
     if not isinstance(data, dict):
         _fail("workload", type(data).__name__, "must be a JSON object")
     if "processors" not in data:
@@ -417,7 +485,25 @@ def from_dict(data: Any) -> Workload:
 
 
 def load_workload(path: str | Path) -> Workload:
-    """Read a workload JSON file (plain :mod:`json`; the CLI uses the hardened reader)."""
+    """Read a workload JSON file (plain :mod:`json`; the CLI uses the hardened reader).
+
+    Parameters
+    ----------
+    path : str or Path
+        The workload JSON file.
+
+    Returns
+    -------
+    Workload
+        The validated workload.
+
+    Raises
+    ------
+    ParseError
+        Not JSON (with the line).
+    InvalidInstanceError
+        A bad field (named).
+    """
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -427,20 +513,60 @@ def load_workload(path: str | Path) -> Workload:
 
 
 def save_workload(w: Workload, path: str | Path) -> None:
-    """Write ``w`` as JSON (``to_dict``)."""
+    """Write ``w`` as JSON (``to_dict``).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload.
+    path : str or Path
+        The JSON file to write (replaced if it exists).
+    """
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(to_dict(w), fh)
 
 
 def replace_processors(w: Workload, processors: int) -> Workload:
-    """The same workload on ``processors`` machines (validated again: sizes must fit)."""
+    """The same workload on ``processors`` machines (validated again: sizes must fit).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload.
+    processors : int
+        The new machine size m.
+
+    Returns
+    -------
+    Workload
+        The same campaigns and jobs with ``processors`` processors.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A job wider than ``processors``, or a bad count.
+    """
     return Workload(int(processors), w.p, w.q, w.offsets, w.user, w.submit, w.think, w.piece,
                     w.dep_src, w.dep_dst, w.users, w.job_data, w.extra, w.extra_campaigns,
                     w.extra_jobs)
 
 
 def select_campaigns(w: Workload, idx: np.ndarray) -> Workload:
-    """The sub-workload made of campaigns ``idx`` (in that order), e.g. one trace piece."""
+    """The sub-workload made of campaigns ``idx`` (in that order), e.g. one trace piece.
+
+    Parameters
+    ----------
+    w : Workload
+        The workload.
+    idx : numpy.ndarray
+        The indices of the campaigns to keep, in the order wanted.
+
+    Returns
+    -------
+    Workload
+        Those campaigns with their jobs (renumbered), the dependency edges inside them, the
+        same users, machine and extra keys.
+    """
     idx = np.asarray(idx, dtype=np.int64)
     sizes = np.diff(w.offsets)[idx]
     jobs = np.concatenate([np.arange(w.offsets[c], w.offsets[c + 1]) for c in idx.tolist()])

@@ -24,7 +24,18 @@ OPTIMAL_EPS = 1e-9
 
 
 def campaign_stretch(run: CampaignRun) -> np.ndarray:
-    """(S1) ``(C_i - t_i) / max(W_i/m, p_max,i)`` per campaign. O(n)."""
+    """(S1) ``(C_i - t_i) / max(W_i/m, p_max,i)`` per campaign. O(n).
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A policy's run: its workload, job start times and campaign releases.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(campaigns,)``: each campaign's flow over its lower bound ``l_i``.
+    """
     return (run.completion - run.release) / run.workload.lower_bound
 
 
@@ -40,6 +51,16 @@ def campaign_stretch_from_log(run: CampaignRun) -> np.ndarray:
     >>> run = CampaignRun("x", w, np.array([0.0, 2.0]), np.array([0.0, 2.0]))
     >>> campaign_stretch(run).tolist(), campaign_stretch_from_log(run).tolist()
     ([1.0, 1.0], [1.0, 1.5])
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A policy's run: its workload, job start times and campaign releases.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(campaigns,)``.
     """
     w = run.workload
     submitted = np.where(np.isnan(w.submit), run.release, w.submit)
@@ -48,7 +69,18 @@ def campaign_stretch_from_log(run: CampaignRun) -> np.ndarray:
 
 def rho_lengths(w: Workload) -> np.ndarray:
     """``Δ(ζ_i^u)``: the LPT makespan of each campaign alone on all m processors (the
-    denominators of S2 for sequential jobs); ``l`` for parallel workloads. O(n log n)."""
+    denominators of S2 for sequential jobs); ``l`` for parallel workloads. O(n log n).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(campaigns,)``, in seconds.
+    """
     if w.parallel:
         return w.lower_bound
     return np.array([lpt(w.p[w.offsets[c]:w.offsets[c + 1]], w.processors)[1]
@@ -56,7 +88,21 @@ def rho_lengths(w: Workload) -> np.ndarray:
 
 
 def user_stretch(run: CampaignRun, denominators: np.ndarray | None = None) -> np.ndarray:
-    """(S2) ``ΣΔ^u / Σ_i den_i`` per user (``nan`` for users without campaigns). O(n)."""
+    """(S2) ``ΣΔ^u / Σ_i den_i`` per user (``nan`` for users without campaigns). O(n).
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A policy's run: its workload, job start times and campaign releases.
+    denominators : numpy.ndarray or None
+        Each campaign's reference length (s), shape ``(campaigns,)``; ``None`` (default):
+        :func:`rho_lengths`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(users,)``: each user's total campaign flow over its total reference.
+    """
     w = run.workload
     den = rho_lengths(w) if denominators is None else denominators
     flow = np.bincount(w.user, weights=run.completion - run.release, minlength=w.users)
@@ -66,14 +112,36 @@ def user_stretch(run: CampaignRun, denominators: np.ndarray | None = None) -> np
 
 
 def job_stretch(run: CampaignRun) -> np.ndarray:
-    """(S3) ``(C_ij - t_i) / p_ij`` per job. O(n)."""
+    """(S3) ``(C_ij - t_i) / p_ij`` per job. O(n).
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A policy's run: its workload, job start times and campaign releases.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(jobs,)``.
+    """
     w = run.workload
     return (run.end - run.release[w.camp]) / w.p
 
 
 def utilisation(run: CampaignRun) -> float:
     """Executed area over ``m`` times the span from the first submission to the last
-    completion, summed over the trace pieces (each piece on its own machine). O(n)."""
+    completion, summed over the trace pieces (each piece on its own machine). O(n).
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A policy's run: its workload, job start times and campaign releases.
+
+    Returns
+    -------
+    float
+        In [0, 1] for a valid schedule; 1.0 for an empty span.
+    """
     w = run.workload
     span = 0.0
     comp = run.completion
@@ -94,6 +162,33 @@ def utilisation_series(q: np.ndarray, start: np.ndarray, end: np.ndarray, m: int
     >>> utilisation_series(np.array([2, 1]), np.array([0.0, 5.0]), np.array([15.0, 30.0]),
     ...                    4, 0.0, 30.0, 10.0).tolist()
     [0.625, 0.5, 0.25]
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        Each job's processors, shape ``(n,)``.
+    start : numpy.ndarray
+        Each job's start (s), shape ``(n,)``.
+    end : numpy.ndarray
+        Each job's end (s), shape ``(n,)``.
+    m : int
+        The machine's processors.
+    t0 : float
+        The start of the window (s).
+    t1 : float
+        The end of the window (s), after ``t0``.
+    width : float
+        The bin width (s), > 0 (3600 for hourly bins).
+
+    Returns
+    -------
+    numpy.ndarray
+        One utilisation per bin, in [0, 1] for a valid schedule.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A window that is not finite, empty, or a width <= 0.
     """
     if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0 and width > 0):
         raise InvalidInstanceError("window", (t0, t1, width), "t0 < t1 finite, width > 0")
@@ -119,7 +214,24 @@ def _busy_area_until(q: np.ndarray, s: np.ndarray, e: np.ndarray, t: np.ndarray
 
 
 def summary(run: CampaignRun, seconds: float, valid: bool) -> dict[str, Any]:
-    """The ``lpsched campaigns run --json`` object (issue 11), each stretch named."""
+    """The ``lpsched campaigns run --json`` object (issue 11), each stretch named.
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A policy's run: its workload, job start times and campaign releases.
+    seconds : float
+        The wall time the simulation took, reported as is.
+    valid : bool
+        Whether the schedule passed :func:`lpsched.campaigns.schedule.validate`.
+
+    Returns
+    -------
+    dict
+        ``policy``, ``valid``, sizes, the max and mean of each stretch (S1, S2, S3), the
+        shares of campaigns of stretch 1 and below 1.5, ``utilisation``, ``makespan``,
+        ``events``, ``seconds`` and the run's scalar ``info`` fields.
+    """
     d1 = campaign_stretch(run)
     d2 = user_stretch(run)
     d3 = job_stretch(run)
@@ -142,7 +254,18 @@ def summary(run: CampaignRun, seconds: float, valid: bool) -> dict[str, Any]:
 
 def original_run(w: Workload) -> CampaignRun:
     """The original log's schedule as a baseline (spec A15): each job starts at its logged
-    start ``start0``; the campaign's submission is its first job's (clipped) submit time."""
+    start ``start0``; the campaign's submission is its first job's (clipped) submit time.
+
+    Parameters
+    ----------
+    w : Workload
+        An extracted workload whose ``job_data`` holds ``start0``.
+
+    Returns
+    -------
+    CampaignRun
+        Policy ``"original"``.
+    """
     start = w.job_data["start0"]
     release = np.where(np.isnan(w.submit), 0.0, w.submit)
     return CampaignRun("original", w, start, release)

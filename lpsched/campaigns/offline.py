@@ -21,7 +21,18 @@ from lpsched.errors import InvalidInstanceError
 
 
 def lpt_ratio(m: int) -> float:
-    """Graham's LPT guarantee ``4/3 - 1/(3m)`` [L432-L456] (B2)."""
+    """Graham's LPT guarantee ``4/3 - 1/(3m)`` [L432-L456] (B2).
+
+    Parameters
+    ----------
+    m : int
+        The number of machines (>= 1).
+
+    Returns
+    -------
+    float
+        ``4/3 − 1/(3m)``.
+    """
     return 4.0 / 3.0 - 1.0 / (3.0 * m)
 
 
@@ -31,12 +42,22 @@ def lpt(p: np.ndarray, m: int) -> tuple[np.ndarray, float]:
     Guarantee: makespan ``<= (4/3 - 1/(3m)) C*``. O(n log n). Ties: longer first, then
     lower index; a job goes on the machine free earliest (lowest index on ties).
 
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Each job's length (s), shape ``(n,)``.
+    m : int
+        The number of identical machines (>= 1).
+
     Returns
     -------
     start : ndarray
         Start of each job (in the input order).
     makespan : float
+        The end of the last job (0 for no job).
 
+    Examples
+    --------
     >>> lpt(np.array([3.0, 3.0, 2.0, 2.0, 2.0]), 2)[1]
     7.0
     """
@@ -61,6 +82,23 @@ def exact_cmax(p: np.ndarray, m: int) -> float:
 
     >>> float(exact_cmax(np.array([3.0, 3.0, 2.0, 2.0, 2.0]), 2))
     6.0
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Each job's length, shape ``(n,)``, at most 14 jobs.
+    m : int
+        The number of identical machines (>= 1).
+
+    Returns
+    -------
+    float
+        The optimal makespan.
+
+    Raises
+    ------
+    InvalidInstanceError
+        More than 14 jobs.
     """
     p = np.sort(np.asarray(p, dtype=float))[::-1]
     if p.size > 14:
@@ -144,6 +182,25 @@ def acamp(w: Workload, user: int) -> tuple[np.ndarray, float]:
     concatenated campaign-compactly. Guarantee ``ΣΔ <= ρ ΣΔ*`` with ``ρ = 4/3 - 1/(3m)``.
     Returns the starts of that user's jobs (offset 0) and ``ΣΔ``. O(n log n). Raises
     :class:`InvalidInstanceError` for parallel jobs or dependencies (:func:`check_offline`).
+
+    Parameters
+    ----------
+    w : Workload
+        Sequential jobs (``q = 1``) without dependencies.
+    user : int
+        The user whose campaigns are scheduled.
+
+    Returns
+    -------
+    start : numpy.ndarray
+        The start of each of the user's jobs (in workload order), from 0.
+    total_flow : float
+        ΣΔ^u, the end of the user's last campaign.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Parallel jobs or dependencies.
     """
     check_offline(w, "A-camp")
     return _acamp(w, np.flatnonzero(w.user == user))
@@ -166,6 +223,22 @@ def multicamp(w: Workload) -> OfflineSchedule:
     its predecessor completes (think 0). Guarantee: the ``r``-th user gets
     ``ΣΔ <= r ρ ΣΔ*`` (vector ratio ``(ρ, 2ρ, ..., kρ)``). O(n log n). Raises
     :class:`InvalidInstanceError` for parallel jobs or dependencies (:func:`check_offline`).
+
+    Parameters
+    ----------
+    w : Workload
+        Sequential jobs (``q = 1``) without dependencies.
+
+    Returns
+    -------
+    OfflineSchedule
+        Each job's start, each user's ΣΔ^u, the order of the users' blocks and the
+        makespan.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Parallel jobs or dependencies.
     """
     check_offline(w, "MULTICAMP")
     users = np.unique(w.user)
@@ -191,6 +264,17 @@ def multicmax(w: Workload) -> OfflineSchedule:
     """MULTICMAX (Saule-Trystram [L519-L523], B5-B6): each user's jobs (campaign barriers
     ignored) as one LPT block on all machines; blocks by non-decreasing makespan. Guarantee
     ``(ρ, 2ρ, ..., kρ)`` for the users' makespans. O(n log n).
+
+    Parameters
+    ----------
+    w : Workload
+        Sequential jobs (``q = 1``) without dependencies.
+
+    Returns
+    -------
+    OfflineSchedule
+        Each job's start, each user's block end (its makespan), the order of the blocks and
+        the makespan.
 
     Raises
     ------
@@ -226,7 +310,26 @@ def _indices_by_user(owner: np.ndarray, users: np.ndarray) -> list[np.ndarray]:
 
 def zenith(w: Workload, exact: bool = False) -> np.ndarray:
     """Per user, ``Σ_i Cmax(J_i^u)`` alone on the machine (the zenith of ΣΔ^u, §1.3): exact
-    (small campaigns, :func:`exact_cmax`) or the lower bound ``Σ_i max(W/m, p_max)``."""
+    (small campaigns, :func:`exact_cmax`) or the lower bound ``Σ_i max(W/m, p_max)``.
+
+    Parameters
+    ----------
+    w : Workload
+        The workload.
+    exact : bool
+        Use the exact optimum per campaign (at most 14 jobs each); default ``False``: the
+        lower bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(users,)``, in seconds.
+
+    Raises
+    ------
+    InvalidInstanceError
+        ``exact`` with a campaign of more than 14 jobs.
+    """
     out = np.zeros(w.users)
     for c in range(w.campaigns):
         p = w.p[w.offsets[c]:w.offsets[c + 1]]
@@ -237,7 +340,20 @@ def zenith(w: Workload, exact: bool = False) -> np.ndarray:
 
 def round_robin_flows(k: int, n: int) -> list[int]:
     """ΣΔ^u of round-robin interleaving on the Prop 3.4 instance [L864-L870]: user ``u``
-    (1-based) gets ``kn - k + u``."""
+    (1-based) gets ``kn - k + u``.
+
+    Parameters
+    ----------
+    k : int
+        The number of users.
+    n : int
+        The number of campaigns per user.
+
+    Returns
+    -------
+    list of int
+        ΣΔ^u for u = 1..k.
+    """
     return [k * n - k + u for u in range(1, k + 1)]
 
 
@@ -247,6 +363,18 @@ def fair_share_factor(usage: np.ndarray, share: float) -> np.ndarray:
 
     >>> fair_share_factor(np.array([1.0, 0.0, 0.0]), 1 / 3).tolist()
     [0.125, 1.0, 1.0]
+
+    Parameters
+    ----------
+    usage : numpy.ndarray
+        U, each user's normalised usage, shape ``(k,)``.
+    share : float
+        S, the normalised share (the same for every user).
+
+    Returns
+    -------
+    numpy.ndarray
+        F per user, in (0, 1]; NaN everywhere when ``share <= 0``.
     """
     return np.power(2.0, -np.asarray(usage, dtype=float) / share) if share > 0 else \
         np.full(len(usage), math.nan)

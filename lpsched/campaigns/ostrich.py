@@ -70,7 +70,25 @@ class VirtualClock:
 
     def advance(self, now: float, snap: float = -math.inf) -> list[int]:
         """Bring V to ``now`` (rate of the closing interval), at least to ``snap``; return
-        the campaigns that became eligible. Users whose last tag is crossed leave."""
+        the campaigns that became eligible. Users whose last tag is crossed leave.
+
+        Parameters
+        ----------
+        now : float
+            The current simulated time (s), not before the last call.
+        snap : float
+            A virtual time V must reach at least (default ``-inf``: none).
+
+        Returns
+        -------
+        list of int
+            The gated campaigns whose start tag V crossed, by start tag.
+
+        Raises
+        ------
+        InvalidScheduleError
+            ``now`` before the last time.
+        """
         dt = now - self.last
         if dt < 0:
             raise InvalidScheduleError("virtual-clock", f"time went back from {self.last} "
@@ -92,7 +110,24 @@ class VirtualClock:
         return out
 
     def submit(self, c: int, user: int, work: float, gate: bool = True) -> bool:
-        """Tag campaign ``c`` (after :meth:`advance` to now); True when it is eligible."""
+        """Tag campaign ``c`` (after :meth:`advance` to now); True when it is eligible.
+
+        Parameters
+        ----------
+        c : int
+            The campaign.
+        user : int
+            Its owner.
+        work : float
+            Its work W (processor-seconds): ``F = S + W``.
+        gate : bool
+            Hold the campaign until V reaches its start tag (default ``True``).
+
+        Returns
+        -------
+        bool
+            ``True`` when eligible now; ``False``: gated (returned later by :meth:`advance`).
+        """
         prev = self.f_last.get(user, -math.inf)
         if not prev > self.V or self._crossed(prev):
             prev = -math.inf
@@ -110,29 +145,73 @@ class VirtualClock:
         return True
 
     def first_gated(self) -> tuple[float, int] | None:
-        """``(S, campaign)`` of the gated campaign with the smallest start tag, if any."""
+        """``(S, campaign)`` of the gated campaign with the smallest start tag, if any.
+
+        Returns
+        -------
+        tuple of (float, int) or None
+            ``(start tag, campaign)``, or ``None`` when none is gated.
+        """
         return self._pending[0] if self._pending else None
 
     def next_tag(self) -> float:
-        """The smallest tag (a last finish tag or a pending start tag) above V."""
+        """The smallest tag (a last finish tag or a pending start tag) above V.
+
+        Returns
+        -------
+        float
+            The tag (virtual time); ``inf`` when none is left.
+        """
         while self._active and self.f_last.get(self._active[0][1]) != self._active[0][0]:
             heapq.heappop(self._active)
         tags = [x[0][0] for x in (self._active, self._pending) if x]
         return min(tags) if tags else math.inf
 
     def time_of(self, tag: float, now: float) -> float:
-        """When V reaches ``tag`` if k̃ and ``m_eff`` stay as they are (``inf`` if never)."""
+        """When V reaches ``tag`` if k̃ and ``m_eff`` stay as they are (``inf`` if never).
+
+        Parameters
+        ----------
+        tag : float
+            A virtual time.
+        now : float
+            The current simulated time (s).
+
+        Returns
+        -------
+        float
+            The real time (s).
+        """
         if self.k == 0 or self.m_eff <= 0 or math.isinf(tag):
             return math.inf
         return now + max(tag - self.V, 0.0) * self.k / self.m_eff
 
     def projected(self, c: int, now: float) -> float:
-        """``C̃_c`` projected at ``now`` (Eq. 5.1 with the current k̃)."""
+        """``C̃_c`` projected at ``now`` (Eq. 5.1 with the current k̃).
+
+        Parameters
+        ----------
+        c : int
+            A submitted campaign.
+        now : float
+            The current simulated time (s).
+
+        Returns
+        -------
+        float
+            The projected virtual completion, in real time (s); ``inf`` if never.
+        """
         return self.time_of(self.F[c], now)
 
     def close(self, now: float) -> None:
         """End of the run at ``now``: record the activity interval still open (some user active)
-        in ``intervals``."""
+        in ``intervals``.
+
+        Parameters
+        ----------
+        now : float
+            The current simulated time (s).
+        """
         if self.k > 0:
             self.intervals.append((self.busy_since, now))
 
@@ -167,7 +246,13 @@ class OStrich(Policy):
 
     def attach(self, sim: Simulator) -> None:
         """Bind to ``sim`` and start a fresh virtual schedule V (:class:`VirtualClock` on the
-        workload's ``m`` processors) and empty queues."""
+        workload's ``m`` processors) and empty queues.
+
+        Parameters
+        ----------
+        sim : Simulator
+            The campaign simulator that will call this policy.
+        """
         super().attach(sim)
         w = sim.w
         self.vc = VirtualClock(w.processors)
@@ -198,18 +283,38 @@ class OStrich(Policy):
                                         self.users[c], c))
 
     def advance(self, now: float) -> None:
-        """Bring V to ``now`` and make the campaigns whose start tag it crossed eligible."""
+        """Bring V to ``now`` and make the campaigns whose start tag it crossed eligible.
+
+        Parameters
+        ----------
+        now : float
+            The current simulated time (s).
+        """
         self._make_eligible(self.vc.advance(now))
 
     def on_submit(self, c: int) -> None:
         """Tag campaign ``c`` in V (``S = max(V, F_prev)``, ``F = S + W``); eligible at once
-        unless the start gate holds it until ``V >= S``."""
+        unless the start gate holds it until ``V >= S``.
+
+        Parameters
+        ----------
+        c : int
+            The campaign submitted.
+        """
         if self.vc.submit(c, self.users[c], self.work[c], self.gate):
             self._make_eligible([c])
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
         """Queue the released ``jobs`` of ``c`` in the intra-campaign order, and ``c`` by
-        priority ``(F, S, release, user)`` if it is eligible."""
+        priority ``(F, S, release, user)`` if it is eligible.
+
+        Parameters
+        ----------
+        c : int
+            The campaign whose jobs became ready.
+        jobs : list of int
+            The jobs released (indices into the workload).
+        """
         r = self.ready.setdefault(c, [])
         key = self.sim.intra_key
         for j in jobs:
@@ -218,7 +323,13 @@ class OStrich(Policy):
             self._enqueue(c)
 
     def on_campaign_done(self, c: int) -> None:
-        """Forget campaign ``c``: it has completed in R."""
+        """Forget campaign ``c``: it has completed in R.
+
+        Parameters
+        ----------
+        c : int
+            The campaign completed.
+        """
         self.ready.pop(c, None)
         self.eligible.discard(c)
 
@@ -316,7 +427,13 @@ class OStrich(Policy):
         """V at the end: ``virtual_time``, ``virtual_area``, the settings (``gate``, ``resize``,
         ``resize_mode``) and per campaign ``eligible_at``, ``start_tag``, ``finish_tag`` (NaN if
         never submitted); ``active_intervals``, the ``(start, end)`` rows when some user was
-        active."""
+        active.
+
+        Returns
+        -------
+        dict
+            The fields above; the per-campaign ones as numpy arrays of shape ``(campaigns,)``.
+        """
         self.vc.close(self.sim.eng.now)
         c = self.sim.w.campaigns
         return {"virtual_time": self.vc.V, "virtual_area": self.vc.area,
@@ -329,12 +446,50 @@ class OStrich(Policy):
 
 def sequential_ostrich(resize_mode: str = "none", gate: bool = True) -> OStrich:
     """Sequential OStrich (ch. 5): gate on, V with all m processors (``resize_mode``
-    ``"none"``; the others: module doc), strict priority."""
+    ``"none"``; the others: module doc), strict priority.
+
+    Parameters
+    ----------
+    resize_mode : str
+        V's capacity rule, one of :data:`RESIZE_MODES`: ``"literal"``,
+        ``"fragmentation_only"`` or ``"none"`` (default ``"none"``).
+    gate : bool
+        Hold a campaign until V reaches its start tag (default ``True``).
+
+    Returns
+    -------
+    OStrich
+        A new policy named ``"ostrich"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown ``resize_mode``.
+    """
     return OStrich(gate=gate, first_fit=False, name="ostrich", resize_mode=resize_mode)
 
 
 def parallel_ostrich(resize_mode: str = "literal", gate: bool = False) -> OStrich:
     """Parallel OStrich (ch. 6, Algorithm 3): gate off (spec A7), event-based resizing
     (``resize_mode``, module doc; ``"literal"`` is Algorithm 3's), greedy first fit (spec
-    A9)."""
+    A9).
+
+    Parameters
+    ----------
+    resize_mode : str
+        V's capacity rule, one of :data:`RESIZE_MODES`: ``"literal"``,
+        ``"fragmentation_only"`` or ``"none"`` (default ``"literal"``).
+    gate : bool
+        Hold a campaign until V reaches its start tag (default ``False``).
+
+    Returns
+    -------
+    OStrich
+        A new policy named ``"ostrich"``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        An unknown ``resize_mode``.
+    """
     return OStrich(gate=gate, first_fit=True, name="ostrich", resize_mode=resize_mode)

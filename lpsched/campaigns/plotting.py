@@ -22,7 +22,20 @@ def _figure() -> Any:
 
 def faircamp_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Fig. 4.3 (mean max-stretch S2 per k, 95% CI, the line y = k) and Fig. 4.4 (the
-    distribution at the largest k)."""
+    distribution at the largest k).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of the FairCamp reproduction (:func:`lpsched.campaigns.reproduce.faircamp_cell`),
+        one per instance and policy, each with ``k`` (the number of users), ``policy`` and
+        ``max_user_stretch``.
+
+    Returns
+    -------
+    dict of str to matplotlib.figure.Figure
+        ``"faircamp_fig4_3"`` and ``"faircamp_fig4_4"``.
+    """
     ks = sorted({int(r["k"]) for r in rows})
     policies = sorted({r["policy"] for r in rows})
     fig = _figure()
@@ -56,7 +69,22 @@ def faircamp_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def ostrich_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Fig. 5.6 (campaign stretch histogram, bins of 0.15, LPC-EGEE), Figs. 5.9-5.11 (the
     Dec-Jan utilisation, :func:`utilisation_figure`, when the rows carry it) and Fig. 5.13
-    (mean per-user max-stretch by profile)."""
+    (mean per-user max-stretch by profile).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of the OStrich reproduction (:func:`lpsched.campaigns.reproduce.ostrich_cell`),
+        each with ``part`` (``"egee"`` or ``"profiles"``) and ``policy``; the ``egee`` rows
+        carry ``histogram_0_15`` and ``deps``, the ``profiles`` rows ``short_max_stretch``,
+        ``long_max_stretch`` and ``users``.
+
+    Returns
+    -------
+    dict of str to matplotlib.figure.Figure
+        The figures the rows allow, among ``"ostrich_fig5_6"``, ``"ostrich_fig5_11"`` and
+        ``"ostrich_fig5_13"`` (a user-count sweep keeps the default count's rows for the last).
+    """
     out: dict[str, Any] = {}
     egee = [r for r in rows if r["part"] == "egee"]
     if egee:
@@ -104,7 +132,19 @@ UTILISATION_PANELS = (("original", "Fig. 5.9: original log (Maui)"),
 def utilisation_figure(rows: list[dict[str, Any]]) -> Any | None:
     """Figs. 5.9-5.11 (B26): hourly utilisation over the Dec-Jan extract of the LPC-EGEE
     replay, one panel per schedule, the 10% load line dashed; ``None`` when no row
-    carries the series (e.g. a ``--limit`` run)."""
+    carries the series (e.g. a ``--limit`` run).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The OStrich reproduction's rows; the ``egee`` rows with ``utilisation_dec_jan`` (the
+        hourly utilisation, a fraction in [0, 1]) and ``series_start`` are drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+        One panel per schedule found, or ``None`` when no row carries the series.
+    """
     series = {f"{r['policy']}{'' if r['deps'] else '-nodeps'}": r
               for r in rows if r.get("part") == "egee" and r.get("utilisation_dec_jan")}
     panels = [(k, t) for k, t in UTILISATION_PANELS if k in series]

@@ -43,12 +43,18 @@ def tick_horizon(w: Workload) -> tuple[float, float]:
     """Estimated length of the time span with jobs waiting or running, and the largest
     absolute time reached, of ``w`` (for :func:`check_tick`).
 
+    Parameters
+    ----------
+    w : Workload
+        The workload (or trace piece) to simulate.
+
     Returns
     -------
-    span, end : float
-        ``span`` = spread of the open-loop submissions + total think time + ``W/m`` +
-        ``p_max`` (the list-scheduling bound for sequential jobs); ``end`` = the latest
-        submission (0 if none) + ``span``.
+    span : float
+        The spread of the open-loop submissions + the total think time + ``W/m`` +
+        ``p_max`` (the list-scheduling bound for sequential jobs), in seconds.
+    end : float
+        The latest submission (0 if none) + ``span``, in seconds.
     """
     sub = w.submit[np.isfinite(w.submit)]
     lo, hi = (float(sub.min()), float(sub.max())) if sub.size else (0.0, 0.0)
@@ -58,7 +64,19 @@ def tick_horizon(w: Workload) -> tuple[float, float]:
 
 
 def min_tick(w: Workload) -> float:
-    """Smallest fair-share tick accepted for ``w`` (see :func:`check_tick`)."""
+    """Smallest fair-share tick accepted for ``w`` (see :func:`check_tick`).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload (or trace piece) to simulate.
+
+    Returns
+    -------
+    float
+        ``max(span / MAX_TICKS, end · TICK_REL)`` in seconds (:func:`tick_horizon`): at most
+        ``MAX_TICKS`` recomputations, and a tick the clock can still add at the latest time.
+    """
     span, end = tick_horizon(w)
     return max(span / MAX_TICKS, end * TICK_REL)
 
@@ -104,13 +122,27 @@ class Fcfs(Policy):
         self.by_release = order == "submission"
 
     def attach(self, sim: Simulator) -> None:
-        """Bind to ``sim`` with an empty job queue."""
+        """Bind to ``sim`` with an empty job queue.
+
+        Parameters
+        ----------
+        sim : Simulator
+            The campaign simulator that will call this policy.
+        """
         super().attach(sim)
         self.queue: list[tuple[Any, ...]] = []
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
         """Queue the released ``jobs`` of ``c`` by (campaign release time, or 0 with
-        ``order="generation"``; campaign index; intra-campaign order)."""
+        ``order="generation"``; campaign index; intra-campaign order).
+
+        Parameters
+        ----------
+        c : int
+            The campaign whose jobs became ready.
+        jobs : list of int
+            The jobs released (indices into the workload).
+        """
         t = float(self.sim.release[c]) if self.by_release else 0.0
         key = self.sim.intra_key
         for j in jobs:
@@ -216,7 +248,18 @@ class FairShare(_PerUser):
 
     def attach(self, sim: Simulator) -> None:
         """Check ``tick`` against the workload, bind to ``sim`` and reset the usage, the factors
-        (all 1) and the user order (a seeded permutation)."""
+        (all 1) and the user order (a seeded permutation).
+
+        Parameters
+        ----------
+        sim : Simulator
+            The campaign simulator that will call this policy.
+
+        Raises
+        ------
+        InvalidInstanceError
+            A tick below :func:`min_tick` of the workload (:func:`check_tick`).
+        """
         check_tick(sim.w, self.tick)
         super().attach(sim)
         k, ids = sim.w.users, self.ids
@@ -243,7 +286,14 @@ class FairShare(_PerUser):
 
     def advance(self, now: float) -> None:
         """Add each user's processor usage since the last event (processors × seconds) to the
-        current tick's window."""
+        current tick's window.
+
+        Parameters
+        ----------
+        now : float
+            The current simulated time (s); nothing is added when it is not after the last
+            call.
+        """
         dt = now - self.last
         if dt > 0:
             self.window += self.used * dt
@@ -317,7 +367,13 @@ class FairShare(_PerUser):
             sim.eng.at(nxt, self._tick, TICK)
 
     def info(self) -> dict[str, Any]:
-        """``ticks``, the number of factor recomputations, and ``tick``, their period (s)."""
+        """``ticks``, the number of factor recomputations, and ``tick``, their period (s).
+
+        Returns
+        -------
+        dict
+            ``{"ticks": int, "tick": float}``.
+        """
         return {"ticks": self.ticks, "tick": self.tick}
 
 
@@ -346,6 +402,31 @@ def policy_factory(name: str, parallel: bool, tick: float = 1.0, seed: int = 0,
     ``resize_mode`` and ``gate`` apply to ``ostrich`` only (spec A7,
     :mod:`lpsched.campaigns.ostrich`); ``None`` keeps the variant's default: sequential
     (every ``q = 1``) gate on and ``"none"``, parallel gate off and ``"literal"``.
+
+    Parameters
+    ----------
+    name : str
+        ``"fcfs"``, ``"space-share"``, ``"fair-share"`` or ``"ostrich"``.
+    parallel : bool
+        The workload has parallel jobs: choose OStrich's parallel variant (else the
+        sequential one).
+    tick : float
+        Fair-share's recomputation period (s; default 1).
+    seed : int
+        Fair-share's random seed for the user order (default 0).
+    fcfs_order : str
+        FCFS's queue order: ``"submission"`` (default, by campaign release) or
+        ``"generation"`` (by campaign index).
+    resize_mode : str or None
+        OStrich's virtual schedule capacity rule (one of ``RESIZE_MODES``); ``None``: the
+        variant's default.
+    gate : bool or None
+        OStrich's eligibility gate; ``None``: the variant's default.
+
+    Returns
+    -------
+    callable
+        Called with no argument, returns a new policy object.
 
     Raises
     ------

@@ -142,6 +142,16 @@ def validate(run: CampaignRun) -> None:
     """Raise :class:`InvalidScheduleError` on the first broken rule (module doc).
 
     Independent of the simulator. O(n log n).
+
+    Parameters
+    ----------
+    run : CampaignRun
+        The run to check: its workload, start times and campaign releases.
+
+    Raises
+    ------
+    InvalidScheduleError
+        At the first broken rule (its name, a message and the job when there is one).
     """
     w = run.workload
     s = np.asarray(run.start, dtype=float)
@@ -256,7 +266,21 @@ def _check_virtual_area(run: CampaignRun) -> None:
 
 def job_available(run: CampaignRun, eligible_at: np.ndarray | None = None) -> np.ndarray:
     """When each job could start: its campaign's release (or, given, the time the campaign
-    became eligible in V) and its predecessors' ends, whichever is last. O(n + edges)."""
+    became eligible in V) and its predecessors' ends, whichever is last. O(n + edges).
+
+    Parameters
+    ----------
+    run : CampaignRun
+        A run: its releases and job end times are read.
+    eligible_at : numpy.ndarray or None
+        Shape ``(campaigns,)``: when each campaign became eligible in OStrich's virtual
+        schedule V; ``None`` (default): the releases alone.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``: the earliest start of each job (s).
+    """
     w = run.workload
     base = run.release if eligible_at is None else np.maximum(eligible_at, run.release)
     avail = np.array(base[w.camp], dtype=float)
@@ -279,6 +303,29 @@ def virtual_capacity_area(q: np.ndarray, start: np.ndarray, end: np.ndarray,
     >>> [virtual_capacity_area(q, s, e, avail, iv, 3, mode)  # job 1 waits during [1, 2)
     ...  for mode in ("literal", "fragmentation_only", "none")]
     [6.0, 13.0, 15.0]
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        Each job's processor count, shape ``(n,)``.
+    start : numpy.ndarray
+        Each job's start time (s), shape ``(n,)``.
+    end : numpy.ndarray
+        Each job's end time (s), shape ``(n,)``.
+    avail : numpy.ndarray
+        When each job became available (s), shape ``(n,)`` (:func:`job_available`).
+    intervals : numpy.ndarray
+        Shape ``(I, 2)``: disjoint periods ``[a, b)`` (s).
+    m : int
+        The machine's processors.
+    mode : str
+        A key of :data:`VIRTUAL_AREA_RULE`: ``"literal"``, ``"fragmentation_only"`` or
+        ``"none"`` (any other value acts as ``"fragmentation_only"``).
+
+    Returns
+    -------
+    float
+        The area, in processor-seconds.
     """
     iv = np.asarray(intervals, dtype=float).reshape(-1, 2)
     t = np.unique(np.concatenate((start, end, avail, iv.ravel())))
@@ -312,6 +359,22 @@ def busy_area_inside(q: np.ndarray, start: np.ndarray, end: np.ndarray,
     >>> busy_area_inside(np.array([2]), np.array([0.0]), np.array([4.0]),
     ...                  np.array([[1.0, 2.0], [3.0, 9.0]]))
     4.0
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        Each job's processor count, shape ``(n,)``.
+    start : numpy.ndarray
+        Each job's start time (s), shape ``(n,)``.
+    end : numpy.ndarray
+        Each job's end time (s), shape ``(n,)``.
+    intervals : numpy.ndarray
+        Shape ``(I, 2)``: disjoint periods ``[a, b)`` (s).
+
+    Returns
+    -------
+    float
+        The busy area, in processor-seconds.
     """
     iv = np.asarray(intervals, dtype=float).reshape(-1, 2)
     times = np.concatenate((start, end, iv[:, 0], iv[:, 1]))
@@ -354,7 +417,19 @@ def _check_releases(w: Workload, release: np.ndarray, completion: np.ndarray,
 
 def previous_campaign(w: Workload) -> np.ndarray:
     """Index of each campaign's predecessor of the same user and trace piece (-1 for the
-    first). O(n log n)."""
+    first). O(n log n).
+
+    Parameters
+    ----------
+    w : Workload
+        The workload (its campaigns' users and pieces).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape ``(campaigns,)``: the index of the previous campaign of the same user
+        and piece (campaign order), -1 for the first.
+    """
     key = w.user * (int(w.piece.max()) + 1) + w.piece
     order = np.lexsort((np.arange(w.campaigns), key))
     prev = np.full(w.campaigns, -1, dtype=np.int64)

@@ -38,23 +38,61 @@ class Policy:
 
     def attach(self, sim: Simulator) -> None:
         """Bind the policy to ``sim`` (``self.sim``) before the run; subclasses reset their state
-        here (one policy instance per run)."""
+        here (one policy instance per run).
+
+        Parameters
+        ----------
+        sim : Simulator
+            The simulator that will call this policy.
+        """
         self.sim = sim
 
     def advance(self, now: float) -> None:
-        """Bring the policy's clocks to ``now`` (before any event at ``now``)."""
+        """Bring the policy's clocks to ``now`` (before any event at ``now``).
+
+        Parameters
+        ----------
+        now : float
+            The simulated time of the next event (s).
+        """
 
     def on_submit(self, c: int) -> None:
-        """Campaign ``c`` is submitted (``sim.release[c]`` is set)."""
+        """Campaign ``c`` is submitted (``sim.release[c]`` is set).
+
+        Parameters
+        ----------
+        c : int
+            The campaign submitted.
+        """
 
     def on_ready(self, c: int, jobs: list[int]) -> None:
-        """Jobs of ``c`` are released (their predecessors done)."""
+        """Jobs of ``c`` are released (their predecessors done).
+
+        Parameters
+        ----------
+        c : int
+            The campaign whose jobs became ready.
+        jobs : list of int
+            The jobs released (indices into the workload).
+        """
 
     def on_finish(self, j: int) -> None:
-        """Job ``j`` completed (its processors are free again)."""
+        """Job ``j`` completed (its processors are free again).
+
+        Parameters
+        ----------
+        j : int
+            The job completed (index into the workload).
+        """
 
     def on_campaign_done(self, c: int) -> None:
-        """Every job of ``c`` completed in R."""
+        """Every job of ``c`` completed in R.
+
+        Parameters
+        ----------
+        c : int
+            The campaign completed.
+        """
 
     def schedule(self) -> None:
         """Start released jobs with :meth:`Simulator.start` (one pass)."""
@@ -65,7 +103,13 @@ class Policy:
 
     def info(self) -> dict[str, Any]:
         """What the policy reports at the end of a run (JSON-ready), stored as the ``info`` of
-        the :class:`~lpsched.campaigns.schedule.CampaignRun`; empty here."""
+        the :class:`~lpsched.campaigns.schedule.CampaignRun`; empty here.
+
+        Returns
+        -------
+        dict
+            The policy's report (subclasses add their fields).
+        """
         return {}
 
 
@@ -111,7 +155,19 @@ class Simulator:
     def run(self) -> CampaignRun:
         """Submit the first campaign of every user, run the events to the end and return the real
         schedule R; raises :class:`~lpsched.errors.InvalidScheduleError` if a job never started
-        (the policy stalled)."""
+        (the policy stalled).
+
+        Returns
+        -------
+        CampaignRun
+            The policy's name, the workload, each job's start, each campaign's release, the
+            policy's :meth:`Policy.info` and the number of events processed.
+
+        Raises
+        ------
+        InvalidScheduleError
+            A job never started (the policy stalled), or one started without room.
+        """
         w = self.w
         for c in self.firsts:
             t = 0.0 if math.isnan(w.submit[c]) else float(w.submit[c])
@@ -176,7 +232,18 @@ class Simulator:
         self.policy.after_pass()
 
     def start(self, j: int) -> None:
-        """Start job ``j`` now (the policy checked that it fits)."""
+        """Start job ``j`` now (the policy checked that it fits).
+
+        Parameters
+        ----------
+        j : int
+            The job to start (index into the workload).
+
+        Raises
+        ------
+        InvalidScheduleError
+            The job needs more processors than are free.
+        """
         q = self.q[j]
         if q > self.free:
             raise InvalidScheduleError("capacity", f"job {j} needs {q} processors, "
@@ -189,7 +256,18 @@ class Simulator:
 
     def intra_key(self, j: int) -> tuple[int, int, float, int]:
         """Intra-campaign order (§5.4, §5.6, spec A9): most immediate successors, then
-        largest size (LJF), then longest (LPT), then index."""
+        largest size (LJF), then longest (LPT), then index.
+
+        Parameters
+        ----------
+        j : int
+            The job (index into the workload).
+
+        Returns
+        -------
+        tuple
+            ``(-successors, -q, -p, j)``: smaller keys run first.
+        """
         return (-self.nsucc[j], -self.q[j], -self.p[j], j)
 
 

@@ -67,7 +67,23 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line; each family adds its own subcommands. Given the command
     line ``argv``, the ``ptg`` subcommands are only built when it names ``ptg`` (their
-    option choices import networkx; ``lpsched --help`` lists ``ptg`` all the same)."""
+    option choices import networkx; ``lpsched --help`` lists ``ptg`` all the same).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command line to be parsed, without the program name; only used to decide
+        whether the ``ptg`` subcommands are built in full (when it contains ``ptg``).
+        ``None`` (the default) builds them all, as the documentation does.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``lpsched`` parser (usage errors on one line, exit 2): global options
+        ``--version``, ``--solver-log`` and ``--verbose``, a required subcommand, and
+        under ``reproduce`` one subcommand per experiment; each subcommand's parsed
+        arguments carry ``func``, the function that runs it.
+    """
     parser = _Parser(
         prog="lpsched", description="Scheduling on parallel and distributed platforms with "
         "linear programming and approximation algorithms.")
@@ -102,7 +118,27 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``lpsched`` command: parse ``argv`` (default ``sys.argv[1:]``), run the
-    subcommand and return its exit status (module doc: 0, 1, 2 or 3)."""
+    subcommand and return its exit status (module doc: 0, 1, 2 or 3).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments, without the program name (``["solve", "inst.json"]``); ``None``
+        (the default) reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 success, 1 a solver that cannot answer or a failed check, 2
+        bad input, 3 an internal error, 130 interrupted; every error has printed its one
+        line on stderr.
+
+    Raises
+    ------
+    SystemExit
+        From ``argparse``: ``--help`` (status 0) and a usage error (status 2, its one
+        line already printed); also ``--version`` when given with other arguments.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
         from lpsched.core.versions import versions_report

@@ -241,7 +241,14 @@ def _cmd_check_ratios(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """approx hybrid / moldable, check-ratios."""
+    """approx hybrid / moldable, check-ratios.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the top-level ``lpsched`` parser (``add_subparsers()``'s result);
+        the ``approx`` and ``check-ratios`` commands are added to it.
+    """
     approx = sub.add_parser("approx", help="approximation algorithms with certified ratios")
     approx_sub = approx.add_subparsers(dest="problem", required=True)
     hyb = approx_sub.add_parser("hybrid", help="CPU+GPU dual approximation (seed 000 ch. 2)")

@@ -764,7 +764,15 @@ def _add_check(sub: Any) -> None:
 
 
 def add_model_commands(sub: Any) -> None:
-    """generate, solve, throughput, check, simulate."""
+    """generate, solve, throughput, check, simulate.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``lpsched`` parser (``add_subparsers`` of
+        :func:`lpsched.cli.build_parser`); the commands are added to it, each with its
+        ``func`` default set to the function that runs it.
+    """
     _add_generate(sub)
 
     solve = sub.add_parser("solve", help="optimal max-stretch of an instance (seed 003 §3)")
@@ -823,7 +831,14 @@ def add_model_commands(sub: Any) -> None:
 
 
 def add_reproduce(rep_sub: Any) -> None:
-    """``reproduce cbs3m`` (seed 003 Tables 4-8)."""
+    """``reproduce cbs3m`` (seed 003 Tables 4-8).
+
+    Parameters
+    ----------
+    rep_sub : argparse._SubParsersAction
+        The experiments of ``lpsched reproduce`` (its ``add_subparsers``); ``cbs3m`` is
+        added with the runner options of :func:`lpsched.cli.common.add_runner_options`.
+    """
     cb = rep_sub.add_parser("cbs3m", help="seed 003 Tables 4-8 (SimGrid experiments)")
     cb.add_argument("--instances", type=int, default=1000,
                     help="instances drawn (the seed's 1,000: about 90 minutes on 2 cores; "
@@ -857,7 +872,17 @@ def add_reproduce(rep_sub: Any) -> None:
 
 
 def add_output_commands(sub: Any) -> None:
-    """plot, schedule."""
+    """plot, schedule.
+
+    ``plot gantt | box | load``, ``schedule`` and ``export simgrid``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``lpsched`` parser (``add_subparsers`` of
+        :func:`lpsched.cli.build_parser`); the commands are added to it, each with its
+        ``func`` default set to the function that runs it.
+    """
     plot = sub.add_parser("plot", help="draw a Gantt chart or the stretch distribution")
     plot_sub = plot.add_subparsers(dest="kind", required=True)
     pg = plot_sub.add_parser("gantt", help="Gantt chart of one policy's schedule")
@@ -934,7 +959,15 @@ def add_output_commands(sub: Any) -> None:
 
 
 def add_info_commands(sub: Any) -> None:
-    """policies, demo."""
+    """policies, demo.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``lpsched`` parser (``add_subparsers`` of
+        :func:`lpsched.cli.build_parser`); the commands are added to it, each with its
+        ``func`` default set to the function that runs it.
+    """
     pol = sub.add_parser("policies", help="the registered policy names")
     pol.add_argument("--family", choices=("bags", "tasks"), help="only this family's "
                      "policies (--json: default bags)")

@@ -222,7 +222,15 @@ def _cmd_extract(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """``campaigns generate | run | extract``."""
+    """``campaigns generate | run | extract``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``lpsched`` parser (``add_subparsers`` of
+        :func:`lpsched.cli.build_parser`); ``campaigns`` is added to it with its three
+        subcommands, each with its ``func`` default set to the function that runs it.
+    """
     camp = sub.add_parser("campaigns", help="seed 002: fair scheduling of user campaigns")
     csub = camp.add_subparsers(dest="campaigns_command", required=True)
     g = csub.add_parser("generate", help="a synthetic campaign workload (ch. 4 or ch. 5)")
@@ -383,7 +391,15 @@ def _users(text: str, option: str = "--users") -> tuple[int, ...]:
 
 
 def add_reproduce(rep_sub: Any) -> None:
-    """``reproduce faircamp | ostrich``."""
+    """``reproduce faircamp | ostrich``.
+
+    Parameters
+    ----------
+    rep_sub : argparse._SubParsersAction
+        The experiments of ``lpsched reproduce`` (its ``add_subparsers``); ``faircamp``
+        and ``ostrich`` are added with the runner options of
+        :func:`lpsched.cli.common.add_runner_options`.
+    """
     for name, help_ in (("faircamp", "seed 002 ch. 4: FairCamp vs FCFS (Figs. 4.3-4.4)"),
                         ("ostrich", "seed 002 ch. 5: LPC-EGEE replay and two profiles "
                          "(Figs. 5.6-5.13)")):

@@ -34,6 +34,25 @@ def dump_json(obj: Any) -> str:
     numbers, and every non-finite float (``nan``, ``inf``, inside arrays too) becomes
     ``null``, because JSON has neither ``NaN`` nor ``Infinity``.
 
+    Parameters
+    ----------
+    obj : object
+        What a command prints under ``--json``: dicts, lists, tuples, strings, numbers,
+        booleans, ``None``, numpy arrays and numpy scalars, nested at will (tuples become
+        lists).
+
+    Returns
+    -------
+    str
+        One line of JSON, no trailing newline, that a strict parser accepts.
+
+    Raises
+    ------
+    TypeError
+        ``obj`` holds something else (a set, a dataclass, a Path): a bug in the caller.
+
+    Examples
+    --------
     >>> dump_json({"x": np.array([1.0, np.inf, np.nan]), "n": np.int64(2)})
     '{"x": [1.0, null, null], "n": 2}'
     """
@@ -49,7 +68,24 @@ def read_json(path: str) -> Any:
     use it): a file that cannot be read, is not UTF-8, is not JSON, is nested too deeply,
     or holds ``NaN``/``Infinity`` or a number outside the float range raises
     :class:`~lpsched.errors.ParseError` naming the file and the offending field
-    (:func:`lpsched.bags.io.parse_json`)."""
+    (:func:`lpsched.bags.io.parse_json`).
+
+    Parameters
+    ----------
+    path : str
+        The JSON file (an instance, a platform, a Batsim workload, a result file).
+
+    Returns
+    -------
+    object
+        The decoded document: a dict, list, str, int, float (always finite), bool or
+        ``None``.
+
+    Raises
+    ------
+    ParseError
+        The file cannot be read or is not strict, finite, UTF-8 JSON.
+    """
     from lpsched.bags.io import read_json_file
 
     return read_json_file(path)
@@ -96,6 +132,12 @@ def swf_input(path: str, command: str) -> Iterator[None]:
     command : str
         The command reading it, for the message.
 
+    Yields
+    ------
+    None
+        Control to the block that reads ``path``; a ``ParseError`` it raises passes
+        through this context manager.
+
     Raises
     ------
     ParseError
@@ -118,6 +160,25 @@ def seed(text: str) -> int:
     """``argparse`` type of every ``--seed`` / ``--first-seed`` option: a whole number
     >= 0 (numpy's generators refuse negative seeds; a bad one is a usage error, exit 2).
 
+    Parameters
+    ----------
+    text : str
+        The option's value as typed on the command line (decimal digits, optionally
+        signed).
+
+    Returns
+    -------
+    int
+        The seed of the random generator (of the first instance, for ``--first-seed``).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        ``text`` is not a whole number or is negative; ``argparse`` reports it as a usage
+        error.
+
+    Examples
+    --------
     >>> seed("7")
     7
     """
@@ -128,6 +189,25 @@ def jobs(text: str) -> int:
     """``argparse`` type of ``--jobs``: a whole number >= 1 (0 or a negative count is a
     usage error, exit 2, in every experiment).
 
+    Parameters
+    ----------
+    text : str
+        The option's value as typed on the command line.
+
+    Returns
+    -------
+    int
+        The number of local worker processes under ``--executor local`` (1, the
+        option's default, runs the cells in this process, without a pool).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        ``text`` is not a whole number or is below 1; ``argparse`` reports it as a usage
+        error.
+
+    Examples
+    --------
     >>> jobs("4")
     4
     """
@@ -152,6 +232,24 @@ def executor(text: str) -> str:
     and a port (:func:`lpsched.core.runner.parse_executor`; otherwise a usage error, exit 2,
     before any work).
 
+    Parameters
+    ----------
+    text : str
+        The option's value as typed on the command line.
+
+    Returns
+    -------
+    str
+        ``text`` itself, unchanged once it parses (the runner parses it again).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        ``text`` is neither ``local`` nor ``dask://HOST:PORT`` with a host and a port;
+        the message is that of :func:`lpsched.core.runner.parse_executor`.
+
+    Examples
+    --------
     >>> executor("dask://127.0.0.1:8786")
     'dask://127.0.0.1:8786'
     """
@@ -172,7 +270,17 @@ def add_runner_options(parser: Any, out_help: str) -> None:
     :mod:`lpsched.core.runner`): ``--jobs`` (local worker processes), ``--executor``
     (``local`` or ``dask://HOST:PORT``), ``--out`` (the folder of the result store and
     the tables; created if missing), ``--quiet`` (no progress bar) and ``--json`` (one
-    JSON value on stdout, issue 33)."""
+    JSON value on stdout, issue 33).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The experiment's subparser; ``--json`` is added only when it has none yet (some
+        experiments add their own first).
+    out_help : str
+        The help text of ``--out`` (its default is ``results``, relative to the working
+        folder), naming what the experiment writes there.
+    """
     parser.add_argument("--jobs", type=jobs, default=1,
                         help="local worker processes (a whole number >= 1)")
     parser.add_argument("--executor", default="local", type=executor,
@@ -242,6 +350,31 @@ def report_fidelity(table: Any, folder: str | Path, *, json_mode: bool = False,
     write ``folder/<experiment>_vs_seed.csv`` atomically and print the table and its
     one-line summary, on stdout, or on stderr under ``--json`` (whose stdout must stay one
     JSON value: put ``table.to_dict()`` in it under ``"vs_seed"``). Returns the CSV path.
+
+    Parameters
+    ----------
+    table : FidelityTable
+        The experiment's table (:class:`lpsched.core.fidelity.FidelityTable`); its
+        ``experiment`` names the file.
+    folder : str or Path
+        The ``--out`` folder; it must exist (the experiment's store is already there).
+    json_mode : bool
+        Whether the command runs under ``--json``: the table then goes to stderr, so that
+        stdout stays one JSON value (default ``False``: stdout).
+    stream : file object, optional
+        Where to print instead (a test's buffer); ``None`` (the default) picks stdout or
+        stderr after ``json_mode``.
+
+    Returns
+    -------
+    Path
+        ``folder/<experiment>_vs_seed.csv``, the file just written (replaced when it was
+        there).
+
+    Raises
+    ------
+    LpschedError
+        The CSV cannot be written (:func:`lpsched.cli.outputs.atomic_output`).
     """
     import sys
 
@@ -265,6 +398,20 @@ def data_folder(explicit: str | None) -> Path | None:
     """The traces folder of every ``reproduce`` (issue 33 item 5): ``--data`` when given (it
     must be a folder), else ``$LPSCHED_DATA``, else ``../shared/data`` or ``shared/data``
     from the working folder; absolute (cells carry trace paths), ``None`` when none exists.
+
+    Parameters
+    ----------
+    explicit : str or None
+        The ``--data`` option; ``None`` or ``""`` (not given) falls back to
+        ``$LPSCHED_DATA`` and then to :data:`DATA_FALLBACKS`, relative to the working
+        folder.
+
+    Returns
+    -------
+    Path or None
+        The folder, resolved to an absolute path; ``None`` when neither ``--data`` nor
+        ``$LPSCHED_DATA`` is given and no fallback folder exists (the caller decides
+        what that means: :func:`data_file` raises).
 
     Raises
     ------
@@ -290,7 +437,26 @@ def data_folder(explicit: str | None) -> Path | None:
 
 def data_file(explicit: str | None, name: str) -> str:
     """The trace ``name`` in :func:`data_folder`; a :class:`ParseError` naming where it was
-    looked for otherwise."""
+    looked for otherwise.
+
+    Parameters
+    ----------
+    explicit : str or None
+        The ``--data`` option, as for :func:`data_folder`.
+    name : str
+        The trace's file name in that folder (e.g. ``LPC-EGEE-2004-1.2-cln.swf.gz``).
+
+    Returns
+    -------
+    str
+        The absolute path of the trace.
+
+    Raises
+    ------
+    ParseError
+        No traces folder was found, or ``name`` is not in it (the message suggests
+        ``--trace FILE`` or ``--data DIR``); also as for :func:`data_folder`.
+    """
     folder = data_folder(explicit)
     if folder is None or not (folder / name).exists():
         where = folder or "$LPSCHED_DATA or ../shared/data"

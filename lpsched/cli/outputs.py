@@ -101,6 +101,28 @@ def check_output(path: str, what: str, suffixes: Sequence[str] = (),
 
     >>> check_output("x.lp", "--export-lp", (".lp", ".mps")).name
     'x.lp'
+
+    Parameters
+    ----------
+    path : str
+        The output file as the user gave it.
+    what : str
+        The option that names it (e.g. ``"--export-lp"``), the start of error messages.
+    suffixes : sequence of str
+        The accepted endings (compared in lower case); empty (default): any name.
+    inputs : iterable of str, Path or None
+        The files the command reads (``None`` entries ignored); default none.
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path` (the link, not its target).
+
+    Raises
+    ------
+    LpschedError
+        A wrong suffix, a folder, a missing folder, no permission, a file that cannot be
+        created there, or one of the inputs.
     """
     target = Path(path)
     check_not_input(path, what, inputs)
@@ -164,7 +186,25 @@ def _temporary(real: Path, prefix: str, suffix: str) -> tuple[int, str]:
 
 
 def check_output_folder(path: str, what: str) -> Path:
-    """The folder ``path`` exists or can be created, and is writable."""
+    """The folder ``path`` exists or can be created, and is writable.
+
+    Parameters
+    ----------
+    path : str
+        The output folder as the user gave it (created with its parents when missing).
+    what : str
+        The option that names it (e.g. ``"--out"``), the start of error messages.
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    LpschedError
+        ``path`` is a file, cannot be created, or is not writable.
+    """
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise LpschedError(f"{what} {path}: is a file, give a folder")
@@ -187,6 +227,25 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
     On an exception the temporary file is removed and ``path`` is left as it was. A
     symbolic link is followed; a special file (``/dev/null``, a FIFO, a terminal) is
     written in place, since it cannot be replaced by a rename.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+    mode : str
+        The :func:`open` mode of the temporary file (default ``"w"``; ``"wb"`` for bytes).
+    newline : str or None
+        As :func:`open`'s (``""`` for the csv module); default ``None``.
+
+    Yields
+    ------
+    file object
+        The open temporary file (or the special file itself).
+
+    Raises
+    ------
+    LpschedError
+        A write, flush or rename failed (``cannot write PATH: reason``).
     """
     real = _real(Path(path))
     if real.exists() and not real.is_file():
@@ -273,7 +332,27 @@ def atomic_path(path: str | Path,
     path and raises to refuse it). A refused file is removed and ``path`` left as it was.
     The temporary name keeps ``path``'s suffix, which such writers read the format from.
     Permissions, symbolic links and special files (written in place, unchecked) as in
-    :func:`atomic_output`."""
+    :func:`atomic_output`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+    check : callable or None
+        Called with the temporary path after the block (default :func:`verify_written`,
+        which also names ``path``); ``None``: no check.
+
+    Yields
+    ------
+    str
+        The temporary path to give the writer (or the special file's own path).
+
+    Raises
+    ------
+    LpschedError
+        The check refused the file (the message names ``path``), or a write or rename
+        failed.
+    """
     real = _real(Path(path))
     if real.exists() and not real.is_file():
         yield str(real)
@@ -303,7 +382,20 @@ def atomic_path(path: str | Path,
 def write_rows_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write ``rows`` as CSV, atomically (:func:`atomic_output`), or to stdout when
     ``path`` is ``-``: one column per key met in any row, in sorted order; nothing is
-    written when there are no rows."""
+    written when there are no rows.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file, or ``"-"`` for stdout.
+    rows : sequence of dict
+        The rows; a key missing from a row leaves its cell empty.
+
+    Raises
+    ------
+    LpschedError
+        The file could not be written.
+    """
     import csv
 
     if not rows:

@@ -202,7 +202,13 @@ HCPA_BOUND_HELP = ("the improved-HCPA variant (DECIDE-1): literal (the default: 
 
 
 def add_reproduce(rep_sub: Any) -> None:
-    """``reproduce ptg``."""
+    """``reproduce ptg``.
+
+    Parameters
+    ----------
+    rep_sub : argparse._SubParsersAction
+        The subparsers of ``lpsched reproduce``, which receive the ``ptg`` command.
+    """
     rp = rep_sub.add_parser("ptg", help="seed 004: multiple PTGs, 1,500 scenarios x 19 "
                             "algorithms (Figs 2-8, Table 2, acceptance checks)")
     rp.add_argument("--scenarios", type=int, default=1500, help="the first N scenarios, "
@@ -218,7 +224,15 @@ def add_reproduce(rep_sub: Any) -> None:
 def add_commands(sub: Any, full: bool = True) -> None:
     """``ptg generate``, ``ptg schedule``. Their choices come from the ptg family, which
     imports networkx: with ``full=False`` (a command line that does not name ``ptg``) only
-    the ``ptg`` entry of ``lpsched --help`` is added, so other commands never import it."""
+    the ``ptg`` entry of ``lpsched --help`` is added, so other commands never import it.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The top-level subparsers of ``lpsched``.
+    full : bool
+        Build the ``ptg`` subcommands with all their options (False: the entry only).
+    """
     ptg = sub.add_parser("ptg", help="multiple parallel task graphs on one cluster (seed 004)")
     if not full:
         return

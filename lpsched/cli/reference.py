@@ -32,12 +32,24 @@ class Command:
 
     def actions(self) -> list[argparse.Action]:
         """The options and positionals of this command (help and subcommand lists
-        excluded)."""
+        excluded).
+
+        Returns
+        -------
+        list of argparse.Action
+            In the order they were declared.
+        """
         return [a for a in self.parser._actions
                 if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction)]
 
     def children(self) -> dict[str, tuple[str, argparse.ArgumentParser]]:
-        """Its subcommands: name -> (help, parser)."""
+        """Its subcommands: name -> (help, parser).
+
+        Returns
+        -------
+        dict of str to tuple
+            Subcommand name -> ``(help text, parser)``, in declaration order; empty for a leaf.
+        """
         out: dict[str, tuple[str, argparse.ArgumentParser]] = {}
         for action in self.parser._actions:
             if isinstance(action, argparse._SubParsersAction):
@@ -49,7 +61,19 @@ class Command:
 
 def commands(parser: argparse.ArgumentParser | None = None) -> Iterator[Command]:
     """Every command of ``parser`` (default: the whole ``lpsched`` command line, ``ptg``
-    included), depth first, in the order ``--help`` lists them."""
+    included), depth first, in the order ``--help`` lists them.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or None
+        The parser to walk; ``None`` (default): the whole ``lpsched`` command line, ``ptg``
+        included.
+
+    Yields
+    ------
+    Command
+        The root command first (no words), then each subcommand.
+    """
     if parser is None:
         from lpsched.cli import build_parser
 
@@ -97,7 +121,19 @@ def _help(action: argparse.Action) -> str:
 
 def markdown(parser: argparse.ArgumentParser | None = None) -> str:
     """The reference page as Markdown (MyST): one section per command, a table of its
-    options."""
+    options.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or None
+        The parser to walk; ``None`` (default): the whole ``lpsched`` command line, ``ptg``
+        included.
+
+    Returns
+    -------
+    str
+        The page (written to docs/cli.md by ``make docs``).
+    """
     lines = ["# Command-line reference", "",
              "Generated from the installed `lpsched`'s own parsers "
              "(`lpsched.cli.reference`); `lpsched COMMAND --help` prints the same.", ""]
@@ -122,7 +158,20 @@ def markdown(parser: argparse.ArgumentParser | None = None) -> str:
 def options_without_help(parser: argparse.ArgumentParser | None = None,
                          ) -> list[tuple[str, str]]:
     """(command, option) pairs whose option has no help text: what the reference would
-    show with an empty meaning."""
+    show with an empty meaning.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or None
+        The parser to walk; ``None`` (default): the whole ``lpsched`` command line, ``ptg``
+        included.
+
+    Returns
+    -------
+    list of tuple of str
+        ``(command, option)``, the option by its first flag (a positional by its name);
+        empty when every option is documented.
+    """
     return [(cmd.name, a.option_strings[0] if a.option_strings else a.dest)
             for cmd in commands(parser) for a in cmd.actions()
             if not re.sub(r"\(default: [^)]*\)", "",
@@ -141,7 +190,13 @@ GENERIC_HELP = {
 def complete_help(parser: argparse.ArgumentParser) -> None:
     """Give every option of every command a help text and its default (issue 33 item 5):
     the options of :data:`GENERIC_HELP` declared without help get theirs, and an option
-    with a value whose help does not mention its default gets ``(default: X)``."""
+    with a value whose help does not mention its default gets ``(default: X)``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``lpsched`` parser, changed in place.
+    """
     for cmd in commands(parser):
         for action in cmd.actions():
             flag = action.option_strings[0] if action.option_strings else None

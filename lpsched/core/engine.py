@@ -51,7 +51,28 @@ class Engine:
         self._seq = itertools.count()
 
     def at(self, time: float, action: Callable[[], None], priority: int = 0) -> Event:
-        """Run ``action`` at ``time`` (not before ``now``); lower ``priority`` runs first."""
+        """Run ``action`` at ``time`` (not before ``now``); lower ``priority`` runs first.
+
+        Parameters
+        ----------
+        time : float
+            When to run it (s), at least ``now``.
+        action : callable
+            Called with no argument when the event runs.
+        priority : int
+            Order among events of the same time: lower first (default 0); ties in the order
+            scheduled.
+
+        Returns
+        -------
+        Event
+            The event, to :meth:`cancel` it.
+
+        Raises
+        ------
+        LpschedError
+            A time before ``now`` or NaN.
+        """
         if not time >= self.now or math.isnan(time):
             raise LpschedError(f"cannot schedule an event at {time} before now = {self.now}")
         seq = next(self._seq)
@@ -60,24 +81,63 @@ class Engine:
         return event
 
     def after(self, delay: float, action: Callable[[], None], priority: int = 0) -> Event:
-        """Run ``action`` ``delay`` seconds from ``now``: :meth:`at` at ``now + delay``."""
+        """Run ``action`` ``delay`` seconds from ``now``: :meth:`at` at ``now + delay``.
+
+        Parameters
+        ----------
+        delay : float
+            Seconds from ``now`` (>= 0).
+        action : callable
+            Called with no argument when the event runs.
+        priority : int
+            Order among events of the same time: lower first (default 0); ties in the order
+            scheduled.
+
+        Returns
+        -------
+        Event
+            The event, to :meth:`cancel` it.
+
+        Raises
+        ------
+        LpschedError
+            A time before ``now`` or NaN.
+        """
         return self.at(self.now + delay, action, priority)
 
     @staticmethod
     def cancel(event: Event | None) -> None:
         """Mark ``event`` cancelled so that it is skipped when its time comes (O(1)); ``None`` is
-        ignored."""
+        ignored.
+
+        Parameters
+        ----------
+        event : Event or None
+            The event returned by :meth:`at` or :meth:`after`.
+        """
         if event is not None:
             event.cancelled = True
 
     def peek(self) -> float:
-        """Time of the next live event (``inf`` when none)."""
+        """Time of the next live event (``inf`` when none).
+
+        Returns
+        -------
+        float
+            Its time (s), cancelled events discarded on the way.
+        """
         while self._heap and self._heap[0][3].cancelled:
             heapq.heappop(self._heap)
         return self._heap[0][0] if self._heap else math.inf
 
     def step(self) -> bool:
-        """Run the next live event; False when there is none."""
+        """Run the next live event; False when there is none.
+
+        Returns
+        -------
+        bool
+            ``True`` when an event ran (``now`` moved to its time).
+        """
         while self._heap:
             event = heapq.heappop(self._heap)[3]
             if event.cancelled:
@@ -89,6 +149,12 @@ class Engine:
         return False
 
     def run(self, until: float = math.inf) -> None:
-        """Run events up to (and including) time ``until``."""
+        """Run events up to (and including) time ``until``.
+
+        Parameters
+        ----------
+        until : float
+            The last time to run (s); default ``inf``: until no event is left.
+        """
         while self.peek() <= until and self.step():
             pass

@@ -72,11 +72,34 @@ class Range:
             raise ValueError(f"Range({self.lo}, {self.hi}): lo must be <= hi")
 
     def distance(self, value: float) -> float:
-        """How far ``value`` lies outside the range (0 inside)."""
+        """How far ``value`` lies outside the range (0 inside).
+
+        Parameters
+        ----------
+        value : float
+            Our measured value, in the unit of the range.
+
+        Returns
+        -------
+        float
+            ``lo - value`` below the range, ``value - hi`` above it, 0 inside (the ends
+            included); :func:`compare` judges it against the tolerance.
+        """
         return max(self.lo - value, value - self.hi, 0.0)
 
     def label(self, unit: str = "") -> str:
-        """As the table shows it: ``5–30 %``."""
+        """As the table shows it: ``5–30 %``.
+
+        Parameters
+        ----------
+        unit : str
+            Shown after the upper end ("%", "s"); ``""`` (the default) shows none.
+
+        Returns
+        -------
+        str
+            ``lo–hi`` with an en dash, each end up to 4 significant digits, then the unit.
+        """
         return f"{_num(self.lo)}–{_num(self.hi)}{_unit(unit)}"
 
 
@@ -93,13 +116,36 @@ class Bound:
             raise ValueError(f"Bound op {self.op!r}: must be <, <=, > or >=")
 
     def distance(self, value: float) -> float:
-        """How far ``value`` lies on the wrong side of the bound (0 on the right side)."""
+        """How far ``value`` lies on the wrong side of the bound (0 on the right side).
+
+        Parameters
+        ----------
+        value : float
+            Our measured value, in the unit of the bound.
+
+        Returns
+        -------
+        float
+            ``value - bound`` above an upper bound (``<``, ``<=``), ``bound - value``
+            below a lower one (``>``, ``>=``), 0 on the right side or on the bound itself.
+        """
         if self.op in ("<", "<="):
             return max(value - self.value, 0.0)
         return max(self.value - value, 0.0)
 
     def label(self, unit: str = "") -> str:
-        """As the table shows it: ``< 2 %``."""
+        """As the table shows it: ``< 2 %``.
+
+        Parameters
+        ----------
+        unit : str
+            Shown after the value ("%", "s"); ``""`` (the default) shows none.
+
+        Returns
+        -------
+        str
+            The operator, a space, the value (up to 4 significant digits), then the unit.
+        """
         return f"{self.op} {_num(self.value)}{_unit(unit)}"
 
 
@@ -123,7 +169,15 @@ class FidelityRow:
 
     def to_dict(self) -> dict[str, Any]:
         """The row as JSON-ready data: the display columns, plus ``seed_number`` and
-        ``ours_number`` when the values are numeric (``None`` otherwise)."""
+        ``ours_number`` when the values are numeric (``None`` otherwise).
+
+        Returns
+        -------
+        dict
+            The :data:`COLUMNS` as keys with their display strings, plus ``seed_number``
+            and ``ours_number`` (float or ``None``; ``ours_number`` is also ``None`` on a
+            ``not measured`` row).
+        """
         out: dict[str, Any] = {c: getattr(self, c) for c in COLUMNS}
         out["seed_number"] = self.numbers.get("seed")
         out["ours_number"] = self.numbers.get("ours")
@@ -272,14 +326,29 @@ class FidelityTable:
     def counts(self) -> dict[str, int]:
         """How many rows have each verdict kind: ``match``, ``close``, ``explained``
         (``differs: explained by decision N``), ``differs`` (no explanation yet) and
-        ``not measured``."""
+        ``not measured``.
+
+        Returns
+        -------
+        dict of str to int
+            The five kinds, in that order, each present (0 when no row has it); they sum
+            to the number of rows.
+        """
         kinds = Counter("explained" if r.verdict.startswith("differs: explained")
                         else r.verdict.split(":")[0] for r in self.rows)
         return {k: kinds.get(k, 0)
                 for k in ("match", "close", "explained", "differs", "not measured")}
 
     def csv_text(self) -> str:
-        """The table as CSV text, the columns of :data:`COLUMNS`."""
+        """The table as CSV text, the columns of :data:`COLUMNS`.
+
+        Returns
+        -------
+        str
+            The header line (the names of :data:`COLUMNS`), then one line per row with
+            its display strings, ``\\n``-terminated; the text
+            ``lpsched.cli.common.report_fidelity`` writes to :attr:`filename`.
+        """
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(COLUMNS)
@@ -311,13 +380,29 @@ class FidelityTable:
                                    ).rstrip() for line in cells)
 
     def summary(self) -> str:
-        """One line: ``ptg vs seed: 5 match, 2 close, 2 differ (explained), 1 differs,
-        0 not measured``."""
+        """One line: ``ptg vs seed: 5 match, 2 close, 2 differ (explained by a decision),
+        1 differs, 0 not measured``.
+
+        Returns
+        -------
+        str
+            ``<experiment> vs seed:`` then the count of each kind of :meth:`counts`, in
+            its order, the ``explained`` kind worded ``differ (explained by a
+            decision)``.
+        """
         words = {"explained": "differ (explained by a decision)"}
         return f"{self.experiment} vs seed: " + ", ".join(
             f"{n} {words.get(k, k)}" for k, n in self.counts().items())
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the experiment, the verdict counts and every row."""
+        """JSON-ready: the experiment, the verdict counts and every row.
+
+        Returns
+        -------
+        dict
+            ``experiment`` (str), ``counts`` (:meth:`counts`) and ``rows`` (a list of
+            :meth:`FidelityRow.to_dict`, in the table's order); what a ``reproduce --json``
+            run prints under ``"vs_seed"``.
+        """
         return {"experiment": self.experiment, "counts": self.counts(),
                 "rows": [r.to_dict() for r in self.rows]}

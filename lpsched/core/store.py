@@ -376,14 +376,37 @@ class ResultStore:
     @staticmethod
     def key(cell: Any) -> str:
         """The text key of ``cell`` in the store: its JSON with sorted keys (what :meth:`done`
-        returns and :func:`~lpsched.core.runner.run_cells` compares to skip finished cells)."""
+        returns and :func:`~lpsched.core.runner.run_cells` compares to skip finished cells).
+
+        Parameters
+        ----------
+        cell : object
+            A JSON-ready cell description (e.g. ``{"seed": 3, "policy": "fifo-rr"}``).
+
+        Returns
+        -------
+        str
+            ``json.dumps(cell, sort_keys=True)``.
+        """
         return json.dumps(cell, sort_keys=True)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the store's exclusive writer lock for the block (module doc); a store in
         use by another run raises :class:`~lpsched.errors.StoreError` at once. A no-op for
-        ``":memory:"``. Not re-entrant."""
+        ``":memory:"``. Not re-entrant.
+
+        Yields
+        ------
+        None
+            The lock is held inside the block.
+
+        Raises
+        ------
+        StoreError
+            The store is in use by another run (or already locked by this process), or the
+            lock file cannot be created.
+        """
         if self.path == ":memory:" or fcntl is None:
             yield
             return
@@ -432,6 +455,11 @@ class ResultStore:
     def table(self, experiment: str) -> str | None:
         """The SQL table of ``experiment``'s rows.
 
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name (e.g. ``"cbs3m"``).
+
         Returns
         -------
         str or None
@@ -445,6 +473,11 @@ class ResultStore:
 
     def fields(self, experiment: str) -> list[str]:
         """The fields of ``experiment``'s rows.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name (e.g. ``"cbs3m"``).
 
         Returns
         -------
@@ -460,7 +493,18 @@ class ResultStore:
             return [*table.fields, *sorted(rest)]
 
     def done(self, experiment: str) -> set[str]:
-        """Keys of the cells already stored for ``experiment``."""
+        """Keys of the cells already stored for ``experiment``.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name (e.g. ``"cbs3m"``).
+
+        Returns
+        -------
+        set of str
+            Their :meth:`key` texts.
+        """
         with self._transaction(write=False):
             if self._layout == "legacy":
                 cur = self.db.execute("SELECT DISTINCT cell FROM rows WHERE experiment = ?",
@@ -474,13 +518,53 @@ class ResultStore:
 
     def rows(self, experiment: str, schema: RowSchema | None = None) -> list[dict[str, Any]]:
         """Every stored row of ``experiment``, in cell-key then row order; each checked
-        against ``schema`` (:func:`check_row`) when one is given."""
+        against ``schema`` (:func:`check_row`) when one is given.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name (e.g. ``"cbs3m"``).
+        schema : RowSchema or None
+            The fields to check in each row read (name -> kind, :data:`RowSchema`); ``None``
+            (default): no check.
+
+        Returns
+        -------
+        list of dict
+            The rows as they were added.
+
+        Raises
+        ------
+        StoreError
+            A stored row that is not a JSON object or fails ``schema``.
+        """
         return self._read(experiment, None, schema)
 
     def rows_of(self, experiment: str, cells: Iterable[Any],
                 schema: RowSchema | None = None) -> list[dict[str, Any]]:
         """The stored rows of the given ``cells`` only (a store may hold other runs),
-        checked against ``schema`` when one is given."""
+        checked against ``schema`` when one is given.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name (e.g. ``"cbs3m"``).
+        cells : iterable
+            The cells whose rows are wanted (compared by :meth:`key`).
+        schema : RowSchema or None
+            The fields to check in each row read (name -> kind, :data:`RowSchema`); ``None``
+            (default): no check.
+
+        Returns
+        -------
+        list of dict
+            The rows as they were added.
+
+        Raises
+        ------
+        StoreError
+            A stored row that is not a JSON object or fails ``schema``.
+        """
         return self._read(experiment, {self.key(c) for c in cells}, schema)
 
     def _read(self, experiment: str, keys: set[str] | None,
@@ -575,7 +659,19 @@ class ResultStore:
         :data:`RowSchema`, optional) declares the types of the columns it creates (also when
         this first write converts a store of earlier versions: the experiment's table is
         then the one a fresh store would have); the rows read back the same with or
-        without it."""
+        without it.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name (e.g. ``"cbs3m"``).
+        cell : object
+            The cell the rows belong to (JSON-ready; stored by :meth:`key`).
+        rows : iterable of dict
+            The rows, JSON-ready; nothing is written when empty.
+        schema : RowSchema or None
+            The types of the columns the rows create; ``None`` (default): inferred.
+        """
         key = self.key(cell)
         items = [(key, i, keyed(r)) for i, r in enumerate(rows)]
         if not items:
@@ -735,6 +831,19 @@ def check_row(row: Mapping[str, Any], schema: RowSchema) -> str | None:
 
     >>> check_row({"seed": 3, "max_stretch": -5.0}, {"seed": "int>=0", "max_stretch": "number>=1?"})
     'max_stretch = -5.0: must be >= 1'
+
+    Parameters
+    ----------
+    row : mapping
+        One row.
+    schema : RowSchema
+        Field name -> kind (``"text"``, ``"int"``, ``"number"``, optionally ``">=bound"``
+        and a trailing ``"?"`` when null is allowed).
+
+    Returns
+    -------
+    str or None
+        The first problem as a phrase, or ``None``.
     """
     for name, kind in schema.items():
         if name not in row:

@@ -24,7 +24,18 @@ BOOKKEEPING = ("_cell", "_idx", "_shape", "_extra")
 
 
 def utf8(text: str) -> bool:
-    """Whether SQLite can hold ``text`` (no lone surrogate)."""
+    """Whether SQLite can hold ``text`` (no lone surrogate).
+
+    Parameters
+    ----------
+    text : str
+        A value or field name.
+
+    Returns
+    -------
+    bool
+        ``False`` when it holds a lone surrogate (not encodable as UTF-8).
+    """
     if text.isascii():
         return True
     try:
@@ -98,7 +109,19 @@ SCHEMA_KINDS = {"int": "int", "number": "real", "text": "text"}
 
 
 def kind_of(v: Any) -> str:
-    """The column kind a first non-``None`` value asks for."""
+    """The column kind a first non-``None`` value asks for.
+
+    Parameters
+    ----------
+    v : object
+        A row's value.
+
+    Returns
+    -------
+    str
+        ``"bool"``, ``"int"``, ``"real"``, ``"text"``, ``"json"`` (a list or dict) or
+        ``"any"`` (exact types only: a subclass is ``"any"``).
+    """
     t = type(v)
     if t is bool:
         return "bool"
@@ -115,13 +138,35 @@ def kind_of(v: Any) -> str:
 
 def normal(v: Any) -> Any:
     """``v`` as the JSON rows of old gave it back (tuples as lists, a float subclass as a
-    float); a value JSON cannot hold raises ``TypeError`` as it always did."""
+    float); a value JSON cannot hold raises ``TypeError`` as it always did.
+
+    Parameters
+    ----------
+    v : object
+        A JSON-compatible value.
+
+    Returns
+    -------
+    object
+        The value after a JSON round trip.
+    """
     return json.loads(json.dumps(v))
 
 
 def loose(v: Any) -> Any:
     """What a column shows of a value it cannot give back exactly (the exact value goes to
-    ``_extra``): the number, the text or the JSON text; ``None`` when SQLite has none."""
+    ``_extra``): the number, the text or the JSON text; ``None`` when SQLite has none.
+
+    Parameters
+    ----------
+    v : object
+        The value a column cannot hold exactly.
+
+    Returns
+    -------
+    object
+        An int, float, str or ``None`` for the column.
+    """
     t = type(v)
     if t is bool:
         return int(v)
@@ -140,13 +185,37 @@ def loose(v: Any) -> Any:
 
 
 def quote(name: str) -> str:
-    """``name`` as an SQL identifier (double quotes, inner ones doubled)."""
+    """``name`` as an SQL identifier (double quotes, inner ones doubled).
+
+    Parameters
+    ----------
+    name : str
+        A table or column name.
+
+    Returns
+    -------
+    str
+        The quoted identifier.
+    """
     return '"' + name.replace('"', '""') + '"'
 
 
 def unique(name: str, taken: set[str]) -> str:
     """``name`` (made a legal identifier) with the first suffix ``_2``, ``_3``, ... that no
-    name in ``taken`` has, ignoring case as SQLite does; added to ``taken``."""
+    name in ``taken`` has, ignoring case as SQLite does; added to ``taken``.
+
+    Parameters
+    ----------
+    name : str
+        The wanted name (a field's).
+    taken : set of str
+        The lower-cased names already used; the result's lower case is added.
+
+    Returns
+    -------
+    str
+        The name to use.
+    """
     base = name.encode("utf-8", "replace").decode("utf-8").replace("\x00", "_") or "_"
     candidate, k = base, 2
     while candidate.lower() in taken:
@@ -175,7 +244,17 @@ class Table:
 
     def add_column(self, field: str, name: str, kind: str) -> None:
         """Record the next field column: ``field`` of the rows, SQL column ``name``, of
-        ``kind`` (a key of :data:`KINDS`)."""
+        ``kind`` (a key of :data:`KINDS`).
+
+        Parameters
+        ----------
+        field : str
+            The rows' field.
+        name : str
+            Its SQL column name (unique in the table).
+        kind : str
+            A key of :data:`KINDS` (``"int"``, ``"real"``, ``"text"``, ...).
+        """
         _, fits, encode, decode = KINDS[kind]
         pos = len(self.fields)
         self.fields.append(field)
@@ -187,12 +266,29 @@ class Table:
         self._sql = None
 
     def add_shape(self, sid: int, fields: tuple[str, ...]) -> None:
-        """Record the row shape ``sid``: the sorted fields a row of that shape has."""
+        """Record the row shape ``sid``: the sorted fields a row of that shape has.
+
+        Parameters
+        ----------
+        sid : int
+            The shape's id, stored in each row's ``_shape``.
+        fields : tuple of str
+            The sorted field names of a row of that shape.
+        """
         self.shapes[sid] = fields
         self.shape_ids[fields] = sid
 
     def sql(self) -> tuple[str, str]:
-        """``(INSERT OR IGNORE ..., SELECT ...)`` of every column, rows in key order."""
+        """``(INSERT OR IGNORE ..., SELECT ...)`` of every column, rows in key order.
+
+        Returns
+        -------
+        insert : str
+            The INSERT statement, one ``?`` per bookkeeping and field column.
+        select : str
+            The SELECT of ``_cell``, ``_shape``, ``_extra`` and the field columns, ordered by cell
+            and row index.
+        """
         if self._sql is None:
             table = quote(self.name)
             cols = ", ".join([*BOOKKEEPING, *map(quote, self.names)])
@@ -204,7 +300,23 @@ class Table:
 
 
 def keyed(row: Any) -> dict[str, Any]:
-    """``row`` with text keys, as a JSON object of old (other keys through JSON)."""
+    """``row`` with text keys, as a JSON object of old (other keys through JSON).
+
+    Parameters
+    ----------
+    row : object
+        A row (a dict).
+
+    Returns
+    -------
+    dict
+        ``row`` itself when its keys are all str, else its JSON round trip (sorted keys).
+
+    Raises
+    ------
+    TypeError
+        ``row`` is not a dict, or holds a value JSON cannot hold.
+    """
     if not isinstance(row, dict):
         raise TypeError(f"a row must be a dict, not {type(row).__name__}")
     if all(type(k) is str for k in row):
@@ -216,7 +328,26 @@ def keyed(row: Any) -> dict[str, Any]:
 
 def encode(table: Table, key: str, idx: int, sid: int, row: dict[str, Any]) -> tuple[Any, ...]:
     """The INSERT parameters of one row: each value in its column when the column gives it
-    back exactly, else shown there as SQLite best can and kept exactly in ``_extra``."""
+    back exactly, else shown there as SQLite best can and kept exactly in ``_extra``.
+
+    Parameters
+    ----------
+    table : Table
+        The experiment's table (its columns and coders).
+    key : str
+        The cell's key (:meth:`ResultStore.key`).
+    idx : int
+        The row's index within the cell.
+    sid : int
+        The row's shape id.
+    row : dict
+        The row.
+
+    Returns
+    -------
+    tuple
+        ``(key, idx, sid, extra JSON or None, *column values)``.
+    """
     values: list[Any] = [None] * len(table.fields)
     extra: dict[str, Any] | None = None
     coders = table.coders

@@ -21,6 +21,12 @@ def versions() -> dict[str, str]:
 
     >>> sorted(versions())[:3]
     ['dask', 'highspy', 'lpsched']
+
+    Returns
+    -------
+    dict of str to str
+        The version of lpsched, of Python (with implementation, system and machine) and of
+        each distribution of :data:`DEPENDENCIES`, by name.
     """
     found = {"lpsched": __version__,
              "python": f"{platform.python_version()} ({platform.python_implementation()}, "
@@ -34,5 +40,16 @@ def versions() -> dict[str, str]:
 
 
 def versions_report(prefix: str = "") -> str:
-    """One ``name version`` line per entry of :func:`versions` (each after ``prefix``)."""
+    """One ``name version`` line per entry of :func:`versions` (each after ``prefix``).
+
+    Parameters
+    ----------
+    prefix : str
+        Put before each line (e.g. ``"# "`` for a comment block); default none.
+
+    Returns
+    -------
+    str
+        The lines joined by newlines, without a trailing newline.
+    """
     return "\n".join(f"{prefix}{name} {version}" for name, version in versions().items())

@@ -50,7 +50,13 @@ class Block:
         return self.start + self.size
 
     def indices(self) -> np.ndarray:
-        """The global indices of the block, reshaped to its shape."""
+        """The global indices of the block, reshaped to its shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            int, of shape ``shape``: ``start, start + 1, ...`` in C order.
+        """
         return np.arange(self.start, self.stop).reshape(self.shape)
 
 
@@ -105,7 +111,32 @@ class LinearProgram:
     ) -> np.ndarray:
         """Add a block of ``prod(shape)`` columns; return their indices with that shape.
 
-        ``integer=True`` makes the block integral (the model becomes a MIP for HiGHS)."""
+        ``integer=True`` makes the block integral (the model becomes a MIP for HiGHS).
+
+        Parameters
+        ----------
+        name : str
+            The block's name (unique among the variable blocks), e.g. ``"rho"``.
+        shape : int or tuple of int
+            The block's shape, e.g. ``(n, p)``.
+        lower : array_like
+            The columns' lower bounds: one value for all, or ``prod(shape)`` values in C order
+            (default 0).
+        upper : array_like
+            The columns' upper bounds, likewise (default ``inf``).
+        integer : bool
+            Make every column of the block integral (default ``False``).
+
+        Returns
+        -------
+        numpy.ndarray
+            int, of shape ``shape``: the global column indices.
+
+        Raises
+        ------
+        LpschedError
+            A block of that name exists, or bounds of the wrong size.
+        """
         if name in self.variables:
             raise LpschedError(f"variable block {name!r} already exists")
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
@@ -133,6 +164,34 @@ class LinearProgram:
         ``rows``, ``cols``, ``vals`` broadcast against each other; the block has
         ``num_rows`` rows (default ``max(rows)+1``). Duplicate (row, col) pairs are summed.
         Returns the global row indices of the block.
+
+        Parameters
+        ----------
+        name : str
+            The block's name (unique among the constraint blocks).
+        rows : array_like
+            The local row (0 to ``num_rows − 1``) of each coefficient.
+        cols : array_like
+            The global column index of each coefficient (from :meth:`add_variables`).
+        vals : array_like
+            The coefficients, finite.
+        lower : array_like
+            The rows' lower bounds: one value for all or one per row (default ``-inf``).
+        upper : array_like
+            The rows' upper bounds, likewise (default ``inf``).
+        num_rows : int or None
+            The block's number of rows; ``None`` (default): ``max(rows) + 1``.
+
+        Returns
+        -------
+        numpy.ndarray
+            int, shape ``(num_rows,)``: the global row indices.
+
+        Raises
+        ------
+        LpschedError
+            A block of that name exists, a row or column index out of range, a coefficient that
+            is not finite, or bounds of the wrong size.
         """
         if name in self.constraints:
             raise LpschedError(f"constraint block {name!r} already exists")
@@ -161,7 +220,17 @@ class LinearProgram:
         return block.indices()
 
     def set_objective(self, cols: ArrayLike, coefs: ArrayLike, offset: float = 0.0) -> None:
-        """Replace the objective by ``sum(coefs * x[cols]) + offset`` (duplicates summed)."""
+        """Replace the objective by ``sum(coefs * x[cols]) + offset`` (duplicates summed).
+
+        Parameters
+        ----------
+        cols : array_like
+            Global column indices.
+        coefs : array_like
+            Their costs, broadcast against ``cols``.
+        offset : float
+            A constant added to the objective (default 0).
+        """
         c, v = np.broadcast_arrays(np.asarray(cols, dtype=np.int64), np.asarray(coefs, float))
         self._cost_cols = [c.ravel()]
         self._cost_vals = [v.ravel()]
@@ -169,14 +238,34 @@ class LinearProgram:
         self._cache.clear()
 
     def set_col_bounds(self, cols: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> None:
-        """Change the bounds of columns ``cols`` (global indices)."""
+        """Change the bounds of columns ``cols`` (global indices).
+
+        Parameters
+        ----------
+        cols : array_like
+            Global column indices.
+        lower : array_like
+            Their new lower bounds (broadcast against ``cols``).
+        upper : array_like
+            Their new upper bounds.
+        """
         self._col_lower[:] = [self.col_lower]
         self._col_upper[:] = [self.col_upper]
         self._col_lower[0][np.asarray(cols, np.int64)] = lower
         self._col_upper[0][np.asarray(cols, np.int64)] = upper
 
     def set_row_bounds(self, rows: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> None:
-        """Change the bounds of rows ``rows`` (global indices)."""
+        """Change the bounds of rows ``rows`` (global indices).
+
+        Parameters
+        ----------
+        rows : array_like
+            Global row indices.
+        lower : array_like
+            Their new lower bounds (broadcast against ``rows``).
+        upper : array_like
+            Their new upper bounds.
+        """
         self._row_lower[:] = [self.row_lower]
         self._row_upper[:] = [self.row_upper]
         self._row_lower[0][np.asarray(rows, np.int64)] = lower
@@ -250,21 +339,60 @@ class LinearProgram:
         return int(self.matrix.nnz)
 
     def variable_block(self, name: str) -> Block:
-        """The variable :class:`Block` named ``name`` (``KeyError`` if there is none)."""
+        """The variable :class:`Block` named ``name`` (``KeyError`` if there is none).
+
+        Parameters
+        ----------
+        name : str
+            The block's name as given to :meth:`add_variables`.
+
+        Returns
+        -------
+        Block
+            Its name, first column and shape.
+        """
         return self.variables[name]
 
     def split_columns(self, x: np.ndarray) -> dict[str, np.ndarray]:
-        """Cut a full column vector into ``{block name: array of the block's shape}``."""
+        """Cut a full column vector into ``{block name: array of the block's shape}``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            One value per column, shape ``(num_cols,)`` (e.g. a solution's primal values).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            Per variable block, its values with the block's shape.
+        """
         return {b.name: np.asarray(x[b.start:b.stop]).reshape(b.shape)
                 for b in self.variables.values()}
 
     def split_rows(self, y: np.ndarray) -> dict[str, np.ndarray]:
-        """Cut a full row vector (duals, activities) into ``{constraint block: array}``."""
+        """Cut a full row vector (duals, activities) into ``{constraint block: array}``.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            One value per row, shape ``(num_rows,)``.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            Per constraint block, its values, shape ``(rows of the block,)``.
+        """
         return {b.name: np.asarray(y[b.start:b.stop]) for b in self.constraints.values()}
 
     def column_names(self) -> list[str]:
         """Readable names ``block_i_j_...`` (the block name, then its indices joined by ``_``;
-        the bare block name for a scalar block) for every column (for PuLP and LP files)."""
+        the bare block name for a scalar block) for every column (for PuLP and LP files).
+
+        Returns
+        -------
+        list of str
+            ``num_cols`` names, in column order.
+        """
         names: list[str] = []
         for b in self.variables.values():
             for idx in np.ndindex(*b.shape):
@@ -272,14 +400,31 @@ class LinearProgram:
         return names
 
     def row_names(self) -> list[str]:
-        """Readable names ``block_i`` for every row, in order (for PuLP and LP files)."""
+        """Readable names ``block_i`` for every row, in order (for PuLP and LP files).
+
+        Returns
+        -------
+        list of str
+            ``num_rows`` names.
+        """
         names: list[str] = []
         for b in self.constraints.values():
             names.extend(f"{b.name}_{i}" for i in range(b.size))
         return names
 
     def residuals(self, x: np.ndarray) -> dict[str, float]:
-        """Largest violation of column bounds and of row bounds at ``x`` (0 when feasible)."""
+        """Largest violation of column bounds and of row bounds at ``x`` (0 when feasible).
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A point, one value per column.
+
+        Returns
+        -------
+        dict of str to float
+            ``{"rows": ..., "columns": ...}``, absolute violations (>= 0).
+        """
         x = np.asarray(x, float)
         ax = self.matrix @ x
         row = np.maximum(self.row_lower - ax, ax - self.row_upper)

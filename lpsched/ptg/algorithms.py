@@ -32,7 +32,25 @@ from lpsched.ptg.schedule import PtgSchedule
 
 def selfish(pb: Problem, rng: np.random.Generator, key: str = "bl") -> PtgSchedule:
     """SELFISH (``key="bl"``), SELFISH ORDER (``"order"``), SELFISH WEIGHT (``"weight"``),
-    seed 004 §4.1. O(n·P log P) after the shared standalone allocations."""
+    seed 004 §4.1. O(n·P log P) after the shared standalone allocations.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities (the seed's random tie-breaking).
+    key : {"bl", "order", "weight"}
+        The mapping priority [L226, L242-249]: decreasing bottom level (SELFISH), increasing
+        ``C*_i`` then decreasing bottom level (ORDER), decreasing ``bl / C*_i²`` (WEIGHT).
+
+    Returns
+    -------
+    PtgSchedule
+        One start, end, allocation and processor set per task of every PTG (flat order of
+        ``pb``), not yet backfilled (:func:`lpsched.ptg.registry.run` applies BACKFILL).
+    """
     p = pb.selfish_alloc
     return m_static(pb.flat[0], p, pb.keys(key, p), pb.P, rng)
 
@@ -98,13 +116,43 @@ def _on_composite(pb: Problem, comp: Dag, fl: np.ndarray, rng: np.random.Generat
 
 def c1(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
     """C1 (seed 004 [L259-263]): HCPA and M-STATIC on the fork-join composite graph.
-    O(K·(n + e) + n·P log P) for ``K`` HCPA increments."""
+    O(K·(n + e) + n·P log P) for ``K`` HCPA increments.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities (the seed's random tie-breaking).
+
+    Returns
+    -------
+    PtgSchedule
+        One start, end, allocation and processor set per task of every PTG (flat order of
+        ``pb``), not yet backfilled (:func:`lpsched.ptg.registry.run` applies BACKFILL).
+    """
     comp, fl = _composite(pb, list(range(pb.N)), [], entry=True)
     return _on_composite(pb, comp, fl, rng)
 
 
 def c4(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
-    """C4 (seed 004 [L265-268], grafting rule DECIDE-12 in the module doc)."""
+    """C4 (seed 004 [L265-268], grafting rule DECIDE-12 in the module doc).
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities (the seed's random tie-breaking).
+
+    Returns
+    -------
+    PtgSchedule
+        One start, end, allocation and processor set per task of every PTG (flat order of
+        ``pb``), not yet backfilled (:func:`lpsched.ptg.registry.run` applies BACKFILL).
+    """
     tie = rng.permutation(pb.N)
     order = sorted(range(pb.N), key=lambda i: (-pb.cstar[i], tie[i]))
     base = order[0]
@@ -188,19 +236,64 @@ def _f2_update(stretch: np.ndarray, history: list[list[int]], start: np.ndarray,
 
 def f1(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
     """F1 (seed 004 [L269-278]): stretch = finish of the last mapped task over its finish
-    in the standalone schedule."""
+    in the standalone schedule.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities (the seed's random tie-breaking).
+
+    Returns
+    -------
+    PtgSchedule
+        One start, end, allocation and processor set per task of every PTG (flat order of
+        ``pb``), not yet backfilled (:func:`lpsched.ptg.registry.run` applies BACKFILL).
+    """
     return _fairness(pb, rng, "f1")
 
 
 def f2(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
     """F2 (seed 004 [L278-282]): stretch of every PTG re-estimated at the mapped task's
-    finish time from the fraction done of its running task."""
+    finish time from the fraction done of its running task.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities (the seed's random tie-breaking).
+
+    Returns
+    -------
+    PtgSchedule
+        One start, end, allocation and processor set per task of every PTG (flat order of
+        ``pb``), not yet backfilled (:func:`lpsched.ptg.registry.run` applies BACKFILL).
+    """
     return _fairness(pb, rng, "f2")
 
 
 def cra_betas(pb: Problem, strategy: str) -> np.ndarray:
     """``β_i`` of CRA (seed 004 [L305-338]): ``ndags`` ``1/N``; ``work`` eq. (1)
-    ``1/(2N) + ω_i/(2Σω)``; ``width`` eq. (2) ``1/(2N) + width_i/(2Σ width)``."""
+    ``1/(2N) + ω_i/(2Σω)``; ``width`` eq. (2) ``1/(2N) + width_i/(2Σ width)``.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    strategy : {"ndags", "work", "width"}
+        The share rule of CRA NDAGS, CRA WORK or CRA WIDTH.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``β_i`` per PTG (shape ``(N,)``, summing to 1): the share of the cluster's
+        processors PTG ``i`` may use.
+    """
     N = pb.N
     if strategy == "ndags":
         return np.full(N, 1.0 / N)
@@ -217,7 +310,22 @@ def cra_alloc(pb: Problem, strategy: str) -> np.ndarray:
     """Constrained HCPA of every PTG (DECIDE-16/17): ``P_i = max(1, ⌊β_i P⌋)``, without the
     improved-HCPA bound (``NO_BOUND``): the seed explains CRA's stretches below 1 by HCPA's
     own bound being "more stringent than the bound used by the CRA algorithms"
-    [L592-597], so CRA's bound is ``P_i`` alone."""
+    [L592-597], so CRA's bound is ``P_i`` alone.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    strategy : {"ndags", "work", "width"}
+        The share rule of :func:`cra_betas`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Processors per task, flat over the PTGs (0 for dummy tasks), each PTG's tasks at
+        most its ``P_i``.
+    """
     beta = cra_betas(pb, strategy)
     caps = np.maximum(1, np.floor(beta * pb.P + 1e-9)).astype(int)
     return np.concatenate([hcpa_alloc(d, int(c), cap=int(c), level_cap=int(c),
@@ -228,6 +336,25 @@ def cra_alloc(pb: Problem, strategy: str) -> np.ndarray:
 def cra(pb: Problem, rng: np.random.Generator, strategy: str = "ndags",
         key: str = "bl") -> PtgSchedule:
     """CRA NDAGS / WORK / WIDTH with the BL or WEIGHT key (seed 004 §4.3): M-READY on the
-    whole cluster, the constraint acting through the allocations only (DECIDE-18)."""
+    whole cluster, the constraint acting through the allocations only (DECIDE-18).
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster, with the shared standalone allocations, ``C*_i``
+        and priority keys (:class:`lpsched.ptg.problem.Problem`).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities (the seed's random tie-breaking).
+    strategy : {"ndags", "work", "width"}
+        The share rule of :func:`cra_betas`.
+    key : {"bl", "weight"}
+        Mapping priority: decreasing bottom level, or decreasing ``bl / C*_i²`` (WEIGHT).
+
+    Returns
+    -------
+    PtgSchedule
+        One start, end, allocation and processor set per task of every PTG (flat order of
+        ``pb``), not yet backfilled (:func:`lpsched.ptg.registry.run` applies BACKFILL).
+    """
     p = cra_alloc(pb, strategy)
     return m_ready(pb.flat[0], p, pb.keys(key, p), pb.P, rng)

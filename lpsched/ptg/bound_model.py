@@ -23,7 +23,19 @@ from lpsched.ptg.model import Dag
 
 
 def tangent_points(processors: int) -> np.ndarray:
-    """Allotments where the work curve is touched: ``1, 2, 4, ..., P`` and ``P``."""
+    """Allotments where the work curve is touched: ``1, 2, 4, ..., P`` and ``P``.
+
+    Parameters
+    ----------
+    processors : int
+        ``P``, the cluster's processors (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The allotments ``p_k`` (integers, increasing, without repeats) at which each task's
+        work tangent ``w(x_k) + w'(x_k)(x − x_k)``, ``x_k = T(v, p_k)``, is a row.
+    """
     pts = 2 ** np.arange(int(np.log2(processors)) + 1)
     return np.unique(np.append(pts, processors))
 
@@ -67,7 +79,24 @@ def makespan_lp(dag: Dag, processors: int, per_owner: bool = False) -> LinearPro
     """The LP of the module doc for all tasks of ``dag``. ``per_owner=False``: minimise the
     overall makespan ``C`` (work row over all tasks). ``per_owner=True``: one makespan per
     PTG with its own work row, minimise their sum (each PTG's bound is then its own optimum
-    since the blocks are independent). Built with whole COO blocks. O(n·K + e)."""
+    since the blocks are independent). Built with whole COO blocks. O(n·K + e).
+
+    Parameters
+    ----------
+    dag : Dag
+        One or several PTGs on one cluster (sequential times ``t1`` in seconds, ``α``).
+    processors : int
+        ``P``, the cluster's processors.
+    per_owner : bool
+        One makespan column and one work row per PTG (``dag.owner``) instead of one overall.
+
+    Returns
+    -------
+    LinearProgram
+        The model, not solved (one makespan column, or one per PTG with ``per_owner``);
+        its optimum is a lower bound on the makespan (s) of any schedule of ``dag`` on
+        ``P`` processors (seed 004 §1.3's model), or on the sum of the PTGs' makespans.
+    """
     n, P = dag.n, processors
     real = np.flatnonzero(~dag.dummy)
     t1, al = dag.t1, dag.alpha

@@ -51,7 +51,14 @@ class Bounds:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``makespan`` (its value, which bound gives it and both bounds),
         ``scaled_sum_completion`` (value and source) and ``ptg_makespan`` (each PTG's classical
-        and LP bounds); the ``lower_bounds`` of ``lpsched ptg schedule --json``."""
+        and LP bounds); the ``lower_bounds`` of ``lpsched ptg schedule --json``.
+
+        Returns
+        -------
+        dict
+            Plain data (numbers in seconds, per-PTG bounds as arrays), ready for
+            :func:`lpsched.cli.common.dump_json`.
+        """
         best = "lp" if self.makespan_lp >= self.makespan_classical else "classical"
         return {"makespan": {"value": self.makespan, "bound": best,
                              "classical": self.makespan_classical, "lp": self.makespan_lp},
@@ -60,7 +67,20 @@ class Bounds:
 
 
 def classical(pb: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """``(CP_i, A_i)`` per PTG (module doc). O(n + e)."""
+    """``(CP_i, A_i)`` per PTG (module doc). O(n + e).
+
+    Parameters
+    ----------
+    pb : Problem
+        The PTGs and their cluster (``P`` processors).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``CP_i``, the critical path of PTG ``i`` with every task at its fastest time
+        ``T(v, P)`` (s), and ``A_i = Σ_v T(v, 1)``, its minimum area (processor-seconds),
+        shape ``(N,)`` each: ``max(CP_i, A_i / P)`` bounds PTG ``i``'s makespan.
+    """
     dag = pb.flat[0]
     bl = bottom_levels(dag, np.full(dag.n, pb.P))
     offs = pb.flat[1]
@@ -111,7 +131,22 @@ def lower_bounds(pb: Problem, lp: bool = True) -> Bounds:
     reduced by a relative 1e-7 so solver round-off never makes a bound exceed a makespan
     (so an LP value may show just below an equal classical one). A bound's ``source``
     names the one that gives its value: for the scaled sum, "lp" when the LP raised at
-    least one PTG's own bound, else "classical", or "area-order"."""
+    least one PTG's own bound, else "classical", or "area-order".
+
+    Parameters
+    ----------
+    pb : Problem
+        The PTGs, their cluster and ``C*_i`` (for the scaled sum completion time).
+    lp : bool
+        Also solve the LP relaxations (:func:`lpsched.ptg.bound_model.makespan_lp`); with
+        ``False`` the LP values equal the classical ones.
+
+    Returns
+    -------
+    Bounds
+        Per-PTG and overall makespan bounds (s) and the bound on the scaled sum completion
+        time (seed 004 §2's SSCT), each at most the value of any schedule.
+    """
     cp, area = classical(pb)
     ptg_cl = np.maximum(cp, area / pb.P)
     cmax_cl = float(max(cp.max(), area.sum() / pb.P))

@@ -47,7 +47,20 @@ class MoldableSpec:
 
 def moldable_spec(pb: Problem) -> MoldableSpec:
     """The moldable view of every PTG and MRT's answer (spec §3.7, §5.1; DECIDE-10/19/20).
-    O(N·P) HCPA schedules (cached in the problem) plus MRT's O(N·P·log(1/ε))."""
+    O(N·P) HCPA schedules (cached in the problem) plus MRT's O(N·P·log(1/ε)).
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster (the moldable specification is cached in it).
+
+    Returns
+    -------
+    MoldableSpec
+        ``T̂_i(p)`` for ``p = 1..P`` (s, the best HCPA makespan with at most ``p``
+        processors), the ``q`` achieving it, MRT's ``d*`` and allotments ``a_i``, and
+        whether ``T̂`` is work-monotonic.
+    """
     raw = np.array([pb.spec_times(i) for i in range(pb.N)])
     best = np.zeros(raw.shape, int)
     for i in range(pb.N):
@@ -67,7 +80,18 @@ def moldable_spec(pb: Problem) -> MoldableSpec:
 def shared_spec(pb: Problem) -> MoldableSpec:
     """:func:`moldable_spec` of ``pb``, computed once per problem and shared by the six CAFM
     algorithms; its cost is recorded in ``pb.timings["moldable_spec"]`` (the standalone HCPA
-    runs it needs first are charged to ``standalone_hcpa``)."""
+    runs it needs first are charged to ``standalone_hcpa``).
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster (the moldable specification is cached in it).
+
+    Returns
+    -------
+    MoldableSpec
+        The same object on every call for one ``pb``.
+    """
     if "cafm" not in pb.cache:
         pb.trajectories  # noqa: B018 - a shared part of its own, timed by the problem
         t0 = time.perf_counter()
@@ -78,7 +102,23 @@ def shared_spec(pb: Problem) -> MoldableSpec:
 
 def cafm_cra(pb: Problem, rng: np.random.Generator, key: str = "bl") -> PtgSchedule:
     """CAFM CRA (+WEIGHT with ``key="weight"``), seed 004 [L419-433]: MRT allotments as
-    processor budgets of HCPA, then M-STATIC of all tasks on ``P``."""
+    processor budgets of HCPA, then M-STATIC of all tasks on ``P``.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster (the moldable specification is cached in it).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities.
+    key : {"bl", "weight"}
+        Mapping priority: decreasing bottom level, or decreasing ``bl / C*_i²`` (WEIGHT).
+
+    Returns
+    -------
+    PtgSchedule
+        Every task's start, end, allocation and processors (flat order of ``pb``), before
+        BACKFILL.
+    """
     ms = shared_spec(pb)
     p = np.concatenate([t.alloc(int(a)) for t, a in zip(pb.trajectories, ms.allotment,
                                                        strict=True)])
@@ -112,7 +152,23 @@ def _embed(pb: Problem, ms: MoldableSpec, size: np.ndarray, box_start: np.ndarra
 def cafm_list(pb: Problem, rng: np.random.Generator, key: str = "saf") -> PtgSchedule:
     """CAFM SAF / SPTF / LPTF (seed 004 [L400-409]): boxes of ``a_i`` processors and length
     ``T̂_i(a_i)`` list-scheduled by M_RIGID (area ascending, time ascending, time
-    descending; random ties), then filled with the HCPA schedules."""
+    descending; random ties), then filled with the HCPA schedules.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster (the moldable specification is cached in it).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities.
+    key : {"saf", "sptf", "lptf"}
+        The box order: smallest area first, shortest time first, longest time first.
+
+    Returns
+    -------
+    PtgSchedule
+        Every task's start, end, allocation and processors (flat order of ``pb``), before
+        BACKFILL.
+    """
     ms = shared_spec(pb)
     a = ms.allotment
     dur = ms.hat[np.arange(pb.N), a - 1]
@@ -125,7 +181,21 @@ def cafm_list(pb: Problem, rng: np.random.Generator, key: str = "saf") -> PtgSch
 def cafm_k_shelves(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
     """CAFM K SHELVES (seed 004 [L410-418]): K-shelf boxes with unit weights and unshuffled
     shelves of non-decreasing length (``kshelf(T̂, P, cmax=d*, compact=False)``), each PTG
-    on ``γ_i(L_k)`` processors, then the HCPA schedules inside."""
+    on ``γ_i(L_k)`` processors, then the HCPA schedules inside.
+
+    Parameters
+    ----------
+    pb : Problem
+        The ``N`` PTGs on one cluster (the moldable specification is cached in it).
+    rng : numpy.random.Generator
+        Breaks ties between equal priorities.
+
+    Returns
+    -------
+    PtgSchedule
+        Every task's start, end, allocation and processors (flat order of ``pb``), before
+        BACKFILL.
+    """
     ms = shared_spec(pb)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

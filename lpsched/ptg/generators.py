@@ -32,7 +32,26 @@ N_VALUES = (2, 4, 6, 8, 10)
 def task_costs(n: int, complexity: str, rng: np.random.Generator,
                alpha_max: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
     """Work (flop) and ``α`` of ``n`` tasks under one complexity scenario (spec §6.3 step 2,
-    DECIDE-26/31). O(n)."""
+    DECIDE-26/31). O(n).
+
+    Parameters
+    ----------
+    n : int
+        Number of tasks.
+    complexity : {"ad", "adlogd", "d32", "mixed"}
+        The complexity scenario [L481-492]: every task ``a·d``, ``a·d·log2 d`` or ``d^{3/2}``
+        flop, or each drawn among the three (``mixed``).
+    rng : numpy.random.Generator
+        Source of the draws (data size, ``a``, complexity, ``α``).
+    alpha_max : float
+        Upper end of the Amdahl fraction draw ``α ~ U[0, alpha_max)`` (seed: 25 % [L497]).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The sequential work of each task in flop (shape ``(n,)``) and its non-parallelisable
+        fraction ``α`` (shape ``(n,)``) [L475-498].
+    """
     if complexity not in COMPLEXITIES:
         raise InvalidInstanceError("complexity", complexity, f"one of {COMPLEXITIES}")
     side = np.floor(rng.uniform(2048, 11264, n) / 1024) * 1024
@@ -52,7 +71,24 @@ def _check(field: str, value: float, low: float, high: float) -> None:
 
 def random_levels(n: int, fat: float, regular: float, rng: np.random.Generator) -> list[int]:
     """Level sizes (spec §6.3 step 1): ``⌊n^fat⌋·(1 + r/100)``, ``r ~ U[−perc, perc)``,
-    ``perc = 100(1 − regular)``, the last level truncated to total ``n``."""
+    ``perc = 100(1 − regular)``, the last level truncated to total ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Number of tasks of the PTG.
+    fat : float
+        Width exponent (daggen's ``fat``, [L499-505]): the mean level holds ``⌊n^fat⌋`` tasks.
+    regular : float
+        Regularity in [0, 1]: 1 gives equal levels, lower values spread their sizes.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    list of int
+        The number of tasks of each level, top to bottom, summing to ``n``.
+    """
     nb = max(1, math.floor(math.exp(fat * math.log(n))))
     perc = 100.0 * (1.0 - regular)
     sizes: list[int] = []
@@ -66,7 +102,36 @@ def random_levels(n: int, fat: float, regular: float, rng: np.random.Generator) 
 def random_ptg(n: int = 20, fat: float = 0.5, density: float = 0.2, regular: float = 0.8,
                jump: int = 1, complexity: str = "mixed", seed: int | np.random.Generator = 0,
                alpha_max: float = 0.25, name: str = "") -> PTG:
-    """A random daggen-style PTG (seed 004 §6.3, spec §6.3). O(n·density·width)."""
+    """A random daggen-style PTG (seed 004 §6.3, spec §6.3). O(n·density·width).
+
+    Parameters
+    ----------
+    n : int
+        Number of data-parallel tasks (the seed uses 10, 20, 30 [L499]).
+    fat : float
+        Width exponent (see :func:`random_levels`).
+    density : float
+        Scales the number of parents of each task, in [0, 1].
+    regular : float
+        Regularity of the level sizes, in [0, 1].
+    jump : int
+        Parents come from at most ``jump`` levels above (1: the level just above).
+    complexity : {"ad", "adlogd", "d32", "mixed"}
+        The complexity scenario [L481-492]: every task ``a·d``, ``a·d·log2 d`` or ``d^{3/2}``
+        flop, or each drawn among the three (``mixed``).
+    seed : int or numpy.random.Generator
+        Seed (or generator) of every draw: the same seed gives the same PTG.
+    alpha_max : float
+        Upper end of the Amdahl fraction draw ``α ~ U[0, alpha_max)`` (seed: 25 % [L497]).
+    name : str
+        The PTG's name (default: derived from its parameters).
+
+    Returns
+    -------
+    PTG
+        A validated PTG (dummy entry and exit tasks added where it has several sources or
+        sinks), its work in flop and ``α`` per task.
+    """
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 100_000:
         raise InvalidInstanceError("n", n, "must be a whole number in [1, 100000]")
     _check("fat", fat, 0.0, 1.0)
@@ -101,7 +166,27 @@ def random_ptg(n: int = 20, fat: float = 0.5, density: float = 0.2, regular: flo
 def fft_ptg(points: int = 4, complexity: str = "mixed", seed: int | np.random.Generator = 0,
             alpha_max: float = 0.25, name: str = "") -> PTG:
     """FFT PTG with ``points ∈ {2, 4, 8, ...}`` (a power of two >= 2): ``2m − 1 + m·log2 m``
-    tasks (spec §6.4, DECIDE-24)."""
+    tasks (spec §6.4, DECIDE-24).
+
+    Parameters
+    ----------
+    points : int
+        ``m``, the number of points (the seed uses 2, 4 and 8 [L521-523]).
+    complexity : {"ad", "adlogd", "d32", "mixed"}
+        The complexity scenario [L481-492]: every task ``a·d``, ``a·d·log2 d`` or ``d^{3/2}``
+        flop, or each drawn among the three (``mixed``).
+    seed : int or numpy.random.Generator
+        Seed (or generator) of every draw: the same seed gives the same PTG.
+    alpha_max : float
+        Upper end of the Amdahl fraction draw ``α ~ U[0, alpha_max)`` (seed: 25 % [L497]).
+    name : str
+        The PTG's name (default: derived from its parameters).
+
+    Returns
+    -------
+    PTG
+        The recursive-call tree and the ``log2 m`` butterfly stages, width ``m``.
+    """
     m = points
     if isinstance(m, bool) or not isinstance(m, int) or m < 2 or m & (m - 1) or m > 4096:
         raise InvalidInstanceError("points", points, "must be a power of two in [2, 4096]")
@@ -120,7 +205,25 @@ def fft_ptg(points: int = 4, complexity: str = "mixed", seed: int | np.random.Ge
 
 def strassen_ptg(complexity: str = "mixed", seed: int | np.random.Generator = 0,
                  alpha_max: float = 0.25, name: str = "") -> PTG:
-    """One-level Strassen PTG: 25 tasks, width 10 (spec §6.4, DECIDE-24)."""
+    """One-level Strassen PTG: 25 tasks, width 10 (spec §6.4, DECIDE-24).
+
+    Parameters
+    ----------
+    complexity : {"ad", "adlogd", "d32", "mixed"}
+        The complexity scenario [L481-492]: every task ``a·d``, ``a·d·log2 d`` or ``d^{3/2}``
+        flop, or each drawn among the three (``mixed``).
+    seed : int or numpy.random.Generator
+        Seed (or generator) of every draw: the same seed gives the same PTG.
+    alpha_max : float
+        Upper end of the Amdahl fraction draw ``α ~ U[0, alpha_max)`` (seed: 25 % [L497]).
+    name : str
+        The PTG's name (default: derived from its parameters).
+
+    Returns
+    -------
+    PTG
+        10 additions, 7 products and 8 additions [L523].
+    """
     ids = [f"T{k}" for k in range(1, 11)] + [f"M{k}" for k in range(1, 8)] + \
         ["C12", "C21", "X1", "X2", "C11", "Y1", "Y2", "C22"]
     edges = [("T1", "M1"), ("T2", "M1"), ("T3", "M2"), ("T4", "M3"), ("T5", "M4"),
@@ -145,7 +248,19 @@ class Member:
 def population(cls: str) -> list[Member]:
     """The PTG population of class ``cls``: 1,296 random (n × complexity × fat × regular ×
     density × jump × 3 samples), 120 FFT (3 sizes × 4 complexities × 10), 100 Strassen
-    (4 complexities × 25) [L514-527]."""
+    (4 complexities × 25) [L514-527].
+
+    Parameters
+    ----------
+    cls : {"random", "fft", "strassen"}
+        The population.
+
+    Returns
+    -------
+    list of Member
+        Every member's class, index and generator parameters, in a fixed order (the index
+        is the member's position).
+    """
     out: list[tuple[tuple[str, float | int | str], ...]] = []
     if cls == "random":
         for n in (10, 20, 30):
@@ -169,7 +284,20 @@ def population(cls: str) -> list[Member]:
 
 def build_member(member: Member, seed: int = 0) -> PTG:
     """The PTG of one population member; its random draws come from
-    ``default_rng([seed, class, index])``."""
+    ``default_rng([seed, class, index])``.
+
+    Parameters
+    ----------
+    member : Member
+        One entry of :func:`population`.
+    seed : int
+        The study's seed (``reproduce ptg --seed``).
+
+    Returns
+    -------
+    PTG
+        The same PTG for the same member and seed, whatever else was built before.
+    """
     rng = np.random.default_rng([seed, CLASSES.index(member.cls), member.index])
     p = {k: v for k, v in member.params if k != "sample"}
     name = f"{member.cls}-{member.index}"
@@ -196,7 +324,26 @@ def scenarios(seed: int = 0, sets: int = 25, n_values: tuple[int, ...] = N_VALUE
               classes: tuple[str, ...] = CLASSES,
               clusters: tuple[str, ...] = tuple(CLUSTERS)) -> list[Scenario]:
     """The scenarios of §6.5: for each class and ``N``, ``sets`` random sets of ``N`` PTGs
-    (without replacement), each on every cluster (3 × 5 × 25 × 4 = 1,500 by default)."""
+    (without replacement), each on every cluster (3 × 5 × 25 × 4 = 1,500 by default).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the set draws (and of the members' PTGs).
+    sets : int
+        Random sets per class and ``N`` (seed: 25 [L536]).
+    n_values : tuple of int
+        The numbers of concurrent PTGs (seed: 2, 4, 6, 8, 10).
+    classes : tuple of str
+        The populations drawn from.
+    clusters : tuple of str
+        The Table 1 clusters each set runs on.
+
+    Returns
+    -------
+    list of Scenario
+        One per (class, ``N``, set, cluster), with the indices of its members.
+    """
     out = []
     for cls in classes:
         size = len(population(cls))

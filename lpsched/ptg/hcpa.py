@@ -94,7 +94,18 @@ class HcpaBound:
     @classmethod
     def parse(cls, text: str) -> HcpaBound:
         """``"none"``, ``"fraction:0.5"``, ``"sqrt:1"``, ``"efficiency:0.6"``, ``"level:1"``,
-        ``"budget:0.5"`` (InvalidInstanceError otherwise)."""
+        ``"budget:0.5"``, ``"literal"`` (InvalidInstanceError otherwise).
+
+        Parameters
+        ----------
+        text : str
+            ``KIND`` or ``KIND:VALUE``, as ``str(bound)`` writes it (``--hcpa-bound``).
+
+        Returns
+        -------
+        HcpaBound
+            The bound; ``parse(str(b)) == b``.
+        """
         kind, _, val = str(text).strip().partition(":")
         if kind == "none" and not val:
             return cls()
@@ -108,13 +119,37 @@ class HcpaBound:
         return cls(kind, number)
 
     def budget(self, pb: int) -> int:
-        """The processors of the stopping test ``T_CP <= T_A``: ``Pb`` (``budget``:
-        ``⌈f·Pb⌉``)."""
+        """The processors of the stopping test ``T_CP <= T_A``: ``Pb`` (``budget`` and
+        ``literal``: ``⌈f·Pb⌉``).
+
+        Parameters
+        ----------
+        pb : int
+            ``Pb``, the processors of the allocation.
+
+        Returns
+        -------
+        int
+            The processors ``T_A = Σ p_v T(v, p_v) / b`` is averaged over, in ``[1, pb]``.
+        """
         return min(pb, _ceil(self.value * pb)) if self.kind in ("budget", "literal") else pb
 
     def caps(self, dag: Dag, pb: int) -> np.ndarray:
         """The largest allocation of every task under budget ``pb`` (integers in
-        ``[1, pb]``)."""
+        ``[1, pb]``).
+
+        Parameters
+        ----------
+        dag : Dag
+            The graph (its ``α`` for the ``efficiency`` kind).
+        pb : int
+            ``Pb``, the processors of the allocation.
+
+        Returns
+        -------
+        numpy.ndarray
+            One cap per task (shape ``(n,)``), non-decreasing in ``pb``.
+        """
         if self.kind in ("fraction", "budget"):
             c = _ceil(self.value * pb)
         elif self.kind == "sqrt":
@@ -130,7 +165,18 @@ class HcpaBound:
         return np.full(dag.n, min(c, pb), dtype=int)
 
     def level_cap(self, pb: int) -> int | None:
-        """The cap on the processors of one precedence level (``level`` only)."""
+        """The cap on the processors of one precedence level (``level`` only).
+
+        Parameters
+        ----------
+        pb : int
+            ``Pb``, the processors of the allocation.
+
+        Returns
+        -------
+        int or None
+            ``min(pb, ⌈f·pb⌉)`` for the ``level`` kind, None (no level cap) otherwise.
+        """
         return min(pb, _ceil(self.value * pb)) if self.kind == "level" else None
 
 
@@ -156,7 +202,31 @@ def hcpa_alloc(dag: Dag, budget: int, cap: int | None = None, level_cap: int | N
     critical-path task may grow (cap ``min(cap, bound.caps(Pb))``, level cap: ``Σ_{lev(u) =
     lev(v)} p_u + 1 <= min(level_cap, bound.level_cap(Pb))``, levels computed when not
     given). The result never exceeds ``budget`` per task. O(K log n + B·(n + e)) for ``K``
-    increments in ``B`` batches."""
+    increments in ``B`` batches.
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG (or a composite graph) with its sequential times (s) and ``α``.
+    budget : int
+        ``Pb``, the processors the allocation is for (seed 004 [L214-223]).
+    cap : int, optional
+        A cap on every task's processors (CRA's ``P_i``, DECIDE-17).
+    level_cap : int, optional
+        A cap on the processors of one precedence level together (CRA, DECIDE-17).
+    levels : numpy.ndarray, optional
+        Precedence level per task (:func:`lpsched.ptg.levels.dag_levels`), computed when a
+        level cap needs it and none is given.
+    init : numpy.ndarray, optional
+        The allocation to start from (default 1 per real task, 0 per dummy); gain rule only.
+    bound : HcpaBound
+        The improved-HCPA variant (DECIDE-1; the literal reading by default).
+
+    Returns
+    -------
+    numpy.ndarray
+        Processors per task (integers, shape ``(n,)``), in ``[1, budget]`` for real tasks.
+    """
     limit = bound.caps(dag, budget)
     if cap:
         limit = np.minimum(limit, cap)
@@ -223,7 +293,23 @@ class Trajectory:
     def build(cls, dag: Dag, processors: int, bound: HcpaBound = DEFAULT_BOUND,
               ) -> Trajectory:
         """One HCPA run with budget ``P`` under ``bound``, recording every step.
-        O(K log n)."""
+        O(K log n). Under the literal rule nothing is recorded: every budget is computed on
+        demand by :meth:`alloc`.
+
+        Parameters
+        ----------
+        dag : Dag
+            One PTG (or a composite graph) with its sequential times (s) and ``α``.
+        processors : int
+            ``P``, the cluster's processors.
+        bound : HcpaBound
+            The improved-HCPA variant.
+
+        Returns
+        -------
+        Trajectory
+            The run, replayable for every budget ``b <= P``.
+        """
         if bound.kind == "literal":  # no replay: every budget is computed (and cached)
             empty = np.zeros(0, dtype=int)
             return cls(dag, empty, empty, np.zeros(1), np.zeros(1), processors, bound)
@@ -239,7 +325,18 @@ class Trajectory:
                    np.array(rec.lev), levels, gains)
 
     def alloc(self, budget: int) -> np.ndarray:
-        """HCPA_ALLOC with budget ``budget <= P``. O(K) plus any capped continuation."""
+        """HCPA_ALLOC with budget ``budget <= P``. O(K) plus any capped continuation.
+
+        Parameters
+        ----------
+        budget : int
+            The budget ``b``, ``1 <= b <= P``.
+
+        Returns
+        -------
+        numpy.ndarray
+            A copy of the allocation :func:`hcpa_alloc` gives for ``b`` under the same bound.
+        """
         if self.bound.kind == "literal":
             if budget not in self.memo:
                 self.memo[budget] = hcpa_alloc(self.dag, budget, bound=self.bound)
@@ -269,7 +366,20 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     Budgets are processed in decreasing order and the run for ``b`` is replayed from the
     run for ``b + 1`` (not from the run on ``P``): the two choose the same task as long as
     that task is still a candidate for ``b`` (:func:`_replay_point`), so only the steps
-    after the first divergence are recomputed."""
+    after the first divergence are recomputed. Under the literal rule every budget is run
+    (and cached in ``traj``): its runs diverge at once (decision 341).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        The recorded run of one PTG on the whole cluster (``P = traj.processors``).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``P`` allocations, item ``b − 1`` the allocation for budget ``b`` (the moldable
+        specification's input, spec §3.7).
+    """
     dag, P, bound = traj.dag, traj.processors, traj.bound
     if bound.kind == "literal":
         return [traj.alloc(b) for b in range(1, P + 1)]
@@ -311,6 +421,26 @@ def hcpa_schedule(dag: Dag, processors: int, rng: np.random.Generator,
                   ) -> PtgSchedule:
     """HCPA_SCHED (spec §3.2): ``alloc`` (default :func:`hcpa_alloc` with budget
     ``processors`` under ``bound``) mapped by M-STATIC with decreasing bottom levels on
-    ``processors``."""
+    ``processors``.
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG (or a composite graph) with its sequential times (s) and ``α``.
+    processors : int
+        The processors of the (virtual) cluster the PTG runs on alone.
+    rng : numpy.random.Generator
+        Breaks ties between equal bottom levels.
+    alloc : numpy.ndarray, optional
+        The allocation to map (default: :func:`hcpa_alloc` on ``processors``).
+    bound : HcpaBound
+        The improved-HCPA variant used when ``alloc`` is not given.
+
+    Returns
+    -------
+    PtgSchedule
+        The PTG's standalone schedule; its makespan is ``C*`` when ``processors = P``
+        (seed 004 §2.1).
+    """
     p = hcpa_alloc(dag, processors, bound=bound) if alloc is None else alloc
     return m_static(dag, p, (-bottom_levels(dag, p),), processors, rng)

@@ -142,7 +142,24 @@ class Detours:
     def along(self, delta: list[float], tasks: np.ndarray, fall: np.ndarray,
               ) -> np.ndarray | float:
         """:meth:`now` before each of the steps ``tasks`` (their times falling by
-        ``fall``) and after the last one, vectorised."""
+        ``fall``) and after the last one, vectorised.
+
+        Parameters
+        ----------
+        delta : list of float
+            How much each task's time has fallen so far in the batch (s, indexed by task).
+        tasks : numpy.ndarray
+            The path tasks of the coming steps, in order.
+        fall : numpy.ndarray
+            How much each step lowers its task's time (s).
+
+        Returns
+        -------
+        numpy.ndarray or float
+            The bound on every other path before each step and after the last (``len(tasks) +
+            1`` values), or the plain bound ``second`` (one float) when the groups are not
+            usable.
+        """
         if not self.usable:
             return self.second
         cum = np.empty((tasks.size + 1, self.values.size))
@@ -155,7 +172,18 @@ class Detours:
 
     def now(self, delta: list[float]) -> float:
         """The bound after the path tasks' times fell by ``delta`` (indexed by task), with
-        a margin that covers rounding (it only ends batches earlier)."""
+        a margin that covers rounding (it only ends batches earlier).
+
+        Parameters
+        ----------
+        delta : list of float
+            How much each task's time has fallen in the batch (s).
+
+        Returns
+        -------
+        float
+            An upper bound (s) on the length of every path other than the critical path.
+        """
         if not self.usable:
             return self.second
         fall = self.shared @ np.array([delta[v] for v in self.path])
@@ -211,7 +239,22 @@ class Gains:
 
     def after(self, heap: list[tuple[Any, ...]], limit: list[int], n: int) -> np.ndarray:
         """Positions of the increments still to come for the tasks in ``heap`` (from the
-        count in their entry up to their cap), in pop order."""
+        count in their entry up to their cap), in pop order.
+
+        Parameters
+        ----------
+        heap : list of tuple
+            The batch's candidates (:func:`candidates`' entries).
+        limit : list of int
+            The per-task caps.
+        n : int
+            Number of tasks of the graph.
+
+        Returns
+        -------
+        numpy.ndarray
+            Indices into the shared increments, in the heap's pop order.
+        """
         low = np.full(n, self.top, dtype=np.int64)
         high = np.zeros(n, dtype=np.int64)
         for _, v, q, *_ in heap:
@@ -228,7 +271,32 @@ def run_hcpa(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
     increments (largest gain first) need no bottom-level recomputation. Every single
     increment is still tested and recorded, so the result is exactly the
     one-step-at-a-time algorithm's. Plain lists inside: a PTG has tens of tasks (composite
-    graphs of C1/C4 a few hundred, with level propagation instead of sweeps)."""
+    graphs of C1/C4 a few hundred, with level propagation instead of sweeps).
+
+    Parameters
+    ----------
+    dag : Dag
+        The graph (sequential times in s, ``α``).
+    budget : int
+        The processors ``T_A`` is averaged over (the stopping test ``T_CP <= T_A``).
+    limit : numpy.ndarray
+        Per-task cap on the processors.
+    level_cap : int or None
+        Cap on the processors of one precedence level together (CRA), or None.
+    levels : numpy.ndarray or None
+        Precedence levels (needed with a level cap).
+    p0 : numpy.ndarray
+        The starting allocation (1 per real task, 0 per dummy, or a replay's state).
+    rec : Record, optional
+        Receives every step (for the replays of :class:`lpsched.ptg.hcpa.Trajectory`).
+    gains : Gains, optional
+        The graph's increments in pop order, shared by the runs of one graph.
+
+    Returns
+    -------
+    numpy.ndarray
+        The final allocation (integers, shape ``(n,)``).
+    """
     p = p0.tolist()
     real, sources, t1, al, walk = dag.plain
     succs, preds = dag.succs, dag.preds
@@ -265,7 +333,26 @@ def run_hcpa(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
 def candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps: Caps,
                 ) -> list[tuple[Any, ...]]:
     """The heap of a critical path's next increments: ``(−gain, task, p, T(p), T(p+1),
-    T(1), α)`` for its tasks below their cap."""
+    T(1), α)`` for its tasks below their cap.
+
+    Parameters
+    ----------
+    dag : Dag
+        The graph.
+    p : list of int
+        The current allocation.
+    path : list of int
+        The critical path's tasks.
+    real : list of bool
+        Whether each task is real (dummies never grow).
+    caps : Caps
+        The run's limits.
+
+    Returns
+    -------
+    list of tuple
+        A heap (``heapq``) of the path's candidate increments, largest gain first.
+    """
     _, _, t1, al, _ = dag.plain
     heap = []
     limit = caps.limit
@@ -286,7 +373,19 @@ def update_levels(dag: Dag, tt: list[float], bl: list[float], tl: list[float],
     a whole critical path, whose ancestors and descendants are nearly every task, and a
     plain sweep is cheaper); larger ones propagate from ``changed`` in reverse / forward
     topological order, only along actual changes. Both give the same values: each level
-    is a function of its neighbours' levels."""
+    is a function of its neighbours' levels.
+
+    Parameters
+    ----------
+    dag : Dag
+        The graph.
+    tt : list of float
+        The task times (s) after the change.
+    bl, tl : list of float
+        Bottom and top levels (s), updated in place.
+    changed : list of int
+        The tasks whose time changed.
+    """
     if len(tt) <= SMALL:
         bl[:] = bottom_level_list(dag, tt)
         tl[:] = top_level_list(dag, tt)
@@ -336,7 +435,23 @@ class Batch:
         """Increments until HCPA stops (False) or another path may be critical (True).
         When ``L`` reaches the bound ``L2``, the bound is tightened with the detours
         (:class:`Detours`) before giving up. After :data:`SCALAR_STEPS` increments the
-        rest goes to :meth:`tail` (same steps, same floating-point operations)."""
+        rest goes to :meth:`tail` (same steps, same floating-point operations).
+
+        Parameters
+        ----------
+        L : float
+            The critical path's length (s) at the batch's start.
+        L2 : float
+            The bound on every other path (s).
+        area : float
+            ``Σ p_v T(v, p_v)`` (processor-seconds) at the batch's start.
+
+        Returns
+        -------
+        bool
+            True when the levels must be recomputed (another path may be critical), False when
+            the stopping test held or no candidate is left.
+        """
         p, heap, caps, rec = self.p, self.heap, self.caps, self.rec
         limit, budget, levels, levsum = caps.limit, caps.budget, caps.levels, caps.levsum
         self.delta = delta = [0.0] * len(p)
@@ -402,11 +517,24 @@ class Batch:
         keys grow with its count, which is checked), ``L`` and the area accumulated in
         the same order as the scalar loop (``ufunc.accumulate`` is sequential), up to the
         first step where a test holds (with the detour bound along the way: the batch's
-        end). Returns (another path may be critical, ``L``, area) there, the heap left
-        stale; None when the keys are not monotone in floating point (the caller goes on
-        one step at a time). Generating fewer increments per candidate was measured
-        slower: the merged order is certain only below every left-out key, so short
-        windows end early and batches need many calls."""
+        end). Generating fewer increments per candidate was measured slower: the merged
+        order is certain only below every left-out key, so short windows end early and
+        batches need many calls.
+
+        Parameters
+        ----------
+        L : float
+            The critical path's length (s) now.
+        area : float
+            ``Σ p_v T(v, p_v)`` now.
+
+        Returns
+        -------
+        tuple or None
+            (another path may be critical, ``L``, area) at the batch's end, the heap left
+            stale; None when the keys are not monotone in floating point (the caller goes on
+            one step at a time).
+        """
         heap, g = self.heap, self.gains
         if g is not None and g.ok and max(self.caps.limit) <= g.top:
             at = g.after(heap, self.caps.limit, len(self.p))

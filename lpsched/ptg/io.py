@@ -29,7 +29,20 @@ from lpsched.ptg.wfformats import (
 
 
 def ptg_from_dict(data: Any, name: str = "") -> PTG:
-    """A validated :class:`PTG` from the JSON form (InvalidInstanceError naming the field)."""
+    """A validated :class:`PTG` from the JSON form (InvalidInstanceError naming the field).
+
+    Parameters
+    ----------
+    data : object
+        The parsed JSON document (a mapping with ``tasks`` and ``edges``; extra keys kept).
+    name : str
+        Name used when the document has none, and in error messages.
+
+    Returns
+    -------
+    PTG
+        Tasks in topological order with their work (flop) and ``α``.
+    """
     if not isinstance(data, dict):
         raise InvalidInstanceError("ptg", type(data).__name__, "must be a JSON object")
     tasks, edges = data.get("tasks"), data.get("edges", [])
@@ -174,12 +187,35 @@ def load_ptg(path: str | Path, speed: float = REFERENCE_SPEED) -> PTG:
 
 
 def to_json(ptg: PTG) -> str:
-    """The JSON text of :meth:`PTG.to_dict`."""
+    """The JSON text of :meth:`PTG.to_dict`.
+
+    Parameters
+    ----------
+    ptg : PTG
+        The graph to write.
+
+    Returns
+    -------
+    str
+        The JSON document, read back by :func:`ptg_from_dict`.
+    """
     return json.dumps(ptg.to_dict(), indent=1)
 
 
 def to_dot(ptg: PTG) -> str:
-    """A DOT ``digraph`` (dummy tasks omitted)."""
+    """A DOT ``digraph`` (dummy tasks omitted).
+
+    Parameters
+    ----------
+    ptg : PTG
+        The graph to write.
+
+    Returns
+    -------
+    str
+        The DOT text, each task with its work and ``α`` as attributes; read back by
+        :func:`from_dot`.
+    """
     d = ptg.to_dict()
     lines = [f"digraph {json.dumps(ptg.name or 'ptg')} {{"]
     lines += [f'  {json.dumps(t["id"])} [work={t["work"]!r}, alpha={t["alpha"]!r}];'
@@ -199,7 +235,22 @@ _unquote = unquote_id
 
 def from_dot(text: str, name: str = "", source: str | None = None) -> PTG:
     """Parse the DOT subset :func:`to_dot` writes (ParseError on any other line, located
-    in ``source``, default ``name``)."""
+    in ``source``, default ``name``).
+
+    Parameters
+    ----------
+    text : str
+        The DOT document.
+    name : str
+        The PTG's name when the ``digraph`` has none.
+    source : str, optional
+        Where the text comes from (a file name), for error messages.
+
+    Returns
+    -------
+    PTG
+        The validated graph.
+    """
     where = source or name or "dot"
     tasks: list[dict[str, Any]] = []
     edges: list[list[str]] = []

@@ -25,7 +25,26 @@ _EPS = 1e-9
 
 def m_ready(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: int,
             rng: np.random.Generator) -> PtgSchedule:
-    """M-READY (spec §3.4). O(E·R log R + n·P) for E events and at most R ready tasks."""
+    """M-READY (spec §3.4). O(E·R log R + n·P) for E events and at most R ready tasks.
+
+    Parameters
+    ----------
+    dag : Dag
+        The tasks of every PTG (flat).
+    p : numpy.ndarray
+        Processors per task (0 for dummies).
+    keys : tuple of numpy.ndarray
+        Priority keys, compared lexicographically, smaller first (spec §3.5).
+    processors : int
+        ``P``, the cluster's processors.
+    rng : numpy.random.Generator
+        Breaks ties between equal keys.
+
+    Returns
+    -------
+    PtgSchedule
+        Each ready task started, by priority, as soon as ``p_v`` processors are free.
+    """
     n = dag.n
     tie = rng.permutation(n)
     rank = {v: (*(float(k[v]) for k in keys), int(tie[v])) for v in range(n)}
@@ -77,7 +96,24 @@ def m_ready(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: i
 def m_rigid(size: np.ndarray, duration: np.ndarray, order: np.ndarray, processors: int,
             ) -> tuple[np.ndarray, list[np.ndarray]]:
     """M_RIGID (spec §4.4): independent rigid jobs, event-driven, in ``order`` each job that
-    fits starts (greedy skip); returns starts and processor sets. O(J²)."""
+    fits starts (greedy skip); returns starts and processor sets. O(J²).
+
+    Parameters
+    ----------
+    size : numpy.ndarray
+        Processors of each job (the CAFM boxes' allotments ``a_i``).
+    duration : numpy.ndarray
+        Length of each job (s).
+    order : numpy.ndarray
+        Job indices in priority order (SAF, SPTF or LPTF).
+    processors : int
+        ``P``, the cluster's processors.
+
+    Returns
+    -------
+    tuple
+        Start time of each job (s, shape ``(J,)``) and the processor indices of each job.
+    """
     J = size.size
     start = np.zeros(J)
     procs: list[np.ndarray] = [np.zeros(0, int)] * J
@@ -105,7 +141,23 @@ def m_rigid(size: np.ndarray, duration: np.ndarray, order: np.ndarray, processor
 def backfill(sched: PtgSchedule, dag: Dag, processors: int) -> PtgSchedule:
     """BACKFILL (spec §3.6): returns a new schedule where no task starts later than in
     ``sched`` and every task keeps its allocation and duration. Candidate start times are
-    ``est`` and the finish times in ``(est, start]``. O(n·c·n·P) for ``c`` candidates."""
+    ``est`` and the finish times in ``(est, start]``. O(n·c·n·P) for ``c`` candidates.
+
+    Parameters
+    ----------
+    sched : PtgSchedule
+        A schedule of ``dag`` (its mapping order is the order tasks are reconsidered in,
+        seed 004 [L228-233]).
+    dag : Dag
+        The tasks (durations, precedences).
+    processors : int
+        ``P``, the cluster's processors.
+
+    Returns
+    -------
+    PtgSchedule
+        The compacted schedule (same allocations, no task later, no task delayed).
+    """
     n, P = dag.n, processors
     start, end = sched.start.copy(), sched.end.copy()
     dur = end - start

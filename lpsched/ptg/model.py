@@ -183,12 +183,33 @@ class PTG:
         return g
 
     def times(self, speed: float, p: np.ndarray | int) -> np.ndarray:
-        """``T(v, p)`` in seconds (Amdahl, seed 004 [L493-498]); dummies take 0."""
+        """``T(v, p)`` in seconds (Amdahl, seed 004 [L493-498]); dummies take 0.
+
+        Parameters
+        ----------
+        speed : float
+            The processor speed (flop/s).
+        p : numpy.ndarray or int
+            Processors per task, or one count for all.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(α + (1 − α)/p) · work / speed`` per task (s), shape ``(n,)``.
+        """
         t1 = self.work / speed
         return t1 * (self.alpha + (1.0 - self.alpha) / np.asarray(p, dtype=float))
 
     def to_dict(self) -> dict[str, Any]:
-        """The issue's JSON form (dummies omitted; extra keys kept)."""
+        """The issue's JSON form (dummies omitted; extra keys kept).
+
+        Returns
+        -------
+        dict
+            ``name``, ``tasks`` (``id``, ``work``, ``alpha`` and their extra keys) and
+            ``edges`` (``[from, to]`` id pairs), read back by
+            :func:`lpsched.ptg.io.ptg_from_dict`.
+        """
         real = np.flatnonzero(~self.dummy)
         tasks = []
         for v in real:
@@ -213,7 +234,30 @@ def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]]
 
     Raises :class:`InvalidInstanceError` naming the field: duplicate or empty ids, work not
     finite and > 0, ``alpha`` outside [0, 1], an edge that is not a pair of task-id strings
-    or names an unknown task, a self-loop, a cycle. O(n + e)."""
+    or names an unknown task, a self-loop, a cycle. O(n + e).
+
+    Parameters
+    ----------
+    ids : list of str
+        Task ids, unique and non-empty.
+    work : array_like
+        Sequential work of each task (flop, finite and > 0).
+    alpha : array_like
+        Amdahl's non-parallelisable fraction of each task, in [0, 1] [L495-497].
+    edges : list of tuple of str
+        Precedences ``(from, to)`` by task id.
+    name : str
+        The PTG's name.
+    extra : dict, optional
+        Keys of the document kept as they are (written back by :meth:`PTG.to_dict`).
+    task_extra : list of dict, optional
+        Per task, keys kept as they are.
+
+    Returns
+    -------
+    PTG
+        The validated graph.
+    """
     if not ids:
         raise InvalidInstanceError("tasks", [], "a PTG needs at least one task")
     w = np.array([_check_number(f"tasks[{i}].work", x, 0.0, 1e30, open_low=True)
@@ -294,11 +338,35 @@ class Dag:
         return int(self.t1.size)
 
     def time(self, v: int, p: int) -> float:
-        """``T(v, p)`` (Amdahl); 0 for a dummy."""
+        """``T(v, p)`` (Amdahl); 0 for a dummy.
+
+        Parameters
+        ----------
+        v : int
+            Task index.
+        p : int
+            Processors (>= 1).
+
+        Returns
+        -------
+        float
+            The task's time (s).
+        """
         return float(self.t1[v] * (self.alpha[v] + (1.0 - self.alpha[v]) / max(p, 1)))
 
     def times(self, p: np.ndarray) -> np.ndarray:
-        """``T(v, p_v)`` for every task (vectorised)."""
+        """``T(v, p_v)`` for every task (vectorised).
+
+        Parameters
+        ----------
+        p : numpy.ndarray
+            Processors per task (0 allowed for dummies).
+
+        Returns
+        -------
+        numpy.ndarray
+            Each task's time (s), 0 for dummies, shape ``(n,)``.
+        """
         return self.t1 * (self.alpha + (1.0 - self.alpha) / np.maximum(p, 1))
 
     @cached_property
@@ -323,7 +391,21 @@ class Dag:
 
 def flatten(ptgs: list[PTG], speed: float) -> tuple[Dag, np.ndarray]:
     """All PTGs as one :class:`Dag` (no edges between them) and the offsets of each PTG's
-    first task. O(Σ n_i + e_i)."""
+    first task. O(Σ n_i + e_i).
+
+    Parameters
+    ----------
+    ptgs : list of PTG
+        The PTGs of one scenario.
+    speed : float
+        The cluster's processor speed (flop/s, Table 1): times are ``work / speed``.
+
+    Returns
+    -------
+    tuple of (Dag, numpy.ndarray)
+        The flat graph (``owner`` is the PTG of each task) and the ``N + 1`` offsets (PTG
+        ``i``'s tasks are ``offsets[i]:offsets[i + 1]``).
+    """
     offsets = np.concatenate([[0], np.cumsum([g.n for g in ptgs])]).astype(int)
     preds: list[list[int]] = []
     succs: list[list[int]] = []
@@ -339,5 +421,18 @@ def flatten(ptgs: list[PTG], speed: float) -> tuple[Dag, np.ndarray]:
 
 
 def single(ptg: PTG, speed: float) -> Dag:
-    """One PTG as a :class:`Dag`."""
+    """One PTG as a :class:`Dag`.
+
+    Parameters
+    ----------
+    ptg : PTG
+        The graph.
+    speed : float
+        The processor speed (flop/s).
+
+    Returns
+    -------
+    Dag
+        Its tasks with sequential times in seconds.
+    """
     return flatten([ptg], speed)[0]

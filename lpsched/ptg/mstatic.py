@@ -29,7 +29,22 @@ _TOL = 1e-12
 def topo_order(dag: Dag, keys: tuple[np.ndarray, ...], rng: np.random.Generator,
                ) -> list[int]:
     """Tasks by increasing ``keys`` (lexicographic), random ties, never a task before one of
-    its predecessors (a heap over the ready tasks: DECIDE-27). O(n log n + e)."""
+    its predecessors (a heap over the ready tasks: DECIDE-27). O(n log n + e).
+
+    Parameters
+    ----------
+    dag : Dag
+        The tasks.
+    keys : tuple of numpy.ndarray
+        Priority keys, compared lexicographically, smaller first (spec §3.5).
+    rng : numpy.random.Generator
+        Draws the random tie-breaker.
+
+    Returns
+    -------
+    list of int
+        Every task once, in a topological order.
+    """
     return _ordered(dag, [np.asarray(k, float).tolist() for k in keys],
                     rng.permutation(dag.n).tolist())
 
@@ -64,7 +79,22 @@ def _ordered(dag: Dag, cols: list[list[float]], tie: list[int] | None) -> list[i
 
 def best_set(avail: np.ndarray, k: int, est: float) -> np.ndarray:
     """BEST_SET (spec §3.3): processors free by ``est`` by decreasing ``avail`` (smallest
-    idle gap), then the others by increasing ``avail``; the first ``k``. O(P log P)."""
+    idle gap), then the others by increasing ``avail``; the first ``k``. O(P log P).
+
+    Parameters
+    ----------
+    avail : numpy.ndarray
+        The time (s) each processor becomes free.
+    k : int
+        Processors wanted.
+    est : float
+        The task's earliest start (s).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``k`` processor indices.
+    """
     early = avail <= est + _TOL * max(1.0, est)
     order = np.lexsort((np.where(early, -avail, avail), ~early))
     return order[:k]
@@ -74,7 +104,28 @@ def m_static(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: 
              rng: np.random.Generator, order: list[int] | None = None) -> PtgSchedule:
     """M-STATIC (spec §3.3): in priority order, each task as early as possible on
     ``p_v`` processors chosen by :func:`best_set`, after the last task mapped on them (no
-    insertion). O(n·P log P)."""
+    insertion). O(n·P log P).
+
+    Parameters
+    ----------
+    dag : Dag
+        The tasks.
+    p : numpy.ndarray
+        Processors per task.
+    keys : tuple of numpy.ndarray
+        Priority keys, compared lexicographically, smaller first (spec §3.5).
+    processors : int
+        The processors of the (virtual) cluster.
+    rng : numpy.random.Generator
+        Breaks ties between equal keys.
+    order : list of int, optional
+        A mapping order to use instead of :func:`topo_order` of ``keys``.
+
+    Returns
+    -------
+    PtgSchedule
+        Start, end and processors of every task.
+    """
     seq = order if order is not None else topo_order(dag, keys, rng)
     avail = np.zeros(processors)
     n = dag.n
@@ -101,7 +152,26 @@ def static_makespan(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], proce
     availability times, and BEST_SET's ``k`` processors are a contiguous run of it (the
     ``k`` latest of those free by ``est``, else the ``k`` earliest), replaced by ``k``
     copies of the task's end. Same start and end times, bit for bit (same comparisons,
-    same sums). O(n·P) element moves in C instead of O(n·P log P) sorting."""
+    same sums). O(n·P) element moves in C instead of O(n·P log P) sorting.
+
+    Parameters
+    ----------
+    dag : Dag
+        The tasks.
+    p : numpy.ndarray
+        Processors per task.
+    keys : tuple of numpy.ndarray
+        Priority keys, compared lexicographically, smaller first (spec §3.5).
+    processors : int
+        The processors of the (virtual) cluster.
+    rng : numpy.random.Generator
+        Breaks ties between equal keys.
+
+    Returns
+    -------
+    float
+        The makespan (s).
+    """
     return _static_end(dag, dag.times(p).tolist(), p.tolist(), topo_order(dag, keys, rng),
                        processors)[0]
 
@@ -115,7 +185,22 @@ def hcpa_makespans(dag: Dag, allocs: list[np.ndarray],
     has the allocation of ``p − 1``, no ties, and on ``p − 1`` processors every task
     found its processors free by its earliest start, the schedule on ``p`` is the same
     (the extra processor stays idle: BEST_SET takes the latest-free of the free ones),
-    so its makespan is reused. O(P·(n log n + e + n·P))."""
+    so its makespan is reused. O(P·(n log n + e + n·P)).
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG.
+    allocs : list of numpy.ndarray
+        The HCPA allocation for every budget ``1..P`` (:func:`lpsched.ptg.hcpa.all_allocs`).
+    rng : callable
+        ``rng(p)`` gives the tie-breaking generator of budget ``p``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``T_i(p)`` for ``p = 1..P`` (s), shape ``(P,)``.
+    """
     out = np.zeros(len(allocs))
     same = False
     for i, alloc in enumerate(allocs):

@@ -82,7 +82,19 @@ def draw_gantt(ax: Any, sched: PtgSchedule, processors: int, title: str = "",
 
 def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = "") -> None:
     """Draw every task as one bar per processor, coloured by PTG, and save to ``path``
-    (:func:`draw_gantt` on a new 10 × 5 inch figure). O(Σ p_v) rectangles."""
+    (:func:`draw_gantt` on a new 10 × 5 inch figure). O(Σ p_v) rectangles.
+
+    Parameters
+    ----------
+    sched : PtgSchedule
+        The schedule to draw.
+    processors : int
+        The cluster's processors (the chart's rows).
+    path : str or Path
+        The image file (.png, .pdf or .svg, by its suffix).
+    title : str
+        The chart's title.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -158,7 +170,19 @@ def summary_figures(summ: dict[str, Any], folder: str | Path) -> list[Path]:
     """Figs 2–8 of seed 004 from :func:`lpsched.ptg.reproduce.summary`: box plots of SSCT,
     Cmax and MaxS per population (whiskers = min and max, spec §2.6), the harmonic-mean
     ratio planes with the Pareto sets (:func:`pareto_plot`), and mean MaxS versus ``N``.
-    Returns the files."""
+
+    Parameters
+    ----------
+    summ : dict
+        The summary of the run's rows.
+    folder : str or Path
+        Where the PNG files are written.
+
+    Returns
+    -------
+    list of Path
+        The figures written (seven when every part is in the summary).
+    """
     import matplotlib
 
     matplotlib.use("Agg")

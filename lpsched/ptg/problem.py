@@ -50,7 +50,15 @@ class Problem:
                 raise InvalidInstanceError(f"ptgs[{i}]", type(g).__name__, "must be a PTG")
 
     def charge(self, part: str, since: float) -> None:
-        """Add ``perf_counter() − since`` seconds to the shared part ``part``."""
+        """Add ``perf_counter() − since`` seconds to the shared part ``part``.
+
+        Parameters
+        ----------
+        part : str
+            The precomputation charged (``standalone_hcpa``, ``moldable_spec``).
+        since : float
+            ``time.perf_counter()`` when it started.
+        """
         self.timings[part] = self.timings.get(part, 0.0) + time.perf_counter() - since
 
     @property
@@ -94,7 +102,19 @@ class Problem:
         return out
 
     def rng(self, *salt: int) -> np.random.Generator:
-        """A generator for one purpose: ``default_rng([seed, *salt])``."""
+        """A generator for one purpose: ``default_rng([seed, *salt])``.
+
+        Parameters
+        ----------
+        *salt : int
+            Integers naming the purpose (e.g. ``1, i`` for PTG ``i``'s standalone schedule), so
+            every draw is the same whatever ran before.
+
+        Returns
+        -------
+        numpy.random.Generator
+            A new generator.
+        """
         return np.random.default_rng([self.seed, *salt])
 
     @cached_property
@@ -115,7 +135,20 @@ class Problem:
     def keys(self, kind: str, alloc: np.ndarray) -> tuple[np.ndarray, ...]:
         """Priority keys of spec §3.5 (smaller first): ``bl`` (decreasing bottom level),
         ``order`` (increasing ``C*_i``, then decreasing ``bl``), ``weight`` (decreasing
-        ``bl/C*_i²``); ``bl`` inside each PTG under ``alloc``."""
+        ``bl/C*_i²``); ``bl`` inside each PTG under ``alloc``.
+
+        Parameters
+        ----------
+        kind : {"bl", "order", "weight"}
+            The priority of SELFISH, ORDER or WEIGHT (seed 004 [L226, L242-249]).
+        alloc : numpy.ndarray
+            Processors per task (flat), for the bottom levels.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            One or two key arrays over the flat tasks, compared lexicographically.
+        """
         dag = self.flat[0]
         bl = bottom_levels(dag, alloc)
         cs = self.cstar[dag.owner]
@@ -129,7 +162,18 @@ class Problem:
 
     def spec_times(self, i: int) -> np.ndarray:
         """``T_i(p)``, ``p = 1..P``: makespan of ``HCPA_SCHED(G_i, p)`` (spec §3.7), cached.
-        O(P·(n log n + n·P log P)) per PTG."""
+        O(P·(n log n + n·P log P)) per PTG.
+
+        Parameters
+        ----------
+        i : int
+            The PTG.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its HCPA makespan (s) on ``p`` processors, ``p = 1..P`` (shape ``(P,)``).
+        """
         if i not in self._spec:
             allocs = all_allocs(self.trajectories[i])
             dag = self.dags[i]
@@ -138,6 +182,21 @@ class Problem:
 
     def spec_schedule(self, i: int, p: int, traj: Trajectory | None = None) -> PtgSchedule:
         """``S_i(p)``: the HCPA schedule of PTG ``i`` on ``p`` virtual processors
-        (deterministic: ties from ``rng(2, i, p)``)."""
+        (deterministic: ties from ``rng(2, i, p)``).
+
+        Parameters
+        ----------
+        i : int
+            The PTG.
+        p : int
+            Virtual processors, ``1 <= p <= P``.
+        traj : Trajectory, optional
+            The PTG's HCPA run to take the allocation from (default its standalone one).
+
+        Returns
+        -------
+        PtgSchedule
+            The PTG alone on ``p`` processors; its makespan is ``spec_times(i)[p − 1]``.
+        """
         t = traj or self.trajectories[i]
         return hcpa_schedule(self.dags[i], p, self.rng(2, i, p), t.alloc(p))

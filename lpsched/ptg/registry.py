@@ -78,7 +78,14 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: algorithm, ``valid``, the metrics, ``seconds``, ``shared_seconds``
-        and its parts ``shared``."""
+        and its parts ``shared``.
+
+        Returns
+        -------
+        dict
+            One algorithm's row of ``lpsched ptg schedule --json`` (seconds of CPU, metrics of
+            seed 004 §2).
+        """
         return {"algorithm": self.algorithm, "valid": self.valid, **self.metrics.to_dict(),
                 "seconds": self.seconds, "shared_seconds": self.shared_seconds,
                 "shared": dict(self.shared)}
@@ -136,7 +143,20 @@ class RunResult:
 
 def shared_parts(pb: Problem, name: str) -> dict[str, float]:
     """Compute (once per problem) the shared precomputations algorithm ``name`` uses and
-    return the one-time cost of each (``pb.timings``)."""
+    return the one-time cost of each (``pb.timings``).
+
+    Parameters
+    ----------
+    pb : Problem
+        The problem.
+    name : str
+        One of the 19 algorithm names.
+
+    Returns
+    -------
+    dict
+        Part name (``standalone_hcpa``, ``moldable_spec``) -> seconds it took.
+    """
     pb.cstar  # noqa: B018 - standalone HCPA: allocations, schedules, C*_i
     parts = ["standalone_hcpa"]
     if name.startswith("cafm"):
@@ -146,7 +166,13 @@ def shared_parts(pb: Problem, name: str) -> dict[str, float]:
 
 
 def algorithm_names() -> list[str]:
-    """The 19 names, spec §4.0 order."""
+    """The 19 names, spec §4.0 order.
+
+    Returns
+    -------
+    list of str
+        ``selfish`` ... ``cafm-k-shelves``, as ``--algorithm`` takes them.
+    """
     return list(ALGORITHMS)
 
 

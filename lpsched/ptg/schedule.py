@@ -43,7 +43,18 @@ class PtgSchedule:
         return float(self.end.max()) if self.end.size else 0.0
 
     def completion(self, n_ptgs: int) -> np.ndarray:
-        """``C_i = max_{v ∈ V_i} finish(v)``, measured from 0 (spec §2.1, DECIDE-4)."""
+        """``C_i = max_{v ∈ V_i} finish(v)``, measured from 0 (spec §2.1, DECIDE-4).
+
+        Parameters
+        ----------
+        n_ptgs : int
+            ``N``, the number of PTGs (``owner`` takes values ``0..N−1``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Each PTG's completion time (s), shape ``(N,)``.
+        """
         out = np.zeros(n_ptgs)
         np.maximum.at(out, self.owner, self.end)
         return out
@@ -51,7 +62,13 @@ class PtgSchedule:
     def to_dict(self) -> dict[str, Any]:
         """The schedule as a dict: ``start``, ``end``, ``alloc`` and ``owner`` (numpy arrays,
         which ``dump_json`` writes as lists) and ``procs``, the processor ids of each task;
-        ``order`` and ``info`` are left out."""
+        ``order`` and ``info`` are left out.
+
+        Returns
+        -------
+        dict
+            The JSON-ready form (times in s).
+        """
         return {"start": self.start, "end": self.end, "alloc": self.alloc,
                 "owner": self.owner, "procs": [p.tolist() for p in self.procs]}
 
@@ -105,7 +122,17 @@ def validate(sched: PtgSchedule, ptgs: list[PTG], cluster: Cluster) -> None:
     Checks the task count, ``start >= 0``, allocation sizes (real tasks ``1..P``, dummies
     0), distinct processor ids in ``0..P−1``, durations ``T(v, p_v)`` from the Amdahl model,
     precedence, per-processor disjointness, and the processor count at every start instant.
-    O(n log n + n·P)."""
+    O(n log n + n·P).
+
+    Parameters
+    ----------
+    sched : PtgSchedule
+        The schedule of every task of ``ptgs`` (flat order).
+    ptgs : list of PTG
+        The PTGs it schedules (the durations are recomputed from them, independently).
+    cluster : Cluster
+        The cluster (``P`` and the speed).
+    """
     sizes = [g.n for g in ptgs]
     n, P = int(sum(sizes)), cluster.processors
     if sched.start.size != n or sched.end.size != n or len(sched.procs) != n:
@@ -188,7 +215,15 @@ class Metrics:
     def to_dict(self) -> dict[str, Any]:
         """The metrics by name (per-PTG ``completion``, ``alone`` and ``stretch`` as numpy
         arrays): merged into each algorithm's row of ``lpsched ptg schedule --json``
-        (:meth:`~lpsched.ptg.registry.RunResult.to_dict`)."""
+        (:meth:`~lpsched.ptg.registry.RunResult.to_dict`).
+
+        Returns
+        -------
+        dict
+            ``makespan`` (s), ``scaled_sum_completion``, ``max_stretch``, ``unfairness``
+            (the same value, §2.4), ``utilisation``, and per PTG ``completion``,
+            ``alone`` (s) and ``stretch``.
+        """
         return {"makespan": self.makespan, "scaled_sum_completion": self.scaled_sum_completion,
                 "max_stretch": self.max_stretch, "unfairness": self.unfairness,
                 "utilisation": self.utilisation, "completion": self.completion,
@@ -225,7 +260,22 @@ class Metrics:
 def metrics(sched: PtgSchedule, alone: np.ndarray, processors: int) -> Metrics:
     """SSCT ``Σ C_i / Σ C*_i`` (§2.2), ``Cmax = max C_i`` (§2.3), stretch ``C_i/C*_i`` and
     ``MaxS`` (§2.4, DECIDE-29: not inverted), utilisation ``Σ p_v T(v, p_v) / (P·Cmax)``
-    (§2.5, DECIDE-5: busy fraction). ``alone[i]`` is ``C*_i``. O(n)."""
+    (§2.5, DECIDE-5: busy fraction). ``alone[i]`` is ``C*_i``. O(n).
+
+    Parameters
+    ----------
+    sched : PtgSchedule
+        The schedule.
+    alone : numpy.ndarray
+        ``C*_i``, each PTG's makespan alone on the cluster (s).
+    processors : int
+        ``P``.
+
+    Returns
+    -------
+    Metrics
+        The schedule's metrics of seed 004 §2.
+    """
     c = sched.completion(len(alone))
     cmax = float(c.max())
     stretch = c / alone

@@ -14,7 +14,28 @@ METHODS = ("highs", "pulp", "scipy")
 
 
 def solve(lp: LinearProgram, method: str = "highs", time_limit: float | None = None) -> Solution:
-    """Solve ``lp`` with the back-end ``method`` (``"highs"``, ``"pulp"`` (CBC), ``"scipy"``)."""
+    """Solve ``lp`` with the back-end ``method`` (``"highs"``, ``"pulp"`` (CBC), ``"scipy"``).
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model to solve.
+    method : str
+        The back-end: ``"highs"`` (default, :func:`~lpsched.solvers.highs.solve_highs`),
+        ``"pulp"`` (CBC through PuLP) or ``"scipy"`` (``linprog``).
+    time_limit : float or None
+        The solver's time limit in seconds; ``None`` (default): no limit.
+
+    Returns
+    -------
+    Solution
+        The back-end's answer; check its status (or call ``require_optimal``).
+
+    Raises
+    ------
+    LpschedError
+        An unknown ``method`` (or, with HiGHS, a bad ``time_limit``).
+    """
     if method == "highs":
         return solve_highs(lp, time_limit)
     if method == "pulp":

@@ -61,13 +61,24 @@ _c_flush = _libc_fflush()
 
 
 def solver_log_target() -> str | None:
-    """Where solver logs go: ``None`` (discarded), ``"-"`` (stderr) or a file path."""
+    """Where solver logs go: ``None`` (discarded), ``"-"`` (stderr) or a file path.
+
+    Returns
+    -------
+    str or None
+        The current target (a file path made absolute).
+    """
     return _log
 
 
 def set_solver_log(target: str | os.PathLike[str] | None) -> None:
     """Send solver logs to ``target``: a file path (appended), ``"-"`` for stderr, or
     ``None`` to discard them (the default). Worker processes started afterwards inherit it.
+
+    Parameters
+    ----------
+    target : str, os.PathLike or None
+        A file path (appended to), ``"-"`` for stderr, or ``None`` to discard the logs.
     """
     global _log
     _log = None if target is None else str(target)
@@ -85,6 +96,16 @@ def solver_log(target: str | os.PathLike[str] | None) -> Iterator[None]:
 
     >>> with solver_log(None):
     ...     pass
+
+    Parameters
+    ----------
+    target : str, os.PathLike or None
+        A file path (appended to), ``"-"`` for stderr, or ``None`` to discard the logs.
+
+    Yields
+    ------
+    None
+        The target holds inside the block.
     """
     previous = _log
     set_solver_log(target)
@@ -95,7 +116,13 @@ def solver_log(target: str | os.PathLike[str] | None) -> Iterator[None]:
 
 
 def logging_enabled() -> bool:
-    """True when the user asked for the solver log (solvers then turn their output on)."""
+    """True when the user asked for the solver log (solvers then turn their output on).
+
+    Returns
+    -------
+    bool
+        Whether a solver log target is set.
+    """
     return _log is not None
 
 
@@ -139,6 +166,16 @@ def quietly(fn: Callable[[], T]) -> T:
 
     Used around calls that print only when the user asked for the log (``run``,
     ``writeModel``); a no-op wrapper otherwise is the caller's choice.
+
+    Parameters
+    ----------
+    fn : callable
+        Called with no argument.
+
+    Returns
+    -------
+    object
+        What ``fn`` returns.
     """
     with _lock, _log_fd() as fd, _redirect_fds(fd):
         return fn()
@@ -151,6 +188,16 @@ def construct(factory: Callable[[], T]) -> T:
     temporary file that tells whether constructions print at all. When they do not (or
     printed only once per process, as highspy 1.16 does), later constructions skip the
     redirection unless a solver log is on, in which case nothing is lost by redirecting.
+
+    Parameters
+    ----------
+    factory : callable
+        Called with no argument, e.g. ``highspy.Highs``.
+
+    Returns
+    -------
+    object
+        The object ``factory`` made.
     """
     global _construction_prints
     if _construction_prints is False and _log is None:

@@ -42,6 +42,18 @@ def set_time_limit(highs: Any, seconds: float | None) -> None:
     HiGHS compares its ``time_limit`` option with the run time accumulated over every
     ``run`` of the same object, so a warm model's limit is its run time so far plus the
     budget left (issue 13 review: a 3 s search budget tripped after 1.8 s).
+
+    Parameters
+    ----------
+    highs : highspy.Highs
+        The live HiGHS object.
+    seconds : float or None
+        The budget of the next run (s, > 0); ``None`` or ``inf``: no limit.
+
+    Raises
+    ------
+    LpschedError
+        0, a negative number, NaN or a non-number.
     """
     if seconds is None or seconds == math.inf:
         limit = highspy.kHighsInf
@@ -56,7 +68,18 @@ def set_time_limit(highs: Any, seconds: float | None) -> None:
 def model_status(highs: Any) -> Status:
     """The :class:`Status` of a ``highspy.Highs`` object's last solve (ERROR for a status
     lpsched does not name), for code that drives a live HiGHS model itself (column
-    generation, :mod:`lpsched.bags.stretch_paths`)."""
+    generation, :mod:`lpsched.bags.stretch_paths`).
+
+    Parameters
+    ----------
+    highs : highspy.Highs
+        The live HiGHS object, after a ``run``.
+
+    Returns
+    -------
+    Status
+        ``OPTIMAL``, ``INFEASIBLE``, ``TIME_LIMIT``, ... or ``ERROR``.
+    """
     return _STATUS.get(highs.getModelStatus(), Status.ERROR)
 
 
@@ -126,7 +149,15 @@ class HighsModel:
         self.solves = 0
 
     def set_option(self, key: str, value: Any) -> None:
-        """Set the HiGHS option ``key`` to ``value`` on the live model (kept for later solves)."""
+        """Set the HiGHS option ``key`` to ``value`` on the live model (kept for later solves).
+
+        Parameters
+        ----------
+        key : str
+            A HiGHS option name (e.g. ``"presolve"``).
+        value : object
+            Its value, of the type HiGHS expects.
+        """
         self.highs.setOptionValue(key, value)
 
     def basis(self) -> tuple[np.ndarray, np.ndarray]:
@@ -213,19 +244,47 @@ class HighsModel:
 
     def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Change the bounds of ``rows`` (global indices) in the solver and in the model;
-        the solver keeps its basis."""
+        the solver keeps its basis.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray
+            Global row indices.
+        lower : numpy.ndarray
+            Their new lower bounds.
+        upper : numpy.ndarray
+            Their new upper bounds.
+        """
         self.lp.set_row_bounds(rows, lower, upper)
         # highspy's stubs omit changeRowsBounds (the binding has it since 1.7)
         self.highs.changeRowsBounds(*self._bounds(rows, lower, upper))  # type: ignore[attr-defined]
 
     def set_col_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Change the bounds of ``cols`` (global indices) in the solver and in the model;
-        the solver keeps its basis."""
+        the solver keeps its basis.
+
+        Parameters
+        ----------
+        cols : numpy.ndarray
+            Global column indices.
+        lower : numpy.ndarray
+            Their new lower bounds.
+        upper : numpy.ndarray
+            Their new upper bounds.
+        """
         self.lp.set_col_bounds(cols, lower, upper)
         self.highs.changeColsBounds(*self._bounds(cols, lower, upper))
 
     def set_costs(self, cost: np.ndarray, sense: str | None = None) -> None:
-        """Replace the whole objective vector (and optionally the sense), here and in the model."""
+        """Replace the whole objective vector (and optionally the sense), here and in the model.
+
+        Parameters
+        ----------
+        cost : numpy.ndarray
+            One cost per column, shape ``(num_cols,)`` (the offset is kept).
+        sense : str or None
+            ``"min"`` or ``"max"``; ``None`` (default): unchanged.
+        """
         cols = np.arange(self.lp.num_cols, dtype=np.int32)
         cost = np.asarray(cost, float)
         self.lp.set_objective(np.flatnonzero(cost), cost[cost != 0], self.lp.objective_offset)
@@ -237,7 +296,25 @@ class HighsModel:
                                             else highspy.ObjSense.kMinimize)
 
     def solve(self, time_limit: float | None = None) -> Solution:
-        """Run HiGHS and return a :class:`Solution`; never raises on a bad status."""
+        """Run HiGHS and return a :class:`Solution`; never raises on a bad status.
+
+        Parameters
+        ----------
+        time_limit : float or None
+            Seconds this solve may take (> 0); ``None`` (default) or ``inf``: no limit.
+
+        Returns
+        -------
+        Solution
+            Solver ``"highs"``: status, timings and iterations; when optimal the primal values,
+            objective, worst residual and (when HiGHS has them) duals and reduced costs; for a
+            MIP the gap and dual bound, and the best solution found at a time limit.
+
+        Raises
+        ------
+        LpschedError
+            A bad ``time_limit``.
+        """
         h = self.highs
         set_time_limit(h, time_limit)
         t0 = time.perf_counter()
@@ -277,7 +354,24 @@ class HighsModel:
 
 
 def solve_highs(lp: LinearProgram, time_limit: float | None = None, **options: Any) -> Solution:
-    """Solve ``lp`` once with HiGHS."""
+    """Solve ``lp`` once with HiGHS.
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model to solve.
+    time_limit : float or None
+        Seconds this solve may take (> 0); ``None`` (default) or ``inf``: no limit.
+    **options
+        HiGHS options (name=value), added to lpsched's defaults.
+
+    Returns
+    -------
+    Solution
+        Solver ``"highs"``: status, timings and iterations; when optimal the primal values,
+        objective, worst residual and (when HiGHS has them) duals and reduced costs; for a
+        MIP the gap and dual bound, and the best solution found at a time limit.
+    """
     return HighsModel(lp, **options).solve(time_limit)
 
 
@@ -292,6 +386,13 @@ def write_model(lp: LinearProgram, path: str) -> None:
     write: on a full disk (``ENOSPC``) or past a file size limit (``EFBIG``) it returns
     success with the file cut anywhere. The file is therefore checked once written: not
     empty, and ending with the ``end`` (LP) or ``ENDATA`` (MPS) line HiGHS writes last.
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model, its rows and columns named by ``row_names()`` and ``column_names()``.
+    path : str
+        The file, ending ``.lp`` or ``.mps``; its folder must exist.
 
     Raises
     ------

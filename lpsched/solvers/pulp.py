@@ -38,6 +38,19 @@ def to_pulp(lp: LinearProgram) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
 
     Ranged rows (finite lower and upper, not equal) become two PuLP constraints named
     ``<row>_lo`` and ``<row>_hi``.
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model to emit (its objective offset is kept as a constant term).
+
+    Returns
+    -------
+    problem : pulp.LpProblem
+        The model, one PuLP constraint per row (two for a ranged row).
+    columns : list of pulp.LpVariable
+        The PuLP variables in the order of ``lp``'s columns, named by
+        ``lp.column_names()``, with the column bounds.
     """
     sense = pulp.LpMaximize if lp.sense == "max" else pulp.LpMinimize
     prob = pulp.LpProblem(lp.name, sense)
@@ -71,7 +84,23 @@ def to_pulp(lp: LinearProgram) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
 
 
 def solve_pulp(lp: LinearProgram, time_limit: float | None = None, msg: bool = False) -> Solution:
-    """Solve ``lp`` with CBC through PuLP (slow; for cross-checks on small models)."""
+    """Solve ``lp`` with CBC through PuLP (slow; for cross-checks on small models).
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model to solve.
+    time_limit : float or None
+        CBC's time limit in seconds; ``None`` (default): no limit.
+    msg : bool
+        Let CBC print its log (default ``False``).
+
+    Returns
+    -------
+    Solution
+        Solver ``"pulp-cbc"``, its status and timings; primal values, objective and worst
+        residual only when optimal (no duals).
+    """
     t0 = time.perf_counter()
     prob, cols = to_pulp(lp)
     built = time.perf_counter() - t0

@@ -15,7 +15,21 @@ _STATUS = {0: Status.OPTIMAL, 1: Status.TIME_LIMIT, 2: Status.INFEASIBLE, 3: Sta
 
 
 def solve_scipy(lp: LinearProgram, time_limit: float | None = None) -> Solution:
-    """Solve ``lp`` with ``linprog(method="highs")`` (ranged rows split into two)."""
+    """Solve ``lp`` with ``linprog(method="highs")`` (ranged rows split into two).
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model to solve (continuous; scipy's ``linprog`` ignores integrality).
+    time_limit : float or None
+        The solver's wall-clock limit in seconds; ``None`` (default) or 0: no limit.
+
+    Returns
+    -------
+    Solution
+        Solver ``"scipy-highs"``, its status, timings and iteration count; the primal values
+        (``x``, ``values`` per block), objective and worst residual only when optimal.
+    """
     t0 = time.perf_counter()
     a = lp.matrix.tocsr()
     lo, hi = lp.row_lower, lp.row_upper

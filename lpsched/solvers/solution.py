@@ -55,7 +55,24 @@ class Solution:
         return self.status is Status.OPTIMAL
 
     def require_optimal(self, what: str = "LP") -> Solution:
-        """Return self if optimal, else raise :class:`SolverError` saying what happened."""
+        """Return self if optimal, else raise :class:`SolverError` saying what happened.
+
+        Parameters
+        ----------
+        what : str
+            What was solved, the start of the error message (default ``"LP"``).
+
+        Returns
+        -------
+        Solution
+            This solution, unchanged, when its status is ``OPTIMAL``.
+
+        Raises
+        ------
+        SolverError
+            Any other status; the message names ``what``, the solver, the status and the
+            solver's message, and the error carries the status.
+        """
         if self.status is not Status.OPTIMAL:
             raise SolverError(
                 f"{what}: {self.solver} returned status {self.status.value}"

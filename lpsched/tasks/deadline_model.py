@@ -43,7 +43,21 @@ class Windows:
 
 
 def windows(release: np.ndarray, p: np.ndarray, deadline: np.ndarray) -> Windows:
-    """Cut time at every release and deadline and list the (task, interval) pairs."""
+    """Cut time at every release and deadline and list the (task, interval) pairs of
+    Horn's transportation model (issue 14: the exact bounds' feasibility test).
+
+    Parameters
+    ----------
+    release, p, deadline : numpy.ndarray
+        The tasks' release dates, processing times and deadlines (s), shape ``(n,)``.
+
+    Returns
+    -------
+    Windows
+        The ``K + 1`` cut points, the ``K`` interval lengths, and per edge its task, its
+        interval and its capacity ``min(length, p_j)`` (a task runs on one processor at a
+        time).
+    """
     points = np.unique(np.concatenate([release, deadline]))
     length = np.diff(points)
     first = np.searchsorted(points, release)
@@ -60,7 +74,24 @@ def windows(release: np.ndarray, p: np.ndarray, deadline: np.ndarray) -> Windows
 def deadline_lp(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int,
                 win: Windows | None = None) -> LinearProgram:
     """The model of the module doc, with blocks ``x`` (one column per edge), rows
-    ``task`` and ``interval``."""
+    ``task`` and ``interval``.
+
+    Parameters
+    ----------
+    release, p, deadline : numpy.ndarray
+        The tasks' release dates, processing times and deadlines (s), shape ``(n,)``.
+    m : int
+        Identical processors (each interval's capacity is ``m`` times its length).
+    win : Windows, optional
+        :func:`windows` of the same arrays, when already computed.
+
+    Returns
+    -------
+    LinearProgram
+        ``max Σ x`` subject to ``Σ_k x_jk <= p_j`` per task and ``Σ_j x_jk <= m·len_k``
+        per interval, ``0 <= x_jk <= cap``: the deadlines can be met iff the optimum is
+        ``Σ p_j``.
+    """
     win = win if win is not None else windows(release, p, deadline)
     lp = LinearProgram("deadline-feasibility", sense="max")
     x = lp.add_variables("x", win.edges, upper=win.cap)

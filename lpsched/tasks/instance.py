@@ -107,7 +107,19 @@ TRACES: dict[str, TraceInfo] = {t.name: t for t in (
 
 
 def trace_info(path_or_name: str) -> TraceInfo | None:
-    """The Table 3.1 row of a trace file or name (``None`` for other traces)."""
+    """The Table 3.1 row of a trace file or name (seed 000 [L1835-1841]).
+
+    Parameters
+    ----------
+    path_or_name : str
+        A path (its file name without ``.gz``/``.swf`` is matched), a trace name
+        (``CEA-Curie-2011-2.1-cln``) or a short name (``Curie``), case-insensitive.
+
+    Returns
+    -------
+    TraceInfo or None
+        The row (CPUs, window days, Table 3.2's parameters), ``None`` for other traces.
+    """
     stem = Path(path_or_name).name
     for suffix in (".gz", ".swf"):
         stem = stem.removesuffix(suffix)
@@ -183,19 +195,54 @@ class TaskInstance:
         return float(self.p.sum())
 
     def weights(self, bound: float = BOUND_B) -> np.ndarray:
-        """``max(p_j, B)``: the denominator of the bounded stretch."""
+        """``max(p_j, B)``: the denominator of the bounded stretch (seed 000 [L1405-1411]).
+
+        Parameters
+        ----------
+        bound : float
+            The constant ``B`` in seconds (default :data:`BOUND_B`, 10 s).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``, in seconds.
+        """
         return np.maximum(self.p, bound)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document, ``{"processors": m, "tasks": [{"release", "p"}, ...]}`` plus the
-        keys of ``meta``, as :func:`save_instance` writes it; read back by :meth:`from_dict`."""
+        """The JSON document, as :func:`save_instance` writes it; read back by
+        :meth:`from_dict`.
+
+        Returns
+        -------
+        dict
+            ``{"processors": m, "tasks": [{"release", "p"}, ...]}`` (seconds) plus the keys of
+            ``meta`` (source, window, seed, ``Q``, the trace's accounting).
+        """
         tasks = [{"release": r, "p": q} for r, q in zip(self.release.tolist(),
                                                         self.p.tolist(), strict=True)]
         return {"processors": self.processors, "tasks": tasks, **self.meta}
 
     @classmethod
     def from_dict(cls, data: Any) -> TaskInstance:
-        """From the parsed JSON document (module doc); errors name the field."""
+        """From the parsed JSON document (module doc); errors name the field.
+
+        Parameters
+        ----------
+        data : object
+            The parsed JSON: an object with ``processors`` and ``tasks`` (a list of objects with
+            numeric ``release`` and ``p``, seconds); other keys go to ``meta``.
+
+        Returns
+        -------
+        TaskInstance
+            The validated instance (releases rebased to the first, decision 286).
+
+        Raises
+        ------
+        InvalidInstanceError
+            Naming the field and its value.
+        """
         if not isinstance(data, dict):
             raise InvalidInstanceError("instance", type(data).__name__, "must be a JSON object")
         for key in ("processors", "tasks"):
@@ -235,7 +282,15 @@ def _rebase(rel: np.ndarray, meta: dict[str, Any]) -> np.ndarray:
 
 
 def save_instance(inst: TaskInstance, path: str | Path) -> None:
-    """Write ``inst`` as JSON (strict: no NaN or Infinity)."""
+    """Write ``inst`` as JSON (strict: no NaN or Infinity).
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance (its :meth:`TaskInstance.to_dict`).
+    path : str or Path
+        The file written (replaced).
+    """
     Path(path).write_text(json.dumps(inst.to_dict(), allow_nan=False) + "\n")
 
 
@@ -244,8 +299,25 @@ def _reject_constant(name: str) -> Any:
 
 
 def load_instance(path: str | Path) -> TaskInstance:
-    """Read a JSON instance; :class:`~lpsched.errors.ParseError` for a file that is not
-    JSON, :class:`~lpsched.errors.InvalidInstanceError` for a bad instance."""
+    """Read a JSON instance (the module doc's format).
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+
+    Returns
+    -------
+    TaskInstance
+        The validated instance.
+
+    Raises
+    ------
+    ParseError
+        For a file that cannot be read, is not UTF-8 or not JSON (with the line).
+    InvalidInstanceError
+        For a bad instance (the field named).
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -265,9 +337,21 @@ def load_instance(path: str | Path) -> TaskInstance:
 # -- construction from traces (§3.5.1) -------------------------------------------------------
 
 def parse_window(text: str) -> tuple[str, float]:
-    """``random:15d`` / ``random:36h`` / ``random:3600`` (seconds) / ``random:30m`` or
-    ``all``: ``(kind, length in seconds)``.
+    """Read a ``--window`` value (seed 000 §3.5.1's instance windows, A3.1).
 
+    Parameters
+    ----------
+    text : str
+        ``random:15d`` / ``random:36h`` / ``random:3600`` (seconds) / ``random:30m``,
+        ``first:LENGTH`` (the trace's first ``LENGTH``) or ``all``.
+
+    Returns
+    -------
+    tuple of (str, float)
+        ``(kind, length in seconds)``; ``("all", inf)`` for ``all``.
+
+    Examples
+    --------
     >>> parse_window("random:15d")
     ('random', 1296000.0)
     """
@@ -285,8 +369,23 @@ def parse_window(text: str) -> tuple[str, float]:
 
 
 def machine_size(trace: Any, path: str, processors: int | None) -> int:
-    """``processors`` if given, else Table 3.1's figure for the chapter's traces, else the
-    header's ``MaxProcs`` (A3.2)."""
+    """The trace's machine size ``m`` (A3.2).
+
+    Parameters
+    ----------
+    trace : SwfTrace
+        The trace read (its header's ``max_procs``).
+    path : str
+        Its file, for Table 3.1's figure and the error message.
+    processors : int, optional
+        ``--processors``: used when given.
+
+    Returns
+    -------
+    int
+        ``processors`` if given, else Table 3.1's figure for the chapter's traces, else the
+        header's ``MaxProcs``.
+    """
     if processors is not None:
         return int(processors)
     info = trace_info(path)
@@ -306,6 +405,23 @@ def from_workload(work: Workload, machine: int, method: str = "C",
       ``round(m/Q)`` processors;
     * ``"A"``: ``q_j`` tasks of length ``e_j`` each, on ``m`` processors;
     * ``"B"``: one task of length ``q_j e_j`` per job, on ``m`` processors.
+
+    Parameters
+    ----------
+    work : Workload
+        The window's jobs (requested processors ``q_j``, run times ``e_j`` in seconds).
+    machine : int
+        The trace's machine size ``m``.
+    method : str
+        ``"A"``, ``"B"`` or ``"C"`` (default).
+    meta : dict, optional
+        Kept in the instance's ``meta`` (source, window, seed, accounting).
+
+    Returns
+    -------
+    TaskInstance
+        With ``meta`` holding ``method``, ``jobs``, ``trace_processors`` and (method C)
+        ``Q``.
     """
     if work.jobs == 0:
         raise InvalidInstanceError("jobs", 0, "no job to build tasks from (an empty window?): "
@@ -369,12 +485,34 @@ def trace_workload(path: str, processors: int | None = None, lenient: bool = Fal
 def window_instance(work: Workload, machine: int, window: str = "random:15d", seed: int = 0,
                     method: str = "C", source: str = "",
                     selection: dict[str, Any] | None = None) -> TaskInstance:
-    """One instance from a window of ``work`` (module doc). When ``work`` comes from a
-    trace, ``meta`` keeps its accounting (decisions 44 and 64: nothing dropped silently):
-    ``trace_records`` (job lines read), ``trace_dropped`` (jobs dropped, per reason,
-    lenient skips included) and ``trace_skipped_lines``; ``selection`` (the job selection
-    the workload was read with, e.g. ``{"status": "completed", "zero_run": "drop"}``) is
-    kept as ``meta["jobs_selected"]``."""
+    """One instance from a window of ``work`` (module doc, seed 000 §3.5.1). When ``work``
+    comes from a trace, ``meta`` keeps its accounting (decisions 44 and 64: nothing dropped
+    silently): ``trace_records`` (job lines read), ``trace_dropped`` (jobs dropped, per
+    reason, lenient skips included) and ``trace_skipped_lines``.
+
+    Parameters
+    ----------
+    work : Workload
+        The trace's jobs (:func:`trace_workload`).
+    machine : int
+        The machine size ``m``.
+    window : str
+        A :func:`parse_window` value (default ``random:15d``).
+    seed : int
+        Seed of the random window's start.
+    method : str
+        ``"C"`` (default), ``"A"`` or ``"B"`` (:func:`from_workload`).
+    source : str
+        The trace's file name, kept as ``meta["source"]``.
+    selection : dict, optional
+        The job selection the workload was read with (e.g. ``{"status": "completed",
+        "zero_run": "drop"}``), kept as ``meta["jobs_selected"]``.
+
+    Returns
+    -------
+    TaskInstance
+        The window's tasks, releases rebased to the first.
+    """
     kind, length = parse_window(window)
     if kind == "random":
         work = random_window(work, length, seed)
@@ -401,8 +539,33 @@ def instance_from_trace(path: str, window: str = "random:15d", seed: int = 0,
                         method: str = "C", processors: int | None = None,
                         lenient: bool = False, status: str | None = None,
                         zero_run: str = "keep") -> TaskInstance:
-    """Read an SWF trace and build one instance from a window of it (module doc; the job
-    selection ``status``, ``zero_run`` as in :func:`trace_workload`)."""
+    """Read an SWF trace and build one instance from a window of it (module doc; seed 000
+    §3.5.1).
+
+    Parameters
+    ----------
+    path : str
+        The SWF trace (``.swf`` or ``.swf.gz``).
+    window : str
+        A :func:`parse_window` value (default ``random:15d``).
+    seed : int
+        Seed of the random window's start.
+    method : str
+        ``"C"`` (default), ``"A"`` or ``"B"``.
+    processors : int, optional
+        The machine size (default: :func:`machine_size`).
+    lenient : bool
+        Skip malformed job lines (counted) instead of stopping.
+    status : str, optional
+        The jobs kept by their SWF status (:func:`trace_workload`; default every job).
+    zero_run : str
+        ``"keep"`` (default) or ``"drop"`` the jobs of run time 0.
+
+    Returns
+    -------
+    TaskInstance
+        The instance (``meta`` records the source, window, seed and job selection).
+    """
     parse_window(window)
     work, machine = trace_workload(path, processors, lenient, status, zero_run)
     return window_instance(work, machine, window, seed, method, Path(path).name,

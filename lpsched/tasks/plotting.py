@@ -14,7 +14,18 @@ _BOUNDED = {"max_stretch", "max_flow", "sum_flow"}
 
 
 def comparison_figure(summ: list[dict[str, Any]], trace: str, path: str | Path) -> None:
-    """One panel per metric, one bar per policy, for ``trace``."""
+    """One panel per metric, one bar per policy, for ``trace`` (seed 000 Figures 3.7-3.13:
+    the comparison of §3.5.2).
+
+    Parameters
+    ----------
+    summ : list of dict
+        :func:`~lpsched.tasks.reproduce.summary` rows (trace, policy).
+    trace : str
+        The trace whose rows are drawn.
+    path : str or Path
+        The image written (PNG, SVG or PDF by its suffix).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -45,7 +56,18 @@ def comparison_figure(summ: list[dict[str, Any]], trace: str, path: str | Path) 
 
 
 def tuning_figure(summ: list[dict[str, Any]], policy: str, path: str | Path) -> None:
-    """Total stretch and total flow of ``policy`` vs ``m_d``, one line per ``τ``/``c``."""
+    """Total stretch and total flow of ``policy`` against ``m_d``, one line per ``τ`` (RD)
+    or ``c`` (RR) (seed 000 Figures 3.3-3.6: the tuning of §3.5.2).
+
+    Parameters
+    ----------
+    summ : list of dict
+        :func:`~lpsched.tasks.reproduce.summary` rows of one trace's tuning grid.
+    policy : str
+        ``spt-rd``, ``gspt-rd``, ``spt-rr`` or ``gspt-rr``.
+    path : str or Path
+        The image written.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

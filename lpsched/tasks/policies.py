@@ -46,7 +46,15 @@ class OnlinePolicy:
     seed: int = 0
 
     def params(self) -> dict[str, Any]:
-        """The parameters that matter for this policy (for tables and JSON)."""
+        """The parameters that matter for this policy (for tables and JSON).
+
+        Returns
+        -------
+        dict
+            ``{"md", "tau"}`` for the RD policies (dedicated processors ``m_d``, threshold
+            ``τ``), ``{"md", "b", "c", "seed"}`` for the RR ones (seed 000 §3.4.3), ``{}``
+            otherwise.
+        """
         if self.redirect == "threshold":
             return {"md": self.md, "tau": self.tau}
         if self.redirect == "random":
@@ -54,8 +62,23 @@ class OnlinePolicy:
         return {}
 
     def check(self, processors: int) -> OnlinePolicy:
-        """Raise :class:`~lpsched.errors.LpschedError` on parameters outside their range
-        (``1 <= m_d < m``, ``τ >= 1``, ``b, c`` in ``[0, 1]``)."""
+        """Check the parameters against the machine (seed 000 §3.4.3's ranges).
+
+        Parameters
+        ----------
+        processors : int
+            The instance's ``m``.
+
+        Returns
+        -------
+        OnlinePolicy
+            ``self``, unchanged.
+
+        Raises
+        ------
+        LpschedError
+            On ``m_d`` outside ``1 <= m_d < m``, ``τ < 1``, or ``b, c`` outside ``[0, 1]``.
+        """
         if self.redirect is None:
             return self
         if not 1 <= self.md < processors:
@@ -118,7 +141,34 @@ ALL_POLICIES = (*CHAPTER_POLICIES, "fcfs")
 def get_policy(name: str, md: int | None = None, tau: float | None = None,
                b: float | None = None, c: float | None = None, seed: int = 0,
                ) -> OnlinePolicy:
-    """The policy ``name`` with its parameters (unset ones from :data:`DEFAULTS`)."""
+    """The policy ``name`` with its parameters (unset ones from :data:`DEFAULTS`).
+
+    Parameters
+    ----------
+    name : str
+        A registered name (``lpsched policies --family tasks``): ``fcfs``, ``spt``, ``srpt``,
+        ``gspt``, ``gsrpt``, ``spt-rd``, ``gspt-rd``, ``spt-rr``, ``gspt-rr``.
+    md : int, optional
+        Dedicated processors ``m_d`` (RD and RR policies).
+    tau : float, optional
+        The RD threshold ``τ >= 1``: interruptions before a running task is redirected.
+    b, c : float, optional
+        RR: a task is potentially heavy when ``p_j >= b·pmax``; it is redirected with
+        probability ``c``.
+    seed : int
+        Seed of the RR draws.
+
+    Returns
+    -------
+    OnlinePolicy
+        The registered policy; with its parameters set when it redirects (the others take
+        none).
+
+    Raises
+    ------
+    LpschedError
+        For an unknown name (the known ones listed).
+    """
     try:
         base = REGISTRY[name].base
     except KeyError:
@@ -132,7 +182,21 @@ def get_policy(name: str, md: int | None = None, tau: float | None = None,
 
 
 def table_params(name: str, info: Any) -> dict[str, float]:
-    """Table 3.2's parameters of ``name`` for a trace row (``{}`` when none)."""
+    """Table 3.2's parameters of ``name`` for a trace row (seed 000 [L1976-1986]).
+
+    Parameters
+    ----------
+    name : str
+        A policy name (only the RD and RR policies have parameters there).
+    info : TraceInfo or None
+        The trace's Table 3.1 row (:func:`~lpsched.tasks.instance.trace_info`).
+
+    Returns
+    -------
+    dict
+        ``{"md", "tau"}`` for ``*-rd``, ``{"md", "c"}`` for ``*-rr``, ``{}`` when the table
+        has none.
+    """
     if info is None or name not in info.params:
         return {}
     md, x = info.params[name]

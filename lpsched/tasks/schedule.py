@@ -138,14 +138,23 @@ def _tol(inst: TaskInstance, sched: TaskSchedule) -> float:
 
 
 def validate_schedule(inst: TaskInstance, sched: TaskSchedule) -> None:
-    """Raise :class:`~lpsched.errors.InvalidScheduleError` at the first violation of:
-    processors in range; no piece before its task's release; no two pieces overlapping on
-    a processor nor of one task; each task gets exactly ``p_j`` of work (one complete piece
-    of length ``p_j`` for a non-preemptive policy, preceded at most by one interrupted
-    piece on the main pool when the policy restarts, the complete piece then on the
-    dedicated pool, which takes no other task; pieces summing to ``p_j`` on one processor
-    — any when migratory — for a preemptive one); the completion time is the end of the
-    last piece."""
+    """Check a schedule independently of the simulator that made it (seed 000 ch. 3's
+    model, §3.2). Raise :class:`~lpsched.errors.InvalidScheduleError` at the first
+    violation of: processors in range; no piece before its task's release; no two pieces
+    overlapping on a processor nor of one task; each task gets exactly ``p_j`` of work (one
+    complete piece of length ``p_j`` for a non-preemptive policy, preceded at most by one
+    interrupted piece on the main pool when the policy restarts, the complete piece then on
+    the dedicated pool, which takes no other task; pieces summing to ``p_j`` on one
+    processor — any when migratory — for a preemptive one); the completion time is the end
+    of the last piece.
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance scheduled.
+    sched : TaskSchedule
+        Its schedule (pieces and completion times).
+    """
     tol = _tol(inst, sched)
     t, q, s, e = sched.task, sched.proc, sched.start, sched.end
     if t.size == 0 or t.min() < 0 or t.max() >= inst.n:
@@ -291,7 +300,23 @@ def check_bounds(values: dict[str, Any], bounds: dict[str, Any]) -> None:
 def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,
             ) -> dict[str, float]:
     """The six objectives of §3.2 (bounded stretch ``F_j / max(p_j, B)``, flow ``F_j``):
-    max, sum and L2 norm of each."""
+    max, sum and L2 norm of each.
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance.
+    completion : numpy.ndarray
+        Completion time of every task (s), shape ``(n,)``.
+    bound : float
+        The stretch's constant ``B`` (s; default :data:`~lpsched.tasks.instance.BOUND_B`).
+
+    Returns
+    -------
+    dict of str to float
+        ``max_stretch``, ``sum_stretch``, ``l2_stretch`` (no unit), ``max_flow``,
+        ``sum_flow``, ``l2_flow`` (seconds).
+    """
     flow = np.asarray(completion, float) - inst.release
     stretch = flow / inst.weights(bound)
     return {"max_stretch": float(stretch.max()), "sum_stretch": float(stretch.sum()),
@@ -301,9 +326,21 @@ def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,
 
 
 def schedule_counts(sched: TaskSchedule) -> dict[str, float | None]:
-    """Preemptions, interruptions, redirections (tasks completed on the dedicated pool),
-    wasted work (interrupted pieces) and dedicated-pool utilisation (busy time over
-    ``m_d`` × the span from the first piece to the last completion)."""
+    """What the policy did (seed 000 §3.4.3's redirection, §3.5.2's discussion).
+
+    Parameters
+    ----------
+    sched : TaskSchedule
+        The schedule.
+
+    Returns
+    -------
+    dict
+        ``preemptions``, ``interruptions`` (pieces of each kind), ``redirections`` (tasks
+        completed on the dedicated pool), ``wasted_work`` (seconds of interrupted pieces)
+        and ``dedicated_utilisation`` (busy time over ``m_d`` x the span from the first
+        piece to the last completion; ``None`` without a dedicated pool).
+    """
     k, q = sched.kind, sched.proc
     dur = sched.end - sched.start
     dedicated = q >= sched.main

@@ -84,6 +84,11 @@ def __getattr__(name: str) -> Any:
 def pytest_addoption(parser: Any) -> None:
     """The plugin's options (module doc).
 
+    Parameters
+    ----------
+    parser : pytest.Parser
+        pytest's option parser; the options go in its group ``lpsched``.
+
     Examples
     --------
     Run ``pytest --lpsched-report --lpsched-examples failing/`` in a project that
@@ -101,6 +106,11 @@ def pytest_addoption(parser: Any) -> None:
 def pytest_configure(config: Any) -> None:
     """Keep one :class:`~lpsched.testing.record.TestRecord` per test for the session.
 
+    Parameters
+    ----------
+    config : pytest.Config
+        The session's configuration; the records are kept in its stash.
+
     Examples
     --------
     Called by pytest at start-up; nothing to call by hand.
@@ -111,6 +121,16 @@ def pytest_configure(config: Any) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: Any) -> Any:
     """Record what the test draws and measures (:mod:`lpsched.testing.record`).
+
+    Parameters
+    ----------
+    item : pytest.Item
+        The test about to run.
+
+    Yields
+    ------
+    None
+        The test runs at the yield (a hook wrapper); its record is stored afterwards.
 
     Examples
     --------
@@ -132,6 +152,18 @@ def _file_name(nodeid: str) -> str:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Any:
     """On a failing test call, write its instance to ``--lpsched-examples DIR``.
+
+    Parameters
+    ----------
+    item : pytest.Item
+        The test.
+    call : pytest.CallInfo
+        The phase being reported (only ``"call"`` writes an example).
+
+    Yields
+    ------
+    None
+        pytest's report is made at the yield (a hook wrapper) and read afterwards.
 
     Examples
     --------
@@ -158,6 +190,15 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Any:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
     """``--lpsched-report``: per test, the worst ratio and its instance; the example files.
+
+    Parameters
+    ----------
+    terminalreporter : pytest.TerminalReporter
+        Where the lines are written.
+    exitstatus : int
+        The session's exit status (unused).
+    config : pytest.Config
+        The session's configuration (its options and records).
 
     Examples
     --------
@@ -197,6 +238,16 @@ def ratio_report(request: Any) -> RatioReport:
 
 def assert_guarantees(report: RatioReport) -> None:
     """Fail the calling test if any guarantee was violated, listing each violation.
+
+    Parameters
+    ----------
+    report : RatioReport
+        The result of :func:`lpsched.approx.ratios.check_ratios`.
+
+    Raises
+    ------
+    pytest.fail.Exception
+        ``report`` lists a violation.
 
     Examples
     --------

@@ -102,6 +102,27 @@ def certify(value: float, data: np.ndarray, slack: float = 0.0) -> tuple[float, 
     is too; if the total doubt is below half that step, the optimum is ``value`` rounded to
     it, proven. Otherwise the answer is not exact and ``lower = value − doubt``.
 
+    Parameters
+    ----------
+    value : float
+        The objective (e.g. a makespan) HiGHS reported optimal.
+    data : numpy.ndarray
+        The instance's numbers (any shape) whose decimal grid the objective lies on, e.g. the
+        processing times.
+    slack : float
+        An absolute doubt added to ``MIP_TOLERANCE·|value|`` (default 0: the value was
+        recomputed from a schedule).
+
+    Returns
+    -------
+    value : float
+        The optimum (rounded to the grid when proven), else ``value`` unchanged.
+    lower : float
+        A proven lower bound on the optimum (``value`` when exact, else ``value − doubt``,
+        at least 0).
+    exact : bool
+        Whether the optimum is proven equal to the returned value.
+
     Examples
     --------
     >>> certify(8.999999, np.array([3.0, 3.0, 3.0]), slack=3e-6)
@@ -135,6 +156,11 @@ class Bound:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields.
+
+        Returns
+        -------
+        dict
+            ``value``, ``kind``, ``how`` and ``objective``.
 
         Examples
         --------
@@ -187,6 +213,12 @@ class Optimum:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (``kind`` included).
+
+        Returns
+        -------
+        dict
+            ``value``, ``lower``, ``proven``, ``kind``, ``how``, ``status``, ``objective`` and
+            ``seconds``.
 
         Examples
         --------
@@ -405,6 +437,7 @@ def optimum(inst: AnyInstance, objective: str = "makespan", *,
     Returns
     -------
     Optimum
+        The best value found, its proven lower bound and whether it is the optimum.
 
     Raises
     ------

@@ -80,6 +80,11 @@ class IdenticalJobs:
     def to_dict(self) -> dict[str, Any]:
         """The instance as JSON (keys ``times``, ``machines``).
 
+        Returns
+        -------
+        dict
+            ``{"times": list, "machines": int}``.
+
         Examples
         --------
         >>> IdenticalJobs([2.5, 1], 3).to_dict()
@@ -89,6 +94,16 @@ class IdenticalJobs:
 
     def command(self, path: str) -> str:
         """The ``lpsched`` command that runs the file ``path`` (LPT and the MIP optimum).
+
+        Parameters
+        ----------
+        path : str
+            The instance file's path, as written in the command.
+
+        Returns
+        -------
+        str
+            The command line.
 
         Examples
         --------
@@ -135,6 +150,11 @@ class HybridTasks:
     def to_dict(self) -> dict[str, Any]:
         """The file of ``lpsched approx hybrid`` (with ``cpus`` and ``gpus`` kept too).
 
+        Returns
+        -------
+        dict
+            ``cpu_times``, ``gpu_times``, ``cpus`` and ``gpus``.
+
         Examples
         --------
         >>> HybridTasks([1], [2], 1, 1).to_dict()
@@ -145,6 +165,16 @@ class HybridTasks:
 
     def command(self, path: str) -> str:
         """The ``lpsched`` command that runs the file ``path``.
+
+        Parameters
+        ----------
+        path : str
+            The instance file's path, as written in the command.
+
+        Returns
+        -------
+        str
+            The command line.
 
         Examples
         --------
@@ -223,6 +253,11 @@ class RigidJobs:
     def to_dict(self) -> dict[str, Any]:
         """The instance as JSON (the keys of :func:`lpsched.approx.exact.makespan`).
 
+        Returns
+        -------
+        dict
+            ``jobs`` (rows ``[time, size]``), ``processors``, ``cluster_size`` and ``local``.
+
         Examples
         --------
         >>> RigidJobs([1], [2], 1, 2, local=False).to_dict()
@@ -235,6 +270,16 @@ class RigidJobs:
 
     def command(self, path: str) -> str:
         """How lpsched reads the file ``path`` back.
+
+        Parameters
+        ----------
+        path : str
+            The instance file's path, as written in the command.
+
+        Returns
+        -------
+        str
+            A Python expression that loads it.
 
         Examples
         --------
@@ -284,6 +329,11 @@ class MoldableJobs:
     def to_dict(self) -> dict[str, Any]:
         """The file of ``lpsched approx moldable``.
 
+        Returns
+        -------
+        dict
+            ``{"times": list of rows, "processors": int}``.
+
         Examples
         --------
         >>> MoldableJobs([[3, 1.5]], 2).to_dict()
@@ -293,6 +343,16 @@ class MoldableJobs:
 
     def command(self, path: str) -> str:
         """The ``lpsched`` command that runs the file ``path``.
+
+        Parameters
+        ----------
+        path : str
+            The instance file's path, as written in the command.
+
+        Returns
+        -------
+        str
+            The command line.
 
         Examples
         --------
@@ -316,6 +376,21 @@ def family(inst: Any) -> str:
     :class:`~lpsched.tasks.instance.TaskInstance`), ``campaigns`` (seed 002,
     :class:`~lpsched.campaigns.instance.Workload`) or ``ptg`` (seed 004,
     :class:`~lpsched.ptg.problem.Problem`).
+
+    Parameters
+    ----------
+    inst : object
+        An instance of one of the families.
+
+    Returns
+    -------
+    str
+        The family's name.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not an instance lpsched.testing knows.
 
     Examples
     --------
@@ -342,6 +417,21 @@ def to_dict(inst: AnyInstance) -> dict[str, Any]:
     """The JSON document of any instance (star instances: :func:`lpsched.bags.io.instance_to_dict`,
     the file of ``lpsched solve``).
 
+    Parameters
+    ----------
+    inst : AnyInstance
+        An instance of any family.
+
+    Returns
+    -------
+    dict
+        JSON-ready; :func:`from_dict` reads it back.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not an instance lpsched.testing knows.
+
     Examples
     --------
     >>> to_dict(IdenticalJobs([1, 2], 1))
@@ -362,6 +452,18 @@ def to_dict(inst: AnyInstance) -> dict[str, Any]:
 def command(inst: AnyInstance, path: str) -> str:
     """The way lpsched runs or reads the instance file ``path``.
 
+    Parameters
+    ----------
+    inst : AnyInstance
+        An instance of any family.
+    path : str
+        The instance file's path.
+
+    Returns
+    -------
+    str
+        A command line, or a Python expression for the families without a command.
+
     Examples
     --------
     >>> command(MoldableJobs([[2]], 1), "x.json")
@@ -381,6 +483,21 @@ def command(inst: AnyInstance, path: str) -> str:
 def from_dict(data: Mapping[str, Any]) -> AnyInstance:
     """The instance a JSON document describes (its keys choose the family, as in
     :func:`lpsched.approx.exact.makespan`); validated by the family's checks.
+
+    Parameters
+    ----------
+    data : mapping
+        A decoded instance JSON.
+
+    Returns
+    -------
+    AnyInstance
+        The validated instance of the family its keys name.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not an object, keys of no family, or a bad field.
 
     Examples
     --------
@@ -420,6 +537,23 @@ def from_dict(data: Mapping[str, Any]) -> AnyInstance:
 
 def load_example(path: str | Path) -> AnyInstance:
     """Read an instance file (written by ``--lpsched-examples`` or by hand).
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+
+    Returns
+    -------
+    AnyInstance
+        The validated instance.
+
+    Raises
+    ------
+    ParseError
+        The file cannot be read or is not valid JSON.
+    InvalidInstanceError
+        The document is not an instance of a known family.
 
     Examples
     --------

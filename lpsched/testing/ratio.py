@@ -69,6 +69,12 @@ class RatioCheck:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields.
 
+        Returns
+        -------
+        dict
+            The fields ``value``, ``claimed``, ``reference``, ``against``, ``how``, ``reached``
+            and ``instance``, JSON-ready.
+
         Examples
         --------
         >>> RatioCheck(7.0, 1.2, 6.0, "optimum", "MIP", 7 / 6, {}).to_dict()["against"]

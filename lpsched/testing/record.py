@@ -40,6 +40,16 @@ _current: list[TestRecord] = []
 def open_test(nodeid: str) -> TestRecord:
     """Start recording for the test ``nodeid`` (the plugin calls it).
 
+    Parameters
+    ----------
+    nodeid : str
+        pytest's id of the test (``path::name[params]``).
+
+    Returns
+    -------
+    TestRecord
+        The new record, now the innermost.
+
     Examples
     --------
     >>> rec = open_test("t"); _ = close_test(); rec.calls
@@ -53,6 +63,11 @@ def open_test(nodeid: str) -> TestRecord:
 def close_test() -> TestRecord | None:
     """Stop recording the innermost test and return its record.
 
+    Returns
+    -------
+    TestRecord or None
+        The record closed, or ``None`` when none is open.
+
     Examples
     --------
     >>> _ = open_test("t"); close_test().nodeid
@@ -63,6 +78,11 @@ def close_test() -> TestRecord | None:
 
 def current() -> TestRecord | None:
     """The record of the running test (``None`` outside the plugin).
+
+    Returns
+    -------
+    TestRecord or None
+        The innermost open record.
 
     Examples
     --------
@@ -75,6 +95,11 @@ def current() -> TestRecord | None:
 
 def drawn(inst: Any) -> None:
     """Note an instance a strategy has just drawn.
+
+    Parameters
+    ----------
+    inst : object
+        The instance drawn; kept as the test's ``last_drawn`` (no copy).
 
     Examples
     --------
@@ -98,6 +123,19 @@ def _worse(share: float, reached: float, old_share: float, old_reached: float) -
 
 def ratio(reached: float, claimed: float, against: str, inst: Any, failed: bool) -> None:
     """Note a ratio measured by ``assert_ratio`` (``failed``: above the claim).
+
+    Parameters
+    ----------
+    reached : float
+        The ratio measured (e.g. makespan over the reference).
+    claimed : float
+        The guarantee it is checked against.
+    against : str
+        What the reference is (``"optimum"`` or ``"lower bound"``).
+    inst : object
+        The instance measured, kept when it is the worst so far (the one nearest its claim).
+    failed : bool
+        Whether ``reached`` broke the claim (counted in ``failures``).
 
     Examples
     --------

@@ -98,6 +98,31 @@ def identical_jobs(max_jobs: int = 10, max_machines: int = 3, max_time: int = 20
     claim about LPT or list scheduling is caught quickly; pass ``tight=False`` to let the
     search find such instances by itself.
 
+    Parameters
+    ----------
+    max_jobs : int
+        The most jobs drawn (>= 1; default 10).
+    max_machines : int
+        The most machines (>= 1; default 3).
+    max_time : int
+        The largest whole-number processing time (default 20).
+    min_machines : int
+        The fewest machines (default 1).
+    edge_cases : bool
+        Draw zero, tiny, real, equal and dominating times too (default ``True``).
+    tight : bool
+        Draw the classical tight instances too (default ``True``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of IdenticalJobs
+        Instances with ``times`` (numpy array) and ``machines``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
+
     Examples
     --------
     >>> from hypothesis import given
@@ -134,6 +159,27 @@ def hybrid_tasks(max_tasks: int = 8, max_cpus: int = 2, max_gpus: int = 2,
     GPU times are drawn independently of CPU times (accelerated, slowed down, equal);
     zero times occur on either side (the model allows them).
 
+    Parameters
+    ----------
+    max_tasks : int
+        The most tasks (>= 1; default 8).
+    max_cpus : int
+        The most CPUs (default 2).
+    max_gpus : int
+        The most GPUs (default 2).
+    max_time : int
+        The largest whole-number time on either side (default 20).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of HybridTasks
+        Instances with ``cpu_times``, ``gpu_times``, ``cpus`` and ``gpus``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
+
     Examples
     --------
     >>> from hypothesis import given
@@ -165,6 +211,30 @@ def rigid_jobs(max_jobs: int = 6, max_clusters: int = 2, max_cluster_size: int =
 
     Sizes are 1..ℓ; one draw in five holds a job as wide as a cluster (as large as the
     machine when there is one cluster). Times are positive.
+
+    Parameters
+    ----------
+    max_jobs : int
+        The most jobs (>= 1; default 6).
+    max_clusters : int
+        The most clusters k (default 2).
+    max_cluster_size : int
+        The most processors per cluster ℓ (default 4).
+    max_time : int
+        The largest processing time (default 20).
+    local : bool or None
+        Require locality (``True``), contiguity only (``False``), or draw it (``None``,
+        default).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of RigidJobs
+        Instances with ``times``, ``sizes``, ``clusters``, ``cluster_size`` and ``local``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
 
     Examples
     --------
@@ -223,6 +293,27 @@ def moldable_jobs(max_jobs: int = 4, max_processors: int = 3, max_time: int = 12
     ``integral`` (default) every time is a whole number, as the exact time-indexed MIP
     needs.
 
+    Parameters
+    ----------
+    max_jobs : int
+        The most jobs (>= 1; default 4).
+    max_processors : int
+        The most processors m (default 3).
+    max_time : int
+        The largest sequential time T(1) (default 12).
+    integral : bool
+        Whole-number times only (default ``True``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of MoldableJobs
+        Instances with ``times`` (shape ``(n, m)``) and ``processors``.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
+
     Examples
     --------
     >>> from hypothesis import given
@@ -267,6 +358,31 @@ def star_instances(max_apps: int = 4, max_workers: int = 3, port: Port | None = 
     is well conditioned: speeds and bandwidths in [0.5, 5], work and data per task in
     [0.5, 5] or tiny (1e-3: computation or communication negligible), releases in [0, 20]
     and all 0 in one draw in four.
+
+    Parameters
+    ----------
+    max_apps : int
+        The most applications (>= 1; default 4).
+    max_workers : int
+        The most workers (>= 1; default 3).
+    port : str or None
+        ``"one-port"``, ``"multiport"`` or ``None`` (drawn; default).
+    speeds : str or None
+        ``"related"``, ``"unrelated"`` or ``None`` (drawn; default).
+    bounded : bool or None
+        Give a multiport master a finite bandwidth (``None``: drawn; default).
+    max_tasks : int
+        The most tasks per application (default 20).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of Instance
+        Star-platform instances.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1, or an unknown ``port`` or ``speeds``.
 
     Examples
     --------
@@ -320,6 +436,27 @@ def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20
     online policies' tie rules decide), and one in six adds a task as long as all the
     others together (a heavy task, what redirection is for).
 
+    Parameters
+    ----------
+    max_tasks : int
+        The most tasks (>= 1; default 8).
+    max_processors : int
+        The most processors (>= 1; default 3).
+    max_time : int
+        The largest whole-number processing time (default 20).
+    edge_cases : bool
+        Draw zero, tiny and real times, bursts and heavy tasks too (default ``True``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of TaskInstance
+        Online task instances.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
+
     Examples
     --------
     >>> from hypothesis import given
@@ -363,6 +500,32 @@ def campaign_workloads(max_users: int = 3, max_campaigns: int = 3, max_jobs: int
     ``parallel=None`` (default) one draw in three has parallel jobs (``q`` up to the
     machine, a job as wide as the machine included); ``False``/``True`` force it.
 
+    Parameters
+    ----------
+    max_users : int
+        The most users (default 3).
+    max_campaigns : int
+        The most campaigns per user (default 3).
+    max_jobs : int
+        The most jobs per campaign (>= 1; default 4).
+    max_processors : int
+        The most processors (>= 1; default 4).
+    max_time : int
+        The largest whole-number job length (s; default 20).
+    parallel : bool or None
+        Force parallel jobs (``True``), sequential ones (``False``), or draw (``None``,
+        default).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of Workload
+        Validated campaign workloads.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
+
     Examples
     --------
     >>> from hypothesis import given
@@ -405,6 +568,27 @@ def ptg_scenarios(max_ptgs: int = 3, max_tasks: int = 5, max_processors: int = 8
     1 to ``max_processors`` processors at 1 Gflop/s, as :class:`~lpsched.ptg.problem.Problem`
     (what the 19 algorithms and :func:`lpsched.ptg.bounds.lower_bounds` take). Edges go
     from lower to higher task index (a DAG); chains, forks and independent tasks all occur.
+
+    Parameters
+    ----------
+    max_ptgs : int
+        The most task graphs (default 3).
+    max_tasks : int
+        The most tasks per graph (>= 1; default 5).
+    max_processors : int
+        The most processors of the cluster (>= 1; default 8).
+    max_work : int
+        The largest work of a task, in Gflop (default 20).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of Problem
+        The graphs ``g0, g1, ...`` on a cluster ``"test"`` of 1 Gflop/s processors.
+
+    Raises
+    ------
+    InvalidInstanceError
+        A maximum size below 1.
 
     Examples
     --------

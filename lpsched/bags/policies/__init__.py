@@ -40,7 +40,26 @@ def register(name: str, description: str, factory: Callable[[], StarPolicy],
     """Add a policy to :data:`REGISTRY` under ``name`` (``LpschedError`` when the name is
     taken); ``factory()`` must return a new policy object at each call. A ``variant`` is a
     policy that is not one of the seed's 18 (e.g. the eager CBS3M of issue 31): found by
-    name, left out of :func:`policy_names` unless asked for."""
+    name, left out of :func:`policy_names` unless asked for.
+
+    Parameters
+    ----------
+    name : str
+        The policy's name, as ``lpsched simulate --policy`` and :func:`get_policy` take it.
+    description : str
+        One line shown by ``lpsched policies``.
+    factory : callable
+        Called with no argument, returns a new :class:`StarPolicy` object (policies keep
+        state between decisions, so each run needs its own).
+    variant : bool
+        ``True`` for a policy that is not one of the seed's 18 (left out of
+        :func:`policy_names` and of ``all``); default ``False``.
+
+    Raises
+    ------
+    LpschedError
+        ``name`` is already registered.
+    """
     if name in REGISTRY:
         raise LpschedError(f"policy {name!r} is already registered")
     REGISTRY[name] = PolicyEntry(name, description, factory, variant)
@@ -72,7 +91,24 @@ for _order in ("fifo", "edf"):
 
 
 def get_policy(name: str) -> StarPolicy:
-    """A fresh policy object for ``name`` (see :data:`REGISTRY`)."""
+    """A fresh policy object for ``name`` (see :data:`REGISTRY`).
+
+    Parameters
+    ----------
+    name : str
+        A registered policy name (``lpsched policies`` lists them), e.g. ``"fifo-rr"`` or
+        ``"cbs3m-edf-online"``.
+
+    Returns
+    -------
+    StarPolicy
+        A new policy object, made by the entry's factory.
+
+    Raises
+    ------
+    LpschedError
+        ``name`` is not registered.
+    """
     try:
         return REGISTRY[name].factory()
     except KeyError:
@@ -82,5 +118,16 @@ def get_policy(name: str) -> StarPolicy:
 
 def policy_names(variants: bool = False) -> list[str]:
     """The registered policy names, in registration order: the seed's 18 (what ``all``
-    means), and the variants too when ``variants``."""
+    means), and the variants too when ``variants``.
+
+    Parameters
+    ----------
+    variants : bool
+        Include the variants (policies outside the seed's 18); default ``False``.
+
+    Returns
+    -------
+    list of str
+        The names, in registration order.
+    """
     return [n for n, e in REGISTRY.items() if variants or not e.variant]

@@ -104,7 +104,20 @@ class PlanDispatcher:
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | float | None:
         """A send ``(k, u)``, or the time to wake up at, or ``None`` when the plan is over.
         Eager: rather than waiting for the next interval, open it now (repeatedly, up to the
-        plan's last) until a send is found."""
+        plan's last) until a send is found.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        tuple of int, float or None
+            ``(k, u)``: send a task of application k to worker u now; a float: no send before
+            that time (the next interval's start, or ``LINKS_BUSY``: wait for a link); ``None``:
+            the plan is over.
+        """
         now = sim.now
         while self.j < self.n_intervals - 1 and (self.j < 0 or now >= self.epochs[self.j + 1]):
             self._open(sim, self.j + 1)
@@ -160,7 +173,20 @@ class CBS3M(BasePolicy):
 
     def deadline(self, sim: StarSimulator, k: int) -> float:
         """``d_k = r_k + S·MS*_k`` with ``S`` the stretch of the latest solve (s): the EDF key of
-        the workers."""
+        the workers.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application.
+
+        Returns
+        -------
+        float
+            d_k, in seconds.
+        """
         return float(sim.inst.release[k] + self.stretch * sim.ms[k])
 
     def _adopt(self, sim: StarSimulator, res: MaxStretchResult, seconds: float) -> None:
@@ -183,13 +209,27 @@ class CBS3M(BasePolicy):
         self._adopt(sim, res, time.perf_counter() - t0)
 
     def start(self, sim: StarSimulator) -> None:
-        """Offline: solve the max-stretch plan of the whole instance at time 0 (never re-solved)."""
+        """Offline: solve the max-stretch plan of the whole instance at time 0 (never re-solved).
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        """
         if not self.online:
             self._solve(sim)
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
         """Online: solve the max-stretch problem on ``[now, ∞)`` from the simulated state and
-        replace the plan."""
+        replace the plan.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application just released.
+        """
         if self.online:
             self._solve(sim)
 
@@ -200,7 +240,23 @@ class CBS3M(BasePolicy):
         """The plan's next send (:meth:`PlanDispatcher.next_send`); when the quotas are used up
         until the next plan interval, a wake-up then and ``None``. When the plan is over while
         tasks remain: online, solve again; offline (or if that still gives nothing), the released
-        application with the earliest deadline to its MCT worker among the free links."""
+        application with the earliest deadline to its MCT worker among the free links.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        tuple of int or None
+            ``(k, u)``: send a task of application k to worker u now; ``None``: no send now.
+
+        Raises
+        ------
+        SolverError
+            An online re-solve of the max-stretch problem failed (from the solver).
+        """
         if not self._has_work(sim):
             return None
         decision = self.dispatcher.next_send(sim) if self.dispatcher else None
@@ -225,6 +281,12 @@ class CBS3M(BasePolicy):
 
     def stats(self) -> dict[str, Any]:
         """``solves``, ``solve_seconds`` (wall time of each max-stretch solve) and ``stretches``
-        (the optimal stretch of each)."""
+        (the optimal stretch of each).
+
+        Returns
+        -------
+        dict
+            ``{"solves": int, "solve_seconds": list of float, "stretches": list of float}``.
+        """
         return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds,
                 "stretches": self.stretches}

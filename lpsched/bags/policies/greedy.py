@@ -77,26 +77,60 @@ class GreedyPolicy(BasePolicy):
 
     def start(self, sim: StarSimulator) -> None:
         """Reset the state: no current application, the RR pointer on worker 0 and, for DD, every
-        worker asking for a task (all are idle at time 0)."""
+        worker asking for a task (all are idle at time 0).
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        """
         self.current = None
         self.pointer = 0
         self.requests = deque(range(sim.p))  # DD: every worker is idle at time 0
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
         """SRPT and SWRPT: drop the current application so that the next dispatch re-chooses it
-        with the new arrival among the candidates (dispatch-level preemption)."""
+        with the new arrival among the candidates (dispatch-level preemption).
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application just released.
+        """
         if self.app_rule in ("srpt", "swrpt"):
             self.current = None  # re-evaluate at the next dispatch
 
     def on_compute_done(self, sim: StarSimulator, k: int, u: int) -> None:
         """DD, ``dd_request="idle"``: worker ``u`` asks for a task when it has become idle
-        (nothing computing, queued or on its way)."""
+        (nothing computing, queued or on its way).
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application of the task computed.
+        u : int
+            The worker.
+        """
         if self.resource_rule == "dd" and self.dd_request == "idle" and sim.idle_worker(u):
             self.requests.append(u)
 
     def on_send_done(self, sim: StarSimulator, k: int, u: int) -> None:
         """DD, ``dd_request="received"``: worker ``u`` asks for its next task as soon as the
-        one it asked for has arrived."""
+        one it asked for has arrived.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The application of the task received.
+        u : int
+            The worker.
+        """
         if self.resource_rule == "dd" and self.dd_request == "received":
             self.requests.append(u)
 
@@ -112,7 +146,18 @@ class GreedyPolicy(BasePolicy):
         ties by release date then index, when it has none left at the master) to the worker the
         resource rule picks among the free links: RR the next in the cycle, MCT the earliest
         completion ``max(now + δ/b_u, ready_u) + w/s_u``, DD the oldest request (``None`` when no
-        worker asks)."""
+        worker asks).
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        tuple of int or None
+            ``(k, u)``: send a task of application k to worker u now; ``None``: no send now.
+        """
         cur = self.current
         if (cur is not None and self.switch == "complete" and sim.unsent[cur] == 0
                 and sim.done[cur] < sim.tasks[cur]):

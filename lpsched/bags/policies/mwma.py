@@ -105,7 +105,15 @@ class MWMA(BasePolicy):
         self._stale = True
 
     def on_release(self, sim: StarSimulator, k: int) -> None:
-        """Mark the rates stale: the steady-state LP is solved again at the next decision."""
+        """Mark the rates stale: the steady-state LP is solved again at the next decision.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+        k : int
+            The index of the application just released.
+        """
         self._stale = True
 
     def lp_weights(self, sim: StarSimulator) -> np.ndarray:
@@ -113,7 +121,18 @@ class MWMA(BasePolicy):
         0 for the applications not released or with no task left at the master; otherwise
         NBT's ``Π_unsent`` or MS's ``Π_unsent/ρ*`` (``Π_unsent·w`` with ``ms_weight="work"``),
         times ``ρ*`` for ``share="platform"``, inverted for ``share="payoff"``, so that the
-        LP's ``Σ_u ρ_u^(k) = λ·ω_k`` states the reading's share."""
+        LP's ``Σ_u ρ_u^(k) = λ·ω_k`` states the reading's share.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        numpy.ndarray
+            ω_k, shape ``(n,)``, the weight of each application in the LP (0 for the inactive).
+        """
         active = sim.released & (sim.unsent > 0)
         omega = np.where(active, sim.unsent, 0).astype(float)
         if self.weights == "ms":
@@ -144,7 +163,20 @@ class MWMA(BasePolicy):
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
         """The ``(application, worker)`` with positive LP rate and a free link that is due first,
         ``argmin (sent since the solve + 1)/ρ_u^(k)`` (ties: application, then worker); the LP is
-        solved again first when an application arrived or one ran out of tasks at the master."""
+        solved again first when an application arrived or one ran out of tasks at the master.
+
+        Parameters
+        ----------
+        sim : StarSimulator
+            The simulator running the policy (its clock, released and unsent tasks, links).
+
+        Returns
+        -------
+        tuple of int or None
+            ``(k, u)``: send a task of application k to worker u now; ``None``: no send now (no
+            task at the master, no free link with a positive rate, or, ``send="paced"``, none due
+            yet: the policy asked the simulator to wake it up).
+        """
         active = sim.released & (sim.unsent > 0)
         if not active.any():
             return None
@@ -174,5 +206,11 @@ class MWMA(BasePolicy):
 
     def stats(self) -> dict[str, Any]:
         """``solves``, the number of steady-state LPs solved, and ``solve_seconds``, the wall
-        time of each."""
+        time of each.
+
+        Returns
+        -------
+        dict
+            ``{"solves": int, "solve_seconds": list of float}``.
+        """
         return {"solves": len(self.solve_seconds), "solve_seconds": self.solve_seconds}

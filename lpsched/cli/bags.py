@@ -852,16 +852,16 @@ def add_reproduce(rep_sub: Any) -> None:
                     help="generator's link bandwidth before slowdowns, bytes/s (default: "
                     "the profile's: 12.5e6 = 100 Mbit/s for simgrid, 1.25e6 = 10 Mbit/s "
                     "for mpi)")
-    from lpsched.bags.policies import greedy
-
+    # the defaults are written out, not read from bags.policies.greedy: importing it here
+    # would load scipy for every command (tests/cli/test_bags_cli_31.py keeps them equal)
     cb.add_argument("--dd-request", choices=("idle", "received"), default=None,
                     help="when a DD worker asks for a task: once idle, or once its last "
-                    f"task has arrived (default: {greedy.DD_REQUEST}, the registered "
-                    "policies' reading, decision 316)")
+                    "task has arrived (default: received, the registered policies' "
+                    "reading, decision 316)")
     cb.add_argument("--greedy-switch", choices=("dispatch", "complete"), default=None,
                     help="when a greedy heuristic moves to the next application: once the "
-                    f"current one is all sent, or all computed (default: {greedy.SWITCH}, "
-                    "the registered policies' reading, decision 317)")
+                    "current one is all sent, or all computed (default: complete, the "
+                    "registered policies' reading, decision 317)")
     cb.add_argument("--arrivals", choices=("absolute", "interarrival"), default="absolute",
                     help="the generator's release dates: log-normal dates, or log-normal "
                     "gaps accumulated (decision 321's open reading)")

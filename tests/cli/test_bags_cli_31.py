@@ -158,3 +158,17 @@ def test_reproduce_reading_options_reach_the_cells(tmp_path):
                   "--out", str(tmp_path / "x"))
     assert bad.returncode == 2 and bad.stdout == ""
     assert "--greedy-switch" in bad.stderr
+
+
+def test_cbs3m_help_names_the_registered_greedy_readings() -> None:
+    """The help's defaults are written out (no scipy import when the parser is built):
+    they must be the registered policies' readings."""
+    from lpsched.bags.policies import greedy
+    from lpsched.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices["reproduce"]
+    cb = next(a for a in sub._actions if a.dest == "experiment").choices["cbs3m"]
+    helps = {a.dest: a.help for a in cb._actions}
+    assert f"default: {greedy.DD_REQUEST}," in helps["dd_request"]
+    assert f"default: {greedy.SWITCH}," in helps["greedy_switch"]

@@ -22,7 +22,8 @@ SWF = """; MaxProcs: 4
 
 def imported_modules(argv: list[str]) -> set[str]:
     """The top-level modules the installed ``lpsched`` imports running ``argv``."""
-    script = shutil.which("lpsched")
+    beside = Path(sys.executable).parent / "lpsched"  # this interpreter's venv first
+    script = str(beside) if beside.exists() else shutil.which("lpsched")
     if script is None:
         pytest.skip("the lpsched command is not installed")
     proc = subprocess.run([sys.executable, "-X", "importtime", script, *argv],

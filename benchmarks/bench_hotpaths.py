@@ -40,7 +40,7 @@ from _measure import Run, load, lpsched_command, measure, median_run
 HERE = Path(__file__).resolve().parent
 GAIA, CURIE = "UniLu-Gaia-2014-1.swf", "CEA-Curie-2011-2.1-cln.swf.gz"
 #: the online row's instance: a 60-day window of Curie (seed 000 ch. 3, method C)
-ONLINE_TASKS = ["--window", "random:60d", "--seed", "0"]
+ONLINE_TASKS = ["--window", "random:60d", "--seed", "1"]  # issue 34: 71,756 tasks, 96 CPUs
 ROWS = ("batch-gaia", "batch-curie", "online", "maxstretch")
 
 

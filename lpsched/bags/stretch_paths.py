@@ -79,6 +79,16 @@ FAR_REORDER: int | None = 20
 #: iterations and 6.7 s on balanced 100x20 seed 4, where the whole search now takes 5 s
 #: (decision 227).
 GROW_PRIMAL = True
+#: How the master's first solve (no basis yet) runs: ``"ipm"``, HiGHS' interior point
+#: method with crossover to a basis (then simplex from that basis), or ``"simplex"``
+#: (primal simplex from the slack basis). Measured on balanced 100x20 (issue 34): the first
+#: master (4,280 rows x 27,101 columns, seed 0) takes 9,451 primal iterations and 1.41 s,
+#: 60 IPM iterations + 896 crossover ones and 0.89 s with presolve (1.0 s without; seed 2:
+#: 1.54 s against 0.66 s). Presolve is on for that solve only. The default stays
+#: ``"simplex"`` (decision 402): the interior point lands on another optimal vertex, so the
+#: plan, and the realised schedule of ``lpsched schedule``, differ from before (6x4 seed 3:
+#: max-stretch 4.891 against 4.984) and move under a shift of the release dates.
+COLD_SOLVER = "simplex"
 #: Feasibility questions without held tasks maximise the fraction ``λ`` of *every*
 #: application's tasks delivered instead of the tasks delivered (decision 229): the same
 #: verdict (``λ = 1`` iff everything is delivered), but the deficit ``(1 - λ)·total`` and
@@ -112,6 +122,16 @@ def path_coefficients(problem: StretchProblem) -> tuple[np.ndarray | None, np.nd
     send time (one-port) or the master's share of a bounded multiport (``None`` when the
     master's bandwidth is unbounded); ``link`` the worker's link (multiport only, else
     ``None``); ``cpu`` the computation.
+
+    Parameters
+    ----------
+    problem : StretchProblem
+        The problem (seed 003 §2's platform: per-task sizes, bandwidths, speeds).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray or None, numpy.ndarray or None, numpy.ndarray)
+        ``(master, link, cpu)``, each ``(n, p)`` or ``None``.
 
     Examples
     --------
@@ -293,6 +313,9 @@ class PathMaster:
         self.highs = console.construct(highspy.Highs)
         self.logging = console.logging_enabled()
         options = {**DEFAULT_OPTIONS, "presolve": "off", **highs_options}
+        # restored after the first solve's interior point method (COLD_SOLVER)
+        self._presolve = str(options["presolve"])
+        self._solver = str(options.get("solver", "choose"))
         if self.logging:
             options.update(output_flag=True, log_to_console=True)
         cost = np.full(n_fixed, -1.0)
@@ -322,7 +345,18 @@ class PathMaster:
 
     def geometry(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(js, je, window)`` of an epoch order: each application's first interval and
-        one past its last, and the ``(n, J)`` mask of the intervals inside its window."""
+        one past its last, and the ``(n, J)`` mask of the intervals inside its window.
+
+        Parameters
+        ----------
+        order : numpy.ndarray
+            An epoch order (:meth:`StretchProblem.order_at`).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``js``, ``je`` (shape ``(n,)``) and ``window`` (boolean, ``(n, J)``).
+        """
         pr = self.problem
         order = np.asarray(order)
         if order.size != self.n_epochs:
@@ -337,7 +371,13 @@ class PathMaster:
         """Make the master that of epoch order ``order``: the stretch column's
         coefficients ``-dα_j`` and the capacity rows' bounds ``dβ_j`` of each interval
         position, and the paths outside the new windows fixed to 0 (the others freed). The
-        rows and every path's coefficients stay, so HiGHS keeps its basis."""
+        rows and every path's coefficients stay, so HiGHS keeps its basis.
+
+        Parameters
+        ----------
+        order : numpy.ndarray
+            The new epoch order (same epochs).
+        """
         order = np.asarray(order)
         if np.array_equal(order, self.order):
             return
@@ -380,7 +420,13 @@ class PathMaster:
         return self.n_fixed + int(self.col_k.size)
 
     def size(self) -> dict[str, int]:
-        """Columns, rows and nonzeros of the restricted master now."""
+        """Columns, rows and nonzeros of the restricted master now.
+
+        Returns
+        -------
+        dict of str to int
+            ``columns``, ``rows`` and ``nonzeros``.
+        """
         nnz = int(sum(a.size for a in self._entries_rows))
         return {"columns": self.num_cols, "rows": self.num_rows, "nonzeros": nnz}
 
@@ -393,7 +439,19 @@ class PathMaster:
     def valid(self, k: np.ndarray, u: np.ndarray, j: np.ndarray,
               jp: np.ndarray) -> np.ndarray:
         """Which of these paths exist in this master's windows (``j = -1``: a held-task
-        path, which needs ``B̂ > 0``)."""
+        path, which needs ``B̂ > 0``).
+
+        Parameters
+        ----------
+        k, u, j, jp : numpy.ndarray
+            Application, worker, send interval (``-1``: held tasks) and compute interval of
+            each path, equal shapes.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean, one per path.
+        """
         pr = self.problem
         js, je = self.js[k], self.je[k]
         ok = (jp >= js) & (jp < je) & (k >= 0) & (k < pr.n) & (u >= 0) & (u < pr.p)
@@ -406,7 +464,19 @@ class PathMaster:
                     jp: np.ndarray) -> int:
         """Append the paths ``(k, u, j, j')`` not yet in the master (``j = -1``: from the
         held tasks ``B̂``); returns how many were added. They enter at 0, so the last basis
-        stays primal feasible."""
+        stays primal feasible.
+
+        Parameters
+        ----------
+        k, u, j, jp : numpy.ndarray
+            Application, worker, send interval (``-1``: held tasks) and compute interval of
+            each path (paths outside the windows or already present are skipped).
+
+        Returns
+        -------
+        int
+            Columns added.
+        """
         k, u, j, jp = (np.asarray(a, int).ravel() for a in (k, u, j, jp))
         keep = self.valid(k, u, j, jp)
         k, u, j, jp = k[keep], u[keep], j[keep], jp[keep]
@@ -470,7 +540,13 @@ class PathMaster:
         return self.held_row0 + np.searchsorted(code, k * self.problem.p + u)
 
     def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The generated paths as arrays ``(k, u, j, j')`` (``j = -1``: held tasks)."""
+        """The generated paths as arrays ``(k, u, j, j')`` (``j = -1``: held tasks).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(k, u, j, j')``, one entry per generated column.
+        """
         return self.col_k, self.col_u, self.col_j, self.col_jp
 
     def seed(self, pairs: np.ndarray | None = None) -> int:
@@ -478,7 +554,18 @@ class PathMaster:
         pair of the ``(n, p)`` mask ``pairs`` (default: all) and each interval of the
         window, the path sent and computed in that interval (pairs seeded before are
         skipped: :attr:`pairs`); for each held pair, its tasks computed in the window's
-        first interval. Returns how many were added."""
+        first interval.
+
+        Parameters
+        ----------
+        pairs : numpy.ndarray, optional
+            Boolean ``(n, p)`` mask of the (application, worker) pairs seeded (default: all).
+
+        Returns
+        -------
+        int
+            Columns added.
+        """
         pr = self.problem
         mask = np.ones((pr.n, pr.p), bool) if pairs is None else np.asarray(pairs, bool)
         if mask.shape != (pr.n, pr.p):
@@ -503,11 +590,19 @@ class PathMaster:
         convention: reduced cost ``c - Aᵀy``; a profit is that cost in the objective's
         direction).
 
-        Returns ``(gain, best_j, held_gain, app_gain, held_best)``: ``gain[k, u, j']`` the
-        best reduced profit of a path of ``(k, u)`` computed in ``j'`` (``-inf`` outside the
-        window), sent in ``best_j[k, u, j']``; ``held_gain[h, j']`` the same for the held
-        pairs; ``app_gain[k]`` and ``held_best[h]`` the maxima per application and per held
-        pair (the Lagrangian bound's ingredients).
+        Parameters
+        ----------
+        row_dual : numpy.ndarray
+            Duals of the master's rows (HiGHS' sign convention), shape ``(num_rows,)``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(gain, best_j, held_gain, app_gain, held_best)``: ``gain[k, u, j']`` the best
+            reduced profit of a path of ``(k, u)`` computed in ``j'`` (``-inf`` outside the
+            window), sent in ``best_j[k, u, j']``; ``held_gain[h, j']`` the same for the
+            held pairs; ``app_gain[k]`` and ``held_best[h]`` the maxima per application and
+            per held pair (the Lagrangian bound's ingredients).
         """
         pr = self.problem
         n, p, J = pr.n, pr.p, self.n_intervals
@@ -643,18 +738,36 @@ class PathMaster:
 
     def _solve(self, time_limit: float | None, strategy: int) -> tuple[float, float, int]:
         h = self.highs
+        ipm = self._fresh and COLD_SOLVER == "ipm"  # no basis yet: see COLD_SOLVER
+        if ipm:  # presolve helps the interior point method (not the warm simplex)
+            h.setOptionValue("solver", "ipm")
+            h.setOptionValue("presolve", "on")
         h.setOptionValue("simplex_strategy", strategy)
         set_time_limit(h, time_limit)
         t0 = time.perf_counter()
-        if self.logging:
-            console.quietly(h.run)
-        else:
-            h.run()
+        try:
+            if self.logging:
+                console.quietly(h.run)
+            else:
+                h.run()
+        finally:
+            if ipm:
+                h.setOptionValue("solver", self._solver)
+                h.setOptionValue("presolve", self._presolve)
         seconds = time.perf_counter() - t0
         self.solves += 1
         status = model_status(h)
         info = h.getInfo()
         iterations = int(info.simplex_iteration_count)
+        if ipm:
+            iterations += int(info.ipm_iteration_count) + int(info.crossover_iteration_count)
+            if status is not Status.OPTIMAL and status is not Status.TIME_LIMIT:
+                # the interior point method is a shortcut, never a new way to fail: the
+                # slack-basis primal simplex of before answers instead
+                h.clearSolver()
+                self._fresh = False
+                obj, more, it = self._solve(time_limit, strategy)
+                return obj, seconds + more, iterations + it
         if status is Status.TIME_LIMIT:
             raise SolverError("path master: the time limit ran out (status time_limit); "
                               "allow more time (--time-limit or time_limit=)", status=status)
@@ -669,19 +782,42 @@ class PathMaster:
         with no basis yet, after a far reorder (:data:`FAR_REORDER`) or when the deliver
         stretch grew (:data:`GROW_PRIMAL`); :data:`REORDER_STRATEGY` after a near reorder;
         dual simplex otherwise (only bounds or costs changed since the last optimal
-        basis)."""
+        basis).
+
+        Returns
+        -------
+        int
+            ``1`` (dual simplex) or ``4`` (primal simplex).
+        """
         if self._fresh or self._far or (GROW_PRIMAL and self._grew):
             return _PRIMAL
         return REORDER_STRATEGY if self._reordered else _DUAL
 
     def solve_cold(self, time_limit: float | None = None) -> tuple[float, float, int]:
         """Forget the basis and solve the current master from scratch (primal simplex);
-        returns ``(objective, seconds, iterations)``."""
+        returns ``(objective, seconds, iterations)``.
+
+        Parameters
+        ----------
+        time_limit : float, optional
+            Seconds allowed (``None``: none).
+
+        Returns
+        -------
+        tuple of (float, float, int)
+            ``(objective, seconds, iterations)``.
+        """
         self.highs.clearSolver()
         return self._solve(time_limit, _PRIMAL)
 
     def solution(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(x, row_dual, col_dual)`` of the last solve."""
+        """``(x, row_dual, col_dual)`` of the last solve.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Primal values per column, duals per row and reduced costs per column.
+        """
         sol = self.highs.getSolution()
         return (np.asarray(sol.col_value, float), np.asarray(sol.row_dual, float),
                 np.asarray(sol.col_dual, float))
@@ -689,7 +825,18 @@ class PathMaster:
     def residual(self, x: np.ndarray) -> float:
         """Largest violation of a row or column bound at ``x``, recomputed from the
         master's own matrix (not from HiGHS' row activities); a row's relative to
-        ``max(1, Σ_j |a_ij·x_j|)`` (:data:`RESIDUAL_LIMIT`), a column's absolute."""
+        ``max(1, Σ_j |a_ij·x_j|)`` (:data:`RESIDUAL_LIMIT`), a column's absolute.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A primal point of the master, shape ``(num_cols,)``.
+
+        Returns
+        -------
+        float
+            The largest violation (0 for a feasible point).
+        """
         rows = np.concatenate(self._entries_rows)
         cols = np.concatenate(self._entries_cols)
         vals = np.concatenate(self._entries_vals)
@@ -787,6 +934,30 @@ class PathMaster:
         infeasible verdict waits until the bound's deficit is within ``gap`` (relative) of
         the master's, so that the deficit and slope reported are nearly the LP's own
         (``None``: the first proof stops).
+
+        Parameters
+        ----------
+        stretch : float
+            The stretch asked (seed 003 §3.4: is (K)/(K1) nonempty at ``S``?).
+        tolerance : float
+            Tasks short that still count as delivered.
+        time_left : callable, optional
+            Seconds left of the search's budget (``None``: unlimited).
+        stop_when_feasible : bool
+            Stop as soon as the master's point delivers within ``tolerance`` (default).
+        per_pair : int
+            Paths added per priced pair and round.
+        exact : bool
+            Solve until no column prices out (the LP's own optimum).
+        gap : float, optional
+            Relative gap an infeasible verdict waits for (above).
+
+        Returns
+        -------
+        PathAnswer
+            The master's objective (tasks), its point ``x``, the Lagrangian bound, the stretch
+            column's reduced cost (the slope), the largest reduced profit left, and the
+            rounds, columns added, seconds and iterations.
         """
         self._set_mode("fraction" if self.fraction else "deliver", stretch, stretch, 0.0)
         self._grew = stretch > self._stretch
@@ -808,7 +979,26 @@ class PathMaster:
         """The stretch-interval LP (12)–(20) on ``[low, high]``: minimise ``S`` with at least
         ``need`` tasks sent (leftovers 0), solved until no column prices out. The master must
         already hold a plan that delivers ``need`` at ``high`` (e.g. after :meth:`deliver` at
-        ``high``)."""
+        ``high``).
+
+        Parameters
+        ----------
+        low, high : float
+            The interval of ``S``.
+        need : float
+            Tasks to deliver (the total less the tolerance).
+        time_left : callable, optional
+            Seconds left of the search's budget.
+        per_pair : int
+            Paths added per priced pair and round.
+
+        Returns
+        -------
+        PathAnswer
+            The master's objective (tasks), its point ``x``, the Lagrangian bound, the stretch
+            column's reduced cost (the slope), the largest reduced profit left, and the
+            rounds, columns added, seconds and iterations.
+        """
         self._set_mode("min", low, high, need)
         tl: Callable[[], float | None] = time_left or (lambda: None)
         return self._generate(tl, lambda obj, bound: False, per_pair)
@@ -819,7 +1009,20 @@ class PathMaster:
         """Dense ``comm``/``comp`` ``(n, p, J)`` and ``buffers`` ``(n, p, E)`` from a
         solution ``x`` of this master taken in epoch order ``order`` (default: the current
         one; ``x`` may predate later columns), the arrays
-        :meth:`lpsched.bags.stretch_model.StretchModel.plan_arrays` returns."""
+        :meth:`lpsched.bags.stretch_model.StretchModel.plan_arrays` returns.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A primal solution of this master.
+        order : numpy.ndarray, optional
+            The epoch order it is read in (default: the current one).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``comm``, ``comp`` and ``buffers`` (seed 003 §3.3's amounts).
+        """
         js, _, window = (self.js, None, self.window) if order is None else self.geometry(order)
         if self.relaxed:
             raise LpschedError("a relaxed path master has no plan")

@@ -299,6 +299,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if getattr(args, option) < least:
             raise LpschedError(f"--{option.replace('_', '-')} {getattr(args, option)}: must "
                                f"be a whole number >= {least}")
+    if args.trace is not None and not args.tune:
+        raise LpschedError(f"--trace {args.trace}: --trace names the trace of the tuning "
+                           "grids (with --tune); the comparison run takes --traces "
+                           f"(--traces {args.trace})")
+    if args.traces is not None and args.tune:
+        raise LpschedError(f"--traces {args.traces}: the tuning grids (--tune) run on one "
+                           "trace, given by --trace (default LLNL-Thunder)")
     out = check_output_folder(args.out, "--out")
     jobs = exp.selection(args.status, args.zero_run)
     keys: tuple[str, ...]
@@ -309,7 +316,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             cells += exp.tuning_cells(path, args.instances, args.first_seed, jobs=jobs)
         fn, keys = exp.tuning_cell, ("trace", "policy", "md", "tau", "c")
     else:
-        paths = _trace_paths(args, args.traces)
+        paths = _trace_paths(args, args.traces or "all")
         name = "redirection"
         cells = exp.comparison_cells(paths, args.instances, args.first_seed, jobs=jobs)
         fn, keys = exp.run_cell, ("trace", "policy")
@@ -371,12 +378,20 @@ def _figures(out: Path, name: str, summ: list[dict[str, Any]], tune: bool) -> li
 
 
 def add_reproduce(rep_sub: Any) -> None:
-    """``reproduce redirection``."""
+    """Add ``reproduce redirection`` (seed 000 ch. 3, §3.5) to the ``reproduce`` parsers.
+
+    Parameters
+    ----------
+    rep_sub : argparse._SubParsersAction
+        The subparsers of ``lpsched reproduce``.
+    """
     rr = rep_sub.add_parser("redirection", help="seed 000 ch. 3: online tasks with "
                             "redirection (Table 3.2 parameters, or --tune: the grids)")
-    rr.add_argument("--traces", default="all", help="'all' (Table 3.1's seven traces in "
-                    "--data), or comma-separated names (Curie, KTH-SP2, ...) or files")
-    rr.add_argument("--trace", help="with --tune: the trace (default LLNL-Thunder)")
+    rr.add_argument("--traces", help="the comparison run's traces: 'all' (default: "
+                    "Table 3.1's seven traces in --data), or comma-separated names (Curie, "
+                    "KTH-SP2, ...) or files; refused with --tune")
+    rr.add_argument("--trace", help="with --tune only: the grids' trace (default "
+                    "LLNL-Thunder); refused without --tune")
     rr.add_argument("--tune", action="store_true", help="the m_d x tau and m_d x c grids")
     rr.add_argument("--data", help=DATA_HELP)
     rr.add_argument("--instances", type=int, default=20,
@@ -394,7 +409,14 @@ def add_reproduce(rep_sub: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """tasks, online."""
+    """Add ``tasks`` (an instance from an SWF trace, seed 000 §3.5.1) and ``online``
+    (policies against proven lower bounds, §3.4) to the top-level parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of ``lpsched``.
+    """
     t = sub.add_parser("tasks", help="seed 000 ch. 3: sequential tasks from an SWF trace "
                        "(method C: p = q·e/Q on m/Q processors)")
     t.add_argument("trace", help=".swf or .swf.gz")
@@ -409,8 +431,10 @@ def add_commands(sub: Any) -> None:
     t.add_argument("--status", type=_status, default="all", help=STATUS_HELP.format(
         default="all; seed 000 Table 3.1 counts the completed jobs, decision 285"))
     t.add_argument("--zero-run", choices=("keep", "drop"), default="keep",
-                   help="keep (default) or drop the jobs of run time 0 (the chapter drops "
-                   "them: --status completed --zero-run drop)")
+                   help="keep (default) or drop the jobs of run time 0 (field 4 = 0), "
+                   "counted as dropped; --status selects statuses only, as in lpsched "
+                   "batch (decision 380; the chapter's jobs: --status completed "
+                   "--zero-run drop)")
     t.add_argument("--lenient", action="store_true", help="skip malformed job lines "
                    "(counted in the instance's trace_dropped) instead of stopping")
     t.add_argument("-o", "--output", help="instance JSON file (replaced atomically; "
@@ -443,7 +467,13 @@ def add_commands(sub: Any) -> None:
 
 
 def policy_lines() -> list[tuple[str, str]]:
-    """``(name, description)`` of every online policy, for ``lpsched policies``."""
+    """The online policies of seed 000 §3.4, for ``lpsched policies``.
+
+    Returns
+    -------
+    list of tuple of (str, str)
+        ``(name, description)`` of every registered policy.
+    """
     from lpsched.tasks.policies import REGISTRY
 
     return [(e.name, e.description) for e in REGISTRY.values()]

@@ -43,14 +43,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import maximum_flow
 
 from lpsched.core import tolerances
 from lpsched.errors import LpschedError
-from lpsched.solvers.highs import solve_highs
-from lpsched.tasks.deadline_model import deadline_lp, windows
 from lpsched.tasks.instance import BOUND_B, TaskInstance
+
+# scipy's max-flow, HiGHS and the deadline model are imported by the exact tests that use
+# them: the speed-m bounds of ``lpsched online`` on large instances need none of them
+# (scipy.sparse.csgraph alone takes 0.15 s to import)
 
 #: largest number of tasks for which :func:`lower_bounds` runs the exact search by default
 EXACT_LIMIT = 3000
@@ -72,8 +72,18 @@ class BoundResult:
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``value``, ``bound`` (the kind), ``upper``, ``tests`` and ``seconds``;
-        an entry of ``lower_bounds`` in ``lpsched online`` and the reproduction's rows."""
+        """The JSON form of the bound (an entry of ``lower_bounds`` in ``lpsched online`` and
+        of the reproduction's rows).
+
+        Returns
+        -------
+        dict
+            ``value`` (the proven bound, in the unit of its objective: a stretch, or seconds for
+            a flow), ``bound`` (the kind: ``"preemptive-exact"``, ``"speed-m-edf"``,
+            ``"srpt-speed-m"`` or ``"trivial"``), ``upper`` (a proven feasible value, exact
+            search only, else ``None``), ``tests`` (feasibility tests run) and ``seconds``
+            (wall time of the search).
+        """
         return {"value": self.value, "bound": self.kind, "upper": self.upper,
                 "tests": self.tests, "seconds": self.seconds}
 
@@ -81,7 +91,24 @@ class BoundResult:
 def edf_speed_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,
                        speed: float) -> bool:
     """Can one processor of speed ``speed`` meet every deadline, preempting? (EDF is
-    optimal there.) Lenient by a relative 1e-12, so a "no" is a proof."""
+    optimal there; the single-machine relaxation of the bounds, issue 14.) Lenient by a
+    relative 1e-12 of the largest deadline, so a "no" is a proof.
+
+    Parameters
+    ----------
+    release, p, deadline : numpy.ndarray
+        The tasks' release dates, processing times (on one of the ``m`` processors) and
+        deadlines, in seconds, shape ``(n,)``.
+    speed : float
+        The machine's speed: ``m`` for the relaxation of ``m`` identical processors (a task
+        takes ``p_j / speed``).
+
+    Returns
+    -------
+    bool
+        ``False`` only when EDF misses a deadline by more than the tolerance: then no
+        schedule on ``m`` processors meets the deadlines.
+    """
     order = np.lexsort((deadline, release))
     r, d = release[order].tolist(), deadline[order].tolist()
     w = (p[order] / speed).tolist()
@@ -104,6 +131,103 @@ def edf_speed_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,
             heapq.heappush(heap, (dl, work - (nxt - t)))
             t = nxt
     return True
+
+
+class SpeedTest:
+    """:func:`edf_speed_feasible` with deadlines ``r + s w``, asked for many ``s`` (the
+    bisection of :func:`max_weighted_flow_bound`): the same answer per ``s``, from fewer
+    steps of EDF.
+
+    The tasks split into *segments*: runs of consecutive releases that no EDF order joins,
+    because all the work released before a segment ends (at speed ``speed``, on a busy
+    processor) before the segment's first release, by more than the rounding of any order
+    of the sums. EDF restarts from an empty queue at each segment's first release, so one
+    EDF sweep over a set of whole segments, in release order, gives each of them exactly
+    the steps the sweep over all tasks gives it; a test is the conjunction over the
+    segments. A segment that met its deadlines at ``s'`` meets them at every ``s >= s'``
+    (deadlines only grow), so a test at ``s`` sweeps only the segments not yet proven at
+    an ``s' <= s``, and stops at the first missed deadline as before.
+
+    Parameters
+    ----------
+    release, p : numpy.ndarray
+        The tasks' releases and processing times (s), shape ``(n,)``.
+    w : numpy.ndarray
+        The weights ``w_j`` of the deadlines ``d_j = r_j + s w_j``, shape ``(n,)``.
+    speed : float
+        The single machine's speed (``m``: the relaxation of ``m`` processors).
+    """
+
+    def __init__(self, release: np.ndarray, p: np.ndarray, w: np.ndarray,
+                 speed: float) -> None:
+        self.release, self.w, self.speed = release, w, speed
+        self.work = p / speed
+        base = np.argsort(release, kind="stable")
+        rs = release[base]
+        ws = self.work[base]
+        # busy ends of the release-order sweep, end_k = max(end_{k-1}, r_k) + w_k, as a
+        # max-plus scan: end_k = C_k + max_{j <= k} (r_j - C_{j-1}), C the prefix sums of w
+        n = rs.size
+        cum = np.cumsum(ws)
+        end = cum + np.maximum.accumulate(rs - (cum - ws))
+        scale = (float(np.max(np.abs(rs), initial=0.0)) + float(cum[-1])) if n else 0.0
+        margin = 32 * n * 2.3e-16 * scale  # above the rounding of any order of the sums
+        starts = np.flatnonzero(end[:-1] + margin < rs[1:]) + 1
+        starts = np.concatenate([[0], starts]) if n else starts
+        self.base = base
+        self.bounds = np.append(starts.astype(np.int64), n)
+        #: per segment, the smallest ``s`` at which its deadlines were met (inf: none yet)
+        self.proven = np.full(len(starts), math.inf)
+
+    def __call__(self, s: float) -> bool:
+        """Whether one processor of speed ``speed`` meets the deadlines ``r + s w``.
+
+        Parameters
+        ----------
+        s : float
+            The stretch (or flow, with ``w = 1``) being tested.
+
+        Returns
+        -------
+        bool
+            :func:`edf_speed_feasible` of ``(release, p, release + s w, speed)``.
+        """
+        deadline = self.release + s * self.w
+        tol = 1e-12 * max(1.0, float(np.max(deadline, initial=0.0)))
+        todo = np.flatnonzero(self.proven > s)
+        if todo.size == 0:
+            return True
+        lo, hi = self.bounds[todo], self.bounds[todo + 1]
+        lengths = hi - lo
+        # positions of the pending segments' tasks in release order, and where each starts
+        first = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
+        idx = self.base[first + np.arange(int(lengths.sum()))]
+        idx = idx[np.lexsort((deadline[idx], self.release[idx]))]
+        ends = np.cumsum(lengths).tolist()
+        r, d = self.release[idx].tolist(), deadline[idx].tolist()
+        work = self.work[idx].tolist()
+        heap: list[tuple[float, float]] = []
+        t, i, n, seg = -math.inf, 0, len(r), 0
+        while i < n or heap:
+            if not heap:
+                while i >= ends[seg]:  # every segment before i met its deadlines
+                    self.proven[todo[seg]] = s
+                    seg += 1
+                t = max(t, r[i])
+            while i < n and r[i] <= t:
+                heapq.heappush(heap, (d[i], work[i]))
+                i += 1
+            dl, left = heapq.heappop(heap)
+            nxt = r[i] if i < n else math.inf
+            if t + left <= nxt:
+                t += left
+                if t > dl + tol:
+                    return False
+            else:
+                heapq.heappush(heap, (dl, left - (nxt - t)))
+                t = nxt
+        self.proven[todo[seg:]] = s
+        return True
 
 
 def flow_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int,
@@ -129,6 +253,11 @@ def flow_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: i
     bool
         Whether the maximum flow carries every (rounded) demand.
     """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import maximum_flow
+
+    from lpsched.tasks.deadline_model import windows
+
     if np.any(p > deadline - release):
         return False
     total = float(p.sum())
@@ -172,7 +301,25 @@ def _grid(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,
 
 def lp_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int) -> bool:
     """The same question as :func:`flow_feasible` on the LP of
-    :func:`~lpsched.tasks.deadline_model.deadline_lp`, solved by HiGHS."""
+    :func:`~lpsched.tasks.deadline_model.deadline_lp` (Horn's transportation model), solved
+    by HiGHS.
+
+    Parameters
+    ----------
+    release, p, deadline : numpy.ndarray
+        The tasks' release dates, processing times and deadlines (s), shape ``(n,)``.
+    m : int
+        Identical processors.
+
+    Returns
+    -------
+    bool
+        Whether the LP delivers ``Σ p_j`` (to :data:`~lpsched.core.tolerances.DELIVERY`):
+        a preemptive, migratory schedule on ``m`` processors meets the deadlines.
+    """
+    from lpsched.solvers.highs import solve_highs
+    from lpsched.tasks.deadline_model import deadline_lp
+
     if np.any(p > deadline - release):
         return False
     total = float(p.sum())
@@ -260,8 +407,7 @@ def max_weighted_flow_bound(inst: TaskInstance, method: str = "flow",
     # The search starts at the trivial bound, itself a valid lower bound: one EDF test when
     # it is the speed-m optimum too (the common case on the traces: a single task sets the
     # max-flow, and stretch 1 is reachable), a bisection above it otherwise.
-    speed_lo, _, tests = _bisect(
-        lambda s: edf_speed_feasible(r, p, r + s * w, m), trivial, rtol)
+    speed_lo, _, tests = _bisect(SpeedTest(r, p, w, m), trivial, rtol)
     lo = max(speed_lo, trivial)
     if method == "speed-m":
         return BoundResult(lo, "speed-m-edf", None, tests, time.perf_counter() - t0)
@@ -275,7 +421,21 @@ def max_weighted_flow_bound(inst: TaskInstance, method: str = "flow",
 
 
 def srpt_speed_sum_flow(release: np.ndarray, p: np.ndarray, speed: float) -> float:
-    """Total flow of SRPT on one processor of speed ``speed`` (optimal there)."""
+    """Total flow of SRPT on one processor of speed ``speed`` (optimal there, Schrage): the
+    sum-flow relaxation of ``m`` processors (issue 14).
+
+    Parameters
+    ----------
+    release, p : numpy.ndarray
+        The tasks' release dates and processing times (s), shape ``(n,)``.
+    speed : float
+        The processor's speed (``m``: a task takes ``p_j / m``).
+
+    Returns
+    -------
+    float
+        ``Σ_j (C_j - r_j)`` of that schedule, in seconds.
+    """
     order = np.lexsort((p, release))
     r, w = release[order].tolist(), (p[order] / speed).tolist()
     heap: list[tuple[float, float]] = []
@@ -299,7 +459,19 @@ def srpt_speed_sum_flow(release: np.ndarray, p: np.ndarray, speed: float) -> flo
 
 def sum_flow_bound(inst: TaskInstance) -> BoundResult:
     """``max(SRPT on one processor of speed m, Σ p_j)``: a lower bound on the total flow
-    of every schedule (preemptive or not) on ``m`` processors."""
+    of every schedule (preemptive or not) on ``m`` processors (issue 14; seed 000 ch. 3's
+    sum-flow objective, §3.2).
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance.
+
+    Returns
+    -------
+    BoundResult
+        Kind ``"srpt-speed-m"``, one test, ``value`` in seconds.
+    """
     t0 = time.perf_counter()
     value = max(srpt_speed_sum_flow(inst.release, inst.p, inst.processors), inst.total_work)
     return BoundResult(value, "srpt-speed-m", None, 1, time.perf_counter() - t0)
@@ -307,8 +479,28 @@ def sum_flow_bound(inst: TaskInstance) -> BoundResult:
 
 def lower_bounds(inst: TaskInstance, exact_limit: int = EXACT_LIMIT, method: str = "flow",
                  rtol: float = RTOL) -> dict[str, BoundResult]:
-    """``max_stretch``, ``max_flow`` (exact search up to ``exact_limit`` tasks, else the
-    speed-``m`` bound) and ``sum_flow``."""
+    """The proven lower bounds ``lpsched online`` prints beside each policy's objectives
+    (issue 14; the objectives of seed 000 ch. 3, §3.2).
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance.
+    exact_limit : int
+        Most tasks for the exact preemptive search (default :data:`EXACT_LIMIT`, 3,000);
+        above it the speed-``m`` bounds.
+    method : str
+        The exact search's feasibility test: ``"flow"`` (max-flow, default) or ``"lp"``
+        (HiGHS); ``"speed-m"`` forces the relaxation.
+    rtol : float
+        Relative gap at which the exact bisection stops (default :data:`RTOL`).
+
+    Returns
+    -------
+    dict of str to BoundResult
+        ``max_stretch`` (bounded stretch, ``B`` = :data:`~lpsched.tasks.instance.BOUND_B`),
+        ``max_flow`` and ``sum_flow``.
+    """
     how = method if inst.n <= exact_limit else "speed-m"
     return {"max_stretch": max_weighted_flow_bound(inst, how, rtol=rtol),
             "max_flow": max_weighted_flow_bound(inst, how, weights=np.ones(1), rtol=rtol),

@@ -1,16 +1,18 @@
-"""Event-driven simulation of the online policies of seed 000 ch. 3 on
-:class:`lpsched.core.engine.Engine`.
+"""Event-driven simulation of the online policies of seed 000 ch. 3, in the event order of
+:class:`lpsched.core.engine.Engine` (``(time, priority, sequence)``), whose heap the
+simulator keeps itself: plain tuples, a cancelled completion recognised by its sequence
+number (issue 34: a third of the run went to event objects and callbacks).
 
 Within one instant, completions (priority 0) run before arrivals (priority 1, in release
 then index order), and idle processors take work last (priority 2, "settle"): a processor
 that frees up at ``t`` chooses among every task known at ``t``. Common-queue policies keep
 one heap per pool; immediate-dispatch policies keep one heap per processor and, for the ΔF
 rule, per-processor sums and counts of the queued processing times in a Fenwick tree over
-the ranks of ``p`` (one row gather per arrival: ``O(m log n)`` vectorised, never a Python
-loop over a queue). Preempted SRPT tasks (remaining times are not among the ranks) and
-tasks queued on an idle processor with an empty queue (they start at the instant's settle,
-so the tree is not touched for them) wait in a small side array that the ΔF rule also
-reads with one ``bincount``.
+the ranks of ``p`` (one row gather per arrival: ``O(m log n)`` vectorised; an update walks
+the ``log n`` rows of one processor's column; never a Python loop over a queue). Preempted
+SRPT tasks (remaining times are not among the ranks) and tasks queued on an idle processor
+with an empty queue (they start at the instant's settle, so the tree is not touched for
+them) wait in a small side array that the ΔF rule also reads with one ``bincount``.
 
 >>> from lpsched.tasks.instance import TaskInstance
 >>> inst = TaskInstance(1, [0.0, 1.0], [4.0, 1.0])
@@ -24,12 +26,10 @@ import heapq
 import math
 import time
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from lpsched.core.engine import Engine
 from lpsched.tasks.instance import BOUND_B, TaskInstance
 from lpsched.tasks.policies import OnlinePolicy, get_policy
 from lpsched.tasks.schedule import (
@@ -44,41 +44,50 @@ from lpsched.tasks.schedule import (
 
 __all__ = ["OnlineResult", "evaluate", "get_policy", "simulate"]
 
+_COMPLETE, _ARRIVALS, _SETTLE = 0, 1, 2
+_add_reduce = np.add.reduce
+
 
 class _Fenwick:
     """Sums and counts of queued processing times per processor (column pairs), indexed by
-    the rank of ``p`` among the instance's distinct values (rows). The row paths of every
-    rank are precomputed, so an update or a query is one numpy gather/scatter."""
+    the rank of ``p`` among the instance's distinct values (rows). The query paths of
+    every rank are precomputed, so a query is one numpy gather and sum over its rows; an
+    update walks its ~log2(ranks) rows in Python."""
 
-    def __init__(self, ranks: int, width: int, paths: tuple[np.ndarray, np.ndarray]) -> None:
+    def __init__(self, ranks: int, width: int, down: np.ndarray) -> None:
         self.width = width
-        # row 0 stays zero (padding of the query paths); row ranks + 1 is the update
-        # paths' padding, never read
-        self.tree = np.zeros((ranks + 2, 2 * width))
-        self.up, self.down = paths
+        # row 0 stays zero: the padding of the query paths
+        self.tree = np.zeros((ranks + 1, 2 * width))
+        self.down = down
+        # a flat view of the tree's buffer (writes reach the tree), floats per item
+        self.flat = cast("memoryview[float]", self.tree.reshape(-1).data)
+        self.stride, self.ranks = 2 * width, ranks
 
     @staticmethod
-    def paths(ranks: int) -> tuple[np.ndarray, np.ndarray]:
+    def paths(ranks: int) -> np.ndarray:
+        """The query path of every rank ``0..ranks``: ``rank``, ``rank`` less its lowest
+        bit, ... down to 0, padded with 0 (shape ``(ranks + 1, bit_length + 1)``)."""
         steps = max(1, int(ranks).bit_length() + 1)
-        up = np.empty((ranks + 1, steps), np.int64)
         down = np.empty((ranks + 1, steps), np.int64)
         cur = np.arange(ranks + 1)
-        cur_up = cur.copy()
         for s in range(steps):
-            up[:, s] = np.where(cur_up <= ranks, cur_up, ranks + 1)
-            cur_up = np.where(cur_up <= ranks, cur_up + (cur_up & -cur_up), cur_up)
             down[:, s] = cur
             cur = cur - (cur & -cur)
-        up[0] = ranks + 1
-        return up, down
+        return down
 
     def update(self, rank: int, col: int, value: float, sign: int) -> None:
-        self.tree[self.up[rank], 2 * col: 2 * col + 2] += (sign * value, sign)
-
-    def query(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per column: sum and count of the queued values of rank <= ``rank``."""
-        total = self.tree[self.down[rank]].sum(axis=0)
-        return total[0::2], total[1::2]
+        """Add ``sign * value`` and ``sign`` to column pair ``col`` along the update path
+        of ``rank``: a Python walk over a memoryview of the tree (a numpy gather/scatter
+        costs more on these ~10-row paths; the same float additions, issue 34)."""
+        flat, stride, top = self.flat, self.stride, self.ranks
+        add = sign * value
+        base = 2 * col
+        i = rank
+        while i <= top:
+            k = i * stride + base
+            flat[k] += add
+            flat[k + 1] += sign
+            i += i & -i
 
 
 class _Partials:
@@ -142,11 +151,21 @@ class _Sim:
         self.running = [-1] * m
         self.start_at = [0.0] * m
         self.end = np.full(m, -math.inf)
-        self.count = np.zeros(m, np.int64)
-        self.event: list[Any] = [None] * m
+        self.end_of = [self.end[lo:hi] for lo, hi in self.pools]  # views per pool
+        self.count = [0] * m
+        # processors whose counter is one below the threshold (the only ones the SPT-RD
+        # exception of the ΔF rule can redirect): none, and the exception is skipped
+        self.at_limit = m if pol.tau - 1 == 0 else 0
+        self.live = [-1] * m  # sequence number of each processor's completion event
         self.pieces: list[tuple[int, int, float, float, int]] = []
         self.completion = [math.nan] * n
-        self.engine = Engine()
+        # the event heap of :class:`~lpsched.core.engine.Engine`, inlined: entries
+        # (time, priority, sequence, action, argument) fire in that order; a completion
+        # whose sequence is no longer its processor's ``live`` one was cancelled
+        self.heap: list[tuple[float, int, int, int, int]] = []
+        self.seq = 0
+        self.now = 0.0
+        self.processed = 0
         self.settle_pending = False
         self.next_arrival = 0
         self.tau = pol.tau
@@ -167,24 +186,50 @@ class _Sim:
             self.dirty: set[int] = set()
 
     # -- the run ---------------------------------------------------------------------------
+    def _at(self, time: float, priority: int, action: int, arg: int = 0) -> int:
+        """Schedule ``action`` (0 complete, 1 arrivals, 2 settle) at ``time``; its
+        sequence number."""
+        seq = self.seq
+        self.seq = seq + 1
+        heapq.heappush(self.heap, (time, priority, seq, action, arg))
+        return seq
+
     def run(self) -> None:
-        self.engine.at(self.r[0], self._arrivals, 1)
-        self.engine.run()
+        self._at(self.r[0], 1, _ARRIVALS)
+        heap, live = self.heap, self.live
+        pop = heapq.heappop
+        complete, arrivals, settle = self._complete, self._arrivals, self._settle
+        processed = 0
+        while heap:
+            time, _, seq, action, arg = pop(heap)
+            if action == _COMPLETE:
+                if live[arg] != seq:
+                    continue  # cancelled
+                self.now = time
+                complete(arg)
+            elif action == _ARRIVALS:
+                self.now = time
+                arrivals()
+            else:
+                self.now = time
+                settle()
+            processed += 1
+        self.processed = processed
 
     def _arrivals(self) -> None:
-        now = self.engine.now
+        now = self.now
         j = self.next_arrival
         while j < self.n and self.r[j] == now:
             self._arrive(j)
             j += 1
         self.next_arrival = j
         if j < self.n:
-            self.engine.at(self.r[j], self._arrivals, 1)
+            self._at(self.r[j], 1, _ARRIVALS)
 
     def _ensure_settle(self) -> None:
         if not self.settle_pending:
             self.settle_pending = True
-            self.engine.at(self.engine.now, self._settle, 2)
+            self._at(self.now, 2, _SETTLE)
 
     def _settle(self) -> None:
         self.settle_pending = False
@@ -205,26 +250,25 @@ class _Sim:
         self.dirty.clear()
 
     def _start(self, j: int, i: int) -> None:
-        now = self.engine.now
+        now = self.now
         self.running[i] = j
         self.start_at[i] = now
-        self.count[i] = 0
+        self._set_count(i, 0)
         end = now + self.rem[j]
         self.end[i] = end
-        self.event[i] = self.engine.at(end, partial(self._complete, i), 0)
+        self.live[i] = self._at(end, 0, _COMPLETE, i)
 
     def _stop(self, i: int, kind: int) -> int:
         j = self.running[i]
-        self.pieces.append((j, i, self.start_at[i], self.engine.now, kind))
+        self.pieces.append((j, i, self.start_at[i], self.now, kind))
         self.running[i] = -1
         self.end[i] = -math.inf
-        Engine.cancel(self.event[i])
-        self.event[i] = None
+        self.live[i] = -1  # its completion event, if still queued, is cancelled
         return j
 
     def _complete(self, i: int) -> None:
         j = self._stop(i, COMPLETE)
-        self.completion[j] = self.engine.now
+        self.completion[j] = self.now
         self._free(i)
 
     def _free(self, i: int) -> None:
@@ -237,7 +281,7 @@ class _Sim:
         self._ensure_settle()
 
     def _preempt(self, i: int) -> None:
-        rem = float(self.end[i]) - self.engine.now
+        rem = float(self.end[i]) - self.now
         j = self._stop(i, PREEMPTED)
         self.rem[j] = rem
         if self.pol.paradigm == "common":
@@ -291,21 +335,27 @@ class _Sim:
         if not (pol.preemptive or pol.redirect == "threshold"):
             return
         i = int(np.argmax(self.end[: self.main]))
-        if pj < float(self.end[i]) - self.engine.now:
+        if pj < float(self.end[i]) - self.now:
             if pol.preemptive:
                 self._preempt(i)
             else:
-                self.count[i] += 1
+                self._set_count(i, self.count[i] + 1)
                 if self.count[i] >= self.tau:
                     self._interrupt(i)
 
+    def _set_count(self, i: int, value: int) -> None:
+        """Set processor ``i``'s redirection counter, keeping ``at_limit``."""
+        limit = self.tau - 1
+        self.at_limit += (value == limit) - (self.count[i] == limit)
+        self.count[i] = value
+
     def _arrive_dispatch(self, j: int, pj: float) -> None:
         i = self._dispatch_to(0, j, exceptions=True)
-        if self.running[i] >= 0 and pj < float(self.end[i]) - self.engine.now:
+        if self.running[i] >= 0 and pj < float(self.end[i]) - self.now:
             if self.pol.preemptive:
                 self._preempt(i)
             elif self.pol.redirect == "threshold":
-                self.count[i] += 1
+                self._set_count(i, self.count[i] + 1)
                 if self.count[i] >= self.tau:
                     self._interrupt(i)
         self._enqueue(j, i)
@@ -340,23 +390,25 @@ class _Sim:
         ``exceptions``."""
         lo, hi = self.pools[pool]
         pj = self.p[j]
-        s_le, c_le = self.fen[pool].query(self.rank[j])
+        fen = self.fen[pool]  # per column: sum and count of the queued p of rank <= p_j
+        total = _add_reduce(fen.tree[fen.down[self.rank[j]]], 0)
+        s_le = total[0::2]
         qc = self.qcount[pool]
-        c_gt = qc - c_le
+        c_gt = qc - total[1::2]
         if self.partials.size:
             ps, pc_le, pc_gt = self.partials.sums(pj, lo, hi - lo)
             s_le = s_le + ps
             c_gt = c_gt + pc_gt
             qc = qc + pc_le + pc_gt
-        rem = np.maximum(self.end[lo:hi] - self.engine.now, 0.0)
+        rem = np.maximum(self.end_of[pool] - self.now, 0.0)
         delta = rem + s_le + pj + pj * c_gt
         if exceptions and self.pol.preemptive:
             delta = np.where(pj < rem, pj + pj * (c_gt + 1), delta)
-        elif exceptions and self.pol.redirect == "threshold":
-            redirect = (pj < rem) & (self.count[lo:hi] == self.tau - 1)
+        elif exceptions and self.pol.redirect == "threshold" and self.at_limit:
+            redirect = (pj < rem) & (np.array(self.count[lo:hi]) == self.tau - 1)
             if redirect.any():
                 delta = np.where(redirect, s_le + pj + pj * c_gt - qc * rem, delta)
-        return lo + int(np.argmin(delta))
+        return lo + int(delta.argmin())
 
     # -- the result ------------------------------------------------------------------------
     def schedule(self, seconds: float) -> TaskSchedule:
@@ -371,12 +423,25 @@ class _Sim:
             processors=self.m, main=self.main, policy=pol.name, preemptive=pol.preemptive,
             migratory=pol.preemptive and pol.paradigm == "common",
             restarts=pol.redirect == "threshold",
-            stats={"events": self.engine.processed, "seconds": seconds})
+            stats={"events": self.processed, "seconds": seconds})
 
 
 def simulate(inst: TaskInstance, policy: OnlinePolicy) -> TaskSchedule:
-    """Run ``policy`` on ``inst``; the schedule is not validated here (see
+    """Run ``policy`` on ``inst`` (seed 000 §3.4); the schedule is not validated here (see
     :func:`evaluate`). Checks the policy's parameters against ``inst.processors``.
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance.
+    policy : OnlinePolicy
+        The policy with its parameters (:func:`get_policy`).
+
+    Returns
+    -------
+    TaskSchedule
+        The pieces and completion times; ``stats`` holds ``events`` (events processed) and
+        ``seconds`` (wall time of the simulation).
 
     Examples
     --------
@@ -409,8 +474,15 @@ class OnlineResult:
     schedule: TaskSchedule = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON row: ``policy``, its parameters, ``valid``, the metrics, the counts and
-        ``seconds`` (a row of ``lpsched online --json`` and of the reproduction)."""
+        """The JSON row of ``lpsched online --json`` and of the reproduction.
+
+        Returns
+        -------
+        dict
+            ``policy``, its parameters, ``valid`` (always ``True``: the schedule passed
+            :func:`~lpsched.tasks.schedule.validate_schedule`), the six metrics, the counts and
+            ``seconds`` (simulation wall time).
+        """
         return {"policy": self.policy, **self.params, "valid": True, **self.metrics,
                 **self.counts, "seconds": self.seconds}
 
@@ -418,7 +490,23 @@ class OnlineResult:
 def evaluate(inst: TaskInstance, policy: OnlinePolicy | str, bound: float = BOUND_B,
              **params: Any) -> OnlineResult:
     """Simulate, validate independently (:func:`~lpsched.tasks.schedule.validate_schedule`
-    raises on any violation) and measure.
+    raises on any violation) and measure (seed 000 §3.4-3.5).
+
+    Parameters
+    ----------
+    inst : TaskInstance
+        The instance.
+    policy : OnlinePolicy or str
+        The policy, or its name (then ``params`` set its parameters).
+    bound : float
+        The stretch's constant ``B`` (s; default :data:`~lpsched.tasks.instance.BOUND_B`).
+    **params
+        ``md``, ``tau``, ``b``, ``c``, ``seed`` for :func:`get_policy` with a name.
+
+    Returns
+    -------
+    OnlineResult
+        The metrics, counts, simulation time and the schedule.
 
     Examples
     --------

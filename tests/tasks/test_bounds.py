@@ -182,3 +182,20 @@ def test_speed_m_search_starts_at_the_trivial_bound() -> None:
     res = max_weighted_flow_bound(crowd, "speed-m", weights=np.ones(1))
     assert res.tests > 1 and res.value == pytest.approx(8.0, rel=1e-5)
     assert res.value <= 8.0  # a lower bound: the real optimum is 8
+
+
+def test_speed_test_answers_as_edf_on_every_call():
+    """SpeedTest (segments proven at a smaller s are skipped) answers every s as
+    edf_speed_feasible does, in any order of the calls, with idle gaps, ties of releases
+    and zero-length tasks (issue 34)."""
+    from lpsched.tasks.bounds import SpeedTest
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n, m = int(rng.integers(1, 50)), int(rng.integers(1, 4))
+        r = np.round(rng.exponential(5, n).cumsum() * rng.integers(0, 2), 0)
+        p = rng.exponential(3, n) * (rng.random(n) > 0.1)
+        w = np.maximum(p, 1.0)
+        test = SpeedTest(r, p, w, m)
+        for s in rng.uniform(0.1, 3, 12):
+            assert test(s) == edf_speed_feasible(r, p, r + s * w, m)

@@ -129,7 +129,8 @@ def test_fidelity_table_rows_and_verdicts_on_a_small_store(tmp_path: Path) -> No
     assert tol == pytest.approx(exp._sampling_tolerance([float(v) for v in n])[0], rel=1e-3)
     assert tasks.verdict.startswith("differs")  # 48 jobs in 30 days, not 860 in 15
     mq = by["Table 3.1 KTH-SP2 instance CPUs (m/Q)"]
-    assert mq.verdict in ("match", "close", "differs: explained by decision 287")
+    # KTH-SP2's m/Q comes back at full size: no decision explains a difference there
+    assert mq.verdict in ("match", "close", "differs")
     for name in ("Curie", "HPC2N", "LLNL-Thunder", "Metacentrum", "RICC", "SDSC-Blue-4.1"):
         assert by[f"Table 3.1 {name} trace # tasks"].verdict == (
             "not measured: trace not in this run")

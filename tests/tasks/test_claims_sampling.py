@@ -108,3 +108,36 @@ def test_table_verdicts_of_the_claims_and_b_on_a_small_store() -> None:
     unexplained = [r.figure for r in table.rows if r.verdict == "differs"]
     assert unexplained == ["Table 3.1 Curie tasks per instance",
                            "Table 3.1 Metacentrum tasks per instance"]
+
+
+def test_reduced_run_leaves_an_undetermined_label_not_measured() -> None:
+    """Issue 33 review: on a run of fewer instances than the chapter's 20, a label the
+    sample leaves open is the reduction's, not decision 291's evidence; a determined label
+    is judged as at full size."""
+    spt_rd = "Curie SPT-RD vs SPT: stretch metrics"
+    noisy = [(-60.0, -60.0, -30.0) if s % 4 == 0 else (12.0, 12.0, 6.0) for s in range(20)]
+    rows = [r for r in _store(noisy) if r["seed"] < 8]
+    row = next(r for r in exp._claims(rows) if r.figure == spt_rd)
+    assert row.verdict.startswith("not measured: reduced run (8 of the chapter's 20 "
+                                  "instances): the label (all lower) is not determined")
+    assert row.ours == ""
+    firm = [r for r in _store([(-10.0, -10.0, -5.0)] * 20) if r["seed"] < 8]
+    assert _verdicts(firm)[spt_rd] == "differs"
+
+
+def test_other_traces_row_without_traces_states_the_seed_words() -> None:
+    """The chapter says 'most of the cases' [L1972-1976], no count: with no other trace
+    in the run the row shows those words, not a bound computed for 24 pairs."""
+    row = next(r for r in exp._claims(_store([(-1.0, -1.0, -1.0)] * 20))
+               if r.figure.startswith("other traces"))
+    assert row.seed_value == "most of the cases"
+    assert row.verdict == "not measured: no other trace in this run"
+
+
+def test_one_instance_is_not_judged_against_a_mean_of_20() -> None:
+    rows = [r for r in _store([(-1.0, -1.0, -1.0)] * 20, trace=META) if r["seed"] == 0]
+    by = {r.figure: r for r in exp.fidelity(rows, []).rows}
+    for label in ("tasks per instance", "instance CPUs (m/Q)"):
+        verdict = by[f"Table 3.1 Metacentrum {label}"].verdict
+        assert verdict.startswith("not measured: reduced run (1 of the chapter's 20 "
+                                  "instances): one instance")

@@ -25,13 +25,14 @@ once, and the levels are brought up to date only then, on the chosen task and it
 ancestors alone (no other level can change; issue 32, decision 348, bit-identical to
 a full sweep: :func:`literal_alloc_sweeps`). Areas are exact-rounded sums
 (``math.fsum``), so the jump and the one-step reference take the same stopping decisions:
-the result equals the one-step loop's (tested against it on random graphs).
+the result equals the one-step loop's (tested against it on random graphs). The walk
+follows a successor chain kept with the levels, and a jump's end is found from the two
+tests' roots and checked step by step (:func:`_jump_end`; decision 410, speed only).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -55,10 +56,11 @@ def _longest_avoiding(dag: Dag, tt: list[float], v: int, sources: list[int]) -> 
 
 def _ancestor_sweep(dag: Dag, v: int) -> list[tuple[int, int, list[int]]]:
     """The entries of ``dag.sweeps[0]`` (reverse topological order) of the proper
-    ancestors of ``v``: the only tasks whose bottom level depends on ``T(v)``. Cached on
-    the graph (``dag.__dict__``). O(n + e) once per task."""
+    ancestors of ``v``: the only tasks whose bottom level depends on ``T(v)``, each with
+    its successors sorted (the walk's tie order, :attr:`Dag.plain`). Cached on the graph
+    (``dag.__dict__``). O(n + e) once per task."""
     memo: dict[int, list[tuple[int, int, list[int]]]] = dag.__dict__.setdefault(
-        "_ancestor_sweeps", {})
+        "_ancestor_walks", {})
     if v not in memo:
         seen = set(dag.preds[v])
         stack = list(seen)
@@ -67,23 +69,84 @@ def _ancestor_sweep(dag: Dag, v: int) -> list[tuple[int, int, list[int]]]:
                 if u not in seen:
                     seen.add(u)
                     stack.append(u)
-        memo[v] = [e for e in dag.sweeps[0] if e[0] in seen]
+        walk = dag.plain[4]
+        memo[v] = [(u, only, walk[u]) for u, only, _ in dag.sweeps[0] if u in seen]
     return memo[v]
 
 
-def _smallest_key(path: list[int], real: Any, p: list[int], cap: list[int], t1: Any,
-                  al: Any) -> int:
-    """The task of ``path`` with the smallest ``T(u, p+1)/(p+1)`` that can still grow
-    (lowest index on ties), or -1 when every one is at its cap [L216-220]."""
-    best = -1
-    key = 0.0
-    for u in path:
-        if real[u] and p[u] < cap[u]:
-            pu = p[u] + 1
-            k = t1[u] * (al[u] + (1.0 - al[u]) / pu) / pu
-            if best < 0 or k < key or (k == key and u < best):
-                best, key = u, k
-    return best
+#: below this ``α`` the stopping test of a jump is scanned one increment at a time
+#: (:func:`_jump_end`): its right side ``q·T(v, q)`` is then too flat for a proof of
+#: monotonicity in floating point
+MONOTONE_ALPHA = 1e-6
+
+
+def _jump_end(q1: int, cap: int, t: float, a: float, base_l: float, base_a: float,
+              b: int, grow: float, other: float) -> int:
+    """Where a jump on one task ends: the first ``q`` in ``[q1, cap)`` at which the
+    stopping test holds or the path loses its strict lead over ``other`` (the longest
+    path avoiding the task), else ``cap``; neither holds at ``q1 − 1``.
+
+    Exactly the one-increment scan of :func:`literal_alloc_sweeps`, found in O(1): both
+    tests are monotone in ``q`` *in floating point* (the path length
+    ``base_l + t·(a + (1−a)/q)`` is a chain of correctly rounded operations, each
+    monotone in ``q``; the area ``base_a + q·T(v, q)`` rises by ``t·a`` per step while
+    its rounding error is below ``6·2⁻⁵³·t·(a·q + 1)``, so it is non-decreasing when
+    ``a >= MONOTONE_ALPHA``), so the first ``q`` where one holds is found from the real
+    roots (the lead: ``q >= (1−a)/((other − base_l)/t − a)``; the stop: the positive
+    root of ``t·a·q² + (base_a + t(1−a) − b(base_l + t·a))·q − b·t(1−a)``) and then
+    checked, and moved one step at a time, with the scan's own expressions. Below
+    ``MONOTONE_ALPHA`` (or ``t <= 0``) the scan itself runs. Issue 32, speed only.
+
+    Parameters
+    ----------
+    q1 : int
+        The first processor count to test (``p_v + 2``: neither test holds at
+        ``p_v + 1``, the increment the walk chose).
+    cap : int
+        The task's cap: the jump ends there at the latest.
+    t, a : float
+        The task's sequential time ``T(v, 1)`` (s) and Amdahl fraction ``α``.
+    base_l, base_a : float
+        The critical path's length and the area ``Σ p_u T(u, p_u)`` without the task's
+        own term.
+    b : int
+        The processors the area is averaged over (``T_A = area / b``).
+    grow : float
+        ``1 + TOL``, the stopping test's tolerance.
+    other : float
+        The longest path avoiding the task (``-inf`` when every path contains it).
+
+    Returns
+    -------
+    int
+        The task's processor count at the end of the jump, in ``[q1, cap]``.
+    """
+    def holds(q: int) -> bool:
+        tq = t * (a + (1.0 - a) / q)
+        lq = base_l + tq
+        return lq * b <= (base_a + q * tq) * grow or not lq > other
+
+    if a < MONOTONE_ALPHA or not t > 0.0:
+        q = q1
+        while q < cap and not holds(q):
+            q += 1
+        return q
+    est = float(cap)
+    d = (other - base_l) / t - a  # the lead is lost once (1 - a) / q <= d
+    if d > 0.0:
+        est = min(est, (1.0 - a) / d)
+    c = t * (1.0 - a)
+    ta = t * a
+    bb = base_a + c - b * (base_l + ta)
+    disc = math.sqrt(bb * bb + 4.0 * ta * b * c)
+    root = 2.0 * b * c / (bb + disc) if bb > 0.0 else (disc - bb) / (2.0 * ta)
+    est = min(est, root)
+    q = min(cap, max(q1, math.ceil(est))) if math.isfinite(est) else cap
+    while q < cap and not holds(q):  # monotone: step up to the first q that holds
+        q += 1
+    while q > q1 and holds(q - 1):  # ... and down while the one before holds too
+        q -= 1
+    return q
 
 
 def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
@@ -124,45 +187,64 @@ def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
     own = {e[0]: e for e in dag.sweeps[0]}  # v's own sweep entry, if v has successors
     grow = 1 + TOL
     prod = [p[v] * tt[v] for v in range(n)]  # 0.0 for dummies: fsum is unchanged
+    # the key T(u, p_u + 1)/(p_u + 1) of every task that may still grow, else None
+    key: list[float | None] = [
+        t1[u] * (al[u] + (1.0 - al[u]) / (p[u] + 1)) / (p[u] + 1)
+        if real[u] and p[u] < cap[u] else None for u in range(n)]
     bl = bottom_level_list(dag, tt)
+    at = bl.__getitem__  # ``max`` keeps the first of equal keys: lists sorted ascending
+    # the critical-path walk's next task from each task (-1 at the exits), kept with bl
+    nxt = [(s[0] if len(s) == 1 else max(s, key=at)) if s else -1 for s in walk]
+    single = sources[0] if len(sources) == 1 else -1
     neg = -math.inf
     fsum = math.fsum
     while True:
-        L, path = critical_path(walk, bl, sources)
+        u = single if single >= 0 else max(sources, key=at)
+        L = bl[u]
         area = fsum(prod)
         if L * b <= area * grow:
             break
-        v = _smallest_key(path, real, p, cap, t1, al)
+        v, kv = -1, 0.0  # the walk and the smallest key on it [L216-220]
+        while u >= 0:
+            k = key[u]
+            if k is not None and (v < 0 or k < kv or (k == kv and u < v)):
+                v, kv = u, k
+            u = nxt[u]
         if v < 0:
             break  # saturation: every critical-path task is at its cap
         anc = _ancestor_sweep(dag, v)
         q0, t, a, tq0 = p[v], t1[v], al[v], tt[v]
         base_l, base_a = L - tq0, area - q0 * tq0
-        other: float | None = None
         q = q0 + 1  # the first increment was decided by the walk and the test above
-        while q < cap[v]:  # the state before the next increment has q processors
+        cv = cap[v]
+        if q < cv:  # the state before the next increment has q processors
             tq = t * (a + (1.0 - a) / q)
             lq = base_l + tq
-            if lq * b <= (base_a + q * tq) * grow:
-                break
-            if other is None:  # the longest path avoiding v, levels as they are now
-                bl2 = bl[:]
+            if lq * b > (base_a + q * tq) * grow:  # no stop at q
+                bl2 = bl[:]  # the longest path avoiding v, levels as they are now
                 bl2[v] = neg
-                for u, only, s in anc:
-                    bl2[u] = tt[u] + (bl2[only] if only >= 0 else max([bl2[w] for w in s]))
-                other = max([bl2[s] for s in sources if s != v], default=neg)
-            if not lq > other:
-                break
-            q += 1
+                at2 = bl2.__getitem__
+                for w, only, s in anc:
+                    bl2[w] = tt[w] + (bl2[only] if only >= 0 else max(map(at2, s)))
+                other = max([bl2[x] for x in sources if x != v], default=neg)
+                if lq > other:  # the path keeps its lead at q: the jump goes on
+                    q = _jump_end(q + 1, cv, t, a, base_l, base_a, b, grow, other)
         p[v] = q
         tv = t * (a + (1.0 - a) / q)
         tt[v] = tv
         prod[v] = q * tv
+        key[v] = t * (a + (1.0 - a) / (q + 1)) / (q + 1) if q < cv else None
         e = own.get(v)
         bl[v] = tv if e is None else tv + (bl[e[1]] if e[1] >= 0
-                                           else max([bl[w] for w in e[2]]))
-        for u, only, s in anc:
-            bl[u] = tt[u] + (bl[only] if only >= 0 else max([bl[w] for w in s]))
+                                           else max([bl[x] for x in e[2]]))
+        for w, only, s in anc:  # s sorted: the first largest is the walk's next task
+            if only >= 0:
+                bl[w] = tt[w] + bl[only]
+            else:
+                vals = [bl[x] for x in s]
+                m = max(vals)
+                bl[w] = tt[w] + m
+                nxt[w] = s[vals.index(m)]
     return np.array(p, dtype=np.int64)
 
 
@@ -171,7 +253,24 @@ def literal_alloc_sweeps(dag: Dag, budget: int, limit: np.ndarray | None = None,
     """The previous implementation of :func:`literal_alloc` (issue 32), kept as a second
     test oracle: the same jumps, with the bottom levels swept over the whole graph at
     every jump and the longest path avoiding ``v`` swept over the whole graph too.
-    Same parameters and result as :func:`literal_alloc`. O(J·(n + e) + K)."""
+    O(J·(n + e) + K).
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG (or a composite graph) with its sequential times and ``α``.
+    budget : int
+        ``Pb``, the processors of the (virtual) cluster.
+    limit : numpy.ndarray, optional
+        A per-task cap (default ``budget``).
+    stop_budget : int, optional
+        The processors ``T_A`` is averaged over (default ``budget``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The allocation, equal to :func:`literal_alloc`'s.
+    """
     real, sources, t1, al, walk = dag.plain
     n = dag.n
     cap = [budget] * n if limit is None else [min(budget, int(c)) for c in limit]
@@ -213,7 +312,20 @@ def literal_alloc_sweeps(dag: Dag, budget: int, limit: np.ndarray | None = None,
 
 def literal_alloc_reference(dag: Dag, budget: int) -> np.ndarray:
     """The same algorithm one increment at a time (levels recomputed after every
-    increment): the test oracle of :func:`literal_alloc`. O(K·(n + e))."""
+    increment): the test oracle of :func:`literal_alloc`. O(K·(n + e)).
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG with its sequential times and ``α``.
+    budget : int
+        ``Pb`` (the cap of every task and the processors of the stopping test).
+
+    Returns
+    -------
+    numpy.ndarray
+        The allocation [L216-222], 0 for dummy tasks.
+    """
     real, sources, t1, al, walk = dag.plain
     n = dag.n
     p = [0 if not real[v] else 1 for v in range(n)]

@@ -73,7 +73,30 @@ def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(
     combination); ``sets``, ``n_values``, ``clusters`` restrict the grid (reduced runs).
     A cell's content (its store key) does not depend on the order (decision 131); it
     holds ``str(hcpa_bound)``, the improved-HCPA bound of its problem (DECIDE-1), so stores
-    computed under another bound are never reused."""
+    computed under another bound are never reused.
+
+    Parameters
+    ----------
+    count : int
+        Number of scenarios (the seed's study: 1,500 [L536]).
+    seed : int
+        Seed of the populations and the set draws.
+    algorithms : tuple of str
+        The algorithms each scenario runs (default all 19).
+    sets : int
+        Random sets per class and ``N`` (seed 25).
+    n_values : tuple of int
+        Numbers of concurrent PTGs (seed 2, 4, 6, 8, 10).
+    clusters : tuple of str
+        Table 1's clusters used.
+    hcpa_bound : HcpaBound
+        The improved-HCPA variant of every problem.
+
+    Returns
+    -------
+    list of Cell
+        ``(class, N, set, cluster, members, seed, algorithms, bound)`` per scenario.
+    """
     sizes = (len(CLASSES), len(n_values), len(clusters))
     rank = {c: r for r, c in enumerate(interleaved(sizes))}
     sc = sorted(scenarios(seed, sets, n_values, CLASSES, clusters),
@@ -85,7 +108,18 @@ def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(
 
 
 def problem_of(cell: Cell) -> Problem:
-    """The :class:`Problem` of one cell (PTGs rebuilt from their population indices)."""
+    """The :class:`Problem` of one cell (PTGs rebuilt from their population indices).
+
+    Parameters
+    ----------
+    cell : Cell
+        One item of :func:`cells`.
+
+    Returns
+    -------
+    Problem
+        The ``N`` PTGs on the cell's cluster, with its improved-HCPA bound and seed.
+    """
     cls, _n, k, cluster, members, seed, _algs, bound = cell
     pop = population(cls)
     ptgs = [build_member(pop[m], seed) for m in members]
@@ -103,7 +137,19 @@ ROW_SCHEMA: dict[str, str] = {
 
 def cell_rows(cell: Cell) -> list[dict[str, Any]]:
     """Run one scenario: one row per algorithm (metrics, own ``seconds`` and the one-time
-    ``shared_seconds`` of the precomputations it uses, bounds)."""
+    ``shared_seconds`` of the precomputations it uses, bounds).
+
+    Parameters
+    ----------
+    cell : Cell
+        One item of :func:`cells`.
+
+    Returns
+    -------
+    list of dict
+        One row per algorithm (:data:`ROW_SCHEMA` plus the utilisation readings): SSCT,
+        Cmax (s), MaxS, the smallest stretch, utilisation, CPU seconds and the lower bounds.
+    """
     cls, n, k, cluster, _members, _seed, algs, _bound = cell
     pb = problem_of(cell)
     b = lower_bounds(pb)
@@ -170,6 +216,9 @@ def _table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     col["cluster"] = np.array([r["cluster"] for r in rows])
     col["scenario"] = np.array([f'{r["class"]}/{r["N"]}/{r["set"]}/{r["cluster"]}'
                                 for r in rows])
+    for k in UTILISATION_READINGS:
+        if all(f"util_{k}" in r for r in rows):
+            col[f"util_{k}"] = np.array([r[f"util_{k}"] for r in rows])
     return {"algs": algs, **col}
 
 
@@ -326,7 +375,24 @@ def population_targets(pmd: dict[str, dict[str, Any]]) -> dict[str, dict[str, An
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks."""
+    """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks;
+    on a reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) also the bootstrap noise
+    of every figure of the seed-vs-ours table (:func:`reduced_noise`, decision 413).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`cell_rows` of every scenario of the run.
+
+    Returns
+    -------
+    dict
+        ``scenarios``, ``boxes`` (metric -> population -> algorithm -> min/q1/median/q3/
+        max), ``rank_difference``, ``population_median_difference``, ``targets`` (A7, A13),
+        ``utilisation`` and ``utilisation_readings`` (algorithm -> cluster -> fraction),
+        ``table2``, ``mean_max_stretch_by_N``, ``bounds_hold``, ``ratios_to_selfish``,
+        ``pareto``, ``acceptance`` (with all 19 algorithms) and ``noise`` (reduced runs).
+    """
     if not rows:
         return {"scenarios": 0}
     t = _table(rows)
@@ -371,6 +437,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if set(ALGORITHMS) <= set(algs):
             out["acceptance"] = acceptance(
                 t, ratios, out["utilisation_readings"].get(TABLE2_READING, out["utilisation"]))
+    if out["scenarios"] < FULL_SCENARIOS:
+        out["noise"] = reduced_noise(t)
     return out
 
 
@@ -435,7 +503,24 @@ def _check_lptf(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
 def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                util: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     """The seven qualitative checks of spec §(a), each with ``passed`` and its values; the
-    tolerances and the seed line behind each are in docs/decisions.md (decision 134)."""
+    tolerances and the seed line behind each are in docs/decisions.md (decision 134) and
+    :data:`CHECK_LINES`.
+
+    Parameters
+    ----------
+    t : dict
+        The rows as arrays (:func:`_table`).
+    ratios : dict
+        Harmonic-mean ratios to SELFISH per algorithm and metric.
+    util : dict
+        Utilisation per algorithm and cluster under :data:`TABLE2_READING`.
+
+    Returns
+    -------
+    list of dict
+        Seven items: ``check`` (its text, starting with its number), ``passed`` and
+        ``values`` (what was compared).
+    """
     def stat(a: str, m: str, f: Any = np.mean) -> float:
         return float(f(t[m][t["algorithm"] == a]))
 
@@ -464,9 +549,10 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                    all(a and b for a, b in trade.values()),
                    {w: {"lower_ssct": a, "higher_cmax": b} for w, (a, b) in trade.items()}))
     gdx = {a: v.get("gdx", math.nan) for a, v in util.items()}
-    cafm = [gdx[a] for a in algs if a.startswith("cafm")]
+    cafm = [gdx[a] for a in algs if a in GDX_CAFM]
     cra = [gdx[a] for a in algs if a.startswith("cra")]
-    checks.append((f"5 on gdx CAFM utilisation <= 80%, CRA >= 98% ({TABLE2_READING})",
+    checks.append((f"5 on gdx CAFM (MRT allocation) utilisation <= 80%, CRA >= 98% "
+                   f"({TABLE2_READING})",
                    bool(max(cafm) <= 0.80 and min(cra) >= 0.98),
                    {"cafm_max": max(cafm), "cra_min": min(cra)}))
     checks.append(_check_small_stretch(t))
@@ -499,6 +585,11 @@ PAPER_TABLE2: dict[str, tuple[float, float, float, float]] = {
 }
 #: the column order of :data:`PAPER_TABLE2`
 TABLE2_CLUSTERS = ("chti", "grillon", "grelon", "gdx")
+#: the CAFM algorithms of check 5 and of the row "Table 2 gdx, largest CAFM value": those
+#: with the MRT allocation, whose gdx values are the seed's "around 75%" [L736-737]
+#: (75.62-78.30 [L841-845]); CAFM K SHELVES' own gdx value is 88.07 [L846], so with it
+#: the seed's Table 2 would fail its own check (decision 411)
+GDX_CAFM = ("cafm-cra", "cafm-cra-weight", "cafm-saf", "cafm-sptf", "cafm-lptf")
 #: the Table 2 rows that choose the utilisation reading (decision 337); the others judge it
 TABLE2_CALIBRATION = ("selfish", "selfish-order", "selfish-weight", "c1", "c4", "f1", "f2")
 
@@ -520,7 +611,7 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
         ``at_least_90`` (count) and ``cells``; ``mad_calibration`` and ``mad_validation``,
         the mean absolute difference to the seed over the rows of
         :data:`TABLE2_CALIBRATION` and over the others (decision 337); ``gdx_cafm_max``
-        and ``gdx_cra_min`` (check 5), None where absent.
+        (over :data:`GDX_CAFM`) and ``gdx_cra_min`` (check 5), None where absent.
 
     Examples
     --------
@@ -545,22 +636,23 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
     def mad(mask: np.ndarray) -> float | None:
         return round(float(np.abs(o[mask] - s[mask]).mean()), 4) if mask.any() else None
 
-    def gdx(prefix: str, f: Any) -> float | None:
-        vals = [100 * per["gdx"] for a, per in util.items()
-                if a.startswith(prefix) and "gdx" in per]
+    def gdx(algs: Any, f: Any) -> float | None:
+        vals = [100 * per["gdx"] for a, per in util.items() if algs(a) and "gdx" in per]
         return float(f(vals)) if vals else None
 
     return {"cells": int(o.size), "min": float(o.min()), "max": float(o.max()),
             "at_least_90": int((o >= 90 - 1e-9).sum()),
             "mad_calibration": mad(k), "mad_validation": mad(~k),
-            "gdx_cafm_max": gdx("cafm", max), "gdx_cra_min": gdx("cra", min)}
+            "gdx_cafm_max": gdx(GDX_CAFM.__contains__, max),
+            "gdx_cra_min": gdx(lambda a: a.startswith("cra"), min)}
 
 
 #: decisions that explain a figure this reproduction does not bring back (issue 32,
 #: docs/decisions.md): 340 Table 2's reading, 341 the
 #: literal improved HCPA, 342 SELFISH's fairness set by the allocation size, 349 A16 and
 #: Table 2 incompatible under one allocation size, 350 check 5 (gdx) under every reading,
-#: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25
+#: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25, 415 A26's
+#: two ends never non-dominated together (A7 under the literal rule: 414)
 EXPLAINED_BY: dict[str, int] = {
     "Table 2 min": 340, "Table 2 count": 340, "Table 2 mad": 340, "Table 2 busy": 340,
     "Table 2 gdx": 350, "check 5": 350,
@@ -573,12 +665,15 @@ EXPLAINED_BY: dict[str, int] = {
     "A28 Pareto set MaxS vs SSCT (of all)": 349, "check 2": 349,
     "A25 CAFM CRA Cmax ratio to SELFISH": 353, "check 3": 353,
     "check 7": 352,
+    "A26 Pareto set SSCT vs Cmax": 415,
 }
-#: rows that differ only under the literal improved HCPA (they match or are close under
-#: ``none`` and ``budget:0.65``): the literal rule's effect (decision 354)
+#: rows explained under the literal improved HCPA only: those that match or are close
+#: under ``none`` and ``budget:0.65`` (the literal rule's effect, decision 354), and A7,
+#: whose population ordering the literal rule reverses (decision 414)
 EXPLAINED_BY_LITERAL: dict[str, int] = {
     "A5 CAFM LPTF SSCT max": 354, "A12": 354, "A13": 354,
     "A19 CAFM K SHELVES MaxS median": 354, "A19 CAFM K SHELVES MaxS Q3": 354,
+    "A7 f1": 414, "A7 selfish": 414, "A7 others_mean": 414,
 }
 
 
@@ -588,10 +683,21 @@ CHECK_SEED: dict[str, str] = {
     "2": "SELFISH ORDER best MaxS median (1.79); Cmax > 1.10 x SELFISH",
     "3": "CAFM CRA best Cmax ratio, about 0.80",
     "4": "every WEIGHT variant right of and below its base in Fig. 5",
-    "5": "gdx CAFM 75.6-78.3 %, CRA 98.7-99.9 %",
+    "5": "gdx CAFM (MRT allocation) 75.6-78.3 %, CRA 98.7-99.9 %",
     "6": "6 % of the scenarios, few concurrent PTGs",
     "7": "CAFM LPTF SSCT max almost 6, much worse than SAF, SPTF and K SHELVES",
 }
+
+
+#: the seed lines each acceptance check reads (spec §(a) lists the checks without lines):
+#: 1 SELFISH worst SSCT [L572] and least fair [L641-642]; 2 SELFISH ORDER fairest [L658]
+#: with a makespan more than 10 % above SELFISH's [L686-687]; 3 CAFM CRA best makespan
+#: [L618-620], 20 % below SELFISH [L689-690]; 4 WEIGHT right of and below its base
+#: [L683-686]; 5 the gdx text [L735-737] and column [L827-846]; 6 the 6 % with few PTGs
+#: [L592-594]; 7 LPTF's worst case [L584-587]
+CHECK_LINES: dict[str, str] = {
+    "1": "L572, L641-642", "2": "L658, L686-687", "3": "L618-620, L689-690",
+    "4": "L683-686", "5": "L735-737, L827-846", "6": "L592-594", "7": "L584-587"}
 
 
 def _short(v: Any) -> str:
@@ -602,6 +708,244 @@ def _short(v: Any) -> str:
 def _q(summ: dict[str, Any], metric: str, alg: str, stat: str) -> float | None:
     box = summ.get("boxes", {}).get(metric, {}).get("all", {}).get(alg)
     return None if box is None else float(box[stat])
+
+
+#: the study's size [L536]: a run of fewer scenarios is a reduced run (decision 413)
+FULL_SCENARIOS = 1500
+#: bootstrap resamples of a reduced run's sampling noise (decision 413)
+NOISE_RESAMPLES = 200
+#: the quantile rows of :func:`fidelity_table`: (figure, seed line, seed value, metric,
+#: algorithm, statistic); ``max`` rows are extreme statistics (decision 413)
+QUANTILE_ROWS: tuple[tuple[str, str, float, str, str, str], ...] = (
+    ("A1 SELFISH SSCT max", "L572", 8.43, "ssct", "selfish", "max"),
+    ("A2 SELFISH ORDER SSCT median", "L574", 1.71, "ssct", "selfish-order", "median"),
+    ("A2 SELFISH ORDER SSCT max", "L573", 3.75, "ssct", "selfish-order", "max"),
+    ("A3 SELFISH WEIGHT SSCT median", "L576", 1.71, "ssct", "selfish-weight", "median"),
+    ("A5 CAFM LPTF SSCT max", "L585-586", 6.0, "ssct", "cafm-lptf", "max"),
+    ("A10 CAFM CRA Cmax median (s)", "L619-620", 249.35, "makespan", "cafm-cra", "median"),
+    ("A10 CAFM CRA Cmax max (s)", "L619", 1310.69, "makespan", "cafm-cra", "max"),
+    ("A16 SELFISH MaxS median", "L642", 17.49, "max_stretch", "selfish", "median"),
+    ("A16 SELFISH MaxS max", "L642", 487.69, "max_stretch", "selfish", "max"),
+    ("A17 SELFISH WEIGHT MaxS median", "L643", 2.38, "max_stretch", "selfish-weight",
+     "median"),
+    ("A18 SELFISH ORDER MaxS median", "L658", 1.79, "max_stretch", "selfish-order",
+     "median"),
+    ("A18 SELFISH ORDER MaxS Q3", "L658", 2.40, "max_stretch", "selfish-order", "q3"),
+    ("A18 SELFISH ORDER MaxS max", "L659", 5.23, "max_stretch", "selfish-order", "max"),
+    ("A19 CAFM K SHELVES MaxS median", "L660", 2.43, "max_stretch", "cafm-k-shelves",
+     "median"),
+    ("A19 CAFM K SHELVES MaxS Q3", "L660", 4.18, "max_stretch", "cafm-k-shelves", "q3"))
+_QUANTILE_AT = {"min": 0.0, "q1": 0.25, "median": 0.5, "q3": 0.75, "max": 1.0}
+#: the seed's Pareto sets compared as labels: A26 [L686-697], A28 [L708-710]
+SEED_PARETO = {"ssct_vs_cmax": "cafm-cra, cafm-k-shelves, cafm-lptf, cra-work, "
+                               "cra-work-weight, selfish-order",
+               "maxs_vs_ssct": "selfish-order"}
+
+
+def _figures(t: dict[str, Any]) -> dict[str, Any]:
+    """Every figure of :func:`fidelity_table` that a set of rows gives, by key (the
+    quantiles ``q:metric:alg:stat``, ``A12``, ``ratio:alg``, ``A7:…``, ``A13:mean``, the
+    Table 2 keys ``T2:…``, ``A9``, the Pareto labels ``pareto:…`` and the check flags
+    ``check:k``), from :func:`_table`'s arrays; what :func:`reduced_noise` resamples."""
+    out: dict[str, Any] = {}
+    algs = t["algs"]
+    masks = {a: t["algorithm"] == a for a in algs}
+    for _, _, _, metric, a, stat in QUANTILE_ROWS:
+        if a in masks and masks[a].any():
+            out[f"q:{metric}:{a}:{stat}"] = float(np.quantile(t[metric][masks[a]],
+                                                              _QUANTILE_AT[stat]))
+    if "cafm-cra" in masks and "cafm-k-shelves" in masks:
+        a10 = float(np.median(t["makespan"][masks["cafm-cra"]]))
+        if a10:
+            out["A12"] = float(np.median(t["makespan"][masks["cafm-k-shelves"]])) / a10
+    cls = {c: t["class"] == c for c in CLASSES if (t["class"] == c).any()}
+    boxes = {m: {c: {a: {"median": float(np.median(t[m][mk & ma]))}
+                     for a, ma in masks.items() if (mk & ma).any()}
+                 for c, mk in cls.items()} for m in ("ssct", "makespan")}
+    tg = population_targets(population_median_difference(boxes))
+    for k in ("f1", "selfish", "others_mean"):
+        v = tg.get("A7", {}).get("ours", {}).get(k)
+        if isinstance(v, float):
+            out[f"A7:{k}"] = 100 * v
+    v = tg.get("A13", {}).get("ours", {}).get("mean")
+    if isinstance(v, float):
+        out["A13:mean"] = 100 * v
+    clusters = sorted(set(t["cluster"].tolist()))
+    readings: dict[str, dict[str, dict[str, float]]] = {}
+    for k in (TABLE2_READING, "makespan"):
+        col = t.get(f"util_{k}")
+        if col is not None:
+            readings[k] = {a: {c: float(col[ma & (t["cluster"] == c)].mean())
+                               for c in clusters if (ma & (t["cluster"] == c)).any()}
+                           for a, ma in masks.items()}
+    util = readings.get(TABLE2_READING) or {
+        a: {c: float(t["utilisation"][ma & (t["cluster"] == c)].mean()) for c in clusters
+            if (ma & (t["cluster"] == c)).any()} for a, ma in masks.items()}
+    t2 = table2_comparison(util)
+    if t2.get("cells"):
+        out.update({"T2:min": t2["min"], "T2:count": float(t2["at_least_90"]),
+                    "T2:mad_calibration": t2["mad_calibration"],
+                    "T2:mad_validation": t2["mad_validation"],
+                    "T2:gdx_cra_min": t2["gdx_cra_min"],
+                    "T2:gdx_cafm_max": t2["gdx_cafm_max"]})
+        if "makespan" in readings and TABLE2_READING != "makespan":
+            out["T2:busy_count"] = float(table2_comparison(readings["makespan"])
+                                         ["at_least_90"])
+    if "selfish" in masks:
+        ratios = _ratios(t)
+        for a, v in ratios.items():
+            out[f"ratio:{a}"] = v["makespan"]
+        out["pareto:ssct_vs_cmax"] = ", ".join(pareto_front(
+            {a: (v["makespan"], v["ssct"]) for a, v in ratios.items()}))
+        out["pareto:maxs_vs_ssct"] = ", ".join(pareto_front(
+            {a: (v["ssct"], v["max_stretch"]) for a, v in ratios.items()}))
+        if set(ALGORITHMS) <= set(algs):
+            for c in acceptance(t, ratios, util):
+                out[f"check:{c['check'][0]}"] = c["passed"]
+                if c["check"][0] == "6":
+                    share = c["values"]["share_of_scenarios"]
+                    out["A9"] = None if share is None else 100 * share
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int = 0,
+                  ) -> dict[str, Any]:
+    """The sampling noise of a reduced run (decision 413): every figure of
+    :func:`_figures` on ``resamples`` bootstrap resamples of the scenarios (drawn with
+    replacement inside each population, so every resample has the run's number of
+    random, FFT and Strassen scenarios; a scenario drawn twice counts twice).
+
+    Parameters
+    ----------
+    t : dict
+        :func:`_table`'s arrays of the run's rows.
+    resamples : int
+        Number of bootstrap resamples (default :data:`NOISE_RESAMPLES`).
+    seed : int
+        Seed of the resampling (the table of a run is reproducible).
+
+    Returns
+    -------
+    dict
+        ``resamples``; ``interval``: numeric figure key -> [2.5 %, 97.5 %] quantiles of
+        its resampled values; ``freq``: label key -> share of the resamples giving the
+        seed's label (:data:`SEED_PARETO`), check key -> share in which the check passes.
+
+    Examples
+    --------
+    One scenario has no noise: every resample is the run itself.
+
+    >>> rows = [{"class": "fft", "N": 2, "set": 0, "cluster": "chti", "algorithm": a,
+    ...          "makespan": m, "ssct": 1.5, "max_stretch": 2.0, "min_stretch": 1.0,
+    ...          "utilisation": 0.9} for a, m in (("selfish", 10.0), ("cafm-cra", 8.0))]
+    >>> reduced_noise(_table(rows), resamples=5)["interval"]["ratio:cafm-cra"]
+    [0.8, 0.8]
+    """
+    scen = t["scenario"]
+    names = sorted(set(scen.tolist()))
+    rows_of = {s: np.flatnonzero(scen == s) for s in names}
+    groups = [[s for s in names if s.split("/", 1)[0] == c] for c in CLASSES]
+    groups = [g for g in groups if g] + [[s for s in names
+                                          if s.split("/", 1)[0] not in CLASSES]]
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[Any]] = {}
+    for _ in range(resamples):
+        pick = [g[i] for g in groups if g for i in rng.integers(0, len(g), len(g))]
+        idx = np.concatenate([rows_of[s] for s in pick])
+        sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
+        sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
+                                          for j, s in enumerate(pick)])
+        for k, v in _figures(sub).items():
+            draws.setdefault(k, []).append(v)
+    interval, freq = {}, {}
+    for k, vals in draws.items():
+        if k.startswith("pareto:"):
+            seed_label = "".join(SEED_PARETO[k[7:]].split())
+            freq[k] = sum("".join(v.split()) == seed_label for v in vals) / resamples
+        elif k.startswith("check:"):
+            freq[k] = sum(bool(v) for v in vals) / resamples
+        else:
+            interval[k] = [float(np.quantile(vals, 0.025)), float(np.quantile(vals, 0.975))]
+    return {"resamples": resamples, "interval": interval, "freq": freq}
+
+
+class _Judge:
+    """Builds :func:`fidelity_table`'s rows with the explaining decisions, and on a
+    reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) with the sampling noise of
+    decision 413: a numeric row's tolerance is widened to the half-width of the 95 %
+    bootstrap interval of ours when that is larger than the declared one; a maximum
+    below the seed's by more than the declared tolerance is ``not measured`` (a maximum
+    over fewer scenarios can only grow), any other is judged with the declared
+    tolerance; a label
+    (Pareto set, acceptance check) whose seed answer comes out in at least 2.5 % of the
+    resamples points at no decision (the run size may be the cause)."""
+
+    def __init__(self, why: Callable[[str], Any], summ: dict[str, Any]) -> None:
+        self.why = why
+        n = summ.get("scenarios")
+        self.reduced = isinstance(n, int) and 0 < n < FULL_SCENARIOS
+        noise = summ.get("noise") or {}
+        self.interval: dict[str, list[float]] = noise.get("interval", {})
+        self.freq: dict[str, float] = noise.get("freq", {})
+        self.boot = noise.get("resamples", 0)
+        self.size = f"{n} of the {FULL_SCENARIOS} scenarios"
+        self.tag = f"reduced run: {self.size}"
+
+    def num(self, fig: str, line: str, seed: Any, ours: float | None, *, key: str | None,
+            tolerance: float, relative: bool = False, unit: str = "",
+            role: Literal["validation", "calibration"] = "validation", note: str = "",
+            why_key: str | None = None, extreme: bool = False) -> Any:
+        """One numeric row (:func:`lpsched.core.fidelity.compare`'s arguments, plus the
+        figure's noise ``key`` and whether it is a maximum over scenarios)."""
+        from lpsched.core.fidelity import compare, not_measured
+
+        explained = self.why(why_key or fig)
+        if ours is None or not self.reduced:
+            return compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
+                           unit=unit, explained_by=explained, role=role, note=note)
+        declared = tolerance * abs(float(seed)) if relative else tolerance
+        if extreme and isinstance(seed, float) and ours < seed - declared:
+            return not_measured(fig, line, seed, f"a maximum over {self.size} can only "
+                                f"grow (ours so far {ours:.4g})", unit=unit, role=role,
+                                tolerance=tolerance, relative=relative)
+        # a maximum at or above the seed's already differs as much on the full run: its
+        # bootstrap interval (resampled maxima lie below ours) widens nothing
+        iv = self.interval.get(key) if key and not extreme else None
+        if iv is None or max(iv[1] - ours, ours - iv[0]) <= declared:
+            extra = "" if iv is None else (f"; 95 % interval of ours [{iv[0]:.4g}, "
+                                           f"{iv[1]:.4g}] within the declared tolerance")
+            return compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
+                           unit=unit, explained_by=explained, role=role,
+                           note="; ".join(x for x in (note, self.tag + extra) if x))
+        half = max(iv[1] - ours, ours - iv[0])
+        return compare(fig, line, seed, ours, tolerance=half, unit=unit,
+                       explained_by=explained, role=role,
+                       note="; ".join(x for x in (note, (
+                           f"{self.tag}: tolerance widened from {declared:.4g} to the "
+                           f"half-width of the 95 % interval of ours [{iv[0]:.4g}, "
+                           f"{iv[1]:.4g}] ({self.boot} bootstrap resamples)")) if x))
+
+    def label(self, fig: str, line: str, seed: str, ours: str, *, key: str,
+              role: Literal["validation", "calibration"] = "validation", note: str = "",
+              why_key: str | None = None) -> Any:
+        """One label row (a Pareto set, a check's pass/fail) with its noise ``key``."""
+        from lpsched.core.fidelity import compare
+
+        explained = self.why(why_key or fig)
+        f = self.freq.get(key)
+        if self.reduced:
+            if f is not None and f >= 0.025 and \
+                    "".join(seed.split()).lower() != "".join(ours.split()).lower():
+                explained = None
+                note = "; ".join(x for x in (note, (
+                    f"{self.tag}: the seed's answer in {100 * f:.0f} % of {self.boot} "
+                    "bootstrap resamples, so the run size may cause the difference "
+                    "(no decision pointed at)")) if x)
+            else:
+                note = "; ".join(x for x in (note, self.tag + (
+                    "" if f is None else f": the seed's answer in {100 * f:.0f} % of "
+                    f"{self.boot} bootstrap resamples")) if x)
+        return compare(fig, line, seed, ours, explained_by=explained, role=role, note=note)
 
 
 def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
@@ -634,20 +978,17 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
         explained.update(EXPLAINED_BY_LITERAL)
     if fitted:  # A9 and check 6 are what decision 170 fitted the bound to
         explained["A9"] = explained["check 6"] = 170
-    why = explained.get
+    judge = _Judge(explained.get, summ)
     role: Literal["validation", "calibration"] = "calibration" if fitted else "validation"
-    rows = (_table2_rows(summ, reading, why) + _quantile_rows(summ, why)
-            + _population_rows(summ, why)
-            + _pareto_and_check_rows(summ, why, role, reading, fitted))
+    rows = (_table2_rows(summ, reading, judge) + _quantile_rows(summ, judge)
+            + _population_rows(summ, judge)
+            + _pareto_and_check_rows(summ, judge, role, reading, fitted))
     return FidelityTable("ptg", rows)
 
 
-_Why = Callable[[str], Any]
-
-
-def _table2_rows(summ: dict[str, Any], reading: str, why: _Why) -> list[Any]:
+def _table2_rows(summ: dict[str, Any], reading: str, judge: _Judge) -> list[Any]:
     """Table 2's rows of :func:`fidelity_table` (decisions 337, 340)."""
-    from lpsched.core.fidelity import Bound, Range, compare, not_measured
+    from lpsched.core.fidelity import Bound, Range, not_measured
 
     rows = []
     util = summ.get("utilisation_readings", {}).get(reading)
@@ -656,74 +997,59 @@ def _table2_rows(summ: dict[str, Any], reading: str, why: _Why) -> list[Any]:
     t2 = table2_comparison(util) if util else {"cells": 0}
     note = f"reading {reading}; {t2.get('cells', 0)} of 76 cells"
     if t2.get("cells"):
-        rows.append(compare("Table 2 utilisation, smallest value", "004 L733-848", 75.62,
-                            t2["min"], tolerance=2, unit="%", note=note,
-                            explained_by=why("Table 2 min")))
-        rows.append(compare("Table 2 values >= 90 %", "004 L733", 68 * t2["cells"] / 76,
-                            t2["at_least_90"], tolerance=4, note=note,
-                            explained_by=why("Table 2 count")))
-        rows.append(compare("Table 2 mean |seed - ours|, SELFISH and Zhao rows",
-                            "004 L733-848", 0.0, t2["mad_calibration"], tolerance=2,
-                            unit="points", role="calibration",
-                            note=note + " (chose the reading)",
-                            explained_by=why("Table 2 mad")))
-        rows.append(compare("Table 2 mean |seed - ours|, CRA and CAFM rows", "004 L733-848",
-                            0.0, t2["mad_validation"], tolerance=2, unit="points", note=note,
-                            explained_by=why("Table 2 mad")))
+        rows.append(judge.num("Table 2 utilisation, smallest value", "004 L733-848", 75.62,
+                              t2["min"], key="T2:min", tolerance=2, unit="%", note=note,
+                              why_key="Table 2 min"))
+        rows.append(judge.num("Table 2 values >= 90 %", "004 L733", 68 * t2["cells"] / 76,
+                              t2["at_least_90"], key="T2:count", tolerance=4, note=note,
+                              why_key="Table 2 count"))
+        rows.append(judge.num("Table 2 mean |seed - ours|, SELFISH and Zhao rows",
+                              "004 L733-848", 0.0, t2["mad_calibration"],
+                              key="T2:mad_calibration", tolerance=2, unit="points",
+                              role="calibration", note=note + " (chose the reading)",
+                              why_key="Table 2 mad"))
+        rows.append(judge.num("Table 2 mean |seed - ours|, CRA and CAFM rows",
+                              "004 L733-848", 0.0, t2["mad_validation"],
+                              key="T2:mad_validation", tolerance=2, unit="points", note=note,
+                              why_key="Table 2 mad"))
         if t2["gdx_cra_min"] is not None:
-            rows.append(compare("Table 2 gdx, smallest CRA value", "004 L735-737",
-                                Bound(">=", 98.0), t2["gdx_cra_min"], tolerance=2,
-                                unit="%", note=note, explained_by=why("Table 2 gdx")))
-            rows.append(compare("Table 2 gdx, largest CAFM value", "004 L735-737",
-                                Range(75.62, 78.30), t2["gdx_cafm_max"], tolerance=2,
-                                unit="%", note=note, explained_by=why("Table 2 gdx")))
+            rows.append(judge.num("Table 2 gdx, smallest CRA value", "004 L735-737, L835-840",
+                                  Bound(">=", 98.0), t2["gdx_cra_min"], key="T2:gdx_cra_min",
+                                  tolerance=2, unit="%", note=note, why_key="Table 2 gdx"))
+        if t2["gdx_cafm_max"] is not None:
+            rows.append(judge.num("Table 2 gdx, largest CAFM value (MRT allocation)",
+                                  "004 L736-737, L841-845", Range(75.62, 78.30),
+                                  t2["gdx_cafm_max"], key="T2:gdx_cafm_max", tolerance=2,
+                                  unit="%", note=note, why_key="Table 2 gdx"))
         busy = summ.get("utilisation_readings", {}).get("makespan")
         if busy and reading != "makespan":
             tb = table2_comparison(busy)
-            rows.append(compare("Table 2 values >= 90 %, busy area / (P Cmax)", "004 L733",
-                                68 * tb["cells"] / 76, tb["at_least_90"], tolerance=4,
-                                note="the reading of decision 116, for the record",
-                                explained_by=why("Table 2 busy")))
+            rows.append(judge.num("Table 2 values >= 90 %, busy area / (P Cmax)", "004 L733",
+                                  68 * tb["cells"] / 76, tb["at_least_90"],
+                                  key="T2:busy_count", tolerance=4,
+                                  note="the reading of decision 116, for the record",
+                                  why_key="Table 2 busy"))
     else:
         rows.append(not_measured("Table 2 utilisation", "004 L733-848", Range(75.62, 100),
                                  "no utilisation in the rows", unit="%"))
     return rows
 
 
-def _quantile_rows(summ: dict[str, Any], why: _Why) -> list[Any]:
+def _quantile_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
     """The quantiles and ratios of A1–A25 in :func:`fidelity_table`."""
-    from lpsched.core.fidelity import Bound, compare, not_measured
+    from lpsched.core.fidelity import Bound, not_measured
 
     rows = []
-
-    def q(fig: str, line: str, seed: float, metric: str, alg: str, stat: str) -> None:
+    for fig, line, seed, metric, alg, stat in QUANTILE_ROWS:
         v = _q(summ, metric, alg, stat)
-        rows.append(compare(fig, f"004 {line}", seed, v, tolerance=0.2, relative=True,
-                            explained_by=why(fig)) if v is not None else
+        rows.append(judge.num(fig, f"004 {line}", seed, v, key=f"q:{metric}:{alg}:{stat}",
+                              tolerance=0.2, relative=True, extreme=stat == "max")
+                    if v is not None else
                     not_measured(fig, f"004 {line}", seed, f"{alg} not run"))
-
-    q("A1 SELFISH SSCT max", "L572", 8.43, "ssct", "selfish", "max")
-    q("A2 SELFISH ORDER SSCT median", "L573", 1.71, "ssct", "selfish-order", "median")
-    q("A2 SELFISH ORDER SSCT max", "L573", 3.75, "ssct", "selfish-order", "max")
-    q("A3 SELFISH WEIGHT SSCT median", "L576", 1.71, "ssct", "selfish-weight", "median")
-    q("A5 CAFM LPTF SSCT max", "L585-586", 6.0, "ssct", "cafm-lptf", "max")
-    q("A10 CAFM CRA Cmax median (s)", "L619", 249.35, "makespan", "cafm-cra", "median")
-    q("A10 CAFM CRA Cmax max (s)", "L619", 1310.69, "makespan", "cafm-cra", "max")
-    q("A16 SELFISH MaxS median", "L642", 17.49, "max_stretch", "selfish", "median")
-    q("A16 SELFISH MaxS max", "L642", 487.69, "max_stretch", "selfish", "max")
-    q("A17 SELFISH WEIGHT MaxS median", "L643", 2.38, "max_stretch", "selfish-weight",
-      "median")
-    q("A18 SELFISH ORDER MaxS median", "L658", 1.79, "max_stretch", "selfish-order",
-      "median")
-    q("A18 SELFISH ORDER MaxS Q3", "L658", 2.40, "max_stretch", "selfish-order", "q3")
-    q("A18 SELFISH ORDER MaxS max", "L659", 5.23, "max_stretch", "selfish-order", "max")
-    q("A19 CAFM K SHELVES MaxS median", "L659", 2.43, "max_stretch", "cafm-k-shelves",
-      "median")
-    q("A19 CAFM K SHELVES MaxS Q3", "L660", 4.18, "max_stretch", "cafm-k-shelves", "q3")
     a12 = _q(summ, "makespan", "cafm-k-shelves", "median")
     a10 = _q(summ, "makespan", "cafm-cra", "median")
-    rows.append(compare("A12 Cmax median K SHELVES / CAFM CRA", "004 L623-625", 1.20,
-                        a12 / a10, tolerance=0.05, explained_by=why("A12"))
+    rows.append(judge.num("A12 Cmax median K SHELVES / CAFM CRA", "004 L623-625", 1.20,
+                          a12 / a10, key="A12", tolerance=0.05, why_key="A12")
                 if a12 is not None and a10 else
                 not_measured("A12 Cmax median K SHELVES / CAFM CRA", "004 L623-625", 1.20,
                              "CAFM not run"))
@@ -734,78 +1060,78 @@ def _quantile_rows(summ: dict[str, Any], why: _Why) -> list[Any]:
                                    ("A25 CAFM CRA Cmax ratio to SELFISH", "L689-690", 0.80,
                                     "cafm-cra")):
         v = ratios.get(alg, {}).get("makespan")
-        rows.append(compare(fig, f"004 {line}", seed_v, v, tolerance=0.05,
-                            explained_by=why(fig)) if v is not None else
+        rows.append(judge.num(fig, f"004 {line}", seed_v, v, key=f"ratio:{alg}",
+                              tolerance=0.05) if v is not None else
                     not_measured(fig, f"004 {line}", seed_v, "no ratio"))
     return rows
 
 
-def _population_rows(summ: dict[str, Any], why: _Why) -> list[Any]:
+def _population_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
     """A7 and A13 (sensitivity to the population) in :func:`fidelity_table`."""
-    from lpsched.core.fidelity import compare, not_measured
+    from lpsched.core.fidelity import not_measured
 
     rows = []
     targets = summ.get("targets", {})
     a7 = targets.get("A7", {}).get("ours", {})
-    for key, seed, label in (("f1", 52.0, "F1"), ("selfish", 49.0, "SELFISH"),
-                             ("others_mean", 19.2, "mean of the others")):
+    for key, seed, label, line in (("f1", 52.0, "F1", "L555"),
+                                   ("selfish", 49.0, "SELFISH", "L555-556"),
+                                   ("others_mean", 19.2, "mean of the others", "L556")):
         v = a7.get(key)
         fig = f"A7 SSCT population median difference, {label}"
-        rows.append(compare(fig, "004 L555-558", seed, 100 * v, tolerance=5, unit="%",
-                            explained_by=why("A7")) if isinstance(v, float) else
-                    not_measured(fig, "004 L555-558", seed, "a population missing", unit="%"))
+        rows.append(judge.num(fig, f"004 {line}", seed, 100 * v, key=f"A7:{key}",
+                              tolerance=5, unit="%", why_key=f"A7 {key}")
+                    if isinstance(v, float) else
+                    not_measured(fig, f"004 {line}", seed, "a population missing", unit="%"))
     a13 = targets.get("A13", {}).get("ours", {}).get("mean")
-    rows.append(compare("A13 Cmax population median difference, mean", "004 L600-602",
-                        29.1, 100 * a13, tolerance=5, unit="%", explained_by=why("A13"))
+    rows.append(judge.num("A13 Cmax population median difference, mean", "004 L600-602",
+                          29.1, 100 * a13, key="A13:mean", tolerance=5, unit="%",
+                          why_key="A13")
                 if isinstance(a13, float) else
                 not_measured("A13 Cmax population median difference, mean", "004 L600-602",
                              29.1, "a population missing", unit="%"))
     return rows
 
 
-def _pareto_and_check_rows(summ: dict[str, Any], why: _Why,
+def _pareto_and_check_rows(summ: dict[str, Any], judge: _Judge,
                            role: Literal["validation", "calibration"], reading: str,
                            fitted: bool) -> list[Any]:
     """The Pareto sets, A9 and the acceptance checks 1–7 in :func:`fidelity_table`."""
-    from lpsched.core.fidelity import compare, not_measured
+    from lpsched.core.fidelity import not_measured
 
     rows = []
     par = summ.get("pareto", {})
-    for fig, line, label, key in (
-            ("A26 Pareto set SSCT vs Cmax", "L686-697",
-             "cafm-cra, cafm-k-shelves, cafm-lptf, cra-work, cra-work-weight, selfish-order",
-             "ssct_vs_cmax"),
-            ("A28 Pareto set MaxS vs SSCT (of all)", "L708-710", "selfish-order",
-             "maxs_vs_ssct")):
+    for fig, line, key in (("A26 Pareto set SSCT vs Cmax", "L686-697", "ssct_vs_cmax"),
+                           ("A28 Pareto set MaxS vs SSCT (of all)", "L708-710",
+                            "maxs_vs_ssct")):
         front = par.get(key)
-        rows.append(compare(fig, f"004 {line}", label, ", ".join(front),
-                            explained_by=why(fig)) if front is not None else
-                    not_measured(fig, f"004 {line}", label, "no SELFISH"))
+        rows.append(judge.label(fig, f"004 {line}", SEED_PARETO[key], ", ".join(front),
+                                key=f"pareto:{key}") if front is not None else
+                    not_measured(fig, f"004 {line}", SEED_PARETO[key], "no SELFISH"))
     acc = {c["check"][0]: c for c in summ.get("acceptance", [])}
     if "6" in acc:
         share = acc["6"]["values"]["share_of_scenarios"]
-        rows.append(compare("A9 scenarios where CRA gives a stretch < 1", "004 L592-597", 6.0,
-                            None if share is None else 100 * share, tolerance=2, unit="%",
-                            role=role, explained_by=why("A9"),
-                            note="fitted by decision 170" if fitted else ""))
+        rows.append(judge.num("A9 scenarios where CRA gives a stretch < 1", "004 L592-597",
+                              6.0, None if share is None else 100 * share, key="A9",
+                              tolerance=2, unit="%", role=role, why_key="A9",
+                              note="fitted by decision 170" if fitted else ""))
     names = {"1": "SELFISH worst on SSCT and MaxS", "2": "SELFISH ORDER fairest, Cmax "
              "ratio >= 1.1", "3": "a CAFM algorithm best Cmax, ratio about 0.8",
              "4": "every WEIGHT variant trades Cmax for SSCT", "5": "gdx: CAFM util <= 80 %, "
              "CRA >= 98 %", "6": "CRA stretches < 1 in about 6 % of scenarios, small N",
              "7": "CAFM LPTF poor worst-case SSCT"}
     for k, text in names.items():
+        line = f"004 {CHECK_LINES[k]}"
         fig = f"check {k}: {text}"
         if k in acc:
             vals = acc[k]["values"]
             values = "; ".join(f"{name} {_short(v)}" for name, v in vals.items()
                                if not isinstance(v, dict)) or \
                 f"{sum(all(v.values()) for v in vals.values())} of {len(vals)} hold"
-            rows.append(compare(fig, "spec §(a)", "pass",
-                                "pass" if acc[k]["passed"] else "fail",
-                                role=role if k == "6" else "validation",
-                                explained_by=why(f"check {k}"),
-                                note=f"seed: {CHECK_SEED[k]}; ours: {values}"
-                                + (f" (reading {reading})" if k == "5" else "")))
+            rows.append(judge.label(fig, line, "pass", "pass" if acc[k]["passed"] else "fail",
+                                    key=f"check:{k}", role=role if k == "6" else "validation",
+                                    why_key=f"check {k}",
+                                    note=f"seed: {CHECK_SEED[k]}; ours: {values}"
+                                    + (f" (reading {reading})" if k == "5" else "")))
         else:
-            rows.append(not_measured(fig, "spec §(a)", "pass", "needs all 19 algorithms"))
+            rows.append(not_measured(fig, line, "pass", "needs all 19 algorithms"))
     return rows

@@ -146,7 +146,7 @@ def _print_table(results: list[Any], b: Any, cluster: str) -> None:
 
 
 def _bound(args: argparse.Namespace) -> Any:
-    """The improved-HCPA processor bound of ``--hcpa-bound`` (DECIDE-1; the literal reading,
+    """The improved-HCPA processor bound of ``--hcpa-bound`` (decision 336; the literal reading,
     default when absent)."""
     from lpsched.ptg.hcpa import DEFAULT_BOUND, HcpaBound
 
@@ -195,10 +195,43 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-HCPA_BOUND_HELP = ("the improved-HCPA variant (DECIDE-1): literal (the default: the seed's "
-                   "own wording, smallest T(v,p+1)/(p+1), no bound), or CPA's gain rule with "
-                   "a bound: none, fraction:F, sqrt:X, efficiency:E, level:F, budget:F "
-                   "(budget:0.65 was fitted to A9, decision 170)")
+HCPA_BOUND_HELP = ("the improved-HCPA variant (decision 336; default: literal): literal "
+                   "(the seed's own wording, smallest T(v,p+1)/(p+1); the seed states a "
+                   "bound [L595-597] but not its value; none is added), or CPA's gain rule "
+                   "with a bound: none, fraction:F, sqrt:X, efficiency:E, level:F, budget:F "
+                   "(budget:0.65 was fitted to A9, decision 170); literal and none take no "
+                   "value (decision 416)")
+
+
+def hcpa_bound_arg(text: str) -> str:
+    """``argparse`` type of ``--hcpa-bound``: the text as typed, once
+    :meth:`lpsched.ptg.hcpa.HcpaBound.parse` accepts it (decision 416: ``literal`` and
+    ``none`` take no value).
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed (``literal``, ``none`` or ``KIND:VALUE``).
+
+    Returns
+    -------
+    str
+        ``text`` unchanged; :func:`_bound` parses it again.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        The variant is not one of seed 004's allocation-step readings (a usage error,
+        exit 2), with what was typed and what is accepted.
+    """
+    from lpsched.errors import InvalidInstanceError
+    from lpsched.ptg.hcpa import HcpaBound
+
+    try:
+        HcpaBound.parse(text)
+    except InvalidInstanceError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.reason}") from None
+    return text
 
 
 def add_reproduce(rep_sub: Any) -> None:
@@ -215,7 +248,7 @@ def add_reproduce(rep_sub: Any) -> None:
                     "balanced over classes, N and clusters (default 1500)")
     add_runner_options(rp, "folder of the store, CSV and summary")
     rp.add_argument("--seed", type=seed, default=0)
-    rp.add_argument("--hcpa-bound", default=None, help=HCPA_BOUND_HELP)
+    rp.add_argument("--hcpa-bound", default=None, type=hcpa_bound_arg, help=HCPA_BOUND_HELP)
     rp.add_argument("--no-figures", action="store_true", help="skip Figs 2-8 (PNG files, "
                     "drawn when matplotlib is installed)")
     rp.set_defaults(func=_cmd_reproduce)
@@ -277,7 +310,7 @@ def add_commands(sub: Any, full: bool = True) -> None:
     sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all",
                      help="one of seed 004's 19 algorithms, or all of them")
     sch.add_argument("--seed", type=seed, default=0, help="random ties")
-    sch.add_argument("--hcpa-bound", default=None, help=HCPA_BOUND_HELP)
+    sch.add_argument("--hcpa-bound", default=None, type=hcpa_bound_arg, help=HCPA_BOUND_HELP)
     sch.add_argument("--no-lp", action="store_true", help="classical bounds only")
     fmt = sch.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")

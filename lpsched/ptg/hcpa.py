@@ -41,6 +41,9 @@ from lpsched.ptg.schedule import PtgSchedule
 
 #: the kinds of :class:`HcpaBound`
 BOUND_KINDS = ("none", "fraction", "sqrt", "efficiency", "level", "budget", "literal")
+#: what ``--hcpa-bound`` accepts, for the error messages of :meth:`HcpaBound.parse`
+BOUND_SYNTAX = ("literal (the default) or none, alone, or KIND:VALUE with KIND one of "
+                "fraction, sqrt, efficiency, level, budget (e.g. fraction:0.5)")
 
 
 def _ceil(x: float) -> int:
@@ -64,12 +67,13 @@ class HcpaBound:
       ``T_CP <= Σ p T/⌈f·Pb⌉`` and every task on at most ``⌈f·Pb⌉``.
     * ``literal`` (``f`` = 1) — the allocation step *as the seed writes it* [L216-222]:
       the critical-path task with the smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping
-      test, no processor bound (:mod:`lpsched.ptg.hcpa_literal`); ``literal:f`` averages
-      ``T_A`` over ``⌈f·Pb⌉`` processors. Every other kind selects by CPA's gain
-      (DECIDE-2).
+      test, no processor bound (:mod:`lpsched.ptg.hcpa_literal`; the seed states a bound
+      [L595-597] but not its value, so none is added). It takes no value (decision 416).
+      Every other kind selects by CPA's gain (DECIDE-2).
 
     Every cap is non-decreasing in ``Pb`` (the trajectory replay relies on it) and at
-    least 1. ``str(bound)`` is ``kind:value`` (``none``); :meth:`parse` reads it back."""
+    least 1. ``str(bound)`` is ``kind:value`` (``none`` and ``literal`` alone: they take no
+    value, and any other is refused, decision 416); :meth:`parse` reads it back."""
 
     kind: str = "none"
     value: float = 1.0
@@ -79,22 +83,24 @@ class HcpaBound:
             raise InvalidInstanceError("hcpa bound", self.kind,
                                        f"unknown kind; one of {', '.join(BOUND_KINDS)}")
         v = self.value
+        if self.kind in ("none", "literal") and v != 1:  # decision 416: no silent value
+            raise InvalidInstanceError("hcpa bound", f"{self.kind}:{v}",
+                                       f"{self.kind} takes no value")
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-                or v <= 0 or (self.kind not in ("none", "sqrt") and v > 1):
+                or v <= 0 or (self.kind != "sqrt" and v > 1):
             raise InvalidInstanceError("hcpa bound", f"{self.kind}:{v}",
                                        "the value must be in (0, 1] (sqrt: > 0)")
-        if self.kind == "none":
-            object.__setattr__(self, "value", 1.0)  # one plain CPA, whatever the value
 
     def __str__(self) -> str:
-        if self.kind == "none" or (self.kind == "literal" and self.value == 1.0):
+        if self.kind in ("none", "literal"):
             return self.kind
         return f"{self.kind}:{self.value:g}"
 
     @classmethod
     def parse(cls, text: str) -> HcpaBound:
-        """``"none"``, ``"fraction:0.5"``, ``"sqrt:1"``, ``"efficiency:0.6"``, ``"level:1"``,
-        ``"budget:0.5"``, ``"literal"`` (InvalidInstanceError otherwise).
+        """``"literal"`` (the default), ``"none"``, ``"fraction:0.5"``, ``"sqrt:1"``,
+        ``"efficiency:0.6"``, ``"level:1"``, ``"budget:0.5"`` (InvalidInstanceError
+        otherwise: ``literal`` and ``none`` take no value, decision 416).
 
         Parameters
         ----------
@@ -106,16 +112,17 @@ class HcpaBound:
         HcpaBound
             The bound; ``parse(str(b)) == b``.
         """
-        kind, _, val = str(text).strip().partition(":")
-        if kind == "none" and not val:
-            return cls()
-        if kind == "literal" and not val:
-            return cls("literal", 1.0)
+        kind, sep, val = str(text).strip().partition(":")
+        if kind in ("none", "literal"):
+            if sep:  # decision 416: a value here would be dropped or move the budget
+                raise InvalidInstanceError("hcpa bound", text, (
+                    f"{kind} takes no value; {BOUND_SYNTAX}"))
+            return cls(kind, 1.0)
         try:
             number = float(val)
         except ValueError:
-            raise InvalidInstanceError("hcpa bound", text, "expected KIND:VALUE, e.g. "
-                                       "fraction:0.5, or none") from None
+            raise InvalidInstanceError("hcpa bound", text, f"expected {BOUND_SYNTAX}"
+                                       ) from None
         return cls(kind, number)
 
     def budget(self, pb: int) -> int:
@@ -187,7 +194,7 @@ NO_BOUND = HcpaBound()
 FITTED_BOUND = HcpaBound("budget", 0.65)
 #: "improved HCPA" as the seed writes it [L216-222]: the critical-path task with the
 #: smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping test, no processor bound (the seed
-#: gives none; decision 336 of docs/decisions.md)
+#: states a bound [L595-597] but not its value, so none is added; decision 336)
 DEFAULT_BOUND = HcpaBound("literal", 1.0)
 
 

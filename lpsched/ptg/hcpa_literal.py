@@ -12,9 +12,10 @@ utilization" [L216-222].
 states (``argmin T(v, p+1)/(p+1)``, spec DECIDE-2 "LITERAL", lowest task index on ties),
 and the stopping criterion is CPA's trade-off between the critical path ``T_CP`` and the
 average area ``T_A = Σ p_v T(v, p_v) / Pb`` (stop when ``T_CP <= T_A``), the only
-criterion the text describes; no processor bound is added, because the seed gives none
-[L595-597] (docs/decisions.md). It is the ``literal`` kind of
-:class:`lpsched.ptg.hcpa.HcpaBound`.
+criterion the text describes. The seed states that HCPA "bounds the number of processors
+that can be used in a schedule" [L595-597] but not the value of the bound (it is left to
+its reference [22]); none is added (decision 336). It is the ``literal`` kind of
+:class:`lpsched.ptg.hcpa.HcpaBound`, which takes no value (decision 416).
 
 The loop is the one-increment-at-a-time algorithm done in *jumps*: on a fixed critical
 path the chosen task's key ``T(v, p+1)/(p+1)`` only decreases as it grows, so it stays

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace as dc_replace
 from typing import Any, Literal
 
 import numpy as np
@@ -446,6 +447,13 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 #: of the processors that run some task, chosen on the SELFISH and Zhao rows of Table 2 by
 #: the rule declared beforehand (decision 340; :func:`lpsched.ptg.schedule.utilisation_readings`)
 TABLE2_READING = "used_processors"
+#: what each reading of Table 2's utilisation [L729-731] is, named in the rows' figures
+#: (:func:`lpsched.ptg.schedule.utilisation_readings`; decisions 116, 337, 340)
+TABLE2_READING_NAMES = {
+    "used_processors": "share of processors used, decision 340",
+    "makespan": "busy area / (P Cmax), the text's reading [L730-731], decision 116",
+    "processor_span": "per-processor busy span, decision 337",
+    "start_instants": "busy fraction at the task starts, decision 337"}
 #: check 3: "CAFM CRA ... achieves a makespan 20% lower than that of SELFISH" [L689-690]
 CHECK3_BAND = (0.7, 0.9)
 #: check 6: "An interesting phenomenon, which occurs in 6% of our simulation scenarios" [L592]
@@ -654,7 +662,7 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
 #: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25, 415 A26's
 #: two ends never non-dominated together (A7 under the literal rule: 414)
 EXPLAINED_BY: dict[str, int] = {
-    "Table 2 min": 340, "Table 2 count": 340, "Table 2 mad": 340, "Table 2 busy": 340,
+    "Table 2 min": 350, "Table 2 count": 340, "Table 2 mad": 340, "Table 2 busy": 340,
     "Table 2 gdx": 350, "check 5": 350,
     "A10 CAFM CRA Cmax median (s)": 341, "A10 CAFM CRA Cmax max (s)": 341,
     "A9": 351, "check 6": 351,
@@ -673,7 +681,8 @@ EXPLAINED_BY: dict[str, int] = {
 EXPLAINED_BY_LITERAL: dict[str, int] = {
     "A5 CAFM LPTF SSCT max": 354, "A12": 354, "A13": 354,
     "A19 CAFM K SHELVES MaxS median": 354, "A19 CAFM K SHELVES MaxS Q3": 354,
-    "A7 f1": 414, "A7 selfish": 414, "A7 others_mean": 414,
+    "A7 f1": 414, "A7 selfish": 414, "A7 others_mean": 414, "A7 others_min": 414,
+    "A7 others_max": 414, "A7 mean_absolute": 414,
 }
 
 
@@ -744,7 +753,7 @@ SEED_PARETO = {"ssct_vs_cmax": "cafm-cra, cafm-k-shelves, cafm-lptf, cra-work, "
 
 def _figures(t: dict[str, Any]) -> dict[str, Any]:
     """Every figure of :func:`fidelity_table` that a set of rows gives, by key (the
-    quantiles ``q:metric:alg:stat``, ``A12``, ``ratio:alg``, ``A7:…``, ``A13:mean``, the
+    quantiles ``q:metric:alg:stat``, ``A12``, ``ratio:alg``, ``A7:…``, ``A13:…``, the
     Table 2 keys ``T2:…``, ``A9``, the Pareto labels ``pareto:…`` and the check flags
     ``check:k``), from :func:`_table`'s arrays; what :func:`reduced_noise` resamples."""
     out: dict[str, Any] = {}
@@ -763,13 +772,11 @@ def _figures(t: dict[str, Any]) -> dict[str, Any]:
                      for a, ma in masks.items() if (mk & ma).any()}
                  for c, mk in cls.items()} for m in ("ssct", "makespan")}
     tg = population_targets(population_median_difference(boxes))
-    for k in ("f1", "selfish", "others_mean"):
-        v = tg.get("A7", {}).get("ours", {}).get(k)
-        if isinstance(v, float):
-            out[f"A7:{k}"] = 100 * v
-    v = tg.get("A13", {}).get("ours", {}).get("mean")
-    if isinstance(v, float):
-        out["A13:mean"] = 100 * v
+    for fig in ("A7", "A13"):
+        for k, v in tg.get(fig, {}).get("ours", {}).items():
+            v = v[1] if isinstance(v, list) else v  # [name, value] of a smallest / largest
+            if k in _POPULATION_KEYS[fig] and isinstance(v, float):
+                out[f"{fig}:{k}"] = v if k == "mean_absolute" else 100 * v
     clusters = sorted(set(t["cluster"].tolist()))
     readings: dict[str, dict[str, dict[str, float]]] = {}
     for k in (TABLE2_READING, "makespan"):
@@ -869,16 +876,51 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
     return {"resamples": resamples, "interval": interval, "freq": freq}
 
 
+def _anchors(seed: Any) -> list[float]:
+    """The numbers a seed value is made of: itself, a range's ends, a bound's value."""
+    if isinstance(seed, (int, float)):
+        return [float(seed)]
+    if hasattr(seed, "lo"):
+        return [float(seed.lo), float(seed.hi)]
+    return [float(seed.value)]
+
+
+def _distance(seed: Any, x: float) -> float:
+    """How far ``x`` is from the seed value (a number, a ``Range`` or a ``Bound``)."""
+    return abs(x - float(seed)) if isinstance(seed, (int, float)) else seed.distance(x)
+
+
+def _nearest(seed: Any, lo: float, hi: float) -> float:
+    """The point of ``[lo, hi]`` nearest the seed value (decision 413 as amended: a reduced
+    run judges the seed against its interval, not against our point value)."""
+    pts = [lo, hi] + [min(max(a, lo), hi) for a in _anchors(seed)]
+    return min(pts, key=lambda x: _distance(seed, x))
+
+
+def _gap(seed: Any, lo: float, hi: float) -> float:
+    """The distance from the seed value to the interval ``[lo, hi]`` (0 if it meets it)."""
+    return _distance(seed, _nearest(seed, lo, hi))
+
+
+def _scale(seed: Any) -> float:
+    """What a relative tolerance is a fraction of (``|seed|``, a range's width), as
+    :func:`lpsched.core.fidelity.compare` reads it."""
+    if isinstance(seed, (int, float)):
+        return abs(float(seed))
+    return float(seed.hi - seed.lo) if hasattr(seed, "lo") else abs(float(seed.value))
+
+
 class _Judge:
     """Builds :func:`fidelity_table`'s rows with the explaining decisions, and on a
     reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) with the sampling noise of
-    decision 413: a numeric row's tolerance is widened to the half-width of the 95 %
-    bootstrap interval of ours when that is larger than the declared one; a maximum
-    below the seed's by more than the declared tolerance is ``not measured`` (a maximum
-    over fewer scenarios can only grow), any other is judged with the declared
-    tolerance; a label
-    (Pareto set, acceptance check) whose seed answer comes out in at least 2.5 % of the
-    resamples points at no decision (the run size may be the cause)."""
+    decision 413 (as amended): a numeric row judges the seed value against the 95 %
+    bootstrap interval of ours, its distance to the interval (0 inside) against the
+    declared tolerance, and a row that would match only through an interval more than
+    twice as wide as its band (seed ± tolerance) is ``not measured``; a maximum below
+    the seed's by more than the declared tolerance is ``not measured`` (a maximum over
+    fewer scenarios can only grow), any other is judged with the declared tolerance; a
+    label (Pareto set, acceptance check) whose seed answer comes out in at least 2.5 % of
+    the resamples points at no decision (the run size may be the cause)."""
 
     def __init__(self, why: Callable[[str], Any], summ: dict[str, Any]) -> None:
         self.why = why
@@ -903,7 +945,7 @@ class _Judge:
         if ours is None or not self.reduced:
             return compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
                            unit=unit, explained_by=explained, role=role, note=note)
-        declared = tolerance * abs(float(seed)) if relative else tolerance
+        declared = tolerance * _scale(seed) if relative else tolerance
         if extreme and isinstance(seed, float) and ours < seed - declared:
             return not_measured(fig, line, seed, f"a maximum over {self.size} can only "
                                 f"grow (ours so far {ours:.4g})", unit=unit, role=role,
@@ -911,19 +953,30 @@ class _Judge:
         # a maximum at or above the seed's already differs as much on the full run: its
         # bootstrap interval (resampled maxima lie below ours) widens nothing
         iv = self.interval.get(key) if key and not extreme else None
-        if iv is None or max(iv[1] - ours, ours - iv[0]) <= declared:
-            extra = "" if iv is None else (f"; 95 % interval of ours [{iv[0]:.4g}, "
-                                           f"{iv[1]:.4g}] within the declared tolerance")
+        if iv is None:
             return compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
                            unit=unit, explained_by=explained, role=role,
-                           note="; ".join(x for x in (note, self.tag + extra) if x))
-        half = max(iv[1] - ours, ours - iv[0])
-        return compare(fig, line, seed, ours, tolerance=half, unit=unit,
-                       explained_by=explained, role=role,
-                       note="; ".join(x for x in (note, (
-                           f"{self.tag}: tolerance widened from {declared:.4g} to the "
-                           f"half-width of the 95 % interval of ours [{iv[0]:.4g}, "
-                           f"{iv[1]:.4g}] ({self.boot} bootstrap resamples)")) if x))
+                           note="; ".join(x for x in (note, self.tag) if x))
+        # the seed is judged against the interval itself (decision 413 as amended): the
+        # point of [lo, hi] nearest the seed stands for ours in the verdict
+        lo, hi = min(iv[0], ours), max(iv[1], ours)
+        nearest = _nearest(seed, lo, hi)
+        row = compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
+                      unit=unit, explained_by=explained, role=role)
+        verdict = compare(fig, line, seed, nearest, tolerance=tolerance, relative=relative,
+                          explained_by=explained, role=role).verdict
+        span = f"95 % interval of ours [{lo:.4g}, {hi:.4g}] ({self.boot} bootstrap resamples)"
+        if verdict == "match" and hi - lo > 2 * (2 * declared):
+            return dc_replace(not_measured(
+                fig, line, seed, f"reduced run ({self.size.replace(' the ', ' ')}): "
+                f"interval [{lo:.4g}, {hi:.4g}] wider than the tolerance (more than twice "
+                f"the band seed ± {declared:.4g})", unit=unit, role=role,
+                tolerance=tolerance, relative=relative),
+                ours=row.ours, note="; ".join(x for x in (note, f"{self.tag}: {span}") if x))
+        gap = _gap(seed, lo, hi)
+        where = "the seed inside it" if gap == 0 else f"the seed {gap:.4g} from it"
+        return dc_replace(row, verdict=verdict, note="; ".join(x for x in (note, (
+            f"{self.tag}: the seed judged against the {span}, {where}")) if x))
 
     def label(self, fig: str, line: str, seed: str, ours: str, *, key: str,
               role: Literal["validation", "calibration"] = "validation", note: str = "",
@@ -959,8 +1012,10 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
     summ : dict
         :func:`summary` of the rows.
     hcpa_bound : str
-        The improved-HCPA variant the rows were computed with; under ``budget:…`` (fitted to
-        A9, decision 170) A9 and check 6 are marked ``calibration``.
+        The improved-HCPA variant the rows were computed with (``str`` of an
+        :class:`~lpsched.ptg.hcpa.HcpaBound`); only ``literal`` itself (the default) gets
+        the literal rule's explanations (decision 416); under ``budget:…`` (fitted to A9,
+        decision 170) A9 and check 6 are marked ``calibration``.
     reading : str
         The utilisation reading Table 2's rows use (decision 340).
 
@@ -974,7 +1029,7 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
 
     fitted = hcpa_bound.startswith("budget")
     explained = dict(EXPLAINED_BY)
-    if hcpa_bound.startswith("literal"):
+    if hcpa_bound == "literal":
         explained.update(EXPLAINED_BY_LITERAL)
     if fitted:  # A9 and check 6 are what decision 170 fitted the bound to
         explained["A9"] = explained["check 6"] = 170
@@ -996,39 +1051,42 @@ def _table2_rows(summ: dict[str, Any], reading: str, judge: _Judge) -> list[Any]
         util, reading = summ.get("utilisation", {}), "makespan (the rows have no readings)"
     t2 = table2_comparison(util) if util else {"cells": 0}
     note = f"reading {reading}; {t2.get('cells', 0)} of 76 cells"
+    name = TABLE2_READING_NAMES.get(reading.split(" ")[0], f"reading {reading}")
     if t2.get("cells"):
-        rows.append(judge.num("Table 2 utilisation, smallest value", "004 L733-848", 75.62,
-                              t2["min"], key="T2:min", tolerance=2, unit="%", note=note,
-                              why_key="Table 2 min"))
-        rows.append(judge.num("Table 2 values >= 90 %", "004 L733", 68 * t2["cells"] / 76,
-                              t2["at_least_90"], key="T2:count", tolerance=4, note=note,
-                              why_key="Table 2 count"))
-        rows.append(judge.num("Table 2 mean |seed - ours|, SELFISH and Zhao rows",
+        busy = summ.get("utilisation_readings", {}).get("makespan")
+        if busy and reading != "makespan":  # the text's own definition [L730-731], first
+            tb = table2_comparison(busy)
+            rows.append(judge.num(f"Table 2 values >= 90 % ({TABLE2_READING_NAMES['makespan']})",
+                                  "004 L730-731, L733", 68 * tb["cells"] / 76,
+                                  tb["at_least_90"], key="T2:busy_count", tolerance=4,
+                                  note=f"the text's reading, decision 116, for the record; "
+                                  f"{tb['cells']} of 76 cells", why_key="Table 2 busy"))
+        rows.append(judge.num(f"Table 2 utilisation, smallest value ({name})",
+                              "004 L733-848", 75.62, t2["min"], key="T2:min", tolerance=2,
+                              unit="%", note=note + "; the seed's smallest is gdx CAFM CRA "
+                              "WEIGHT [L842]", why_key="Table 2 min"))
+        rows.append(judge.num(f"Table 2 values >= 90 % ({name})", "004 L733",
+                              68 * t2["cells"] / 76, t2["at_least_90"], key="T2:count",
+                              tolerance=4, note=note, why_key="Table 2 count"))
+        rows.append(judge.num(f"Table 2 mean |seed - ours|, SELFISH and Zhao rows ({name})",
                               "004 L733-848", 0.0, t2["mad_calibration"],
                               key="T2:mad_calibration", tolerance=2, unit="points",
                               role="calibration", note=note + " (chose the reading)",
                               why_key="Table 2 mad"))
-        rows.append(judge.num("Table 2 mean |seed - ours|, CRA and CAFM rows",
+        rows.append(judge.num(f"Table 2 mean |seed - ours|, CRA and CAFM rows ({name})",
                               "004 L733-848", 0.0, t2["mad_validation"],
                               key="T2:mad_validation", tolerance=2, unit="points", note=note,
                               why_key="Table 2 mad"))
         if t2["gdx_cra_min"] is not None:
-            rows.append(judge.num("Table 2 gdx, smallest CRA value", "004 L735-737, L835-840",
-                                  Bound(">=", 98.0), t2["gdx_cra_min"], key="T2:gdx_cra_min",
-                                  tolerance=2, unit="%", note=note, why_key="Table 2 gdx"))
+            rows.append(judge.num(f"Table 2 gdx, smallest CRA value ({name})",
+                                  "004 L735-737, L835-840", Bound(">=", 98.0),
+                                  t2["gdx_cra_min"], key="T2:gdx_cra_min", tolerance=2,
+                                  unit="%", note=note, why_key="Table 2 gdx"))
         if t2["gdx_cafm_max"] is not None:
-            rows.append(judge.num("Table 2 gdx, largest CAFM value (MRT allocation)",
+            rows.append(judge.num(f"Table 2 gdx, largest CAFM value (MRT allocation) ({name})",
                                   "004 L736-737, L841-845", Range(75.62, 78.30),
                                   t2["gdx_cafm_max"], key="T2:gdx_cafm_max", tolerance=2,
                                   unit="%", note=note, why_key="Table 2 gdx"))
-        busy = summ.get("utilisation_readings", {}).get("makespan")
-        if busy and reading != "makespan":
-            tb = table2_comparison(busy)
-            rows.append(judge.num("Table 2 values >= 90 %, busy area / (P Cmax)", "004 L733",
-                                  68 * tb["cells"] / 76, tb["at_least_90"],
-                                  key="T2:busy_count", tolerance=4,
-                                  note="the reading of decision 116, for the record",
-                                  why_key="Table 2 busy"))
     else:
         rows.append(not_measured("Table 2 utilisation", "004 L733-848", Range(75.62, 100),
                                  "no utilisation in the rows", unit="%"))
@@ -1067,29 +1125,54 @@ def _quantile_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
 
 
 def _population_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
-    """A7 and A13 (sensitivity to the population) in :func:`fidelity_table`."""
+    """A7 and A13 (sensitivity to the population) in :func:`fidelity_table`: the five A7
+    values as calibration rows, A13's three values and the mean absolute difference as
+    validation rows (decisions 412, 417; :data:`_POPULATION_ROWS`)."""
     from lpsched.core.fidelity import not_measured
 
     rows = []
     targets = summ.get("targets", {})
-    a7 = targets.get("A7", {}).get("ours", {})
-    for key, seed, label, line in (("f1", 52.0, "F1", "L555"),
-                                   ("selfish", 49.0, "SELFISH", "L555-556"),
-                                   ("others_mean", 19.2, "mean of the others", "L556")):
-        v = a7.get(key)
-        fig = f"A7 SSCT population median difference, {label}"
-        rows.append(judge.num(fig, f"004 {line}", seed, 100 * v, key=f"A7:{key}",
-                              tolerance=5, unit="%", why_key=f"A7 {key}")
-                    if isinstance(v, float) else
-                    not_measured(fig, f"004 {line}", seed, "a population missing", unit="%"))
-    a13 = targets.get("A13", {}).get("ours", {}).get("mean")
-    rows.append(judge.num("A13 Cmax population median difference, mean", "004 L600-602",
-                          29.1, 100 * a13, key="A13:mean", tolerance=5, unit="%",
-                          why_key="A13")
-                if isinstance(a13, float) else
-                not_measured("A13 Cmax population median difference, mean", "004 L600-602",
-                             29.1, "a population missing", unit="%"))
+    for fig, key, seed, label, line, role in _POPULATION_ROWS:
+        v = targets.get(fig, {}).get("ours", {}).get(key)
+        name = f" ({v[0]})" if isinstance(v, list) else ""
+        v = v[1] if isinstance(v, list) else v
+        metric = "SSCT" if fig == "A7" else "Cmax"
+        what = "mean absolute difference of the medians" if key == "mean_absolute" else \
+            f"population median difference, {label}"
+        title = f"{fig} {metric} {what}"
+        mad = key == "mean_absolute"
+        why = f"A7 {key}" if fig == "A7" else "A13"
+        if isinstance(v, float):
+            rows.append(judge.num(title, f"004 {line}", seed, v if mad else 100 * v,
+                                  key=f"{fig}:{key}", tolerance=0.2 if mad else 5,
+                                  relative=mad, unit="" if mad else "%", role=role,
+                                  why_key=why, note=(
+                                      f"ours{name}; " if name else "") + _POPULATION_NOTE[role]))
+        else:
+            rows.append(not_measured(title, f"004 {line}", seed, "a population missing",
+                                     unit="" if mad else "%", role=role))
     return rows
+
+
+#: the rows of A7 [L555-558] and A13 [L600-602] (decisions 412, 417): target, key of
+#: :func:`population_targets`' ``ours``, seed value, label, seed lines, role. The five A7
+#: values chose the A7 reading (calibration); A13 and the mean absolute difference judge it
+_POPULATION_ROWS: tuple[tuple[str, str, float, str, str,
+                              Literal["validation", "calibration"]], ...] = (
+    ("A7", "f1", 52.0, "F1", "L555", "calibration"),
+    ("A7", "selfish", 49.0, "SELFISH", "L555-556", "calibration"),
+    ("A7", "others_mean", 19.2, "mean of the others", "L556", "calibration"),
+    ("A7", "others_min", 7.5, "smallest of the others", "L556", "calibration"),
+    ("A7", "others_max", 42.4, "largest of the others", "L556", "calibration"),
+    ("A7", "mean_absolute", 0.40, "", "L557-558", "validation"),
+    ("A13", "min", 17.0, "smallest", "L600-601", "validation"),
+    ("A13", "max", 39.8, "largest", "L600-601", "validation"),
+    ("A13", "mean", 29.1, "mean", "L600-602", "validation"))
+#: the bootstrap keys of the population rows (:func:`_figures`)
+_POPULATION_KEYS = {fig: {k for f, k, *_ in _POPULATION_ROWS if f == fig}
+                    for fig in ("A7", "A13")}
+_POPULATION_NOTE = {"calibration": "chose the A7 reading (decision 412)",
+                    "validation": "judges the A7 reading (decision 412)"}
 
 
 def _pareto_and_check_rows(summ: dict[str, Any], judge: _Judge,

@@ -141,7 +141,8 @@ def test_reproduce_small(tmp_path: Path) -> None:
                                                 for f in doc["figures"])
     # the seed-vs-ours table (issue 32): in the JSON, on stderr and in ptg_vs_seed.csv
     figures = [r["figure"] for r in doc["vs_seed"]["rows"]]
-    assert "A16 SELFISH MaxS median" in figures and "Table 2 values >= 90 %" in figures
+    assert "A16 SELFISH MaxS median" in figures
+    assert "Table 2 values >= 90 % (share of processors used, decision 340)" in figures
     assert sum(f.startswith("check ") for f in figures) == 7
     assert "A16 SELFISH MaxS median" in p.stderr and "ptg vs seed:" in p.stderr
     lines = (out / "ptg_vs_seed.csv").read_text().splitlines()
@@ -153,7 +154,7 @@ def test_reproduce_small(tmp_path: Path) -> None:
 
 
 def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
-    """``--hcpa-bound`` reaches the problem (DECIDE-1): the default is the improved HCPA
+    """``--hcpa-bound`` reaches the problem (decision 336): the default is the improved HCPA
     as the seed writes it (``literal``, issue 32), ``budget:0.65`` (the variant fitted to
     A9) and ``none`` (plain CPA) are named variants that change SELFISH's schedule on the
     random PTG; a bad bound is one error line, exit 2."""
@@ -173,6 +174,33 @@ def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
                   "bogus:3")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "bogus" in bad.stderr
+
+
+@pytest.mark.parametrize("typed", ["literal:0.5", "none:3", "literal:"])
+def test_reproduce_refuses_a_value_after_literal_or_none(tmp_path: Path, typed: str) -> None:
+    """Decision 416: ``literal`` and ``none`` take no value. ``literal:0.5`` used to move
+    the stopping test's budget silently while the table still read the run as the literal
+    rule, and ``none:3`` dropped its value; both are a usage error now (exit 2, one line
+    that echoes what was typed and names the accepted forms, the default first), before
+    any scenario is computed."""
+    out = tmp_path / "r"
+    p = lpsched("reproduce", "ptg", "--scenarios", "1", "--jobs", "1", "--no-figures",
+                "--hcpa-bound", typed, "--out", str(out))
+    assert p.returncode == 2 and p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lpsched: error: --hcpa-bound ")
+    assert f"'{typed}'" in lines[0] and "takes no value" in lines[0]
+    assert "literal (the default)" in lines[0] and "fraction:0.5" in lines[0]
+    assert "invalid instance" not in lines[0] and not (out / "ptg.sqlite").exists()
+
+
+def test_hcpa_bound_help_names_the_default_and_its_decision() -> None:
+    """``--hcpa-bound``'s help names its default and the decision, not a spec label."""
+    p = lpsched("reproduce", "ptg", "--help")
+    assert p.returncode == 0
+    text = " ".join(p.stdout.split())
+    assert "default: literal" in text and "decision 336" in text and "DECIDE" not in text
+    assert "the seed states a bound [L595-597] but not its value; none is added" in text
 
 
 def test_errors_name_the_file(graphs: dict[str, Path], tmp_path: Path) -> None:

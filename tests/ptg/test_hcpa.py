@@ -185,14 +185,15 @@ def test_bound_caps_and_parsing() -> None:
     assert HcpaBound("sqrt", 1).caps(d, 216)[0] == 15
     assert HcpaBound("level", 0.5).level_cap(47) == 24 and NO_BOUND.level_cap(47) is None
     assert HcpaBound("budget", 0.5).budget(47) == 24 and NO_BOUND.budget(47) == 47
-    assert HcpaBound("none", 0.3) == NO_BOUND
+    with pytest.raises(InvalidInstanceError, match="none takes no value"):
+        HcpaBound("none", 0.3)  # decision 416: no value dropped silently
     for b in (1, 2, 5, 47, 120, 216):  # caps never decrease with the budget
         for text in BOUNDS:
             hb = HcpaBound.parse(text)
             assert (hb.caps(d, b) <= hb.caps(d, b + 1)).all()
             assert str(HcpaBound.parse(str(hb))) == str(hb) == text
     for bad in ("fraction:0", "fraction:1.5", "level:-1", "nope:0.5", "fraction", "sqrt:x",
-                "efficiency:nan"):
+                "efficiency:nan", "none:3", "none:", "literal:0.5", "literal:1"):
         with pytest.raises(InvalidInstanceError):
             HcpaBound.parse(bad)
 

@@ -91,7 +91,10 @@ def test_literal_trajectory_and_all_allocs() -> None:
 def test_bound_parse_and_default() -> None:
     assert DEFAULT_BOUND == LITERAL and str(LITERAL) == "literal"
     assert HcpaBound.parse("literal") == LITERAL
-    assert str(HcpaBound.parse("literal:0.5")) == "literal:0.5"
+    with pytest.raises(ValueError, match=r"'literal:0.5'.*literal takes no value"):
+        HcpaBound.parse("literal:0.5")  # decision 416: it moved the budget silently
+    with pytest.raises(ValueError, match="literal takes no value"):
+        HcpaBound("literal", 0.5)
     assert str(HcpaBound.parse("budget:0.65")) == "budget:0.65"
     d = single(fft_ptg(2, seed=0), SPEED)
     with pytest.raises(ValueError, match="literal"):
@@ -210,8 +213,10 @@ def test_fidelity_rows_on_a_small_store() -> None:
                                                  "used_processors", "start_instants"}
     table = exp.fidelity_table(summ, "literal")
     by = {r.figure: r for r in table.rows}
-    assert "19 of 76 cells" in by["Table 2 values >= 90 %"].note
-    assert by["Table 2 mean |seed - ours|, SELFISH and Zhao rows"].role == "calibration"
+    used = " (share of processors used, decision 340)"  # decision 418
+    assert "19 of 76 cells" in by["Table 2 values >= 90 %" + used].note
+    assert by["Table 2 mean |seed - ours|, SELFISH and Zhao rows" + used].role == \
+        "calibration"
     assert by["A9 scenarios where CRA gives a stretch < 1"].role == "validation"
     assert all(not r.verdict.startswith("not measured") for f, r in by.items()
                if f.startswith("check "))

@@ -8,7 +8,9 @@ Two kinds of figures, always named as such:
 * **end to end** (issue 13): the installed ``lpsched batch TRACE --policy easy --alloc basic
   --out s.csv --json`` as a user runs it (Python start, imports, parsing, simulation,
   validation, metrics, CSV), in a subprocess, beside the plain textbook simulator
-  ``benchmarks/textbook_easy.py`` on the same trace, alternated run by run so that both see
+  the plain simulator ``benchmarks/plain_easy.py`` (issue 34: the afternoon simulator, the
+  same CSV byte for byte) on every trace and the textbook simulator
+  ``benchmarks/textbook_easy.py`` on the small ones, alternated run by run so that all see
   the same load; wall and CPU (user + system) time and peak memory of each child, medians of
   ``--cli-repeats`` runs, with the load average before and after;
 * **inner loop**: the simulation alone (``stats["seconds"]``), medians of ``--repeats`` runs;
@@ -39,12 +41,42 @@ from lpsched.core.versions import versions_report
 
 
 def first(work: Workload, n: int) -> Workload:
+    """The first ``n`` jobs of ``work``.
+
+    Parameters
+    ----------
+    work : Workload
+        A whole trace's jobs.
+    n : int
+        How many to keep.
+
+    Returns
+    -------
+    Workload
+        The prefix (its accounting unchanged).
+    """
     k = slice(0, n)
     return replace(work, job=work.job[k], submit=work.submit[k], run=work.run[k],
                    size=work.size[k], estimate=work.estimate[k])
 
 
 def timed(work: Workload, repeats: int, **kw: object) -> tuple[float, object, dict]:
+    """Median seconds of the simulation alone over ``repeats`` runs.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs.
+    repeats : int
+        Runs.
+    **kw
+        :func:`simulate_batch`'s options.
+
+    Returns
+    -------
+    tuple
+        The median of ``stats["seconds"]``, the last schedule and its statistics.
+    """
     times, out = [], None
     for _ in range(repeats):
         out = simulate_batch(work, **kw)  # type: ignore[arg-type]
@@ -55,7 +87,18 @@ def timed(work: Workload, repeats: int, **kw: object) -> tuple[float, object, di
 
 def child(argv: list[str]) -> tuple[float, float, float]:
     """Run ``argv`` (output discarded); its wall time, CPU time (user + system) and peak
-    resident memory (MB), from ``wait4``."""
+    resident memory (MB), from ``wait4``.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command.
+
+    Returns
+    -------
+    tuple of float
+        Wall seconds, CPU seconds (user + system), peak RSS (MB).
+    """
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -67,11 +110,24 @@ def child(argv: list[str]) -> tuple[float, float, float]:
 
 
 def end_to_end(data: Path, names: list[str], repeats: int, textbook_on: set[str]) -> None:
-    """The end-to-end table (module doc)."""
+    """The end-to-end table (module doc).
+
+    Parameters
+    ----------
+    data : Path
+        The folder of the SWF traces.
+    names : list of str
+        Trace files to measure.
+    repeats : int
+        Runs of each command (the medians are printed).
+    textbook_on : set of str
+        The traces the textbook simulator also runs on (the small ones).
+    """
     beside = Path(sys.executable).parent / "lpsched"  # this interpreter's venv first
     lpsched = (str(beside) if beside.exists() else shutil.which("lpsched")) or sys.exit(
         "the lpsched command is not installed (make demo, or pip install -e .)")
     textbook = str(Path(__file__).resolve().parent / "textbook_easy.py")
+    plain = str(Path(__file__).resolve().parent / "plain_easy.py")
     print(f"## End to end: EASY, basic allocation, CSV and JSON written (median of {repeats}"
           " runs, alternated)")
     print()
@@ -85,11 +141,14 @@ def end_to_end(data: Path, names: list[str], repeats: int, textbook_on: set[str]
             path = data / name
             if not path.exists():
                 continue
-            runs: dict[str, list[tuple[float, float, float]]] = {"lpsched": [], "textbook": []}
+            runs: dict[str, list[tuple[float, float, float]]] = {"lpsched": [], "plain": [],
+                                                                 "textbook": []}
             for _ in range(repeats):
                 runs["lpsched"].append(child([sys.executable, lpsched, "batch", str(path),
                                               "--policy", "easy", "--alloc", "basic",
                                               "--out", f"{tmp}/s.csv", "--json"]))
+                runs["plain"].append(child([sys.executable, plain, str(path), "--out",
+                                            f"{tmp}/p.csv", "--json"]))
                 if name in textbook_on:
                     runs["textbook"].append(child([sys.executable, textbook, str(path),
                                                    "--out", f"{tmp}/t.csv", "--json"]))
@@ -97,15 +156,18 @@ def end_to_end(data: Path, names: list[str], repeats: int, textbook_on: set[str]
                 if not got:
                     continue
                 wall, cpu, mem = (statistics.median(x[i] for x in got) for i in range(3))
-                command = ("lpsched batch --policy easy --alloc basic --out --json"
-                           if who == "lpsched" else "benchmarks/textbook_easy.py --out --json")
+                command = {"lpsched": "lpsched batch --policy easy --alloc basic --out --json",
+                           "plain": "benchmarks/plain_easy.py --out --json",
+                           "textbook": "benchmarks/textbook_easy.py --out --json"}[who]
                 print(f"| {name} | {command} | {wall:.2f} | {cpu:.2f} | {mem:.0f} |")
-            if runs["textbook"]:
-                ratio_wall = statistics.median(t[0] / s[0] for s, t in zip(
-                    runs["lpsched"], runs["textbook"], strict=True))
-                ratio_cpu = statistics.median(t[1] / s[1] for s, t in zip(
-                    runs["lpsched"], runs["textbook"], strict=True))
-                print(f"| {name} | textbook / lpsched, run by run | {ratio_wall:.2f}x | "
+            for who in ("plain", "textbook"):
+                if not runs[who]:
+                    continue
+                ratio_wall = statistics.median(s[0] / t[0] for s, t in zip(
+                    runs["lpsched"], runs[who], strict=True))
+                ratio_cpu = statistics.median(s[1] / t[1] for s, t in zip(
+                    runs["lpsched"], runs[who], strict=True))
+                print(f"| {name} | lpsched / {who}, run by run | {ratio_wall:.2f}x | "
                       f"{ratio_cpu:.2f}x | |")
     print()
     print(f"Load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}.")

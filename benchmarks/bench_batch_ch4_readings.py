@@ -38,6 +38,26 @@ WARMUP = 300  # jobs simulated before the measured window (reading ``warmup``)
 
 
 def instance(work, seed: int, reading: str, jobs: int = 300, m: int = 512):
+    """One ch. 4 instance under a reading (decision 272/274).
+
+    Parameters
+    ----------
+    work : Workload
+        The Curie jobs (requested or allocated sizes).
+    seed : int
+        The instance's seed.
+    reading : str
+        One of the readings of this script.
+    jobs : int
+        Jobs per instance (300).
+    m : int
+        Processors (512).
+
+    Returns
+    -------
+    Workload
+        The instance (estimates = run times, ``m`` processors).
+    """
     fit = np.flatnonzero(work.size <= m)
     rng = np.random.default_rng(seed)
     if reading in ("window", "warmup"):
@@ -50,6 +70,22 @@ def instance(work, seed: int, reading: str, jobs: int = 300, m: int = 512):
 
 
 def rows_for(reading: str, instances: int, traces: dict) -> list[dict]:
+    """Every instance's rows under one reading.
+
+    Parameters
+    ----------
+    reading : str
+        The reading.
+    instances : int
+        Instances (seeds 0 .. instances − 1).
+    traces : dict
+        ``"requested"`` and ``"allocated"`` workloads of the trace.
+
+    Returns
+    -------
+    list of dict
+        One row per instance and allocator.
+    """
     work = traces["allocated" if reading == "allocated" else "requested"]
     comp = reading if reading in ("textbook", "none") else "reassign"
     rows = []
@@ -61,7 +97,24 @@ def rows_for(reading: str, instances: int, traces: dict) -> list[dict]:
 
 
 def one_run(w, alloc: str, reading: str, comp: str) -> dict:
-    """Makespan and shares of one allocator on one instance under ``reading``."""
+    """Makespan and shares of one allocator on one instance under ``reading``.
+
+    Parameters
+    ----------
+    w : Workload
+        The instance.
+    alloc : str
+        The allocator.
+    reading : str
+        The reading.
+    comp : str
+        The conservative compression rule.
+
+    Returns
+    -------
+    dict
+        ``makespan`` and the contiguous and local shares.
+    """
     if reading == "slices":
         start, procs = slice_plan(w.run, w.size, 512, alloc, 16)
         sched = BatchSchedule(start=start, end=start + w.run, procs=procs)

@@ -37,7 +37,18 @@ END, SUBMIT = 0, 1
 
 def read_jobs(path: str) -> tuple[np.ndarray, ...]:
     """``(job id, submit, run, size, estimate)`` arrays in submission order, and the
-    machine size from the header."""
+    machine size from the header.
+
+    Parameters
+    ----------
+    path : str
+        An SWF trace (``.swf`` or ``.swf.gz``).
+
+    Returns
+    -------
+    tuple
+        ``(job, submit, run, size, estimate, machine)``.
+    """
     opener = gzip.open if path.endswith(".gz") else open
     rows, header = [], {}
     with opener(path, "rt") as fh:
@@ -69,7 +80,20 @@ def read_jobs(path: str) -> tuple[np.ndarray, ...]:
 
 def simulate_easy(submit: np.ndarray, run: np.ndarray, size: np.ndarray,
                   estimate: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, list]:
-    """EASY on ``m`` processors: start and end times and the processor ids of each job."""
+    """EASY on ``m`` processors: start and end times and the processor ids of each job.
+
+    Parameters
+    ----------
+    submit, run, size, estimate : numpy.ndarray
+        Per job, in submission order: submission (s), run time (s), processors, estimate (s).
+    m : int
+        Processors of the machine.
+
+    Returns
+    -------
+    tuple
+        Start times, end times (s) and each job's processor ids.
+    """
     n = len(submit)
     start, end = np.full(n, np.nan), np.full(n, np.nan)
     procs: list = [None] * n
@@ -128,7 +152,17 @@ def simulate_easy(submit: np.ndarray, run: np.ndarray, size: np.ndarray,
 def validate(submit: np.ndarray, size: np.ndarray, start: np.ndarray, end: np.ndarray,
              procs: list, m: int) -> None:
     """Every job started after its submission on ``size`` distinct processors, and no
-    processor ran two jobs at once (jobs in start order, each processor's busy-until)."""
+    processor ran two jobs at once (jobs in start order, each processor's busy-until).
+
+    Parameters
+    ----------
+    submit, size, start, end : numpy.ndarray
+        Per job: submission (s), processors, start and end (s).
+    procs : list of numpy.ndarray
+        Each job's processor ids.
+    m : int
+        Processors of the machine.
+    """
     assert not np.isnan(start).any() and (start >= submit - 1e-9).all()
     busy_until = np.full(m, -np.inf)
     for j in np.lexsort((end, start)):
@@ -139,7 +173,18 @@ def validate(submit: np.ndarray, size: np.ndarray, start: np.ndarray, end: np.nd
 
 
 def ranges(ids: np.ndarray) -> str:
-    """``0-3,8``: the ids as ranges."""
+    """``0-3,8``: the ids as ranges.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray
+        Processor ids.
+
+    Returns
+    -------
+    str
+        ``0-3,8``.
+    """
     parts, ids = [], sorted(int(i) for i in ids)
     i = 0
     while i < len(ids):

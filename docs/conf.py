@@ -78,10 +78,8 @@ autosummary_mock_imports = ["lpsched.cli.__main__"]
 autosummary_context = {"canonical": canonical_names("lpsched")}
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "signature"
-# names a module imports only under ``if TYPE_CHECKING:`` (an import cycle at run time):
-# without them the signature's other names stay bare strings (``Workload``), which match
-# several classes
-autodoc_type_aliases = {"BatchSchedule": "lpsched.batch.simulator.BatchSchedule"}
+# no autodoc_type_aliases: every annotation resolves at run time (tests/test_docs.py), and
+# an alias would rename that name in every module (``Workload`` names two classes)
 autodoc_preserve_defaults = True  # show ``DEFAULT_TOL``, not its value, in signatures
 autoclass_content = "class"
 

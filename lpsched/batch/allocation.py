@@ -50,7 +50,19 @@ NEEDS_TOPOLOGY = ("beplat", "plat", "contiguous", "quasi-contiguous")
 
 
 def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the maximal runs of free processors."""
+    """Starts and lengths of the maximal runs of free processors.
+
+    Parameters
+    ----------
+    free : numpy.ndarray
+        The free mask of the machine (bool, one entry per processor id; seed 000 §5.6's
+        processors as a line).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        The first id of each maximal run of free processors, increasing, and its length.
+    """
     edges = np.diff(np.concatenate([[0], free.astype(np.int8), [0]]))
     starts = np.flatnonzero(edges == 1)
     ends = np.flatnonzero(edges == -1)
@@ -63,7 +75,20 @@ BLOCK = 1024  # processors per bucket of the free counts a simulator may keep
 def block_counts(free: np.ndarray) -> np.ndarray:
     """Free processors in each bucket of ``BLOCK`` consecutive ids: summed in place, so the
     memory is one count per bucket, not one id per free processor (8 bytes each: 80 MB on
-    10^7 processors)."""
+    10^7 processors).
+
+    Parameters
+    ----------
+    free : numpy.ndarray
+        The free mask of the machine (bool, one entry per processor id; seed 000 §5.6's
+        processors as a line).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, ``⌈len(free) / BLOCK⌉`` entries: the free processors of each bucket of
+        :data:`BLOCK` consecutive ids (the last bucket may be shorter).
+    """
     whole = free.size // BLOCK
     counts = np.zeros(-(-free.size // BLOCK), np.int64)
     free[: whole * BLOCK].reshape(whole, BLOCK).sum(axis=1, out=counts[:whole])
@@ -74,7 +99,23 @@ def block_counts(free: np.ndarray) -> np.ndarray:
 
 def lowest_free(free: np.ndarray, size: int, counts: np.ndarray) -> np.ndarray:
     """The ``size`` lowest free ids, reading only the buckets that have free processors
-    (``counts`` from :func:`block_counts`, kept up to date by the caller)."""
+    (``counts`` from :func:`block_counts`, kept up to date by the caller).
+
+    Parameters
+    ----------
+    free : numpy.ndarray
+        The free mask of the machine (bool, one entry per processor id; seed 000 §5.6's
+        processors as a line).
+    size : int
+        Processors wanted (at most the free count).
+    counts : numpy.ndarray
+        :func:`block_counts` of ``free``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``size`` lowest free ids, increasing (``basic``, seed 000 §5.6 Alg. 2).
+    """
     last = int(np.searchsorted(np.cumsum(counts), size))  # the bucket completing ``size``
     buckets = np.flatnonzero(counts[: last + 1])
     if buckets.size > 4:  # many buckets: one scan of their span is cheaper than a loop
@@ -88,7 +129,32 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
              topology: Topology | None = None, qct: int = 20,
              counts: np.ndarray | None = None) -> np.ndarray | None:
     """Processor ids for a job of ``size`` under ``rule`` (module doc). ``counts``
-    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets."""
+    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets.
+
+    Parameters
+    ----------
+    rule : str
+        One of :data:`ALLOCATORS` (seed 000 ch. 4–5 and seed 001 names).
+    free : numpy.ndarray
+        The free mask of the machine (bool, one entry per processor id; seed 000 §5.6's
+        processors as a line).
+    size : int
+        The job's processors.
+    cluster_size : int, optional
+        Processors per cluster (``beloc``, ``loc``; seed 000 ch. 4's ``ℓ``).
+    topology : Topology, optional
+        The tree (``beplat``, ``plat``, ``contiguous``, ``quasi-contiguous``).
+    qct : int
+        The quasi-contiguity threshold, percent of ``size`` (seed 001; default 20).
+    counts : numpy.ndarray, optional
+        :func:`block_counts` of ``free``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The ids chosen (``size`` of them), or ``None`` when a forced rule cannot place the
+        job now (the scheduler then waits).
+    """
     if rule not in ALLOCATORS:
         raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
     if (int(counts.sum()) if counts is not None else int(free.sum())) < size:
@@ -136,7 +202,25 @@ def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
     processors ``free`` *at all*: exact for ``cont``/``cont-ff`` (the longest free run) and
     ``loc`` (the ``⌈size/ℓ⌉`` fullest clusters), the free count for the other rules (a
     necessary condition there). One pass over the mask for a whole queue (issue 29: a
-    pass need not try a job its forced rule must refuse)."""
+    pass need not try a job its forced rule must refuse).
+
+    Parameters
+    ----------
+    rule : str
+        One of :data:`ALLOCATORS`.
+    free : numpy.ndarray
+        The free mask of the machine (bool, one entry per processor id; seed 000 §5.6's
+        processors as a line).
+    sizes : numpy.ndarray
+        Job sizes (int).
+    cluster_size : int, optional
+        Processors per cluster (``loc``).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, one per size: ``False`` when ``rule`` cannot place a job of that size now.
+    """
     total = int(np.count_nonzero(free))
     ok = sizes <= total
     if rule in ("cont", "cont-ff"):
@@ -204,12 +288,36 @@ def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
 
 
 def is_contiguous(ids: np.ndarray) -> bool:
-    """Distinct ids (as every validated allocation) forming one run."""
+    """Distinct ids (as every validated allocation) forming one run.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray
+        A job's processor ids (distinct).
+
+    Returns
+    -------
+    bool
+        Whether the ids are one run of consecutive ids (an empty set counts as contiguous).
+    """
     return bool(ids.size == 0 or int(ids.max()) - int(ids.min()) == ids.size - 1)
 
 
 def is_local(ids: np.ndarray, cluster_size: int) -> bool:
-    """The job spans the fewest clusters it can (one if it fits in a cluster)."""
+    """The job spans the fewest clusters it can (one if it fits in a cluster).
+
+    Parameters
+    ----------
+    ids : numpy.ndarray
+        A job's processor ids.
+    cluster_size : int
+        Processors per cluster (ids ``c·ℓ .. (c+1)·ℓ − 1`` form cluster ``c``).
+
+    Returns
+    -------
+    bool
+        Whether the job uses at most ``⌈size/ℓ⌉`` clusters (seed 000 ch. 4's local job).
+    """
     used = np.unique(np.asarray(ids) // cluster_size).size
     return used <= math.ceil(len(ids) / cluster_size)
 

@@ -105,11 +105,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 
 from lpsched.batch.procsets import ProcSets, proc_runs
+from lpsched.batch.simulator import BatchSchedule
 from lpsched.core.swf import (
     FIELD_LIMIT,
     FIELDS,
@@ -120,9 +121,6 @@ from lpsched.core.swf import (
     to_workload,
 )
 from lpsched.errors import InvalidInstanceError, ParseError
-
-if TYPE_CHECKING:
-    from lpsched.batch.simulator import BatchSchedule
 
 #: Batsim's ``jobs.csv`` columns, in Batsim's order (docs/output-jobs.rst, src/export.cpp)
 JOBS_COLUMNS = ("job_id", "workload_name", "profile", "submission_time",

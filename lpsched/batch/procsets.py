@@ -43,7 +43,18 @@ class FreeLine:
 
     def take(self, size: int) -> list[int]:
         """The ``size`` lowest free ids (``size <= free``) as flat runs
-        ``[lo0, hi0, lo1, hi1, ...]``, in increasing order."""
+        ``[lo0, hi0, lo1, hi1, ...]``, in increasing order.
+
+        Parameters
+        ----------
+        size : int
+            Processors wanted, at most :attr:`free` (``basic``, seed 000 §5.6 Alg. 2).
+
+        Returns
+        -------
+        list of int
+            The ids taken as flat half-open runs (``[0, 3, 5, 6]``: ids 0, 1, 2 and 5).
+        """
         lo, hi = self.lo, self.hi
         out: list[int] = []
         k, left = 0, size
@@ -63,7 +74,13 @@ class FreeLine:
         return out
 
     def give(self, runs: list[int]) -> None:
-        """The flat runs of :meth:`take` are free again."""
+        """The flat runs of :meth:`take` are free again.
+
+        Parameters
+        ----------
+        runs : list of int
+            Flat runs that :meth:`take` returned (a job's processors at its end).
+        """
         lo, hi = self.lo, self.hi
         for i in range(0, len(runs), 2):
             a, b = runs[i], runs[i + 1]
@@ -93,7 +110,18 @@ class ProcSets(Sequence[np.ndarray]):
 
     @classmethod
     def from_flat(cls, runs: list[list[int]]) -> ProcSets:
-        """From one flat run list per job (:meth:`FreeLine.take`'s form). O(total runs)."""
+        """From one flat run list per job (:meth:`FreeLine.take`'s form). O(total runs).
+
+        Parameters
+        ----------
+        runs : list of list of int
+            Per job, its flat runs ``[lo0, hi0, ...]``.
+
+        Returns
+        -------
+        ProcSets
+            The same sets in compressed rows.
+        """
         counts = np.fromiter(map(len, runs), np.int64, len(runs)) // 2
         offsets = np.zeros(len(runs) + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
@@ -125,7 +153,13 @@ class ProcSets(Sequence[np.ndarray]):
         return (self[j] for j in range(len(self)))
 
     def sizes(self) -> np.ndarray:
-        """Processors per job."""
+        """Processors per job.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, per job: the processors it holds (the sum of its runs' lengths).
+        """
         total = np.concatenate([[0], np.cumsum(self.hi - self.lo)])
         return total[self.offsets[1:]] - total[self.offsets[:-1]]
 
@@ -133,7 +167,19 @@ class ProcSets(Sequence[np.ndarray]):
 def proc_runs(procs: Sequence[np.ndarray]) -> tuple[ProcSets, np.ndarray]:
     """The runs of ``procs`` (a :class:`ProcSets`, kept, or any list of id arrays, whose
     ids are sorted per job and cut where they stop being consecutive), and per job whether
-    an id repeats. O(Σ sizes) for id arrays, O(1) for runs."""
+    an id repeats. O(Σ sizes) for id arrays, O(1) for runs.
+
+    Parameters
+    ----------
+    procs : sequence of numpy.ndarray
+        Each job's processor ids, or a :class:`ProcSets`.
+
+    Returns
+    -------
+    tuple of (ProcSets, numpy.ndarray)
+        The runs, and per job (bool) whether one of its ids repeats (always ``False`` for a
+        :class:`ProcSets`).
+    """
     if isinstance(procs, ProcSets):
         return procs, np.zeros(len(procs), bool)
     n = len(procs)

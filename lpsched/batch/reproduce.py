@@ -40,22 +40,93 @@ WEEK = 7 * 24 * 3600.0
 
 
 @functools.lru_cache(maxsize=4)
-def load_trace(path: str, status: str | None = None, estimate: str = "requested") -> Workload:
-    """The whole trace (cached per worker process) under the default conventions, keeping
-    the jobs of SWF status ``status`` (:func:`~lpsched.core.swf.parse_status`; ``None`` or
-    ``"all"``: every job; ``"completed"`` also drops the jobs of run time 0, the selection
-    whose counts are seed 000 Table 5.2's "Jobs" [L3698–L3704], decision 268) and with
-    ``estimate`` (``"runtime"``: the real run times as estimates, ch. 4's reading); a
-    :class:`~lpsched.errors.ParseError` when the trace is malformed or keeps no job (the
-    CLI calls it before any cell runs)."""
-    completed = status is not None and status.strip().lower() == "completed"
+def load_trace(path: str, status: str | None = None, estimate: str = "requested",
+               zero_run: str | None = None) -> Workload:
+    """The whole trace (cached per worker process) under the default conventions.
+
+    Parameters
+    ----------
+    path : str
+        An SWF trace.
+    status : str, optional
+        A cell's job selection (:func:`selection`): the SWF statuses kept
+        (:func:`~lpsched.core.swf.parse_status`; ``None`` or ``"all"``: every job),
+        optionally followed by ``";zero-run=keep"`` or ``";zero-run=drop"``.
+    estimate : {"requested", "runtime"}
+        The user's wall times, or the real run times as estimates (ch. 4's reading).
+    zero_run : {"keep", "drop"}, optional
+        Keep or drop the jobs of run time 0 (``--zero-run``, as ``lpsched tasks``). By
+        default the rule the status slot names, else the seed's selection: ``drop`` for
+        ``"completed"`` (seed 000 Table 5.2's "Jobs" [L3698–L3704] are the completed jobs
+        of positive run time, decision 268), ``keep`` otherwise.
+
+    Returns
+    -------
+    Workload
+        The jobs kept; a :class:`~lpsched.errors.ParseError` when the trace is malformed or
+        keeps no job (the CLI calls this before any cell runs).
+    """
+    if status is not None and ";zero-run=" in status:
+        status, _, named = status.partition(";zero-run=")
+        zero_run = zero_run or named
+    if zero_run is None:
+        completed = status is not None and status.strip().lower() == "completed"
+        zero_run = "drop" if completed else "keep"
+    if zero_run not in ZERO_RUN_CHOICES:
+        raise InvalidInstanceError("zero_run", zero_run, f"must be one of {ZERO_RUN_CHOICES}")
     return to_workload(read_swf(path), status=status, estimate=estimate,
-                       drop_zero_run=completed).require_jobs()
+                       drop_zero_run=zero_run == "drop").require_jobs()
+
+
+#: ``--zero-run``: keep or drop the jobs of run time 0 (the option of ``lpsched tasks``)
+ZERO_RUN_CHOICES = ("keep", "drop")
+
+
+def selection(status: str | None, zero_run: str = "keep") -> str | None:
+    """The job selection a cell carries in its status slot: ``status`` alone when
+    ``zero_run`` is the rule :func:`load_trace` reads from it by default (``drop`` exactly
+    for ``completed``, the seed's selection), so the stored results of the default runs
+    keep their keys; else ``"STATUS;zero-run=RULE"``. The options stay separate, as in
+    ``lpsched tasks``: ``--status completed`` selects statuses, ``--zero-run`` run times.
+
+    Parameters
+    ----------
+    status : str, optional
+        The ``--status`` value (``None``: every job).
+    zero_run : {"keep", "drop"}
+        The ``--zero-run`` value.
+
+    Returns
+    -------
+    str or None
+        The slot's value (``None``: every job, run-0 jobs kept).
+    """
+    completed = status is not None and status.strip().lower() == "completed"
+    if zero_run not in ZERO_RUN_CHOICES:
+        raise InvalidInstanceError("zero_run", zero_run, f"must be one of {ZERO_RUN_CHOICES}")
+    if (zero_run == "drop") == completed:
+        return status
+    return f"{status or 'all'};zero-run={zero_run}"
 
 
 def subset(work: Workload, keep: np.ndarray, offline: bool = False) -> Workload:
     """The jobs ``keep`` of ``work``, submission times shifted so the first is 0 (all 0
-    when ``offline``)."""
+    when ``offline``).
+
+    Parameters
+    ----------
+    work : Workload
+        The trace's jobs.
+    keep : numpy.ndarray
+        Indices (or a boolean mask) of the jobs kept.
+    offline : bool
+        Submit every kept job at 0 (seed 000 ch. 4's offline instances).
+
+    Returns
+    -------
+    Workload
+        The kept jobs, in order.
+    """
     submit = work.submit[keep]
     submit = np.zeros_like(submit) if offline else submit - (submit.min() if submit.size
                                                               else 0.0)
@@ -85,12 +156,40 @@ CH4_PLANNERS = ("profile", "slices")
 def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
                      processors: int = 512, cluster: int = 16, first_seed: int = 0,
                      status: str | None = None, planner: str = "profile",
-                     ) -> list[list[Any]]:
+                     zero_run: str = "keep") -> list[list[Any]]:
     """The cells of seed 000 ch. 4 §4.6 (defaults: :data:`CH4_DEFAULTS`); reads the trace
     once: it must have a job of at most ``processors``. ``status``: the SWF statuses kept
     (:func:`load_trace`; ch. 4 names none, decision 268); ``planner``: one of
-    :data:`CH4_PLANNERS`."""
+    :data:`CH4_PLANNERS`.
+
+    Parameters
+    ----------
+    trace : str
+        Path of the SWF trace.
+    instances : int
+        Instances (seed 000: 512 [L2908]).
+    jobs : int
+        Jobs per instance (300).
+    processors : int
+        The machine (512).
+    cluster : int
+        Processors per cluster ``ℓ`` (16).
+    first_seed : int
+        Seed of the first instance (instance ``i`` uses ``first_seed + i``).
+    status : str, optional
+        The SWF statuses kept (default every job).
+    planner : str
+        One of :data:`CH4_PLANNERS`.
+    zero_run : {"keep", "drop"}
+        Keep or drop the jobs of run time 0 (default keep).
+
+    Returns
+    -------
+    list of list
+        One cell per instance and allocator (``CONTIGUITY_ALLOCS`` and ``nfdh-ls``).
+    """
     check_processors(processors)
+    status = selection(status, zero_run)
     if planner not in CH4_PLANNERS:
         raise InvalidInstanceError("planner", planner, f"must be one of {CH4_PLANNERS}")
     if not (load_trace(trace, status).size <= processors).any():
@@ -107,7 +206,27 @@ def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
 def contiguity_instance(trace: str, seed: int, jobs: int, processors: int,
                         status: str | None = None) -> Workload:
     """``jobs`` jobs of size ``<= processors`` drawn without replacement (seeded), all
-    submitted at 0, estimates = real run times (offline, decision 53; seed 000 [L2881])."""
+    submitted at 0, estimates = real run times (offline, decision 53; seed 000 [L2881]).
+
+    Parameters
+    ----------
+    trace : str
+        Path of the SWF trace.
+    seed : int
+        The instance's seed.
+    jobs : int
+        Jobs drawn.
+    processors : int
+        The machine (only jobs of at most that many processors are drawn).
+    status : str, optional
+        The cell's job selection (:func:`selection`: the SWF statuses, optionally with the
+        run-0 rule; ``None``: every job).
+
+    Returns
+    -------
+    Workload
+        The instance: offline, estimates = run times, ``processors`` as the machine.
+    """
     work = load_trace(trace, status)
     fit = np.flatnonzero(work.size <= processors)
     rng = np.random.default_rng(seed)
@@ -122,7 +241,20 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
     planner ``slices``, cell[7], Algorithm 1's processor-set slices), or NFDH+LS
     at the smallest cluster size of :data:`CH4_CLUSTER_SIZES` (at least ``ℓ``, dividing
     ``m``) holding every job, named in ``cluster`` (``makespan`` None when there is
-    none, decision 277)."""
+    none, decision 277).
+
+    Parameters
+    ----------
+    cell : list
+        The cell as :func:`contiguity_cells` built it (its key in the result store).
+
+    Returns
+    -------
+    list of dict
+        One row: ``seed``, ``alloc``, ``jobs``, ``makespan`` (s; None for NFDH+LS without a
+        fitting cluster size), ``contiguous_jobs``, ``local_jobs`` and the allocator's
+        measures.
+    """
     trace, seed, jobs, m, ell, alloc = cell[:6]
     status = cell[6] if len(cell) > 6 and cell[6] != "all" else None
     planner = cell[7] if len(cell) > 7 else "profile"
@@ -160,7 +292,20 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
 
 def contiguity_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Per allocator: mean and share-within-2 % of the makespan deviation from basic, mean
-    contiguous and local shares, mean locality ratio (seed 000 Figs. 4.7–4.12)."""
+    contiguous and local shares, mean locality ratio (seed 000 Figs. 4.7–4.12).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`contiguity_cell`.
+
+    Returns
+    -------
+    dict
+        Allocator -> ``instances``, ``mean_deviation`` (fraction of basic's makespan),
+        ``within_2pct``, ``contiguous_jobs``, ``local_jobs`` (shares); ``nfdh-ls`` also
+        ``max_ratio_to_bound``, ``skipped_instances``, ``skipped_seeds``, ``clusters``.
+    """
     basic = {r["seed"]: r["makespan"] for r in rows if r["alloc"] == "basic"}
     out: dict[str, dict[str, float]] = {}
     for alloc in (*CONTIGUITY_ALLOCS, "nfdh-ls"):
@@ -194,7 +339,22 @@ def contiguity_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]
 
 def default_fat_tree(processors: int, cluster: int = 16, arity: int = 4) -> str:
     """Clusters of ``cluster`` processors, switches of ``arity`` children, as many levels as
-    needed to cover the machine (decision 51: the seed gives no shapes)."""
+    needed to cover the machine (decision 51: the seed gives no shapes).
+
+    Parameters
+    ----------
+    processors : int
+        The machine to cover.
+    cluster : int
+        Processors per cluster (default 16).
+    arity : int
+        Children per switch above the clusters (default 4).
+
+    Returns
+    -------
+    str
+        The ``--topology`` text, e.g. ``fat-tree:16,4,4``.
+    """
     arities, leaves = [], cluster
     while leaves < processors:
         arities.append(arity)
@@ -215,12 +375,24 @@ CH5_PLATFORMS: dict[str, tuple[str, int, int, int]] = {
 #: ch. 5's defaults: 30 instances [L3713], jobs of Table 5.2's selection (decision 268),
 #: the user's wall times as estimates and kill limits [L3295–L3296, L3323–L3332]
 #: (decision 269)
-CH5_DEFAULTS = {"instances": 30, "status": "completed", "estimate": "requested",
+CH5_DEFAULTS = {"instances": 30, "status": "completed", "zero_run": "drop",
+                "estimate": "requested",
                 "penalty": "quadratic", "factor": 2.0}
 
 
 def platform_of(trace: str) -> str | None:
-    """The Table 5.2 platform whose trace file is ``trace`` (by file name), if any."""
+    """The Table 5.2 platform whose trace file is ``trace`` (by file name), if any.
+
+    Parameters
+    ----------
+    trace : str
+        A trace path or file name.
+
+    Returns
+    -------
+    str or None
+        The key of :data:`CH5_PLATFORMS` (``kth_sp2``), or ``None``.
+    """
     name = trace.replace("\\", "/").rsplit("/", 1)[-1]
     return next((p for p, spec in CH5_PLATFORMS.items() if spec[0] == name), None)
 
@@ -228,12 +400,42 @@ def platform_of(trace: str) -> str | None:
 def platform_cells(trace: str, instances: int = 30, periods: int | None = None,
                    topology: str | None = None, penalty: str = "quadratic",
                    factor: float = 2.0, first_seed: int = 0, status: str | None = "completed",
-                   estimate: str = "requested") -> list[list[Any]]:
+                   estimate: str = "requested", zero_run: str = "drop") -> list[list[Any]]:
     """The platform-level cells of one trace: every seed and allocator of
     :data:`PLATFORM_ALLOCS` on the fat tree ``topology`` (default: the smallest covering
     the machine), checked before any cell runs. ``periods`` defaults to Table 5.2's for
     the trace's platform (1 for another trace); ``status`` and ``estimate`` select the jobs
-    and the estimates (:func:`load_trace`; defaults :data:`CH5_DEFAULTS`)."""
+    and the estimates (:func:`load_trace`; defaults :data:`CH5_DEFAULTS`).
+
+    Parameters
+    ----------
+    trace : str
+        Path of the SWF trace.
+    instances : int
+        Instances (seed 000: 30 per platform [L3713]).
+    periods : int, optional
+        7-day periods per instance (default Table 5.2's).
+    topology : str, optional
+        The ``--topology`` text (default :func:`default_fat_tree`).
+    penalty : str
+        ``linear`` or ``quadratic`` (seed 000 Eq. 5.1/5.2; default quadratic).
+    factor : float
+        The penalty factor (default 2, seed 000 Fig. 5.8).
+    first_seed : int
+        Seed of the first instance.
+    status : str, optional
+        The SWF statuses kept (default ``completed``, decision 268).
+    estimate : {"requested", "runtime"}
+        The estimates and kill limits (decision 269).
+    zero_run : {"keep", "drop"}
+        Keep or drop the jobs of run time 0 (default drop, decision 268).
+
+    Returns
+    -------
+    list of list
+        One cell per instance and allocator of :data:`PLATFORM_ALLOCS`.
+    """
+    status = selection(status, zero_run)
     work = load_trace(trace, status, estimate)
     if periods is None:
         plat = platform_of(trace)
@@ -247,7 +449,27 @@ def platform_cells(trace: str, instances: int = 30, periods: int | None = None,
 def period_instance(trace: str, seed: int, periods: int, status: str | None = None,
                     estimate: str = "requested") -> Workload:
     """``periods`` consecutive 7-day periods starting at a period drawn uniformly (A5.11),
-    keeping the jobs submitted inside the window."""
+    keeping the jobs submitted inside the window.
+
+    Parameters
+    ----------
+    trace : str
+        Path of the SWF trace.
+    seed : int
+        The instance's seed (the first period drawn).
+    periods : int
+        Consecutive 7-day periods.
+    status : str, optional
+        The cell's job selection (:func:`selection`: the SWF statuses, optionally with the
+        run-0 rule; ``None``: every job).
+    estimate : {"requested", "runtime"}
+        The estimates (decision 269).
+
+    Returns
+    -------
+    Workload
+        The jobs submitted in the window, submissions shifted to 0.
+    """
     work = load_trace(trace, status, estimate)
     total = max(1, math.ceil((float(work.submit.max()) + 1) / WEEK))
     first = int(np.random.default_rng(seed).integers(0, max(1, total - periods + 1)))
@@ -258,7 +480,19 @@ def period_instance(trace: str, seed: int, periods: int, status: str | None = No
 def platform_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """The row of one platform-level cell: conservative backfilling with reassignment and
     the placement penalty on the tree, validated; sums of flow and stretch and the platform
-    factors."""
+    factors.
+
+    Parameters
+    ----------
+    cell : list
+        The cell as :func:`platform_cells` built it (its key in the result store).
+
+    Returns
+    -------
+    list of dict
+        One row: ``seed``, ``alloc``, ``jobs``, ``platform``, ``sum_flow``, ``sum_stretch``
+        (s), ``seconds`` and the placement factors.
+    """
     trace, seed, periods, topo_spec, penalty, factor, alloc = cell[:7]
     status, estimate = (cell[7], cell[8]) if len(cell) > 8 else (None, "requested")
     work = period_instance(trace, seed, periods, status, estimate)
@@ -293,7 +527,18 @@ ROW_SCHEMAS: dict[str, dict[str, str]] = {
 
 def platform_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Seed 000 [L3753–L3764]: each value over basic's mean across instances, averaged; per
-    platform (``{platform: {alloc: {metric: value}}}``) when the rows name several."""
+    platform (``{platform: {alloc: {metric: value}}}``) when the rows name several.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`platform_cell` (one platform or several).
+
+    Returns
+    -------
+    dict
+        Allocator -> metric -> its mean over basic's (one platform), or platform -> that.
+    """
     names = sorted({r.get("platform", "") for r in rows})
     if len(names) > 1:
         return {p: _platform_summary([r for r in rows if r.get("platform", "") == p])
@@ -320,7 +565,20 @@ TOPO_ALLOCS = (("basic", 0), ("contiguous", 0), ("quasi-contiguous", 10),
 
 
 def kary_for(processors: int, k: int = 4) -> Topology:
-    """The smallest k-ary n-tree with at least ``processors`` nodes (seed 001 §2.3)."""
+    """The smallest k-ary n-tree with at least ``processors`` nodes (seed 001 §2.3).
+
+    Parameters
+    ----------
+    processors : int
+        The machine.
+    k : int
+        Arity (default 4).
+
+    Returns
+    -------
+    Topology
+        The k-ary n-tree with ``processors`` installed leaves.
+    """
     n = 1
     while k**n < processors:
         n += 1
@@ -336,15 +594,49 @@ SEED001_TRACES = {"llnl_thunder": "LLNL-Thunder-2007-1.1-cln.swf.gz",
 
 
 def trace_label(trace: str) -> str:
-    """The seed's name of a trace file (``sdsc_blue``), else the file name."""
+    """The seed's name of a trace file (``sdsc_blue``), else the file name.
+
+    Parameters
+    ----------
+    trace : str
+        A trace path or file name.
+
+    Returns
+    -------
+    str
+        ``llnl_thunder``, ``sdsc_blue``, ``hpc2n``, a Table 5.2 platform, or the file name.
+    """
     name = trace.replace("\\", "/").rsplit("/", 1)[-1]
     return next((k for k, v in SEED001_TRACES.items() if v == name), None) \
         or platform_of(trace) or name
 
 
 def topology_cells(trace: str, speedups: list[float], limit: int = 0,
-                   k: int = 4, status: str | None = None) -> list[list[Any]]:
-    """The cells (reads the trace once, so a bad trace or tree fails before any cell)."""
+                   k: int = 4, status: str | None = None,
+                   zero_run: str = "keep") -> list[list[Any]]:
+    """The cells (reads the trace once, so a bad trace or tree fails before any cell).
+
+    Parameters
+    ----------
+    trace : str
+        Path of the SWF trace.
+    speedups : list of float
+        The speed-up grid (percent, seed 001 §5.1).
+    limit : int
+        Only the first ``limit`` jobs (0: the whole trace, the seed's setting).
+    k : int
+        Arity of the k-ary n-tree (default 4).
+    status : str, optional
+        The SWF statuses kept (default every job, decision 268).
+    zero_run : {"keep", "drop"}
+        Keep or drop the jobs of run time 0 (default keep).
+
+    Returns
+    -------
+    list of list
+        One cell per scheduler, allocator and speed-up (basic at 0 only).
+    """
+    status = selection(status, zero_run)
     work = load_trace(trace, status)
     kary_for(int(work.processors or work.size.max()), k)
     tail = [status] if status not in (None, "all") else []
@@ -359,7 +651,19 @@ def topology_cells(trace: str, speedups: list[float], limit: int = 0,
 def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
     """The row of one topology-aware cell ``[trace, limit, k, policy, alloc, qct, speedup]``
     on the smallest covering k-ary n-tree, validated: mean wait and total time (minutes) and
-    the share of jobs spread above their minimal level."""
+    the share of jobs spread above their minimal level.
+
+    Parameters
+    ----------
+    cell : list
+        The cell as :func:`topology_cells` built it (its key in the result store).
+
+    Returns
+    -------
+    list of dict
+        One row: ``trace``, ``policy``, ``alloc``, ``qct``, ``speedup``, ``jobs``,
+        ``mean_wait_min``, ``mean_total_min``, ``frac_spread``, ``seconds``.
+    """
     trace, limit, k, policy, alloc, qct, speedup = cell[:7]
     work = load_trace(trace, cell[7] if len(cell) > 7 else None)
     if limit:
@@ -381,7 +685,19 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
 def topology_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per scheduler and allocator: wait relative to non-contiguous at ``s = 0`` (Fig. 3)
     and the break-even speed-up: the smallest grid ``s`` whose mean total time is at most
-    non-contiguous's (seed 001 §7)."""
+    non-contiguous's (seed 001 §7).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`topology_cell` for one trace.
+
+    Returns
+    -------
+    list of dict
+        Per scheduler and allocator: ``policy``, ``alloc``, ``rel_wait_at_0`` and
+        ``break_even_speedup`` (percent; ``None`` beyond the grid).
+    """
     out = []
     for policy in ("fcfs", "easy"):
         base = [r for r in rows if r["policy"] == policy and r["alloc"] == "basic"]

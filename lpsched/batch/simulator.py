@@ -51,7 +51,12 @@ estimates):
 * ``speedup=s`` (percent) — seed 001 §5.1: under ``contiguous``/``quasi-contiguous``
   allocation every job of two or more processors runs ``T·(1 − s/100)``.
 
-**Cost** (issue 13, the lean batch path). The event loop is the simulator's own, in the
+**Cost** (issues 13 and 34, the lean batch path). FCFS and EASY under ``basic`` on a line
+(no topology, no penalty), the common case, run in one function whose state is local
+variables (:func:`_simulate_line`, the rules below inlined; its processor runs go to flat
+``array('q')`` buffers, 16 bytes a run); every other case runs :class:`_BatchSim`, which
+tests/batch/test_line_kernel.py uses as the kernel's reference. The event loop is the
+simulator's own, in the
 order of :class:`~lpsched.core.engine.Engine` (ends, submissions, one pass) but with plain
 Python containers: a heap of ends (O(log n) per job), the sorted submissions, a sorted
 list of releases (EASY's shadow, an insertion per start). Under ``basic`` on a line the
@@ -70,6 +75,7 @@ import bisect
 import heapq
 import math
 import time as _time
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -93,6 +99,7 @@ from lpsched.errors import InvalidInstanceError, InvalidScheduleError, LpschedEr
 
 POLICIES = ("fcfs", "easy", "conservative")
 _NO_PROCS = np.zeros(0, np.int32)
+_NO_RANKS = np.zeros(0, np.int64)
 
 
 
@@ -108,7 +115,24 @@ class Profile:
     def from_releases(cls, now: float, free_now: int, ends: np.ndarray,
                       sizes: np.ndarray) -> Profile:
         """The profile where ``sizes[i]`` processors come back at ``max(ends[i], now)``:
-        one sort and a cumulative sum (what :meth:`add` to infinity per job would give)."""
+        one sort and a cumulative sum (what :meth:`add` to infinity per job would give).
+
+        Parameters
+        ----------
+        now : float
+            The profile's start (s).
+        free_now : int
+            Processors free at ``now``.
+        ends : numpy.ndarray
+            Estimated ends (s) of the running jobs (before ``now``: released at ``now``).
+        sizes : numpy.ndarray
+            Their processors.
+
+        Returns
+        -------
+        Profile
+            Free processors from ``now`` on, growing at each release.
+        """
         prof = cls(now, free_now)
         if ends.size:
             at = np.maximum(ends, now)
@@ -135,7 +159,15 @@ class Profile:
 
     def add(self, start: float, end: float, delta: int) -> None:
         """``delta`` more free processors during ``[start, end)`` (clipped to the profile's
-        start; ``end`` may be infinite)."""
+        start; ``end`` may be infinite).
+
+        Parameters
+        ----------
+        start, end : float
+            The interval (s); ``end`` may be ``inf``.
+        delta : int
+            Processors added to the free count there (negative: taken).
+        """
         start = max(start, float(self.times[0]))
         if not end > start:
             return
@@ -144,15 +176,42 @@ class Profile:
         self.free[a:b] += delta
 
     def reserve(self, start: float, length: float, size: int) -> None:
-        """Take ``size`` processors during ``[start, start + length)``."""
+        """Take ``size`` processors during ``[start, start + length)``.
+
+        Parameters
+        ----------
+        start : float
+            The reservation's start (s).
+        length : float
+            Its length (s; the job's estimate).
+        size : int
+            Its processors.
+        """
         self.add(start, start + length, -size)
 
     def trim(self, now: float) -> None:
-        """Forget the past: the profile starts at ``now``."""
+        """Forget the past: the profile starts at ``now``; and merge the breakpoints whose
+        free count equals the previous one's (reservations added and let go leave them:
+        on KTH offline, 5,700 breakpoints for 1,000 jobs). Merging changes no answer:
+        every search reads maximal runs of breakpoints with enough free processors, the
+        first breakpoint with too few, or the first where a running minimum or maximum
+        changes, and a merged breakpoint is none of these (decision 381).
+
+        Parameters
+        ----------
+        now : float
+            The new start of the profile (s), at least its current start.
+        """
         i = int(np.searchsorted(self.times, now, side="right")) - 1
         if i > 0 or self.times[0] < now:
             self.times, self.free = self.times[i:].copy(), self.free[i:].copy()
             self.times[0] = now
+        free = self.free
+        if free.size > 64:
+            same = free[1:] == free[:-1]
+            if same.any():
+                keep = np.concatenate(([True], ~same))
+                self.times, self.free = self.times[keep], free[keep]
 
     def earliest(self, size: int, length: float, after: float | None = None) -> float:
         """Earliest start (``>= after`` when given, else from the profile's start) where
@@ -160,7 +219,23 @@ class Profile:
         with enough free processors that lasts ``length`` (a slot ending where a
         reservation starts is compared with a relative tolerance, since ``start + length``
         rounds differently from that boundary). The first run is tested alone, then every
-        later run at once (:func:`_first_fit`)."""
+        later run at once (:func:`_first_fit`).
+
+        Parameters
+        ----------
+        size : int
+            Processors wanted.
+        length : float
+            For how long (s).
+        after : float, optional
+            No earlier than this (s); default the profile's start.
+
+        Returns
+        -------
+        float
+            The earliest start (s); :class:`~lpsched.errors.InvalidInstanceError` when no time
+            ever has ``size`` free for ``length``.
+        """
         times, free = self.times, self.free
         if after is not None and after > times[0]:
             i = int(np.searchsorted(times, after, side="right")) - 1
@@ -194,7 +269,20 @@ class Profile:
         that test for every job (decision 279) instead of a search of the breakpoints per
         job. Entries below ``least_size`` are not wanted: the running minimum stops at the
         first breakpoint with fewer free (found by doubling chunks), since the later ones
-        cannot change the entries from ``least_size`` up."""
+        cannot change the entries from ``least_size`` up.
+
+        Parameters
+        ----------
+        top : int
+            The largest size asked about.
+        least_size : int
+            The smallest size asked about (entries below it may be wrong; default 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            float, ``top + 1`` entries (``h[s]``, seconds, ``±inf`` as described).
+        """
         free, lo, step = self.free, 0, 256
         while lo < free.size:
             hit = np.flatnonzero(free[lo:lo + step] < least_size)
@@ -212,7 +300,19 @@ class Profile:
         """Per entry of ``sizes``: the breakpoint time where the free count first reaches
         it (``-inf`` at the profile's start, ``inf`` if never): some breakpoint before a
         time ``t`` has that many free exactly when this is ``< t`` (decision 279). A table
-        over the sizes when there are fewer sizes than entries."""
+        over the sizes when there are fewer sizes than entries.
+
+        Parameters
+        ----------
+        sizes : numpy.ndarray
+            Job sizes (int, non-negative).
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one per size: the first breakpoint time with at least that many free (``-inf``
+            at the start, ``inf`` if never).
+        """
         most = np.maximum.accumulate(self.free)
         top = int(sizes.max()) if sizes.size else 0
         if top + 1 < sizes.size:
@@ -225,12 +325,33 @@ class Profile:
 
 
 
-def _first_fit(times: np.ndarray, free: np.ndarray, size: int, length: float) -> float:
+def _first_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,
+               strict: bool = True) -> float:
     """:meth:`Profile.earliest` on breakpoints ``times`` / free counts ``free``, every run
-    at once (vectorised)."""
+    at once (vectorised); the last run is taken to last forever.
+
+    Parameters
+    ----------
+    times, free : numpy.ndarray
+        Breakpoint times (s, increasing) and the free processors from each.
+    size : int
+        Processors wanted.
+    length : float
+        For how long (s).
+    strict : bool
+        Raise when no run fits (the default); else return ``inf``.
+
+    Returns
+    -------
+    float
+        The start of the first run of breakpoints with ``size`` free that lasts
+        ``length`` (the same relative tolerance as :meth:`Profile.earliest`).
+    """
     ok = free >= size
     starts = np.flatnonzero(ok & ~np.concatenate([[False], ok[:-1]]))
     if not starts.size:
+        if not strict:
+            return math.inf
         raise InvalidInstanceError("size", size, "no time ever has enough processors")
     bad = np.flatnonzero(~ok)
     nxt = np.searchsorted(bad, starts)
@@ -238,8 +359,59 @@ def _first_fit(times: np.ndarray, free: np.ndarray, size: int, length: float) ->
     want = times[starts] + length
     fits = ends >= want - 1e-9 * np.maximum(1.0, np.abs(want))
     if not fits.any():
+        if not strict:
+            return math.inf
         raise InvalidInstanceError("size", size, "no time ever has enough processors")
     return float(times[starts[int(np.argmax(fits))]])
+
+
+def _earlier_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,
+                 rs: float, re: float) -> float:
+    """:func:`_first_fit` of a job holding ``[rs, re)`` in the plan (``times``, ``free``),
+    its own slot let go, over the breakpoints before ``re``, stopped at ``rs``: the start
+    of the first fitting run if it is before ``rs``, else ``inf`` (no earlier slot). In
+    plain Python over the few breakpoints before ``re`` (a textbook compression tries
+    every waiting job at each early end, and numpy's call overhead on arrays this short
+    was most of the cost: decision 381); the same comparisons, so the same answer.
+
+    Parameters
+    ----------
+    times, free : numpy.ndarray
+        The plan's breakpoints (s) and free processors from each.
+    size : int
+        The job's processors.
+    length : float
+        Its estimate (s).
+    rs, re : float
+        Its reserved slot (s), ``times[0] <= rs < re``.
+
+    Returns
+    -------
+    float
+        The earlier start (s), or ``inf``.
+    """
+    hi = int(np.searchsorted(times, re, side="left"))
+    a = int(np.searchsorted(times, rs, side="left"))
+    tl, fl = times[:hi].tolist(), free[:hi].tolist()
+    if a == hi or tl[a] != rs:  # the slot starts inside the segment before it
+        tl.insert(a, rs)
+        fl.insert(a, fl[a - 1])
+    for k in range(a, len(fl)):
+        fl[k] += size
+    inf = math.inf
+    start = inf
+    for k, f in enumerate(fl):
+        if f >= size:
+            if start == inf:
+                start = tl[k]
+                if start >= rs:
+                    return inf
+        elif start != inf:
+            want = start + length  # > 0: ``1e-9 * max(1, |want|)`` without the calls
+            if tl[k] >= want - (1e-9 * want if want > 1.0 else 1e-9):
+                return start
+            start = inf
+    return start
 
 
 @dataclass(frozen=True)
@@ -260,7 +432,13 @@ class BatchSchedule:
 
     @property
     def makespan(self) -> float:
-        """End of the last job (s, the workload's time origin); 0 for an empty schedule."""
+        """End of the last job (s, the workload's time origin); 0 for an empty schedule.
+
+        Returns
+        -------
+        float
+            ``max(end)`` in seconds.
+        """
         return float(self.end.max()) if self.end.size else 0.0
 
     def to_frame(self, work: Workload, bound: float = 10.0) -> Any:
@@ -336,6 +514,41 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     ``progress(started, jobs, now)``, when given, is called every 4,096 events and at the
     end (the CLI draws a line on a terminal's stderr from it).
 
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    policy : {"fcfs", "easy", "conservative"}
+        The batch scheduler (seed 000 §4.5, §5.5).
+    processors : int, optional
+        The machine; default the workload's (a topology's ``installed`` when given).
+    kill : bool
+        Stop every job at its estimate (Batsim's walltime rule).
+    alloc : str
+        One of :data:`~lpsched.batch.allocation.ALLOCATORS` (default ``basic``).
+    cluster_size : int, optional
+        Processors per cluster (``beloc``, ``loc``; seed 000 ch. 4's ``ℓ``).
+    topology : Topology, optional
+        The tree (seed 000 ch. 5, seed 001).
+    qct : int
+        Quasi-contiguity threshold, percent (seed 001; default 20).
+    penalty : tuple of (str, float), optional
+        ``("linear", F)`` or ``("quadratic", F)`` (seed 000 Eq. 5.1/5.2).
+    speedup : float
+        Percent run-time gain of jobs of two or more processors under ``contiguous`` /
+        ``quasi-contiguous`` (seed 001 §5.1).
+    compression : str, optional
+        Conservative only: one of :data:`COMPRESSIONS` (default ``textbook``).
+    progress : callable, optional
+        ``progress(started, jobs, now)``.
+
+    Returns
+    -------
+    tuple of (BatchSchedule, dict)
+        The schedule (workload order) and ``{"events", "seconds", "first_reservation"}``:
+        events handled, seconds of the event loop, and each job's first reservation (s;
+        conservative: at submission, EASY: when it first became the head; NaN if never).
+
     Examples
     --------
     Four processors: job 1 takes three for 10 s, job 2 needs all four, job 3 one for 2 s.
@@ -358,10 +571,277 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                                   speedup, compression)
     compression = compression or COMPRESSIONS[0]
     topology, m = _machine(work, processors, topology)
+    if policy != "conservative" and alloc == "basic" and topology is None and penalty is None:
+        return _simulate_line(work, policy, m, kill, progress)
     sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
                     speedup, compression)
     sim.progress = progress
     return sim.simulate()
+
+
+
+def _simulate_line(work: Workload, policy: str, m: int, kill: bool,
+                   progress: Callable[[int, int, float], None] | None,
+                   ) -> tuple[BatchSchedule, dict[str, Any]]:
+    """FCFS and EASY with ``basic`` allocation on a line (no topology, no penalty): the
+    one code path of the common case (issue 34), the rules of :class:`_BatchSim` in one
+    function whose state is local variables.
+
+    The same event order (ends, then submissions in rank order, then one pass), the same
+    FCFS part, EASY's shadow time from the sorted estimated releases (remembered until the
+    running set changes) and the same backfilling test, so the same start times, ends,
+    processors and first reservations as the general simulator (tests/batch/
+    test_line_kernel.py compares both). The free processors are the sorted runs of
+    :class:`~lpsched.batch.procsets.FreeLine` inlined; the runs each job takes are appended
+    to two flat ``array('q')`` (16 bytes a run, no Python object per id) and become a
+    :class:`~lpsched.batch.procsets.ProcSets` at the end; start and end times are kept in
+    ``array('d')``.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate).
+    policy : str
+        ``"fcfs"`` or ``"easy"``.
+    m : int
+        Processors on the line (ids ``0..m-1``).
+    kill : bool
+        Stop every job at its estimate.
+    progress : callable, optional
+        ``progress(started, jobs, now)`` every 4,096 events and at the end.
+
+    Returns
+    -------
+    tuple of (BatchSchedule, dict)
+        As :func:`simulate_batch`.
+    """
+    n = work.jobs
+    est = np.maximum(work.estimate, 0.0)
+    run_a = np.minimum(work.run, work.estimate) if kill else work.run
+    order_a = np.lexsort((np.arange(n), work.submit))
+    subs_a = work.submit[order_a]
+    if n and not subs_a[0] >= 0.0:  # the first is the least, unless NaN (sorted last)
+        first_bad = subs_a[np.flatnonzero(~(subs_a >= 0.0))[0]]
+        raise LpschedError(f"cannot schedule an event at {first_bad} before now = 0.0")
+    if n and np.isnan(subs_a[-1]):
+        raise LpschedError(f"cannot schedule an event at {subs_a[-1]} before now = 0.0")
+    # read once per job: C arrays (no Python object per job); read in the scans: lists
+    subs, order = array("d", subs_a.tobytes()), array("q", order_a.astype(np.int64).tobytes())
+    run_l = array("d", np.ascontiguousarray(run_a, float).tobytes())
+    del order_a, subs_a
+    sizes_l, est_l = work.size.tolist(), est.tolist()
+    nan, inf = math.nan, math.inf
+    start = array("d", [nan]) * n
+    end = array("d", [nan]) * n
+    first_resv = array("d", [nan]) * n
+    rel = array("d", [0.0]) * n  # estimated release of a running job
+    off = array("q", [0]) * n  # the job's first run in ``out_lo``/``out_hi``
+    cnt = array("q", [0]) * n  # and how many
+    out_lo, out_hi = array("q"), array("q")
+    free_lo, free_hi = ([0], [m]) if m else ([], [])
+    nfree, easy = m, policy == "easy"
+    ends: list[tuple[float, int, int]] = []
+    releases: list[tuple[float, int]] = []
+    queue: list[int] = []
+    pop, push, insort, bleft = heapq.heappop, heapq.heappush, bisect.insort, bisect.bisect_left
+    version = seq = nstarted = npass = tick = i = 0
+    memo_key: tuple[int, int, int] | None = None
+    memo_val = (0.0, 0)
+    scan_state: tuple[int, int, float, int] | None = None
+    scan_from = 1
+    now = 0.0
+    t0 = _time.perf_counter()
+    while True:
+        t = ends[0][0] if ends else inf
+        if i < n and subs[i] < t:
+            t = subs[i]
+        if t == inf:
+            break
+        now = t
+        tick += 1
+        if not tick & 4095 and progress is not None:
+            progress(nstarted, n, t)
+        while ends and ends[0][0] == t:  # finish: the job's runs are free again
+            j = pop(ends)[2]
+            a0 = off[j]
+            for r in range(a0, a0 + cnt[j]):
+                a, b = out_lo[r], out_hi[r]
+                k = bleft(free_lo, a)
+                if k and free_hi[k - 1] == a:
+                    if k < len(free_lo) and free_lo[k] == b:
+                        free_hi[k - 1] = free_hi[k]
+                        del free_lo[k], free_hi[k]
+                    else:
+                        free_hi[k - 1] = b
+                elif k < len(free_lo) and free_lo[k] == b:
+                    free_lo[k] = a
+                else:
+                    free_lo.insert(k, a)
+                    free_hi.insert(k, b)
+            nfree += sizes_l[j]
+            del releases[bleft(releases, (rel[j], j))]
+            version += 1
+        while i < n and subs[i] == t:
+            queue.append(order[i])
+            i += 1
+        npass += 1
+        # one pass: FCFS while the head fits, then EASY's backfilling; ``todo`` holds the
+        # jobs to start now, in order (started at once: a later one reads the free count)
+        k, nq, avail = 0, len(queue), nfree
+        while k < nq and sizes_l[queue[k]] <= avail:
+            avail -= sizes_l[queue[k]]
+            k += 1
+        todo = queue[:k]
+        if k:
+            del queue[:k]
+        if todo:
+            for j in todo:
+                size = sizes_l[j]
+                # take the ``size`` lowest free ids
+                a0, left, k = len(out_lo), size, 0
+                while left:
+                    a, b = free_lo[k], free_hi[k]
+                    if b - a <= left:
+                        out_lo.append(a)
+                        out_hi.append(b)
+                        left -= b - a
+                        k += 1
+                    else:
+                        out_lo.append(a)
+                        out_hi.append(a + left)
+                        free_lo[k] = a + left
+                        left = 0
+                if k:
+                    del free_lo[:k], free_hi[:k]
+                off[j], cnt[j] = a0, len(out_lo) - a0
+                nfree -= size
+                start[j] = now
+                nstarted += 1
+                end[j] = e = now + run_l[j]
+                if not e >= now:
+                    raise LpschedError(f"cannot schedule an event at {e} before now = {now}")
+                rel[j] = released = now + est_l[j]
+                insort(releases, (released, j))
+                seq += 1
+                push(ends, (e, seq, j))
+            version += 1
+        if not queue or not easy:
+            continue
+        head = queue[0]
+        size_h = sizes_l[head]
+        key = (version, size_h, nfree)
+        if key == memo_key and memo_val[0] >= now and (
+                not releases or releases[0][0] >= now):
+            t_h, free_then = memo_val
+        else:  # the shadow: one walk of the sorted releases (due ones count at now)
+            have, t_h = nfree, now
+            for tr, jr in releases:
+                if tr > t_h:
+                    if have >= size_h:
+                        break
+                    t_h = tr
+                have += sizes_l[jr]
+            free_then = have
+            memo_key, memo_val = key, (t_h, have)
+        if first_resv[head] != first_resv[head]:  # NaN: not set yet
+            first_resv[head] = t_h
+        extra = free_then - size_h
+        bound = t_h + 1e-9 * max(1.0, abs(t_h))
+        state = (version, head, t_h, free_then)
+        started: list[int] = []
+        for k in range(scan_from if state == scan_state else 1, len(queue)):
+            j = queue[k]
+            size = sizes_l[j]
+            if size > nfree:
+                continue
+            ends_first = now + est_l[j] <= bound
+            if ends_first or size <= extra:
+                started.append(k)
+                a0, left, q = len(out_lo), size, 0
+                while left:
+                    a, b = free_lo[q], free_hi[q]
+                    if b - a <= left:
+                        out_lo.append(a)
+                        out_hi.append(b)
+                        left -= b - a
+                        q += 1
+                    else:
+                        out_lo.append(a)
+                        out_hi.append(a + left)
+                        free_lo[q] = a + left
+                        left = 0
+                if q:
+                    del free_lo[:q], free_hi[:q]
+                off[j], cnt[j] = a0, len(out_lo) - a0
+                nfree -= size
+                start[j] = now
+                nstarted += 1
+                end[j] = e = now + run_l[j]
+                if not e >= now:
+                    raise LpschedError(f"cannot schedule an event at {e} before now = {now}")
+                rel[j] = released = now + est_l[j]
+                insort(releases, (released, j))
+                seq += 1
+                push(ends, (e, seq, j))
+                version += 1
+                if not ends_first:
+                    extra -= size
+        for k in reversed(started):
+            del queue[k]
+        # nothing started: until a job starts or ends, the same head, shadow and free
+        # counts refuse these jobs again (``now + estimate`` only grows)
+        scan_state, scan_from = (None, 1) if started else (state, len(queue))
+    if progress is not None:
+        progress(nstarted, n, now)
+    seconds = _time.perf_counter() - t0
+    del subs, order, run_l, est_l, ends, releases, queue
+    procs = _job_order(np.frombuffer(off, np.int64) if n else np.zeros(0, np.int64),
+                       np.frombuffer(cnt, np.int64) if n else np.zeros(0, np.int64),
+                       out_lo, out_hi)
+    del out_lo, out_hi
+    failed = np.zeros(n, bool)
+    killed = work.run > est if kill else failed.copy()
+    sched = BatchSchedule(np.array(start, float), np.array(end, float), procs, failed, killed)
+    return sched, {"events": 2 * n + npass, "seconds": seconds,
+                   "first_reservation": np.array(first_resv, float)}
+
+
+def _job_order(first: np.ndarray, counts: np.ndarray, out_lo: array[int],
+               out_hi: array[int]) -> ProcSets:
+    """The runs taken in start order (job ``j``'s are ``first[j]`` to ``first[j] +
+    counts[j] - 1`` of ``out_lo``/``out_hi``) as a :class:`ProcSets` in job order: one
+    index array, built by a cumulative sum of steps (1 within a job, a jump between two),
+    so the reordering holds one index and the two run arrays (issue 34, peak memory).
+
+    Parameters
+    ----------
+    first : numpy.ndarray
+        Per job, the position of its first run in ``out_lo``/``out_hi`` (int64).
+    counts : numpy.ndarray
+        Per job, how many runs it took (int64).
+    out_lo, out_hi : array.array
+        The runs ``[lo, hi)`` (typecode ``q``), in the order they were taken.
+
+    Returns
+    -------
+    ProcSets
+        Job ``j``'s runs at ``offsets[j]:offsets[j+1]``.
+    """
+    n = counts.size
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    idx = np.ones(total, np.int64)
+    held = np.flatnonzero(counts)
+    if held.size:  # at a job's first run: jump from the previous job's last run
+        starts = first[held]
+        prev_end = np.concatenate(([0], starts[:-1] + counts[held][:-1] - 1))
+        idx[offsets[held]] = starts - prev_end
+        idx[0] = starts[0]
+        np.cumsum(idx, out=idx)
+    lo_a = np.frombuffer(out_lo, np.int64) if total else np.zeros(0, np.int64)
+    hi_a = np.frombuffer(out_hi, np.int64) if total else np.zeros(0, np.int64)
+    return ProcSets(offsets, lo_a[idx], hi_a[idx])
 
 
 def _check_options(policy: str, alloc: str, cluster_size: int | None,
@@ -455,6 +935,7 @@ class _BatchSim:
         "freed",
         "freed_base",
         "kill",
+        "least_size",
         "len_r",
         "line",
         "nfree",
@@ -504,6 +985,7 @@ class _BatchSim:
         self.alloc, self.cluster_size, self.topology, self.qct = alloc, cluster_size, topology, qct
         self.penalty, self.kill = penalty, kill
         self.est = est
+        self.least_size = int(work.size.min()) if n else 0  # no job fits fewer free
         # Python scalars for the hot loops
         self.sizes_l, self.est_l, self.run_l = work.size.tolist(), est.tolist(), run.tolist()
         self.failed = np.zeros(n, bool)
@@ -779,12 +1261,18 @@ class _BatchSim:
         ranks, sorted) and the jobs :meth:`movable` lets through, merged in queue order; the
         test is redone for the later jobs after a turn that let part of the plan go."""
         by_rank = self.by_rank
-        ranks = np.flatnonzero(self.waiting)
         # every waiting job is tried or found unable to move in this pass: the frees
         # logged before it no longer matter to the next one
         start_seq = self.freed_base + len(self.freed)
-        keys = self.reassign_keys(ranks) if rule == "reassign" else None
-        cand = self.movable(ranks, rule, keys)
+        if rule == "reassign" and self.nfree < self.least_size:
+            # no job fits the free processors now (a pass only lowers them): reassign
+            # moves none, so only the due jobs take turns, without the O(waiting) test
+            # (decision 381)
+            ranks, keys, cand = _NO_RANKS, None, _NO_RANKS
+        else:
+            ranks = np.flatnonzero(self.waiting)
+            keys = self.reassign_keys(ranks) if rule == "reassign" else None
+            cand = self.movable(ranks, rule, keys)
         di, ci, last = 0, 0, len(self.waiting)  # ``last``: past every rank
         while True:
             nd = due[di] if di < len(due) else last
@@ -943,12 +1431,15 @@ class _BatchSim:
         started. One profile search: O(breakpoints)."""
         prof, now = self.plan, self.now
         assert prof is not None
-        prof.add(rs, re, size)
-        # every run at once: a moved job's first run rarely fits (decision 279)
-        t = _first_fit(prof.times, prof.free, size, length)
-        if t >= rs:  # nothing earlier: the same slot back
-            prof.add(rs, re, -size)
+        # only the breakpoints before ``re`` (decision 381): a run that starts before ``rs``
+        # and has enough free up to there lasts past ``re > t + length``, so it fits, and
+        # a start at or after ``rs`` is no move. The job's own slot is let go virtually
+        # (``size`` more free from ``rs`` on), so a job that does not move (most turns)
+        # leaves the plan untouched
+        t = _earlier_fit(prof.times, prof.free, size, length, rs, re)
+        if t >= rs:  # nothing earlier: the same slot
             return False, False
+        prof.add(rs, re, size)
         if t <= now and size <= self.nfree and self.begin(j):
             t = now
             started = True
@@ -1069,7 +1560,27 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     Independent of the simulator: the processor sets are read as runs of consecutive ids
     (:func:`~lpsched.batch.procsets.proc_runs`) and one sweep in start order keeps each
     processor's busy-until time as an interval map over the ids (pieces of equal value):
-    O(R log R) for R runs, whatever the machine size."""
+    O(R log R) for R runs, whatever the machine size.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`simulate_batch`).
+    processors : int
+        The machine (ids ``0 .. processors − 1``).
+    contiguous, local : bool
+        Also require every job contiguous / local.
+    cluster_size : int, optional
+        Processors per cluster for ``local`` (a topology's when given).
+    topology : Topology, optional
+        The tree (the platform-level rules, its clusters).
+    forced : str, optional
+        The allocation rule the schedule was made with (its forced shape is checked).
+    qct : int
+        Quasi-contiguity threshold, percent (seed 001).
+    """
     contiguous = contiguous or forced in ("cont", "cont-ff")
     local = local or forced == "loc"
     if topology is not None:
@@ -1182,7 +1693,23 @@ def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
                       ) -> dict[str, float]:
     """Seed 000 §4.10, means over all jobs: contiguity factor (contiguous runs of ids per
     job), locality factor (clusters used / ``⌈size/ℓ⌉``), platform level factor
-    (``L_cur / L_min``); and the success rate (share of jobs not killed by a penalty)."""
+    (``L_cur / L_min``); and the success rate (share of jobs not killed by a penalty).
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`simulate_batch`).
+    topology : Topology
+        The tree the jobs ran on.
+
+    Returns
+    -------
+    dict
+        ``contiguity_factor``, ``locality_factor``, ``platform_level_factor``,
+        ``success_rate`` (floats) and ``failed_jobs`` (int).
+    """
     runs, loc, lvl = [], [], []
     for j, ids in enumerate(sched.procs):
         s = np.sort(ids)
@@ -1202,7 +1729,30 @@ def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
                   topology: Topology | None = None) -> dict[str, float]:
     """Wait, flow, stretch, bounded slowdown (bound 10 s), makespan, utilisation, and the
     share of contiguous (and, with clusters, local) jobs; with a topology also the
-    placement factors of :func:`placement_factors`."""
+    placement factors of :func:`placement_factors`.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`simulate_batch`).
+    processors : int
+        The machine (for the utilisation).
+    bound : float
+        The bounded slowdown's floor on the run time (s; default 10).
+    cluster_size : int, optional
+        Processors per cluster: adds ``local_jobs``.
+    topology : Topology, optional
+        Adds :func:`placement_factors`.
+
+    Returns
+    -------
+    dict
+        ``makespan``, ``mean_wait``, ``max_wait``, ``mean_flow`` (s), ``mean_stretch``,
+        ``mean_bounded_slowdown``, ``utilisation``, ``contiguous_jobs`` (share), and the
+        optional entries above.
+    """
     if topology is not None:
         cluster_size = topology.cluster_size
     wait = sched.start - work.submit

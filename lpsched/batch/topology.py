@@ -45,28 +45,69 @@ class Topology:
 
     @property
     def leaves(self) -> int:
-        """Number of leaves (processor ids) of the tree, installed or not: ``B_L``."""
+        """Number of leaves (processor ids) of the tree, installed or not: ``B_L``.
+
+        Returns
+        -------
+        int
+            ``block_sizes[-1]``.
+        """
         return self.block_sizes[-1]
 
     @property
     def levels(self) -> int:
-        """Number of levels ``L`` of the hierarchy."""
+        """Number of levels ``L`` of the hierarchy.
+
+        Returns
+        -------
+        int
+            ``len(block_sizes)``: level 1 is a cluster, level ``L`` the whole tree.
+        """
         return len(self.block_sizes)
 
     @property
     def cluster_size(self) -> int:
-        """Processors of one cluster (one leaf switch), ``B_1``."""
+        """Processors of one cluster (one leaf switch), ``B_1``.
+
+        Returns
+        -------
+        int
+            ``block_sizes[0]`` (seed 000 ch. 4's ``ℓ``).
+        """
         return self.block_sizes[0]
 
     def min_level(self, size: int) -> int:
-        """``L_min``: the smallest level whose block can hold ``size`` processors."""
+        """``L_min``: the smallest level whose block can hold ``size`` processors.
+
+        Parameters
+        ----------
+        size : int
+            Processors of a job.
+
+        Returns
+        -------
+        int
+            ``L_min`` of seed 000 §5.3 (1-based); an error when the job is wider than the tree.
+        """
         for lvl, b in enumerate(self.block_sizes, start=1):
             if b >= size:
                 return lvl
         raise InvalidInstanceError("size", size, f"wider than the {self.leaves}-leaf tree")
 
     def level_of(self, ids: np.ndarray) -> int:
-        """Platform level of an allocation: the smallest level with one block holding all."""
+        """Platform level of an allocation: the smallest level with one block holding all.
+
+        Parameters
+        ----------
+        ids : numpy.ndarray
+            A job's processor ids (leaves of the tree).
+
+        Returns
+        -------
+        int
+            ``L_cur`` of seed 000 §5.3 (1-based): the level of the smallest aligned block holding
+            every id.
+        """
         lo, hi = int(np.min(ids)), int(np.max(ids))
         for lvl, b in enumerate(self.block_sizes, start=1):
             if lo // b == hi // b:
@@ -75,30 +116,88 @@ class Topology:
 
     def clusters_used(self, ids: np.ndarray) -> int:
         """Number of distinct clusters the processors ``ids`` lie in (locality, seed 000 ch.
-        4–5)."""
+        4–5).
+
+        Parameters
+        ----------
+        ids : numpy.ndarray
+            A job's processor ids (leaves of the tree).
+
+        Returns
+        -------
+        int
+            Distinct level-1 blocks among the ids.
+        """
         return int(np.unique(np.asarray(ids) // self.cluster_size).size)
 
     def min_clusters(self, size: int) -> int:
-        """The fewest clusters ``size`` processors can lie in: ``⌈size/B_1⌉``."""
+        """The fewest clusters ``size`` processors can lie in: ``⌈size/B_1⌉``.
+
+        Parameters
+        ----------
+        size : int
+            Processors of a job.
+
+        Returns
+        -------
+        int
+            ``⌈size / B_1⌉``, the denominator of seed 000's locality factor.
+        """
         return math.ceil(size / self.cluster_size)
 
     def hops(self, p: int, q: int) -> int:
-        """Links on a shortest path between processors ``p`` and ``q``: ``2·lca``."""
+        """Links on a shortest path between processors ``p`` and ``q``: ``2·lca``.
+
+        Parameters
+        ----------
+        p, q : int
+            Two processor ids.
+
+        Returns
+        -------
+        int
+            ``0`` for the same processor, else twice the level of their lowest common switch.
+        """
         return 0 if p == q else 2 * self.level_of(np.array([p, q]))
 
     def free_mask(self) -> np.ndarray:
-        """All installed processors free, the uninstalled tail busy."""
+        """All installed processors free, the uninstalled tail busy.
+
+        Returns
+        -------
+        numpy.ndarray
+            bool, ``leaves`` entries: ``True`` for the ``installed`` first leaves.
+        """
         mask = np.zeros(self.leaves, bool)
         mask[: self.installed] = True
         return mask
 
     def block_counts(self, free: np.ndarray, level: int) -> np.ndarray:
-        """Free processors in every block of ``level`` (``free`` has ``leaves`` entries)."""
+        """Free processors in every block of ``level`` (``free`` has ``leaves`` entries).
+
+        Parameters
+        ----------
+        free : numpy.ndarray
+            The free mask (bool, ``leaves`` entries).
+        level : int
+            The level (1-based) whose aligned blocks are counted.
+
+        Returns
+        -------
+        numpy.ndarray
+            The free processors of each block of ``level``, in block order.
+        """
         return free.reshape(-1, self.block_sizes[level - 1]).sum(axis=1)
 
     def graph(self) -> Any:
         """The explicit network as a ``networkx.Graph`` (built once): processors
-        ``("p", i)``, switches ``("s", level, index)``."""
+        ``("p", i)``, switches ``("s", level, index)``.
+
+        Returns
+        -------
+        networkx.Graph
+            Processors and switches with their links (networkx imported here only).
+        """
         if "g" not in self._graph:
             self._graph["g"] = _fat_tree_graph(self) if self.kind == "fat-tree" else \
                 _kary_graph(self)
@@ -106,7 +205,13 @@ class Topology:
 
     def describe(self) -> dict[str, Any]:
         """The JSON form: ``kind``, ``block_sizes``, ``leaves``, ``installed`` and ``arity`` (the
-        ``topology`` field of ``lpsched batch --json``)."""
+        ``topology`` field of ``lpsched batch --json``).
+
+        Returns
+        -------
+        dict
+            ``{"kind", "block_sizes", "leaves", "installed", "arity"}``.
+        """
         return {"kind": self.kind, "block_sizes": list(self.block_sizes),
                 "leaves": self.leaves, "installed": self.installed,
                 "arity": list(self.arity)}
@@ -120,7 +225,22 @@ MAX_LEAVES = 2**27
 def fat_tree(cluster_size: int, arities: tuple[int, ...] | list[int],
              installed: int | None = None) -> Topology:
     """Clusters of ``cluster_size`` processors; ``arities[i]`` children per switch of level
-    ``i + 2``; at most :data:`MAX_LEAVES` leaves."""
+    ``i + 2``; at most :data:`MAX_LEAVES` leaves.
+
+    Parameters
+    ----------
+    cluster_size : int
+        Processors per leaf switch (seed 000 ch. 5: 16 by default in the reproduction).
+    arities : sequence of int
+        Children per switch above the clusters, from level 2 up.
+    installed : int, optional
+        Processors present (the first leaves); default every leaf.
+
+    Returns
+    -------
+    Topology
+        ``kind="fat-tree"``, ``block_sizes`` ``ℓ, ℓ·a2, ℓ·a2·a3, ...``.
+    """
     sizes = [_leaves(_positive("cluster size", cluster_size), "fat-tree")]
     for a in arities:
         sizes.append(_leaves(sizes[-1] * _positive("arity", a), "fat-tree"))
@@ -130,7 +250,22 @@ def fat_tree(cluster_size: int, arities: tuple[int, ...] | list[int],
 
 def kary_ntree(k: int, n: int, installed: int | None = None) -> Topology:
     """``k^n`` processors, level-``i`` blocks of ``k^i`` (seed 001 §2.1); at most
-    :data:`MAX_LEAVES`."""
+    :data:`MAX_LEAVES`.
+
+    Parameters
+    ----------
+    k : int
+        Arity, at least 2.
+    n : int
+        Levels.
+    installed : int, optional
+        Processors present (the first leaves); default every leaf.
+
+    Returns
+    -------
+    Topology
+        ``kind="kary-ntree"``, ``block_sizes`` ``k, k², ..., kⁿ``.
+    """
     k, n = _positive("k", k), _positive("n", n)
     if k < 2:
         raise InvalidInstanceError("k", k, "a k-ary n-tree needs k >= 2")
@@ -148,7 +283,20 @@ def _leaves(count: int, kind: str) -> int:
 
 
 def parse_topology(spec: str, installed: int | None = None) -> Topology:
-    """``fat-tree:c,a2,...`` or ``kary-ntree:k,n`` (the CLI's ``--topology``)."""
+    """``fat-tree:c,a2,...`` or ``kary-ntree:k,n`` (the CLI's ``--topology``).
+
+    Parameters
+    ----------
+    spec : str
+        ``fat-tree:CLUSTER,ARITY,...`` or ``kary-ntree:K,N``.
+    installed : int, optional
+        The machine size (processors present); default every leaf.
+
+    Returns
+    -------
+    Topology
+        The tree; :class:`~lpsched.errors.InvalidInstanceError` naming the problem otherwise.
+    """
     kind, _, params = spec.partition(":")
     try:
         values = [int(v) for v in params.split(",") if v.strip()]

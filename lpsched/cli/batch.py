@@ -76,7 +76,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         traces = {"curie": trace}
         cells = exp.contiguity_cells(trace, args.instances, args.jobs_per_instance,
                                      args.processors, args.cluster_size, args.first_seed,
-                                     status, args.planner)
+                                     status, args.planner, args.zero_run)
         fn = exp.contiguity_cell
     elif name == "platform-level":
         if args.trace:
@@ -86,7 +86,7 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
                                             exp.CH5_PLATFORMS.items()})
         cells = [c for t in traces.values() for c in exp.platform_cells(
             t, args.instances, args.periods, args.topology, first_seed=args.first_seed,
-            status=status, estimate=args.estimate)]
+            status=status, estimate=args.estimate, zero_run=args.zero_run)]
         fn = exp.platform_cell
     else:
         if args.trace:
@@ -94,27 +94,29 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         else:
             traces, missing = _seed_traces(exp.SEED001_TRACES, args.data)
         cells = [c for t in traces.values() for c in exp.topology_cells(
-            t, _speedups(args.speedups), args.limit, status=status)]
+            t, _speedups(args.speedups), args.limit, status=status, zero_run=args.zero_run)]
         fn = exp.topology_cell
     for label, why in missing.items():
         print(f"{name}: {label} not run: {why}", file=sys.stderr)
     rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
     write_rows_csv(csv_path, rows)
     summary: Any
+    reduced = _reduction(args)
     if name == "contiguity":
         summary = exp.contiguity_summary(rows)
         table = fid.contiguity_table(summary, note=f"status {args.status}, planner "
-                                     f"{args.planner}", planner=args.planner)
+                                     f"{args.planner}", planner=args.planner,
+                                     reduced=reduced)
     elif name == "platform-level":
         per = {p: exp.platform_summary([r for r in rows if r.get("platform") == p])
                for p in traces}
         summary = per if len(per) > 1 else next(iter(per.values()))
-        table = fid.platform_table(per, missing)
+        table = fid.platform_table(per, missing, reduced=reduced)
     else:
         per_t = {t: exp.topology_summary([r for r in rows if r.get("trace") == t])
                  for t in traces}
         summary = per_t if len(per_t) > 1 else next(iter(per_t.values()))
-        table = fid.topology_table(per_t, missing)
+        table = fid.topology_table(per_t, missing, reduced=reduced)
     print(dump_json({"experiment": name,
                      "trace": next(iter(traces.values())) if len(traces) == 1 else traces,
                      "not_run": missing, "summary": summary,
@@ -123,6 +125,54 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"
           f" {wall:.1f} s; rows in {csv_path}", file=sys.stderr)
     return 0
+
+
+def _reduction(args: argparse.Namespace) -> str:
+    """How a ``reproduce contiguity | platform-level | topology-aware`` run departs from
+    the seed's setting (empty: the seed's), for the notes of its seed-vs-ours rows
+    (:mod:`lpsched.batch.fidelity`: a reduced run's gaps cite no decision).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's options (``experiment``, ``instances``, ``jobs_per_instance``,
+        ``processors``, ``cluster_size``, ``periods``, ``topology``, ``limit``, ``trace``).
+
+    Returns
+    -------
+    str
+        The departures, ``"; "``-separated, e.g. ``"4 of the seed's 512 instances"``.
+    """
+    from lpsched.batch import reproduce as exp
+
+    name, parts = args.experiment, []
+    if name == "contiguity":
+        ch4 = exp.CH4_DEFAULTS
+        for option, value, seed, what in (
+                ("instances", args.instances, ch4["instances"], "instances"),
+                ("jobs_per_instance", args.jobs_per_instance, ch4["jobs"],
+                 "jobs per instance"),
+                ("processors", args.processors, ch4["processors"], "processors"),
+                ("cluster_size", args.cluster_size, ch4["cluster"], "processors per "
+                 "cluster")):
+            if option == "instances" and value < seed:
+                parts.append(f"{value} of the seed's {seed} instances")
+            elif option != "instances" and value != seed:
+                parts.append(f"{value} {what}, the seed's {seed}")
+        if args.trace and Path(args.trace).name != ch4["trace"]:
+            parts.append(f"trace {Path(args.trace).name}, the seed's {ch4['trace']}")
+    elif name == "platform-level":
+        if args.instances < exp.CH5_DEFAULTS["instances"]:
+            parts.append(f"{args.instances} of the seed's {exp.CH5_DEFAULTS['instances']} "
+                         "instances")
+        if args.periods is not None:
+            parts.append(f"--periods {args.periods} instead of Table 5.2's")
+        if args.topology:
+            parts.append(f"--topology {args.topology}")
+    elif args.limit:
+        parts.append(f"the first {args.limit} jobs of each trace (--limit), the seed's "
+                     "whole traces")
+    return "; ".join(parts)
 
 
 def _status_option(text: str | None) -> str | None:
@@ -288,6 +338,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         if _status_option(args.status) is not None:
             raise LpschedError(f"--status {args.status}: a Batsim workload has no job "
                                "status (SWF field 11): leave --status at all")
+        if getattr(args, "zero_run", "keep") != "keep":
+            raise LpschedError(f"--zero-run {args.zero_run}: applies to SWF traces only "
+                               "(a Batsim workload's jobs are all simulated)")
     _status_option(args.status)
     penalty = _penalty(args.penalty)
     if args.qct is not None and args.alloc != "quasi-contiguous":
@@ -352,7 +405,23 @@ def batch_progress(stream: Any, after: float = 2.0, every: float = 1.0,
     """A progress line for :func:`~lpsched.batch.simulator.simulate_batch` on ``stream``
     when it is a terminal (``None`` otherwise: pipes and files get no control characters):
     jobs started, simulated time and wall time, drawn once the run has lasted ``after``
-    seconds, then at most every ``every`` seconds, and ended with a newline (issue 29)."""
+    seconds, then at most every ``every`` seconds, and ended with a newline (issue 29).
+
+    Parameters
+    ----------
+    stream : text stream
+        Where the line goes (the command's stderr).
+    after : float
+        Seconds of run before the first line (default 2).
+    every : float
+        Least seconds between two lines (default 1).
+
+    Returns
+    -------
+    callable or None
+        ``draw(started, jobs, now)`` for ``simulate_batch``'s ``progress``; ``None`` when
+        ``stream`` is not a terminal.
+    """
     import time
 
     if not (hasattr(stream, "isatty") and stream.isatty()):
@@ -412,7 +481,8 @@ def _load_jobs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
         processors = read_platform(platform).processors
     work = to_workload(_read_swf(args.trace, args.lenient), size=args.size,
                        estimate=args.estimate, processors=processors,
-                       status=_status_option(getattr(args, "status", None)))
+                       status=_status_option(getattr(args, "status", None)),
+                       drop_zero_run=getattr(args, "zero_run", "keep") == "drop")
     return work, None
 
 
@@ -577,7 +647,13 @@ def _description(args: argparse.Namespace) -> str:
 
 
 def add_reproduce(rep_sub: Any) -> None:
-    """``reproduce contiguity | platform-level | topology-aware``."""
+    """``reproduce contiguity | platform-level | topology-aware``.
+
+    Parameters
+    ----------
+    rep_sub : argparse subparsers
+        The ``reproduce`` command's subparsers.
+    """
     for name, help_ in (("contiguity", "seed 000 ch. 4: contiguity and locality, offline"),
                         ("platform-level", "seed 000 ch. 5: platform level on fat trees"),
                         ("topology-aware", "seed 001: (quasi-)contiguous on k-ary n-trees")):
@@ -594,9 +670,14 @@ def add_reproduce(rep_sub: Any) -> None:
                             help="seed of the first instance (instance i uses first seed + "
                             "i)")
         rb.add_argument("--status", default="completed" if name == "platform-level"
-                        else "all", help="SWF statuses kept: all, completed (1, and run "
-                        "time > 0), or a comma list (default: the seed's selection, "
-                        "decision 268)")
+                        else "all", help="SWF statuses kept (field 11): all, completed "
+                        "(status 1), or a comma list of names and numbers (default: the "
+                        "seed's selection, decision 268)")
+        zero = "drop" if name == "platform-level" else "keep"
+        rb.add_argument("--zero-run", choices=("keep", "drop"), default=zero,
+                        help=f"keep or drop the jobs of run time 0 (default {zero}: the "
+                        "seed's selection, decision 268" + (": Table 5.2 counts the "
+                        "completed jobs of positive run time)" if zero == "drop" else ")"))
         add_runner_options(rb, "folder of the store and the CSV (created if missing; the CSV "
                                 "is replaced atomically)")
         if name == "contiguity":
@@ -630,7 +711,13 @@ def add_reproduce(rep_sub: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """swf-info, batch, convert."""
+    """swf-info, batch, convert.
+
+    Parameters
+    ----------
+    sub : argparse subparsers
+        The top-level subparsers of ``lpsched``.
+    """
     swf = sub.add_parser("swf-info", help="read an SWF trace or a Batsim workload and report "
                          "the jobs kept and dropped under the chosen conventions")
     swf.add_argument("trace", help="SWF trace (.swf, .swf.gz) or Batsim workload (.json)")
@@ -697,6 +784,11 @@ def _add_batch(sub: Any) -> None:
                      help="SWF statuses kept (field 11): all (the default: the trace as "
                      "it is, decision 268), completed, or a comma list of names and "
                      "numbers; the others are dropped and counted")
+    bat.add_argument("--zero-run", choices=("keep", "drop"), default="keep",
+                     help="SWF: keep (default) or drop the jobs of run time 0 (field 4 = 0), "
+                     "counted as dropped; as lpsched tasks --zero-run (seed 000's tables "
+                     "count the completed jobs of positive run time: --status completed "
+                     "--zero-run drop)")
     bat.add_argument("--kill-at-estimate", action="store_true", help="stop a job at its "
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")

@@ -50,7 +50,7 @@ import math
 import warnings
 import zlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -100,17 +100,40 @@ class SwfTrace:
 
     @property
     def jobs(self) -> int:
-        """Number of job lines read (the length of every column)."""
+        """Number of job lines read (the length of every column).
+
+        Returns
+        -------
+        int
+            The job lines kept (lines skipped by lenient reading are not counted).
+        """
         return int(self.columns["job"].size)
 
     @property
     def records(self) -> int:
-        """Job lines read: the jobs kept plus the lines skipped."""
+        """Job lines read: the jobs kept plus the lines skipped.
+
+        Returns
+        -------
+        int
+            Every job line of the file, kept or skipped (``jobs + skipped``).
+        """
         return self.jobs + self.skipped
 
     def header_int(self, *keys: str) -> int | None:
         """The first of ``keys`` whose header value starts with a positive whole number
-        (``-1``, unknown, and anything else are passed over)."""
+        (``-1``, unknown, and anything else are passed over).
+
+        Parameters
+        ----------
+        *keys : str
+            Header keys to try in order, e.g. ``"MaxProcs", "MaxNodes"``.
+
+        Returns
+        -------
+        int or None
+            The first positive whole value found, else ``None``.
+        """
         for key in keys:
             value = _header_number(self.header.get(key, ""))
             if value is not None and value >= 1 and value == math.floor(value):
@@ -119,28 +142,90 @@ class SwfTrace:
 
     @property
     def max_procs(self) -> int | None:
-        """``MaxProcs`` (or ``MaxNodes``) from the header."""
+        """``MaxProcs`` (or ``MaxNodes``) from the header.
+
+        Returns
+        -------
+        int or None
+            The machine's processors as the header declares them; ``None`` when neither key
+            holds a positive whole number.
+        """
         return self.header_int(*MACHINE_KEYS)
 
 
 def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
-    """Parse and check an SWF file (see module doc)."""
+    """Parse and check an SWF file (see module doc).
+
+    The file is read as a stream of blocks (:data:`_BLOCK` bytes, once decompressed); each
+    block's job lines are parsed at once and the blocks go into one ``(18, n)`` array whose
+    rows are the columns (no copy per column): peak memory is about the columns plus one
+    block, not the file's lines and two copies of the values (issue 34).
+
+    Parameters
+    ----------
+    path : str or Path
+        An SWF trace, ``.swf`` or ``.swf.gz`` (gzip-compressed exactly when so named).
+    lenient : bool
+        Skip the job lines that break a rule (recorded in ``skipped_lines`` and
+        ``skip_reasons``) and round fractional processor counts up (``rounded``), instead
+        of raising :class:`~lpsched.errors.SwfParseError` on the first one.
+
+    Returns
+    -------
+    SwfTrace
+        Every field of every job kept (``columns``, float arrays, ``-1`` for unknown), the
+        header entries and comment lines, and the accounting of what was skipped.
+    """
     p = Path(path)
-    header, header_lines, comments, data, numbers = _split(_read_lines(p), str(p))
+    header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
+    comments: list[str] = []
+    parts: list[np.ndarray] = []
+    line_parts: list[np.ndarray] = []
+    skipped: list[tuple[int, str]] = []
+    error: SwfParseError | None = None  # the first bad job line (raised after the header)
+    number = 0
+    for lines in _read_blocks(p):
+        data, numbers = _split_block(lines, number, header, header_lines, comments)
+        number += len(lines)
+        if error is None and data:
+            try:
+                values, kept, dropped = _parse_rows(data, numbers, str(p), lenient)
+            except SwfParseError as exc:
+                error = exc
+                continue
+            parts.append(values)
+            line_parts.append(kept)
+            skipped += dropped
+    if not number:
+        raise ParseError(str(p), "empty file (once decompressed): an SWF trace has one "
+                         "job per line")
+    if not parts and not comments and error is None:
+        raise ParseError(str(p), "empty file: an SWF trace has one job per line")
     _check_header(header, header_lines, str(p))
-    values, lines, skipped = _parse_rows(data, numbers, str(p), lenient)
-    values, lines, more, rounded = _check_values(values, lines, str(p), lenient)
+    if error is not None:
+        raise error
+    total = sum(part.shape[0] for part in parts)
+    table = np.empty((len(FIELDS), total))  # row i: field i (filled block by block)
+    at = 0
+    while parts:
+        part = parts.pop(0)
+        table[:, at:at + part.shape[0]] = part.T
+        at += part.shape[0]
+    numbers_a = np.concatenate(line_parts) if line_parts else np.zeros(0, np.int64)
+    values, numbers_a, more, rounded = _check_values(table.T, numbers_a, str(p), lenient)
     skipped = sorted(skipped + more)
-    columns = {name: values[:, i].copy() for i, name in enumerate(FIELDS)}
+    rows = values.T if values.T.flags.c_contiguous else np.ascontiguousarray(values.T)
+    columns = {name: rows[i] for i, name in enumerate(FIELDS)}
     return SwfTrace(columns, header, comments, str(p), len(skipped),
                     tuple(line for line, _ in skipped),
                     dict(Counter(reason for _, reason in skipped)), rounded, header_lines,
-                    lines)
+                    numbers_a)
 
 
-def _read_lines(p: Path) -> list[str]:
-    """The file's lines (without their ``\\n``): read and gzip-decompressed (when named
-    ``.gz``) as a stream, in blocks of :data:`_BLOCK` bytes, decoded as UTF-8 with the
+def _read_blocks(p: Path) -> Iterator[list[str]]:
+    """The file's lines (without their ``\\n``), block by block: read and gzip-decompressed
+    (when named ``.gz``) as a stream of :data:`_BLOCK` bytes, decoded as UTF-8 with the
     bytes that are not kept as surrogates (``_parse_line`` names them). A line longer than
     :data:`MAX_LINE` is refused as soon as that many bytes of it are read, so a damaged
     or hostile file (one line of 512 MiB once inflated) never sits in memory whole."""
@@ -164,9 +249,9 @@ def _read_lines(p: Path) -> list[str]:
                              "name")
         fh.seek(0)
         stream: Any = gzip.GzipFile(fileobj=fh, mode="rb") if packed else fh
-        lines: list[str] = []
         rest = b""
         first = True
+        count = 0  # lines yielded so far
         while True:
             try:
                 chunk = stream.read(_BLOCK)
@@ -192,17 +277,13 @@ def _read_lines(p: Path) -> list[str]:
                 longest = max(map(len, part))
                 if longest > MAX_LINE:
                     at = next(i for i, line in enumerate(part) if len(line) > MAX_LINE)
-                    _too_long(p, len(lines) + at + 1)
-                lines += part
+                    _too_long(p, count + at + 1)
+                count += len(part)
+                yield part
             if len(rest) > MAX_LINE:
-                _too_long(p, len(lines) + 1)
+                _too_long(p, count + 1)
         if rest:
-            lines.append(rest.decode("utf-8-sig" if first else "utf-8",
-                                     errors="surrogateescape"))
-    if not lines:
-        raise ParseError(str(p), "empty file (once decompressed): an SWF trace has one "
-                         "job per line")
-    return lines
+            yield [rest.decode("utf-8-sig" if first else "utf-8", errors="surrogateescape")]
 
 
 def _too_long(p: Path, line: int) -> None:
@@ -211,15 +292,15 @@ def _too_long(p: Path, line: int) -> None:
                         f"most {18 * 25:,}); not an SWF trace, or a damaged one", line=line)
 
 
-def _split(lines: list[str], path: str) -> tuple[dict[str, str], dict[str, int], list[str],
-                                                 list[str], list[int]]:
-    """Header entries (and their lines), comment lines, job lines and their numbers."""
-    header: dict[str, str] = {}
-    header_lines: dict[str, int] = {}
-    comments: list[str] = []
+def _split_block(lines: list[str], before: int, header: dict[str, str],
+                 header_lines: dict[str, int], comments: list[str],
+                 ) -> tuple[list[str], list[int]]:
+    """The job lines of one block and their numbers (the block starts after line
+    ``before``); its header entries (the first of each key) and comment lines go into
+    ``header``, ``header_lines`` and ``comments``."""
     data: list[str] = []
     numbers: list[int] = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(lines, start=before + 1):
         text_ = line.strip()
         if not text_:
             continue
@@ -234,9 +315,7 @@ def _split(lines: list[str], path: str) -> tuple[dict[str, str], dict[str, int],
         key = key.strip()
         if colon and key and " " not in key and key not in header:
             header[key], header_lines[key] = value.strip(), number
-    if not data and not comments:
-        raise ParseError(path, "empty file: an SWF trace has one job per line")
-    return header, header_lines, comments, data, numbers
+    return data, numbers
 
 
 def _header_number(value: str) -> float | None:
@@ -391,7 +470,7 @@ def _show(value: Any) -> str:
 def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[Any, Any, str]]:
     """``(rows breaking the rule, message for row i, reason)``, in the order reported: not
     finite, out of range, job number, processor counts (the repeated ids come next)."""
-    big = finite & (np.abs(values) > FIELD_LIMIT)
+    big = finite & ((values > FIELD_LIMIT) | (values < -FIELD_LIMIT))
     ids = values[:, 0]
     bad_id = finite[:, 0] & ~big[:, 0] & ((ids < 0) | (ids != np.floor(ids)))
     cols = [FIELDS.index(name) for name in PROCESSOR_FIELDS]
@@ -419,7 +498,15 @@ def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[Any, Any
 def write_swf(trace: SwfTrace, path: str | Path | IO[str]) -> None:
     """Write ``trace`` to the file ``path`` (gzip-compressed when named ``.gz``) or to an
     open text stream: the comment lines first, then one line per job; whole values as
-    integers, others as the shortest decimal that reads back exactly (column by column)."""
+    integers, others as the shortest decimal that reads back exactly (column by column).
+
+    Parameters
+    ----------
+    trace : SwfTrace
+        The trace to write (its comment lines and its 18 columns).
+    path : str, Path or text stream
+        A file name (``.gz``: gzip-compressed; replaced if it exists) or an open text stream.
+    """
     if not isinstance(path, (str, Path)):
         _write_lines(trace, path)
         return
@@ -473,12 +560,31 @@ class Workload:
 
     @property
     def jobs(self) -> int:
-        """Number of jobs kept for simulation (the length of every per-job array)."""
+        """Number of jobs kept for simulation (the length of every per-job array).
+
+        Returns
+        -------
+        int
+            The jobs kept for simulation.
+        """
         return int(self.job.size)
 
     def report(self, first: int = 10) -> dict[str, Any]:
         """The accounting: ``records = jobs + sum(dropped)``, the first ``first`` skipped
-        lines, the rounded counts and the fallbacks."""
+        lines, the rounded counts and the fallbacks.
+
+        Parameters
+        ----------
+        first : int
+            How many skipped line numbers to list (default 10).
+
+        Returns
+        -------
+        dict
+            ``records``, ``jobs``, ``dropped`` (reason -> count), ``skipped_lines`` (``count``,
+            ``first``, ``reasons``), ``rounded``, ``fallbacks``, ``processors``, ``source``: what
+            ``lpsched swf-info`` and ``lpsched batch --json`` print.
+        """
         records = self.records if self.records is not None else \
             self.jobs + sum(self.dropped.values())
         return {"records": records, "jobs": self.jobs, "dropped": dict(self.dropped),
@@ -491,7 +597,13 @@ class Workload:
     def require_jobs(self) -> Workload:
         """``self`` when it has a job; otherwise :class:`~lpsched.errors.ParseError` naming
         the source and saying why each record was dropped (in Batsim's terms when the
-        source is a Batsim workload, ``.json``)."""
+        source is a Batsim workload, ``.json``).
+
+        Returns
+        -------
+        Workload
+            ``self``, unchanged (raises :class:`~lpsched.errors.ParseError` when empty).
+        """
         if self.jobs:
             return self
         reasons = "; ".join(f"{count} {why}" for why, count in sorted(
@@ -510,7 +622,22 @@ class Workload:
 def random_window(work: Workload, length: float, seed: int) -> Workload:
     """Seed 000 ch. 3 §3.5.1 (A3.1): the jobs submitted in ``[t, t + length]``, ``t`` drawn
     uniformly (seeded) in ``[0, last submission − length]`` (from 0 if the trace is shorter),
-    submissions shifted to start at 0."""
+    submissions shifted to start at 0.
+
+    Parameters
+    ----------
+    work : Workload
+        The whole trace's jobs.
+    length : float
+        The window's length (s), > 0.
+    seed : int
+        Seed of the window's start.
+
+    Returns
+    -------
+    Workload
+        The jobs submitted in the window, in order, submissions shifted to start at 0.
+    """
     if not length > 0:
         raise InvalidInstanceError("length", length, "the window must be longer than 0")
     last = float(work.submit.max()) if work.jobs else 0.0
@@ -532,6 +659,19 @@ def parse_status(text: str | Iterable[int] | None) -> frozenset[int] | None:
     a name of :data:`STATUS_NAMES`, a comma list of names and whole numbers
     (``"completed,0"``) or an iterable of numbers gives the set of statuses kept.
 
+    Parameters
+    ----------
+    text : str, iterable of int, or None
+        ``"all"``, a name of :data:`STATUS_NAMES` (``completed``, ``failed``,
+        ``cancelled``), a comma list of names and numbers (-1 to 9), or status numbers.
+
+    Returns
+    -------
+    frozenset of int or None
+        The SWF statuses (field 11) kept; ``None``: every job.
+
+    Examples
+    --------
     >>> sorted(parse_status("completed,5"))
     [1, 5]
     >>> parse_status("all") is None
@@ -560,7 +700,21 @@ def status_mask(trace: SwfTrace, status: str | Iterable[int] | None
                 ) -> tuple[np.ndarray, dict[str, int]]:
     """The jobs of ``trace`` whose status (field 11) ``status`` selects
     (:func:`parse_status`), and the count of the others per reason
-    (``{"status 0 not selected": 12}``), for the caller's ``dropped`` accounting."""
+    (``{"status 0 not selected": 12}``), for the caller's ``dropped`` accounting.
+
+    Parameters
+    ----------
+    trace : SwfTrace
+        The trace read by :func:`read_swf`.
+    status : str, iterable of int, or None
+        As :func:`parse_status`.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, dict)
+        A boolean mask over the trace's jobs (kept), and the jobs not kept per status
+        (``{"status 0 not selected": 12}``).
+    """
     kept = parse_status(status)
     column = trace.columns["status"]
     if kept is None:
@@ -595,6 +749,28 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
       :data:`ZERO_RUN`); with ``status="completed"`` this is the selection whose counts are
       seed 000 Table 3.1's "# tasks" of all seven traces [L1835-1841] (decision 285);
     * order: submission time, then file order; submission times shifted so the first is 0.
+
+    Parameters
+    ----------
+    trace : SwfTrace
+        The trace read by :func:`read_swf`.
+    size : {"requested", "allocated"}
+        Which processor field is the job's size (the other is its fallback).
+    estimate : {"requested", "runtime"}
+        The requested time (field 9, falling back to the run time) or the run time.
+    processors : int, optional
+        The machine; default the header's ``MaxProcs`` (else ``MaxNodes``).
+    shift : bool
+        Shift the submissions so the first is 0 (default).
+    status : str, iterable of int, or None
+        The statuses kept (:func:`parse_status`; default every job).
+    drop_zero_run : bool
+        Drop the jobs of run time 0 (the CLI's ``--zero-run drop``).
+
+    Returns
+    -------
+    Workload
+        The jobs kept, in submission order, with the accounting of every record.
     """
     if size not in ("requested", "allocated"):
         raise InvalidInstanceError("size", size, "must be 'requested' or 'allocated'")
@@ -649,7 +825,20 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
 
 def check_processors(value: Any, what: str = "processors") -> int:
     """A machine size: a whole number from 1 to :data:`MAX_PROCESSORS` (the simulator keeps
-    arrays per processor, so a larger claim would exhaust memory before any output)."""
+    arrays per processor, so a larger claim would exhaust memory before any output).
+
+    Parameters
+    ----------
+    value : int
+        The machine size to check.
+    what : str
+        The parameter's name in the error (default ``processors``).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InvalidInstanceError(what, value, "must be a whole number >= 1")
     if value > MAX_PROCESSORS:

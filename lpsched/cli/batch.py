@@ -98,7 +98,8 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         fn = exp.topology_cell
     for label, why in missing.items():
         print(f"{name}: {label} not run: {why}", file=sys.stderr)
-    rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name])
+    rows, ran, wall = run_experiment(name, cells, fn, out, args, exp.ROW_SCHEMAS[name],
+                                     cost=_cell_jobs(name))
     write_rows_csv(csv_path, rows)
     summary: Any
     reduced = _reduction(args)
@@ -173,6 +174,26 @@ def _reduction(args: argparse.Namespace) -> str:
         parts.append(f"the first {args.limit} jobs of each trace (--limit), the seed's "
                      "whole traces")
     return "; ".join(parts)
+
+
+def _cell_jobs(name: str) -> Any:
+    """A cell's estimated work for the progress line's time left (decision 431): the jobs
+    it simulates. Contiguity: its instance's job count; platform level: the trace's jobs
+    per 7-day period times its periods; topology-aware: the jobs of its ``--limit`` (0: the
+    whole trace). The traces are read once (``load_trace`` is cached)."""
+    from lpsched.batch import reproduce as exp
+
+    def weekly(trace: str, status: str | None) -> float:
+        work = exp.load_trace(trace, status)
+        weeks = max(float(work.submit.max() - work.submit.min()) / (7 * 86400.0), 1.0)
+        return work.size.size / weeks
+
+    if name == "contiguity":
+        return lambda c: float(c[2])
+    if name == "platform-level":
+        return lambda c: weekly(c[0], c[7]) * float(c[2])
+    return lambda c: float(c[1] or exp.load_trace(c[0], c[7] if len(c) > 7 else None)
+                           .size.size)
 
 
 def _status_option(text: str | None) -> str | None:

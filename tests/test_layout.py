@@ -161,13 +161,39 @@ def test_the_import_checker_catches_a_bad_arrow(tmp_path: Path) -> None:
     assert "approx" not in ALLOWED[component("lpsched.bags.policies.greedy")]
 
 
+def code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """A function's lines without its docstring: the rule is about code, and the numpydoc
+    sections every public function carries (tests/test_docstrings.py) are not code."""
+    length = (node.end_lineno or node.lineno) - node.lineno + 1
+    first = node.body[0] if node.body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        length -= (first.end_lineno or first.lineno) - first.lineno + 1
+    return length
+
+
+def test_code_lines_leave_the_docstring_out() -> None:
+    tree = ast.parse('def f(x):\n    """Doc.\n\n    More.\n    """\n    return x\n')
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef) and code_lines(func) == 2
+
+
+#: functions long by design, each with the decision that says why (and its test)
+LONG_BY_DESIGN = {
+    # one event loop whose state is local variables: a method call per event costs more
+    # than the whole EASY pass (decision 375; tests/batch/test_line_kernel.py holds it to
+    # the general simulator)
+    "lpsched.batch.simulator._simulate_line",
+}
+
+
 def test_no_function_is_longer_than_80_lines() -> None:
     long = []
     for name, tree in modules().items():
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                length = (node.end_lineno or node.lineno) - node.lineno + 1
-                if length >= 80:
+                length = code_lines(node)
+                if length >= 80 and f"{name}.{node.name}" not in LONG_BY_DESIGN:
                     long.append(f"{name}.{node.name}: {length} lines")
     assert not long, "functions of 80 lines or more:\n" + "\n".join(long)
 

@@ -42,3 +42,12 @@ def test_topology_cells_weigh_their_limit_or_the_whole_trace(trace: str) -> None
 def test_contiguity_cells_weigh_their_instance_size(trace: str) -> None:
     cells = exp.contiguity_cells(trace, 1, 3, 8, 4)
     assert _cell_jobs("contiguity")(cells[0]) == 3.0
+
+
+def test_redirection_cells_weigh_table_3_1s_tasks_per_instance() -> None:
+    from lpsched.cli.tasks import _cell_tasks
+
+    cost = _cell_tasks()
+    assert cost(["/data/CEA-Curie-2011-2.1-cln.swf.gz", 0, "spt"]) == 70215.0
+    assert cost(["/data/KTH-SP2-1996-2.1-cln.swf.gz", 0, "spt"]) == 860.0
+    assert cost(["/data/other.swf", 0, "spt"]) == 4601.0  # Table 3.1's median

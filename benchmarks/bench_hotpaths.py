@@ -64,15 +64,16 @@ def batch_row(trace: Path, repeats: int, tmp: str, goal_ratio: float,
     same = Path(f"{tmp}/jobs.csv").read_bytes() == Path(f"{tmp}/plain.csv").read_bytes()
     o, p = median_run(ours), median_run(plain)
     ratio = statistics.median(a.cpu / b.cpu for a, b in zip(ours, plain, strict=True))
-    ok = ratio <= goal_ratio and (goal_mb is None or o.peak_mb <= goal_mb)
-    goal = f"CPU ratio <= {goal_ratio}" + (f", <= {goal_mb:.0f} MB" if goal_mb else "")
+    verdict = f"CPU ratio <= {goal_ratio}: {'met' if ratio <= goal_ratio else 'not met'}"
+    if goal_mb is not None:
+        verdict += f"; <= {goal_mb:.0f} MB: {'met' if o.peak_mb <= goal_mb else 'not met'}"
     name = trace.name
     return ([f"| batch EASY, {name} | lpsched batch | {o.wall:.2f} | {o.cpu:.2f} | "
              f"{o.peak_mb:.0f} | |",
              f"| batch EASY, {name} | plain_easy.py | {p.wall:.2f} | {p.cpu:.2f} | "
              f"{p.peak_mb:.0f} | |",
              f"| batch EASY, {name} | lpsched / plain, CPU, run by run | | {ratio:.2f}x | | "
-             f"{goal}: {'met' if ok else 'not met'}; schedules "
+             f"{verdict}; schedules "
              f"{'identical' if same else 'DIFFER'} |"], same)
 
 

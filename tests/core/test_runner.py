@@ -186,3 +186,32 @@ def test_run_cells_passes_each_cells_work_to_the_bar(tmp_path, monkeypatch) -> N
     run_cells("w", cells, lambda c: [{"x": c["n"]}], store, progress=False,
               cost=lambda c: c["n"])
     assert seen == [3.0, 5.0]
+
+
+def test_a_long_cell_is_followed_by_a_garbage_collection(tmp_path, monkeypatch) -> None:
+    """Decision 432: reference cycles holding a cell's arrays are freed after the cell,
+    not when Python's object-count thresholds happen to trigger."""
+    import gc
+    import weakref
+
+    from lpsched.core import ResultStore, run_cells, runner
+
+    class Big:
+        pass
+
+    refs: list[weakref.ref[Big]] = []
+
+    def cell_fn(cell: dict) -> list[dict]:
+        a, b = Big(), Big()
+        a.other, b.other = b, a  # a cycle: freed only by the collector
+        refs.append(weakref.ref(a))
+        return [{"x": cell["n"]}]
+
+    monkeypatch.setattr(runner, "COLLECT_AFTER", 0.0)
+    gc.disable()
+    try:
+        run_cells("g", [{"n": 1}], cell_fn, ResultStore(tmp_path / "g.sqlite"),
+                  progress=False)
+        assert refs[0]() is None  # collected by the runner, with the collector disabled
+    finally:
+        gc.enable()

@@ -109,6 +109,7 @@ from typing import IO, Any, NamedTuple
 
 import numpy as np
 
+import lpsched.core.swf
 from lpsched.batch.procsets import ProcSets, proc_runs
 from lpsched.batch.simulator import BatchSchedule
 from lpsched.core.swf import (
@@ -1162,7 +1163,9 @@ class LoadedJobs(NamedTuple):
     the ids as given when they are not the job numbers (``None``: they are), and the
     jobs whose duration is approximate (:attr:`BatsimWorkload.approximated`)."""
 
-    work: Workload
+    # written out: Sphinx shows a NamedTuple field's annotation as text, and a bare
+    # ``Workload`` names two classes (lpsched.core.swf, lpsched.campaigns.instance)
+    work: lpsched.core.swf.Workload
     profiles: list[str] | None
     ids: dict[int, str] | None
     approximated: dict[str, int]

@@ -1,8 +1,9 @@
 """Users, campaigns and jobs (seed 002 §1, spec §1.1): a validated, immutable workload.
 
-A :class:`Workload` stores its jobs in flat numpy arrays (``p`` lengths, ``q`` sizes) grouped
-by campaign through CSR offsets (campaign ``c`` owns jobs ``offsets[c]:offsets[c+1]``). A
-user's campaigns are sequential (``t_{i+1} >= C_i``, [L784]) in the order they appear.
+A :class:`~lpsched.campaigns.instance.Workload` stores its jobs in flat numpy arrays (``p``
+lengths, ``q`` sizes) grouped by campaign through CSR offsets (campaign ``c`` owns jobs
+``offsets[c]:offsets[c+1]``). A user's campaigns are sequential (``t_{i+1} >= C_i``,
+[L784]) in the order they appear.
 
 Submission modes (issue 11, workload JSON): a campaign with ``submit`` = a time is
 *open-loop* (from a trace) and is released at ``max(submit, C_{i-1})`` (spec A13, decision

@@ -683,6 +683,12 @@ def profiles_sweep_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
 EXPLAINED = {"faircamp": 303, "egee": 305, "b26": 145, "profiles": 302}
 
 
+def _too_noisy(instances: int, noise: float) -> str:
+    """The reason of a reduced run's row whose noise exceeds twice its tolerance."""
+    return (f"reduced run ({instances} of the seed's 1,000 instances): noise {noise:.3g} "
+            "over twice the tolerance")
+
+
 def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) -> Any:
     """The seed-vs-ours table of ``reproduce faircamp`` (seed 002 §4.6, B16-B17), one row
     per published figure, from :func:`faircamp_summary` (the headline pairing, decisions
@@ -718,6 +724,10 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
             continue
         # a reduced run's noise widens the tolerance to 2 standard errors (decision 430)
         noise = 2.0 * e["headline"].get("ratio_se", 0.0)
+        if noise > 2.0 * tol:  # the run cannot tell a match from a miss (decision 430)
+            rows.append(not_measured(fig, line, seed, _too_noisy(e["instances"], noise),
+                                     tolerance=tol))
+            continue
         rows.append(compare(fig, line, seed, e["headline"]["ratio"], tolerance=max(tol, noise),
                             explained_by=why, note=f"{pair}, {e['instances']} instances"
                             + (f"; tolerance 2 standard errors ({noise:.2f})" if noise > tol
@@ -742,7 +752,12 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
         if key == "fcfs_tail" and e20 is not None:
             # one Poisson standard deviation of the seed's 7 per 1,000 over this run's
             # instances (about 3 at the seed's 1,000; decisions 306, 430)
-            tol = max(tol, float(np.sqrt(7.0 * 1000.0 / max(e20["instances"], 1))))
+            sd = float(np.sqrt(7.0 * 1000.0 / max(e20["instances"], 1)))
+            if sd > 2.0 * tol:  # too few instances to tell (decision 430)
+                rows.append(not_measured(fig, "002 L1140", seed_v,
+                                         _too_noisy(e20["instances"], sd), tolerance=tol))
+                continue
+            tol = max(tol, sd)
         if e20 is None or key not in e20:
             rows.append(not_measured(fig, "002 L1140", seed_v, "k = 20 not run", unit=unit,
                                      tolerance=tol))

@@ -181,16 +181,20 @@ def test_faircamp_fidelity_on_a_small_store(tmp_path) -> None:
             f"not measured: k = {k} not run")
     r2 = by["B16 FCFS/FairCamp mean max-stretch, k = 2"]
     assert r2.numbers["ours"] == pytest.approx(summary["2"]["headline"]["ratio"])
-    # 2 instances: the tolerance is at least 2 standard errors of the ratio (decision 430)
-    tol = max(0.1, 2 * summary["2"]["headline"]["ratio_se"])
-    assert r2.verdict == ("match" if abs(r2.numbers["ours"] - 1) <= tol else "close"
+    # 2 instances: the tolerance is at least 2 standard errors of the ratio, and a noise
+    # over twice the declared 0.1 is not measured (decision 430)
+    noise = 2 * summary["2"]["headline"]["ratio_se"]
+    tol = max(0.1, noise)
+    assert r2.verdict == ("not measured: reduced run (2 of the seed's 1,000 instances): "
+                          f"noise {noise:.3g} over twice the tolerance" if noise > 0.2 else
+                          "match" if abs(r2.numbers["ours"] - 1) <= tol else "close"
                           if abs(r2.numbers["ours"] - 1) <= 2 * tol else
                           "differs: explained by decision 303")
     tail20 = by["B17 FCFS k = 20: instances in [100, 400] per 1,000"]
-    assert tail20.tolerance == f"{np.sqrt(7000 / 2):.4g}"  # one Poisson sd at 2 instances
+    # one Poisson sd at 2 instances, 59 per 1,000, is over twice the tolerance 3
+    assert tail20.verdict.startswith("not measured: reduced run (2 of the seed's 1,000")
+    assert tail20.tolerance == "3" and tail20.ours == ""
     assert by["B16 FairCamp max-stretch below k (Fig. 4.3's red line)"].ours == "yes"
-    tail = by["B17 FCFS k = 20: instances in [100, 400] per 1,000"]
-    assert tail.numbers["ours"] == summary["20"]["fcfs_tail"]
     # shares in percent, as every other share of the tables (review finding)
     share = by["B17 FCFS k = 20: share of instances in [10, 50] (seed: 'the majority')"]
     assert share.seed_value == "> 50 %" and share.ours.endswith(" %")

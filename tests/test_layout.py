@@ -183,7 +183,7 @@ LONG_BY_DESIGN = {
     # one event loop whose state is local variables: a method call per event costs more
     # than the whole EASY pass (decision 375; tests/batch/test_line_kernel.py holds it to
     # the general simulator)
-    "lpsched.batch.simulator._simulate_line",
+    "lpsched.batch.line._simulate_line",
 }
 
 

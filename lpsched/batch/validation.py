@@ -1,0 +1,261 @@
+"""Checks and measures of a batch schedule, independent of the simulator that made it
+(seed 000 §4.10's placement factors; the validation of issue #5): :func:`validate_batch`,
+:func:`batch_metrics`, :func:`placement_factors`.
+
+The processor sets are read as runs of consecutive ids
+(:func:`~lpsched.batch.procsets.proc_runs`), never from the simulator's state.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from lpsched.batch.allocation import is_local
+from lpsched.batch.procsets import ProcSets, proc_runs
+from lpsched.batch.schedule import BatchSchedule
+from lpsched.batch.topology import Topology
+from lpsched.core.swf import Workload
+from lpsched.errors import InvalidScheduleError
+
+
+def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
+                   contiguous: bool = False, cluster_size: int | None = None,
+                   local: bool = False, topology: Topology | None = None,
+                   forced: str | None = None, qct: int = 20) -> None:
+    """Every job ran once, after its submission, on ``size`` distinct processors of the
+    machine, and no processor ran two jobs at once; with ``contiguous`` / ``local`` (or
+    ``forced`` = ``"cont"`` / ``"loc"``) every job is contiguous / spans the fewest clusters
+    it can (clusters from ``topology`` when given); with a
+    ``topology`` and ``forced`` = ``"plat"`` or ``"contiguous"`` every job sits at its
+    minimal platform level, with ``"quasi-contiguous"`` every job has at most
+    ``⌈qct·size/100⌉`` processors outside its best level-``L_min`` block, all inside one
+    level-``L_min + 1`` block.
+
+    Independent of the simulator: the processor sets are read as runs of consecutive ids
+    (:func:`~lpsched.batch.procsets.proc_runs`) and one sweep in start order keeps each
+    processor's busy-until time as an interval map over the ids (pieces of equal value):
+    O(R log R) for R runs, whatever the machine size.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`simulate_batch`).
+    processors : int
+        The machine (ids ``0 .. processors − 1``).
+    contiguous, local : bool
+        Also require every job contiguous / local.
+    cluster_size : int, optional
+        Processors per cluster for ``local`` (a topology's when given).
+    topology : Topology, optional
+        The tree (the platform-level rules, its clusters).
+    forced : str, optional
+        The allocation rule the schedule was made with (its forced shape is checked).
+    qct : int
+        Quasi-contiguity threshold, percent (seed 001).
+    """
+    contiguous = contiguous or forced in ("cont", "cont-ff")
+    local = local or forced == "loc"
+    if topology is not None:
+        cluster_size = topology.cluster_size
+        processors = min(processors or topology.installed, topology.installed)
+        _check_levels(work, sched, topology, forced, qct)
+    if np.isnan(sched.start).any():
+        raise InvalidScheduleError("counts", "a job never started",
+                                   int(np.argmax(np.isnan(sched.start))))
+    late = sched.start < work.submit - 1e-9
+    if late.any():
+        raise InvalidScheduleError("release", "a job started before its submission",
+                                   int(np.argmax(late)))
+    runs, repeated = proc_runs(sched.procs)
+    lo, hi, offsets = runs.lo, runs.hi, runs.offsets
+    inner = np.ones(lo.size, bool)  # run r and r + 1 belong to the same job
+    bounds = offsets[1:-1]
+    inner[bounds[bounds > 0] - 1] = False
+    overlapping = (lo[1:] < hi[:-1]) & inner[:-1]
+    if len(runs) != work.jobs or (runs.sizes() != work.size).any() or repeated.any() \
+            or (hi <= lo).any() or overlapping.any():
+        raise InvalidScheduleError("size", "a job has the wrong number of processors")
+    first, last = _extent(runs)
+    broken = (last - first != work.size) & (work.size > 0) if contiguous else \
+        np.zeros(work.jobs, bool)
+    upto = int(np.argmax(broken)) if broken.any() else work.jobs
+    if local:
+        for j in range(upto):
+            if not is_local(sched.procs[j], int(cluster_size or 0)):
+                raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
+    if upto < work.jobs:
+        raise InvalidScheduleError("contiguity", f"job {upto} is not contiguous", upto)
+    outside = (work.size > 0) & ((first < 0) | (last > processors))
+    _sweep(runs, sched.start, sched.end, outside)
+
+
+def _extent(runs: ProcSets) -> tuple[np.ndarray, np.ndarray]:
+    """Per job its lowest id and its highest id + 1 (0 and 0 for a job without any)."""
+    offsets = runs.offsets
+    held = np.flatnonzero(np.diff(offsets) > 0)
+    first, last = np.zeros(len(runs), np.int64), np.zeros(len(runs), np.int64)
+    first[held], last[held] = runs.lo[offsets[held]], runs.hi[offsets[held + 1] - 1]
+    return first, last
+
+
+def _check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
+                  forced: str | None, qct: int) -> None:
+    """The platform-level rules of :func:`validate_batch` (``plat``, ``contiguous``,
+    ``quasi-contiguous`` on a tree), job by job."""
+    if forced not in ("plat", "contiguous", "quasi-contiguous"):
+        return
+    for j, ids in enumerate(sched.procs):
+        size = int(work.size[j])
+        lmin, lcur = topology.min_level(size), topology.level_of(ids)
+        if forced in ("plat", "contiguous") and lcur != lmin:
+            raise InvalidScheduleError("platform level", f"job {j} at level {lcur}, "
+                                       f"not its minimal level {lmin}", j)
+        if forced == "quasi-contiguous" and lcur != lmin:
+            bs = topology.block_sizes[lmin - 1]
+            kept = np.bincount(ids // bs).max()
+            if lcur > lmin + 1 or size - kept > (qct * size + 99) // 100:
+                raise InvalidScheduleError("quasi-contiguity", f"job {j}: {size - kept} "
+                                           f"processors outside its block", j)
+
+
+def _sweep(runs: ProcSets, start: np.ndarray, end: np.ndarray, outside: np.ndarray) -> None:
+    """The overlap sweep of :func:`validate_batch`: jobs in start order (a zero-length job
+    before its successor); ``busy`` is every processor's busy-until time as pieces
+    ``[cut[i], cut[i+1])`` of value ``busy[i]`` (the last to infinity). A run's check reads
+    the pieces it covers, which its update then replaces by one: amortised O(log R) per
+    run. The runs are put in sweep order by numpy and read in chunks (bounded memory).
+    ``outside[j]``: job ``j`` uses a processor outside the machine (an error when the
+    sweep reaches it)."""
+    order = np.lexsort((end, start))
+    bad = np.flatnonzero(outside[order])
+    if bad.size:  # the sweep stops there, unless an overlap comes first
+        order = order[: int(bad[0])]
+    count = np.diff(runs.offsets)[order]
+    total = int(count.sum())
+    first_run = np.repeat(runs.offsets[order] - (np.cumsum(count) - count), count)
+    idx = first_run + np.arange(total)
+    job = np.repeat(order, count)
+    limit = start + 1e-9 * np.maximum(1.0, np.abs(start))
+    cut, busy = [0], [-math.inf]
+    right, left = bisect.bisect_right, bisect.bisect_left
+    for c in range(0, total, 1 << 16):
+        part = idx[c:c + (1 << 16)]
+        owner = job[c:c + (1 << 16)]
+        for a, b, lim, e, j in zip(runs.lo[part].tolist(), runs.hi[part].tolist(),
+                                   limit[owner].tolist(), end[owner].tolist(),
+                                   owner.tolist(), strict=True):
+            i = right(cut, a) - 1
+            k = left(cut, b, i + 1)
+            if (busy[i] if k == i + 1 else max(busy[i:k])) > lim:
+                raise InvalidScheduleError("overlap", f"job {j} starts on a busy processor", j)
+            if k == len(cut) or cut[k] > b:  # the last piece goes on past b
+                new_cut, new_busy = [a, b], [e, busy[k - 1]]
+            else:
+                new_cut, new_busy = [a], [e]
+            if cut[i] < a:  # the first piece starts before a: keep its head
+                i += 1
+            cut[i:k], busy[i:k] = new_cut, new_busy
+    if bad.size:
+        j = int(np.lexsort((end, start))[bad[0]])
+        raise InvalidScheduleError("processors", f"job {j} uses a processor outside the "
+                                   "machine", j)
+
+
+def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
+                      ) -> dict[str, float]:
+    """Seed 000 §4.10, means over all jobs: contiguity factor (contiguous runs of ids per
+    job), locality factor (clusters used / ``⌈size/ℓ⌉``), platform level factor
+    (``L_cur / L_min``); and the success rate (share of jobs not killed by a penalty).
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`simulate_batch`).
+    topology : Topology
+        The tree the jobs ran on.
+
+    Returns
+    -------
+    dict
+        ``contiguity_factor``, ``locality_factor``, ``platform_level_factor``,
+        ``success_rate`` (floats) and ``failed_jobs`` (int).
+    """
+    runs, loc, lvl = [], [], []
+    for j, ids in enumerate(sched.procs):
+        s = np.sort(ids)
+        size = int(work.size[j])
+        runs.append(1 + int((np.diff(s) != 1).sum()))
+        loc.append(topology.clusters_used(s) / topology.min_clusters(size))
+        lvl.append(topology.level_of(s) / topology.min_level(size))
+    failed = sched.failed if sched.failed is not None else np.zeros(work.jobs, bool)
+    return {"contiguity_factor": float(np.mean(runs)), "locality_factor": float(np.mean(loc)),
+            "platform_level_factor": float(np.mean(lvl)),
+            "success_rate": float(1 - failed.mean()) if work.jobs else 1.0,
+            "failed_jobs": int(failed.sum())}
+
+
+def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
+                  bound: float = 10.0, cluster_size: int | None = None,
+                  topology: Topology | None = None) -> dict[str, float]:
+    """Wait, flow, stretch, bounded slowdown (bound 10 s), makespan, utilisation, and the
+    share of contiguous (and, with clusters, local) jobs; with a topology also the
+    placement factors of :func:`placement_factors`.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`simulate_batch`).
+    processors : int
+        The machine (for the utilisation).
+    bound : float
+        The bounded slowdown's floor on the run time (s; default 10).
+    cluster_size : int, optional
+        Processors per cluster: adds ``local_jobs``.
+    topology : Topology, optional
+        Adds :func:`placement_factors`.
+
+    Returns
+    -------
+    dict
+        ``makespan``, ``mean_wait``, ``max_wait``, ``mean_flow`` (s), ``mean_stretch``,
+        ``mean_bounded_slowdown``, ``utilisation``, ``contiguous_jobs`` (share), and the
+        optional entries above.
+    """
+    if topology is not None:
+        cluster_size = topology.cluster_size
+    wait = sched.start - work.submit
+    flow = sched.end - work.submit
+    runtime = sched.end - sched.start
+    bsld = np.maximum(1.0, flow / np.maximum(runtime, bound))
+    span = sched.makespan - float(work.submit.min()) if work.jobs else 0.0
+    util = float((runtime * work.size).sum() / (processors * span)) if span > 0 else 0.0
+    out = {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
+           "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
+           "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util,
+           "contiguous_jobs": _contiguous_share(sched.procs)}
+    # stretch = flow / run time, run times floored at 1 s (decision 52)
+    out["mean_stretch"] = float((flow / np.maximum(runtime, 1.0)).mean()) if work.jobs \
+        else 0.0
+    if cluster_size:
+        out["local_jobs"] = float(np.mean([is_local(p, cluster_size) for p in sched.procs]))
+    if topology is not None:
+        out.update(placement_factors(work, sched, topology))
+    return out
+
+
+def _contiguous_share(procs: Sequence[np.ndarray]) -> float:
+    """The share of jobs on one run of consecutive ids (:func:`is_contiguous` of each),
+    read from the runs: ``highest − lowest + 1 = size``."""
+    runs, _ = proc_runs(procs)
+    first, last = _extent(runs)
+    return float(np.mean(last - first == runs.sizes())) if len(runs) else float("nan")

@@ -6,6 +6,8 @@
     python benchmarks/bench_maxstretch.py --family balanced --large  # + the 5 100x20 ones
     python benchmarks/bench_maxstretch.py --held-out 10  # 100x20 seeds 5..14 only
     python benchmarks/bench_maxstretch.py --floor        # the floor of the 5x ratio (oracles)
+    python benchmarks/bench_maxstretch.py --highs-floor 5 --first-solve simplex,ipm
+                                         # issue 34: the search's CPU and its HiGHS floor
 
 The default formulation is ``"auto"`` (offline: the path LP by column generation,
 :mod:`lpsched.bags.stretch_paths`); the balanced report runs the buffer model
@@ -245,6 +247,85 @@ def large_ratio_report(count: int, time_limit: float) -> None:
           f"(intervals {statistics.median(fast):.2f} s, bisection "
           f"{statistics.median(slow):.2f} s). Load average at end: {os.getloadavg()}")
     print()
+
+
+#: A child process's view of one search (``--highs-floor``): every HiGHS ``run`` of
+#: ``max_stretch(random_bags(100, 20, profile="balanced", seed=S), first_solve=F)`` timed
+#: by ``time.process_time`` around the C++ call, with the LP's size and iterations.
+_FLOOR_CHILD = """
+import json, sys, time
+import highspy
+from lpsched import max_stretch, random_bags
+run_core = highspy._core._Highs.run
+log = []
+def run(self):
+    t = time.process_time()
+    status = run_core(self)
+    cpu = time.process_time() - t
+    info = self.getInfo()
+    log.append([self.getNumRow(), self.getNumCol(), int(info.simplex_iteration_count)
+                + int(info.ipm_iteration_count) + int(info.crossover_iteration_count), cpu])
+    return status
+highspy.Highs.run = run
+inst = random_bags(100, 20, profile="balanced", seed=int(sys.argv[1]))
+t = time.process_time()
+res = max_stretch(inst, first_solve=sys.argv[2])
+cpu = time.process_time() - t
+print(json.dumps({"cpu": cpu, "runs": log, "stretch": res.stretch.hex()}))
+"""
+
+
+def highs_floor_report(count: int, repeats: int, first_solves: list[str]) -> None:
+    """Issue 34's max-stretch row against its floor: for balanced 100x20 seeds
+    0..count-1 (one-port, the row's instances), the CPU of ``max_stretch(inst)`` in a
+    fresh child and, in the same run, the CPU of every HiGHS ``run`` it makes. With the
+    LP sequence fixed (the default's answers are pinned byte for byte), the sum of the
+    HiGHS runs is the floor no change outside HiGHS can go below (decision 450). Median
+    of ``repeats`` children per seed and first solve, alternated."""
+    import json
+    import subprocess
+    import sys
+
+    print("Measured with:\n" + versions_report("- ") + "\n")
+    print(f"Load average at start: {os.getloadavg()}")
+    print()
+    print(f"## The max-stretch search and the HiGHS floor, balanced 100x20 one-port, seeds "
+          f"0..{count - 1} (median of {repeats} child runs, CPU seconds)")
+    print()
+    print("| seed | first solve | search | HiGHS runs | outside HiGHS | runs | iterations "
+          "| first master: iterations, CPU | coarse LPs (CPU) | S (hex) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    summary: dict[str, tuple[list[float], list[float]]] = {f: ([], []) for f in first_solves}
+    for seed in range(count):
+        got: dict[str, list[dict[str, Any]]] = {f: [] for f in first_solves}
+        for _ in range(repeats):
+            for f in first_solves:
+                out = subprocess.run([sys.executable, "-c", _FLOOR_CHILD, str(seed), f],
+                                     capture_output=True, text=True, check=True).stdout
+                got[f].append(json.loads(out))
+        for f in first_solves:
+            runs = got[f]
+            search = statistics.median(r["cpu"] for r in runs)
+            highs = statistics.median(sum(x[3] for x in r["runs"]) for r in runs)
+            last = runs[-1]["runs"]
+            big = [x for x in last if x[0] == max(y[0] for y in last)]
+            coarse = statistics.median(sum(x[3] for x in r["runs"]
+                                           if x[0] < max(y[0] for y in r["runs"]))
+                                       for r in runs)
+            summary[f][0].append(search)
+            summary[f][1].append(highs)
+            stretches = {r["stretch"] for r in runs}
+            print(f"| {seed} | {f} | {search:.2f} | {highs:.2f} | {search - highs:.2f} | "
+                  f"{len(last)} | {sum(x[2] for x in last)} | {big[0][2]}, "
+                  f"{statistics.median(r['runs'][len(last) - len(big)][3] for r in runs):.2f}"
+                  f" | {coarse:.2f} | {'/'.join(sorted(stretches))} |")
+    print()
+    for f, (search, highs) in summary.items():
+        print(f"- first solve {f}: median search {statistics.median(search):.2f} s CPU, "
+              f"median HiGHS runs {statistics.median(highs):.2f} s CPU (goal <= 1.5 s: "
+              f"{'met' if statistics.median(search) <= 1.5 else 'not met'})")
+    print()
+    print(f"Load average at end: {os.getloadavg()}")
 
 
 def one_check(inst: Instance, stretch: float, formulation: str, time_limit: float,
@@ -535,7 +616,17 @@ def main() -> None:
     ap.add_argument("--large-ratio", type=int, default=0, metavar="K",
                     help="only: bisection 1e-7 / intervals on balanced 100x20 seeds "
                          "0..K-1, one run each (issue 13's 5x target at the large size)")
+    ap.add_argument("--highs-floor", type=int, default=0, metavar="K",
+                    help="only: issue 34's row, balanced 100x20 seeds 0..K-1, the search's "
+                         "CPU beside the CPU of its HiGHS runs (the floor), --repeats "
+                         "children each")
+    ap.add_argument("--first-solve", default="simplex",
+                    help="with --highs-floor: comma-separated first solves of the path "
+                         "master, 'simplex' (default) and/or 'ipm'")
     args = ap.parse_args()
+    if args.highs_floor:
+        highs_floor_report(args.highs_floor, args.repeats, args.first_solve.split(","))
+        return
     if args.large_ratio:
         large_ratio_report(args.large_ratio, args.time_limit)
         return

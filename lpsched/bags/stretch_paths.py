@@ -87,8 +87,44 @@ GROW_PRIMAL = True
 #: 1.54 s against 0.66 s). Presolve is on for that solve only. The default stays
 #: ``"simplex"`` (decision 402): the interior point lands on another optimal vertex, so the
 #: plan, and the realised schedule of ``lpsched schedule``, differ from before (6x4 seed 3:
-#: max-stretch 4.891 against 4.984) and move under a shift of the release dates.
+#: max-stretch 4.891 against 4.984) and move under a shift of the release dates. A caller
+#: chooses per search with ``max_stretch(..., first_solve=)`` (``PathMaster(cold_solver=)``,
+#: decision 452); this is what ``None`` means there.
 COLD_SOLVER = "simplex"
+#: The values of :data:`COLD_SOLVER` and of ``first_solve`` (``max_stretch(...,
+#: first_solve=)``, ``lpsched solve --first-solve``; decision 452).
+COLD_SOLVERS = ("simplex", "ipm")
+
+
+def check_cold_solver(first_solve: str | None) -> str:
+    """The path master's first-solve method (the first feasibility LP of seed 003 §3.4's
+    search, no basis yet): ``first_solve``, or :data:`COLD_SOLVER` when ``None``; an
+    :class:`~lpsched.errors.LpschedError` naming both choices otherwise.
+
+    Parameters
+    ----------
+    first_solve : str or None
+        ``"simplex"`` (primal simplex from the slack basis: the answers of before),
+        ``"ipm"`` (HiGHS' interior point method with crossover; the same optimum, reached
+        faster, but possibly another optimal plan: decisions 402, 452) or ``None``.
+
+    Returns
+    -------
+    str
+        ``"simplex"`` or ``"ipm"``.
+
+    Examples
+    --------
+    >>> check_cold_solver(None), check_cold_solver("ipm")
+    ('simplex', 'ipm')
+    """
+    chosen = COLD_SOLVER if first_solve is None else first_solve
+    if chosen not in COLD_SOLVERS:
+        raise LpschedError(f"first_solve {first_solve!r}: choose 'simplex' (the default: the "
+                           "same plan as before) or 'ipm' (interior point first: the same "
+                           "optimum, faster on large instances, possibly another optimal "
+                           "plan)")
+    return chosen
 #: Feasibility questions without held tasks maximise the fraction ``λ`` of *every*
 #: application's tasks delivered instead of the tasks delivered (decision 229): the same
 #: verdict (``λ = 1`` iff everything is delivered), but the deficit ``(1 - λ)·total`` and
@@ -192,7 +228,8 @@ class PathMaster:
     ``λ`` of every application delivered (:attr:`fraction`, decision 229) or the tasks
     delivered, stop as soon as the deficit is within ``tolerance`` or is proved above it)
     and :meth:`min_stretch` (the stretch-interval LP (12)-(20), solved to the pricing
-    certificate).
+    certificate). ``cold_solver`` says how the first solve runs (no basis yet):
+    ``"simplex"`` or ``"ipm"`` (:data:`COLD_SOLVER`, :func:`check_cold_solver`).
 
     Examples
     --------
@@ -209,10 +246,14 @@ class PathMaster:
     """
 
     def __init__(self, problem: StretchProblem, order: np.ndarray, relaxed: bool = False,
-                 fraction: bool | None = None, **highs_options: Any) -> None:
+                 fraction: bool | None = None, cold_solver: str | None = None,
+                 **highs_options: Any) -> None:
         if problem.memory is not None:
             raise LpschedError("the path formulation has no memory rows (they couple the "
                                "applications' buffers); use formulation='buffers'")
+        #: how the first solve (no basis yet) runs: ``"simplex"`` or ``"ipm"``
+        #: (``cold_solver``, default :data:`COLD_SOLVER`; :func:`check_cold_solver`)
+        self.cold_solver = check_cold_solver(cold_solver)
         pr = self.problem = problem
         self.relaxed = relaxed
         n = pr.n
@@ -738,7 +779,7 @@ class PathMaster:
 
     def _solve(self, time_limit: float | None, strategy: int) -> tuple[float, float, int]:
         h = self.highs
-        ipm = self._fresh and COLD_SOLVER == "ipm"  # no basis yet: see COLD_SOLVER
+        ipm = self._fresh and self.cold_solver == "ipm"  # no basis yet: see COLD_SOLVER
         if ipm:  # presolve helps the interior point method (not the warm simplex)
             h.setOptionValue("solver", "ipm")
             h.setOptionValue("presolve", "on")

@@ -273,7 +273,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     inst = _load(args.instance, args.port, args, "the max-stretch LP ((K)/(K1))")
     res = max_stretch(inst, method=args.method, tol=tol,
                       memory=_memory(args.memory, inst.p), time_limit=limit,
-                      formulation=args.formulation)
+                      formulation=args.formulation, first_solve=args.first_solve)
     if args.json:
         out = res.to_dict(plan=args.plan)
         if inst.origin:  # dates of a rebased instance count from here (decision 251)
@@ -788,6 +788,11 @@ def add_model_commands(sub: Any) -> None:
                             "send/compute paths, no buffer rows), 'buffers' (the full "
                             "(K1) model); 'auto' takes paths offline without --memory "
                             "(docs/decisions.md)")
+    solve.add_argument("--first-solve", choices=("simplex", "ipm"), default="simplex",
+                       help="the path LP's first solve: 'simplex' (default: the same plan "
+                            "as before) or 'ipm' (interior point, faster on large "
+                            "instances: the same optimum, possibly another optimal plan; "
+                            "decision 452)")
     solve.add_argument("--port", choices=("one-port", "multiport"), default=None,
                        help="override the instance's communication model")
     solve.add_argument("--memory", default=None,

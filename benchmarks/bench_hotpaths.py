@@ -7,7 +7,10 @@ the goal (what `make bench` runs; under 5 minutes on the 2-core machine).
 Each figure is a whole command in a child process (Python start, imports, reading, work,
 validation and output included): wall and CPU time (user + system) and peak resident memory
 from ``wait4``, medians of ``--repeats`` runs, lpsched and the plain way alternated run by
-run so that both see the same load; the load average is printed before and after. Rows:
+run so that both see the same load; the load average is printed before and after. The
+installed package's bytecode is written first, as ``pip install`` writes it (decision 437:
+a user's commands read compiled modules; a session with ``PYTHONDONTWRITEBYTECODE`` set
+would otherwise compile every lpsched module in every measured run). Rows:
 
 * ``batch-gaia``, ``batch-curie``: ``lpsched batch TRACE --policy easy --alloc basic --out
   jobs.csv --json`` beside ``benchmarks/plain_easy.py TRACE --out plain.csv --json`` (the
@@ -30,12 +33,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from _measure import Run, load, lpsched_command, measure, median_run
+from _measure import Run, compile_package, load, lpsched_command, measure, median_run
 
 HERE = Path(__file__).resolve().parent
 GAIA, CURIE = "UniLu-Gaia-2014-1.swf", "CEA-Curie-2011-2.1-cln.swf.gz"
@@ -47,6 +51,14 @@ ROWS = ("batch-gaia", "batch-curie", "online", "maxstretch")
 def _versions() -> str:
     run = measure([*lpsched_command(), "--version", "--verbose"])
     return run.stdout.decode().strip()
+
+
+def _blas() -> str:
+    """The BLAS threads setting the children inherit (decision 436)."""
+    value = os.environ.get("OPENBLAS_NUM_THREADS")
+    return ("OPENBLAS_NUM_THREADS not set (lpsched sets 1 for its own process; "
+            "plain_easy.py keeps OpenBLAS's default)" if value is None
+            else f"OPENBLAS_NUM_THREADS={value} for every command")
 
 
 def batch_row(trace: Path, repeats: int, tmp: str, goal_ratio: float,
@@ -127,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown rows {sorted(unknown)}; choose from {', '.join(ROWS)}")
     data = Path(args.data)
+    compiled = compile_package()
     print(_versions())
+    print()
+    print(f"Python start: {compiled}; {_blas()}.")
     print()
     print(f"Before: {load()}.")
     print()

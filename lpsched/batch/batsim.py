@@ -111,7 +111,7 @@ import numpy as np
 
 import lpsched.core.swf
 from lpsched.batch.procsets import ProcSets, proc_runs
-from lpsched.batch.simulator import BatchSchedule
+from lpsched.batch.schedule import BatchSchedule
 from lpsched.core.swf import (
     FIELD_LIMIT,
     FIELDS,
@@ -211,7 +211,10 @@ def delay_names(delays: np.ndarray) -> list[str]:
 def interval_sets(runs: ProcSets, first: int, stop: int) -> list[str]:
     """Batsim's interval-set text of jobs ``first`` to ``stop - 1`` from their runs
     (``[lo, hi)`` of consecutive ids, increasing, none adjacent): inclusive ranges
-    separated by spaces, ``0-3 7``; one string per run, then one join per job, O(runs).
+    separated by spaces, ``0-3 7``. Every run is one row of a byte table (its first id,
+    ``-`` and its last id, a space), the digits of all runs written at once; the used
+    cells read in order are the text, cut once per job (issue 34): O(runs) numpy work and
+    one slice per job.
 
     Parameters
     ----------
@@ -231,11 +234,67 @@ def interval_sets(runs: ProcSets, first: int, stop: int) -> list[str]:
     >>> interval_sets(runs, 0, 2)
     ['0-3 7', '4-6']
     """
-    offsets = runs.offsets[first:stop + 1].tolist()
-    lo = runs.lo[offsets[0]:offsets[-1]].tolist()
-    hi = runs.hi[offsets[0]:offsets[-1]].tolist()
-    parts = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(lo, hi, strict=True)]
-    return [" ".join(parts[a - offsets[0]:b - offsets[0]]) for a, b in pairwise(offsets)]
+    offsets = runs.offsets[first:stop + 1]
+    lo = runs.lo[offsets[0]:offsets[-1]].astype(np.int64)
+    last = runs.hi[offsets[0]:offsets[-1]].astype(np.int64) - 1
+    if lo.size and min(lo.min(), last.min()) < 0:  # not a machine's ids: the plain way
+        parts = [str(a) if b == a else f"{a}-{b}"
+                 for a, b in zip(lo.tolist(), last.tolist(), strict=True)]
+        bounds = (offsets - offsets[0]).tolist()
+        return [" ".join(parts[a:b]) for a, b in pairwise(bounds)]
+    rel = offsets - offsets[0]
+    # each run's characters, one row of a table: its first id's digits right-aligned in
+    # ``w`` columns, "-", its last id's digits (when it has more than one id), a space
+    # (unless it is its job's last run); the used cells, read row by row, are the text
+    width_lo, width_hi = _widths(lo), _widths(last)
+    w = int(max(width_lo.max(), width_hi.max())) if last.size else 1
+    ranged = last != lo
+    sep = np.ones(lo.size, bool)
+    sep[rel[1:][rel[1:] > rel[:-1]] - 1] = False  # the last run of each job
+    table = np.empty((lo.size, 2 * w + 2), np.uint8)
+    _digits(table[:, :w], lo)
+    table[:, w] = ord("-")
+    _digits(table[:, w + 1:2 * w + 1], last)
+    table[:, -1] = ord(" ")
+    used = np.empty(table.shape, bool)
+    column = np.arange(w)
+    np.greater_equal(column, (w - width_lo)[:, None], out=used[:, :w])
+    used[:, w] = ranged
+    np.greater_equal(column, (w - np.where(ranged, width_hi, 0))[:, None],
+                     out=used[:, w + 1:2 * w + 1])
+    used[:, -1] = sep
+    text = table[used].tobytes().decode("ascii")
+    end = np.cumsum(width_lo + ranged * (1 + width_hi) + sep)
+    # job j: from its first run's first character to its last run's last (an empty job:
+    # an empty slice)
+    starts = np.append(0, end)[rel[:-1]].tolist()
+    stops = np.append(0, end)[rel[1:]].tolist()
+    return [text[a:b] if b > a else "" for a, b in zip(starts, stops, strict=True)]
+
+
+def _widths(values: np.ndarray) -> np.ndarray:
+    """The number of decimal digits of each value (int64, ``>= 0``)."""
+    width = np.ones(values.size, np.int64)
+    bound, top = 10, int(values.max()) if values.size else 0
+    while bound <= top:
+        width += values >= bound
+        bound *= 10
+    return width
+
+
+def _digits(out: np.ndarray, values: np.ndarray) -> None:
+    """Each value's decimal digits (ASCII), right-aligned in its row of ``out`` (``uint8``,
+    one row per value, as many columns as the widest needs; zeros on the left); computed
+    a column at a time in contiguous rows (uint32 when the values allow: faster division)."""
+    small = not values.size or int(values.max()) < 2**32
+    rest = values.astype(np.uint32 if small else np.uint64)
+    digits = np.empty((out.shape[1], values.size), np.uint8)
+    for k in range(out.shape[1] - 1, -1, -1):
+        tenth = rest // 10
+        digits[k] = rest - tenth * 10
+        rest = tenth
+    digits += ord("0")
+    out[...] = digits.T
 
 
 def _csv_text(text: str) -> str:

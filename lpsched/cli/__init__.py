@@ -1,5 +1,10 @@
 """The ``lpsched`` command: one module per family's subcommands, assembled here.
 
+A command line that names one command builds only that family's commands (:data:`COMMANDS`,
+:func:`parse_command_line`: ``lpsched batch`` imports neither the other families' command
+modules nor what they import); ``--help``, ``reproduce`` and every usage error are read by
+the whole parser (:func:`build_parser`), so what a user sees is the same (issue 34).
+
 Exit status and what reaches stderr (:func:`main`):
 
 * ``0`` success; ``1`` a solver that cannot answer, a violated guarantee or a failed check;
@@ -40,10 +45,10 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from importlib import import_module
 from typing import Any, NoReturn
 
 from lpsched import __version__
-from lpsched.cli import approx, bags, batch, campaigns, ptg, tasks
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 #: exit status of an unexpected exception (a bug), distinct from bad input (2)
@@ -62,6 +67,21 @@ class _Parser(argparse.ArgumentParser):
         if named:
             text = f"{named.group(1)} {named.group(2)}"
         self.exit(2, f"lpsched: error: {text} (see {self.prog} --help for usage)\n")
+
+
+def _root(cls: type[_Parser]) -> tuple[_Parser, Any]:
+    """The ``lpsched`` parser without its subcommands (the global options) and the action
+    the subcommands are added to."""
+    parser = cls(
+        prog="lpsched", description="Scheduling on parallel and distributed platforms with "
+        "linear programming and approximation algorithms.")
+    parser.add_argument("--version", action="version", version=f"lpsched {__version__}",
+                        help="print the version (with --verbose: Python and dependencies)")
+    parser.add_argument("--solver-log", metavar="FILE", help="append the solver's log to "
+                        "FILE ('-': stderr); by default solvers print nothing")
+    parser.add_argument("--verbose", action="store_true",
+                        help="the solver's log on stderr (the same as --solver-log -)")
+    return parser, parser.add_subparsers(dest="command", required=True)
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -84,16 +104,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         under ``reproduce`` one subcommand per experiment; each subcommand's parsed
         arguments carry ``func``, the function that runs it.
     """
-    parser = _Parser(
-        prog="lpsched", description="Scheduling on parallel and distributed platforms with "
-        "linear programming and approximation algorithms.")
-    parser.add_argument("--version", action="version", version=f"lpsched {__version__}",
-                        help="print the version (with --verbose: Python and dependencies)")
-    parser.add_argument("--solver-log", metavar="FILE", help="append the solver's log to "
-                        "FILE ('-': stderr); by default solvers print nothing")
-    parser.add_argument("--verbose", action="store_true",
-                        help="the solver's log on stderr (the same as --solver-log -)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser, sub = _root(_Parser)
+
+    from lpsched.cli import approx, bags, batch, campaigns, ptg, tasks
 
     bags.add_model_commands(sub)
     rep = sub.add_parser("reproduce", help="reproduce a seed's experiment (resumable)")
@@ -114,6 +127,109 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     complete_help(parser)
     return parser
+
+
+#: top-level command -> (family module of ``lpsched.cli``, the function of it that adds
+#: the command), in ``lpsched --help``'s order; ``reproduce`` is built by
+#: :func:`build_parser` alone (tests/cli/test_startup.py checks this table against it)
+COMMANDS = {
+    **dict.fromkeys(("generate", "solve", "throughput", "check", "simulate"),
+                    ("bags", "add_model_commands")),
+    **dict.fromkeys(("plot", "schedule", "export"), ("bags", "add_output_commands")),
+    **dict.fromkeys(("approx", "check-ratios"), ("approx", "add_commands")),
+    **dict.fromkeys(("swf-info", "batch", "convert"), ("batch", "add_commands")),
+    **dict.fromkeys(("tasks", "online"), ("tasks", "add_commands")),
+    "campaigns": ("campaigns", "add_commands"),
+    "ptg": ("ptg", "add_commands"),
+    **dict.fromkeys(("policies", "demo"), ("bags", "add_info_commands")),
+}
+
+
+class _Reduced(_Parser):
+    """The parser of one command (:func:`_command_parser`): a usage error raises
+    :class:`_Retry` instead of printing, so that the whole parser reports it."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _Retry(message)
+
+
+class _Retry(Exception):
+    """A usage error in the one-command parser: parse again with the whole one."""
+
+
+def _command_name(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names when the words before it are only ``--verbose``,
+    ``--solver-log FILE`` or ``--solver-log=FILE`` (spelt in full) and it is one of
+    :data:`COMMANDS`; ``None`` otherwise (any other line, an abbreviated or unknown option
+    first, ``--help``, ``reproduce``: the whole parser reads it)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--solver-log":
+            if next(words, None) is None:
+                return None
+        elif word != "--verbose" and not word.startswith("--solver-log="):
+            return word if word in COMMANDS else None
+    return None
+
+
+def _command_parser(argv: Sequence[str]) -> argparse.ArgumentParser | None:
+    """The parser of the one command ``argv`` names (its family's module alone is imported:
+    issue 34, ``lpsched batch``'s start-up), the same global options and the same
+    subparser, options and help as :func:`build_parser`'s; ``None`` when ``argv`` names no
+    command of :data:`COMMANDS`."""
+    name = _command_name(argv)
+    if name is None:
+        return None
+    module, adder = COMMANDS[name]
+    parser, sub = _root(_Reduced)
+    add = getattr(import_module(f"lpsched.cli.{module}"), adder)
+    if module == "ptg":
+        add(sub, full=True)
+    else:
+        add(sub)
+    from lpsched.cli.reference import complete_help
+
+    complete_help(parser)
+    return parser
+
+
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` parsed as :func:`build_parser`'s parser parses it, building only the
+    parser of the command it names when it names one (the others' modules are not
+    imported: issue 34); a usage error, ``--help`` and every other line go to the whole
+    parser, so their output is the same.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments, without the program name.
+
+    Returns
+    -------
+    argparse.Namespace
+        The parsed arguments, ``func`` the function that runs the command.
+
+    Raises
+    ------
+    SystemExit
+        From ``argparse``: ``--help`` (status 0), ``--version``, a usage error (status 2,
+        its one line printed by the whole parser).
+    """
+    parser = _command_parser(argv)
+    if parser is not None:
+        try:
+            return parser.parse_args(argv)
+        except _Retry:
+            pass
+    return build_parser(argv).parse_args(argv)
+
+
+def __getattr__(name: str) -> Any:
+    """The family modules (``lpsched.cli.batch``...) as attributes, imported on first use
+    (PEP 562): the CLI imports only the module of the command it runs."""
+    if name in {module for module, _ in COMMANDS.values()}:
+        return import_module(f"lpsched.cli.{name}")
+    raise AttributeError(f"module 'lpsched.cli' has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -140,13 +256,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         line already printed); also ``--version`` when given with other arguments.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    _one_blas_thread()
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
         from lpsched.core.versions import versions_report
 
         print(versions_report() if "--verbose" in argv else f"lpsched {__version__}")
         return 0
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args = parse_command_line(argv)
     if args.solver_log or args.verbose:
         from lpsched.solvers.console import STDERR, set_solver_log
 
@@ -170,6 +286,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == 0 and summary.count and not sys.stderr.closed:
         print(summary.line(), file=sys.stderr)
     return code
+
+
+#: the BLAS libraries numpy may load and the variable each reads for its thread count
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread unless the user chose otherwise (decision 436): OpenBLAS starts a
+    thread per core when numpy is imported, 0.03 s of CPU for every command on this
+    2-core machine, and no command of lpsched multiplies matrices large enough to use
+    them. Only before numpy is imported (a command line, not a library caller that has
+    loaded it already); a variable already set is kept."""
+    if "numpy" not in sys.modules:
+        for name in BLAS_THREADS:
+            os.environ.setdefault(name, "1")
 
 
 def _check_solver_log(target: str, args: argparse.Namespace) -> None:

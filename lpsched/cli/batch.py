@@ -344,7 +344,8 @@ def _read_swf(path: str, lenient: bool) -> Any:
 def _cmd_batch(args: argparse.Namespace) -> int:
     """Options and ``--out`` are checked before the trace is read; the schedule CSV is
     written atomically (an existing file is replaced) once the simulation is validated."""
-    from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
+    from lpsched.batch.simulator import simulate_batch
+    from lpsched.batch.validation import batch_metrics, validate_batch
 
     if args.out == "-" and args.json:
         raise LpschedError("--out - and --json both write to stdout: give --out a file name")

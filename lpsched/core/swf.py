@@ -52,6 +52,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 from typing import IO, Any
 
@@ -298,6 +299,10 @@ def _split_block(lines: list[str], before: int, header: dict[str, str],
     """The job lines of one block and their numbers (the block starts after line
     ``before``); its header entries (the first of each key) and comment lines go into
     ``header``, ``header_lines`` and ``comments``."""
+    if not any(map(str.__contains__, lines, repeat(";"))):  # no comment line: C-level
+        stripped = list(map(str.strip, lines))
+        if all(stripped):  # and no blank line: every line is a job line
+            return stripped, list(range(before + 1, before + 1 + len(lines)))
     data: list[str] = []
     numbers: list[int] = []
     for number, line in enumerate(lines, start=before + 1):

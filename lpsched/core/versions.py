@@ -6,9 +6,6 @@ it above their tables so that ``benchmarks/RESULTS.md`` names what measured each
 
 from __future__ import annotations
 
-import platform
-from importlib import metadata
-
 __all__ = ["DEPENDENCIES", "__version__", "versions", "versions_report"]
 
 __version__ = "0.1.0"  # the one place; pyproject.toml's version must match (tested)
@@ -28,6 +25,9 @@ def versions() -> dict[str, str]:
         The version of lpsched, of Python (with implementation, system and machine) and of
         each distribution of :data:`DEPENDENCIES`, by name.
     """
+    import platform  # here, not at the top: ``import lpsched`` stays light (issue 34)
+    from importlib import metadata
+
     found = {"lpsched": __version__,
              "python": f"{platform.python_version()} ({platform.python_implementation()}, "
                        f"{platform.system()} {platform.machine()})"}

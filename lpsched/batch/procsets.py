@@ -167,7 +167,12 @@ class ProcSets(Sequence[np.ndarray]):
 def proc_runs(procs: Sequence[np.ndarray]) -> tuple[ProcSets, np.ndarray]:
     """The runs of ``procs`` (a :class:`ProcSets`, kept, or any list of id arrays, whose
     ids are sorted per job and cut where they stop being consecutive), and per job whether
-    an id repeats. O(Σ sizes) for id arrays, O(1) for runs.
+    an id repeats. O(Σ sizes) for id arrays whose jobs are already sorted (the mask path's),
+    plus a sort of each job that is not; O(1) for runs.
+
+    The ids are checked per job with one vectorised difference over their concatenation
+    (job boundaries masked); only the jobs with a descending step are sorted, each on its
+    own (issue 29, decision 480). The ids are kept as ``int32`` when they fit.
 
     Parameters
     ----------
@@ -177,24 +182,46 @@ def proc_runs(procs: Sequence[np.ndarray]) -> tuple[ProcSets, np.ndarray]:
     Returns
     -------
     tuple of (ProcSets, numpy.ndarray)
-        The runs, and per job (bool) whether one of its ids repeats (always ``False`` for a
+        The runs (``lo``, ``hi``: ``int32`` when every id fits, ``int64`` otherwise), and
+        per job (bool) whether one of its ids repeats (always ``False`` for a
         :class:`ProcSets`).
     """
     if isinstance(procs, ProcSets):
         return procs, np.zeros(len(procs), bool)
     n = len(procs)
-    sizes = np.fromiter((np.size(p) for p in procs), np.int64, n)
-    ids = np.concatenate([np.asarray(p, np.int64).ravel() for p in procs]) if n else \
-        np.zeros(0, np.int64)
-    owner = np.repeat(np.arange(n), sizes)
-    order = np.lexsort((ids, owner))
-    ids, owner = ids[order], owner[order]
-    same = owner[1:] == owner[:-1]
-    repeated = np.zeros(n, bool)
-    repeated[owner[1:][same & (ids[1:] == ids[:-1])]] = True
-    cut = np.flatnonzero(~(same & (ids[1:] == ids[:-1] + 1))) + 1
-    starts = np.concatenate([[0], cut]) if ids.size else np.zeros(0, np.int64)
-    ends = np.concatenate([cut, [ids.size]]) if ids.size else np.zeros(0, np.int64)
+    arrays = [np.asarray(p).ravel() for p in procs]
     offsets = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(owner[starts], minlength=n), out=offsets[1:])
-    return ProcSets(offsets, ids[starts], ids[ends - 1] + 1), repeated
+    np.cumsum(np.fromiter(map(len, arrays), np.int64, n), out=offsets[1:])
+    total = int(offsets[-1])
+    if not total:
+        return ProcSets(np.zeros(n + 1, np.int64), np.zeros(0, np.int64),
+                        np.zeros(0, np.int64)), np.zeros(n, bool)
+    ids = np.concatenate(arrays)
+    del arrays
+    if ids.dtype.kind not in "iu" or ids.dtype == np.uint64:
+        ids = ids.astype(np.int64)  # as ``np.asarray(p, np.int64)`` would
+    narrow = -(2**30) <= int(ids.min()) and int(ids.max()) < 2**30  # no overflow below
+    ids = ids.astype(np.int32 if narrow else np.int64, copy=False)
+    # inner[i]: ids i and i + 1 belong to the same job
+    inner = np.ones(total - 1, bool)
+    bounds = offsets[1:-1]
+    inner[bounds[(bounds > 0) & (bounds < total)] - 1] = False
+    down = np.flatnonzero((ids[1:] < ids[:-1]) & inner)
+    if down.size:  # sort only the jobs with a descending step, each on its own
+        for j in np.unique(np.searchsorted(offsets, down, "right") - 1).tolist():
+            ids[offsets[j]:offsets[j + 1]].sort()
+    step = ids[1:] - ids[:-1]
+    same = (step == 0) & inner
+    repeated = np.zeros(n, bool)
+    if same.any():
+        repeated[np.searchsorted(offsets, np.flatnonzero(same) + 1, "right") - 1] = True
+    inner &= step == 1
+    del step, same
+    cut = np.flatnonzero(~inner) + 1
+    del inner
+    starts = np.concatenate([[0], cut])
+    ends = np.concatenate([cut, [total]])
+    owner = np.searchsorted(offsets, starts, "right") - 1
+    run_offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=run_offsets[1:])
+    return ProcSets(run_offsets, ids[starts], ids[ends - 1] + 1), repeated

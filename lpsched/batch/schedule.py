@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from lpsched.batch.procsets import ProcSets, proc_runs
 from lpsched.core.swf import Workload
 
 
@@ -19,7 +21,11 @@ class BatchSchedule:
     ids; a :class:`~lpsched.batch.procsets.ProcSets` of runs under ``basic`` on a line, a
     list of arrays otherwise); ``failed``: the jobs a placement penalty pushed past their
     estimate; ``killed``: every job stopped at its estimate (``failed``, and under ``kill``
-    the jobs whose run time exceeds it), Batsim's ``COMPLETED_WALLTIME_REACHED``."""
+    the jobs whose run time exceeds it), Batsim's ``COMPLETED_WALLTIME_REACHED``.
+
+    :meth:`runs` reads the processor sets as runs once and keeps them (a private cache,
+    outside the fields: not compared, not printed, not pickled), for the validation and
+    the metrics (issue 29, decision 481)."""
 
     start: np.ndarray
     end: np.ndarray
@@ -28,6 +34,33 @@ class BatchSchedule:
     #: stopped at their estimate: overran it under ``kill`` or failed by a penalty (what
     #: Batsim's ``jobs.csv`` calls ``COMPLETED_WALLTIME_REACHED``)
     killed: np.ndarray | None = None
+
+    def runs(self) -> tuple[ProcSets, np.ndarray]:
+        """Every job's processors as runs of consecutive ids, and per job whether an id
+        repeats: :func:`~lpsched.batch.procsets.proc_runs` of :attr:`procs`, computed on
+        the first call and kept while :attr:`procs` holds the same arrays (the same
+        objects: a job whose array is replaced is read again; the arrays themselves are
+        not to be written in place, the schedule being frozen).
+
+        Returns
+        -------
+        tuple of (ProcSets, numpy.ndarray)
+            The runs and the per-job repeated-id flags (bool), as :func:`proc_runs`.
+        """
+        procs = self.procs
+        if isinstance(procs, ProcSets):
+            return proc_runs(procs)
+        cached = self.__dict__.get("_runs")
+        if cached is not None and cached[0] is procs and len(cached[1]) == len(procs) \
+                and all(map(operator.is_, cached[1], procs)):
+            return cached[2]
+        value = proc_runs(procs)
+        object.__setattr__(self, "_runs", (procs, list(procs), value))
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only (the cache of :meth:`runs` is rebuilt when asked for)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_runs"}
 
     @property
     def makespan(self) -> float:

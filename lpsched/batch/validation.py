@@ -3,7 +3,13 @@
 :func:`batch_metrics`, :func:`placement_factors`.
 
 The processor sets are read as runs of consecutive ids
-(:func:`~lpsched.batch.procsets.proc_runs`), never from the simulator's state.
+(:func:`~lpsched.batch.procsets.proc_runs`), never from the simulator's state, once per
+schedule (:meth:`BatchSchedule.runs`, shared by the validation and the metrics); the
+per-job rules (locality, platform level) and the placement factors are computed from the
+runs for every job at once (issue 29, decisions 480–483), with the former job-by-job code
+kept for the schedules it would stop on with an error of its own (an empty or too wide
+job, ids that are not whole numbers), so that every value and every message stays the
+same.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     if late.any():
         raise InvalidScheduleError("release", "a job started before its submission",
                                    int(np.argmax(late)))
-    runs, repeated = proc_runs(sched.procs)
+    runs, repeated = _runs_of(sched)
     lo, hi, offsets = runs.lo, runs.hi, runs.offsets
     inner = np.ones(lo.size, bool)  # run r and r + 1 belong to the same job
     bounds = offsets[1:-1]
@@ -86,13 +92,77 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
         np.zeros(work.jobs, bool)
     upto = int(np.argmax(broken)) if broken.any() else work.jobs
     if local:
-        for j in range(upto):
-            if not is_local(sched.procs[j], int(cluster_size or 0)):
+        cs = int(cluster_size or 0)
+        if cs > 0 and _integral(sched.procs):
+            away = np.flatnonzero(~_local(runs, cs)[:upto])
+            if away.size:
+                j = int(away[0])
                 raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
+        else:  # the job-by-job reading (its own error without clusters)
+            for j in range(upto):
+                if not is_local(sched.procs[j], cs):
+                    raise InvalidScheduleError("locality", f"job {j} spans too many "
+                                               "clusters", j)
     if upto < work.jobs:
         raise InvalidScheduleError("contiguity", f"job {upto} is not contiguous", upto)
     outside = (work.size > 0) & ((first < 0) | (last > processors))
     _sweep(runs, sched.start, sched.end, outside)
+
+
+def _runs_of(sched: BatchSchedule) -> tuple[ProcSets, np.ndarray]:
+    """The schedule's runs, read once per schedule (:meth:`BatchSchedule.runs`)."""
+    return sched.runs() if isinstance(sched, BatchSchedule) else proc_runs(sched.procs)
+
+
+def _integral(procs: Sequence[np.ndarray]) -> bool:
+    """Every job's ids are whole numbers (the vectorised readings assume it)."""
+    return isinstance(procs, ProcSets) or all(np.asarray(p).dtype.kind in "iu"
+                                              for p in procs)
+
+
+def _clusters_used(runs: ProcSets, cluster_size: int) -> np.ndarray:
+    """Per job, the distinct clusters (``id // cluster_size``) of its ids, from its runs
+    (increasing): each run's clusters, less one where a run starts in the cluster its
+    predecessor of the same job ends in; :meth:`Topology.clusters_used` of every job."""
+    first = runs.lo // cluster_size
+    last = (runs.hi - 1) // cluster_size
+    part = (last - first + 1).astype(np.int64)
+    if part.size > 1:
+        inner = np.ones(part.size - 1, bool)  # run r and r + 1 belong to the same job
+        bounds = runs.offsets[1:-1]
+        inner[bounds[(bounds > 0) & (bounds < part.size)] - 1] = False
+        part[1:] -= inner & (first[1:] == last[:-1])
+    total = np.zeros(part.size + 1, np.int64)
+    np.cumsum(part, out=total[1:])
+    return total[runs.offsets[1:]] - total[runs.offsets[:-1]]
+
+
+def _local(runs: ProcSets, cluster_size: int) -> np.ndarray:
+    """Per job, :func:`~lpsched.batch.allocation.is_local`: clusters used ``<=
+    ⌈size/ℓ⌉`` (the same float division and ceiling)."""
+    least = np.ceil(runs.sizes() / cluster_size)
+    return _clusters_used(runs, cluster_size) <= least
+
+
+def _levels(runs: ProcSets, topology: Topology) -> np.ndarray:
+    """Per job (each holding at least one id), :meth:`Topology.level_of`: the smallest
+    level whose aligned block holds its lowest and highest id."""
+    first, last = _extent(runs)
+    last = last - 1
+    level = np.full(len(runs), topology.levels, np.int64)
+    for lvl in range(topology.levels, 0, -1):
+        b = topology.block_sizes[lvl - 1]
+        level[first // b == last // b] = lvl
+    return level
+
+
+def _min_levels(size: np.ndarray, topology: Topology) -> np.ndarray:
+    """Per size (at most the tree's leaves), :meth:`Topology.min_level`: one plus the
+    levels whose blocks are smaller."""
+    level = np.ones(size.size, np.int64)
+    for b in topology.block_sizes:
+        level += size > b
+    return level
 
 
 def _extent(runs: ProcSets) -> tuple[np.ndarray, np.ndarray]:
@@ -110,18 +180,36 @@ def _check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
     ``quasi-contiguous`` on a tree), job by job."""
     if forced not in ("plat", "contiguous", "quasi-contiguous"):
         return
-    for j, ids in enumerate(sched.procs):
-        size = int(work.size[j])
+    procs, sizes = sched.procs, work.size
+    if len(procs) == work.jobs and sizes.dtype.kind in "iu" and _integral(procs) and \
+            not (sizes > topology.leaves).any():
+        runs, _ = _runs_of(sched)
+        if (np.diff(runs.offsets) > 0).all():  # every job holds a processor
+            least, level = _min_levels(sizes, topology), _levels(runs, topology)
+            for j in np.flatnonzero(level != least).tolist():
+                _level_error(j, procs[j], int(sizes[j]), int(least[j]), int(level[j]),
+                             topology, forced, qct)
+            return
+    for j, ids in enumerate(procs):  # the job-by-job reading (its errors on odd jobs)
+        size = int(sizes[j])
         lmin, lcur = topology.min_level(size), topology.level_of(ids)
-        if forced in ("plat", "contiguous") and lcur != lmin:
-            raise InvalidScheduleError("platform level", f"job {j} at level {lcur}, "
-                                       f"not its minimal level {lmin}", j)
-        if forced == "quasi-contiguous" and lcur != lmin:
-            bs = topology.block_sizes[lmin - 1]
-            kept = np.bincount(ids // bs).max()
-            if lcur > lmin + 1 or size - kept > (qct * size + 99) // 100:
-                raise InvalidScheduleError("quasi-contiguity", f"job {j}: {size - kept} "
-                                           f"processors outside its block", j)
+        if lcur != lmin:
+            _level_error(j, ids, size, lmin, lcur, topology, forced, qct)
+
+
+def _level_error(j: int, ids: np.ndarray, size: int, lmin: int, lcur: int,
+                 topology: Topology, forced: str | None, qct: int) -> None:
+    """Job ``j`` is above its minimal level: the error of :func:`_check_levels`, if its
+    rule forbids it."""
+    if forced in ("plat", "contiguous"):
+        raise InvalidScheduleError("platform level", f"job {j} at level {lcur}, "
+                                   f"not its minimal level {lmin}", j)
+    if forced == "quasi-contiguous":
+        bs = topology.block_sizes[lmin - 1]
+        kept = np.bincount(ids // bs).max()
+        if lcur > lmin + 1 or size - kept > (qct * size + 99) // 100:
+            raise InvalidScheduleError("quasi-contiguity", f"job {j}: {size - kept} "
+                                       f"processors outside its block", j)
 
 
 def _sweep(runs: ProcSets, start: np.ndarray, end: np.ndarray, outside: np.ndarray) -> None:
@@ -206,14 +294,29 @@ def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
         ``contiguity_factor``, ``locality_factor``, ``platform_level_factor``,
         ``success_rate`` (floats) and ``failed_jobs`` (int).
     """
-    runs, loc, lvl = [], [], []
-    for j, ids in enumerate(sched.procs):
+    failed = sched.failed if sched.failed is not None else np.zeros(work.jobs, bool)
+    procs, sizes = sched.procs, work.size
+    if len(procs) == work.jobs > 0 and sizes.dtype.kind in "iu" and _integral(procs) and \
+            not ((sizes <= 0) | (sizes > topology.leaves)).any():
+        runs_of, _ = _runs_of(sched)
+        count = np.diff(runs_of.offsets)
+        if (count > 0).all():  # every job holds a processor: the factors job by job,
+            # as arrays in job order (the same values and the same np.mean as below)
+            least = np.ceil(sizes / topology.cluster_size).astype(np.int64)
+            loc_of = _clusters_used(runs_of, topology.cluster_size) / least
+            lvl_of = _levels(runs_of, topology) / _min_levels(sizes, topology)
+            return {"contiguity_factor": float(np.mean(count)),
+                    "locality_factor": float(np.mean(loc_of)),
+                    "platform_level_factor": float(np.mean(lvl_of)),
+                    "success_rate": float(1 - failed.mean()),
+                    "failed_jobs": int(failed.sum())}
+    runs, loc, lvl = [], [], []  # the job-by-job reading (its errors on odd jobs)
+    for j, ids in enumerate(procs):
         s = np.sort(ids)
         size = int(work.size[j])
         runs.append(1 + int((np.diff(s) != 1).sum()))
         loc.append(topology.clusters_used(s) / topology.min_clusters(size))
         lvl.append(topology.level_of(s) / topology.min_level(size))
-    failed = sched.failed if sched.failed is not None else np.zeros(work.jobs, bool)
     return {"contiguity_factor": float(np.mean(runs)), "locality_factor": float(np.mean(loc)),
             "platform_level_factor": float(np.mean(lvl)),
             "success_rate": float(1 - failed.mean()) if work.jobs else 1.0,
@@ -260,20 +363,24 @@ def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
     out = {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
            "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
            "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util,
-           "contiguous_jobs": _contiguous_share(sched.procs)}
+           "contiguous_jobs": _contiguous_share(_runs_of(sched)[0])}
     # stretch = flow / run time, run times floored at 1 s (decision 52)
     out["mean_stretch"] = float((flow / np.maximum(runtime, 1.0)).mean()) if work.jobs \
         else 0.0
     if cluster_size:
-        out["local_jobs"] = float(np.mean([is_local(p, cluster_size) for p in sched.procs]))
+        procs = sched.procs
+        if int(cluster_size) > 0 and len(procs) and _integral(procs):
+            local = _local(_runs_of(sched)[0], int(cluster_size))
+            out["local_jobs"] = float(np.mean(local))
+        else:  # the job-by-job reading
+            out["local_jobs"] = float(np.mean([is_local(p, cluster_size) for p in procs]))
     if topology is not None:
         out.update(placement_factors(work, sched, topology))
     return out
 
 
-def _contiguous_share(procs: Sequence[np.ndarray]) -> float:
+def _contiguous_share(runs: ProcSets) -> float:
     """The share of jobs on one run of consecutive ids (:func:`is_contiguous` of each),
     read from the runs: ``highest − lowest + 1 = size``."""
-    runs, _ = proc_runs(procs)
     first, last = _extent(runs)
     return float(np.mean(last - first == runs.sizes())) if len(runs) else float("nan")

@@ -15,7 +15,7 @@ OLDEST        := constraints/oldest.txt
 
 .PHONY: demo test test-oldest lint docs bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py lpsched/batch/_line_c.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -26,7 +26,7 @@ $(STAMP_DOCS): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
 	touch $(STAMP_DOCS)
 
-$(STAMP_OLDEST): pyproject.toml $(OLDEST)
+$(STAMP_OLDEST): pyproject.toml setup.py lpsched/batch/_line_c.c $(OLDEST)
 	$(PYTHON) scripts/oldest_constraints.py --check
 	rm -rf $(VENV_OLDEST)
 	$(PYTHON_OLDEST) -m venv $(VENV_OLDEST)
@@ -67,4 +67,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(VENV_OLDEST) .pytest_cache .ruff_cache .mypy_cache .hypothesis \
-		docs/_build docs/api/generated
+		docs/_build docs/api/generated build lpsched/batch/*.so

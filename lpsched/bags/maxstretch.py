@@ -306,13 +306,7 @@ class StretchSearch:
         #: (:meth:`StretchModel.basis_from_relaxed`; ``relaxation_basis``).
         self._seed: tuple[StretchModel, np.ndarray, np.ndarray] | None = None
         self._seeded: set[Hashable] = set()
-        seed_workers: tuple[int, ...] | None = None
-        last = None if self.window is None else self.window.last_feasible
-        if relaxation_basis and self.window is not None and last is not None:
-            rmodel, rhighs = self.window.models[last.model_key]
-            if rhighs is not None:
-                self._seed = (rmodel, *rhighs.basis())
-                seed_workers = last.workers
+        seed_workers = self._relaxation_seed() if relaxation_basis else None
         #: True when the relaxations raised the lower bound above the trivial one.
         self.bound_is_informative = self.low > trivial * (1 + 1e-9)
         crit = critical_values(problem, self.low, self.high)
@@ -335,6 +329,18 @@ class StretchSearch:
         #: The coarse start of large offline path searches (decision 228): the critical
         #: value probed first and the pairs the master starts with; ``None`` otherwise.
         self.coarse = self._coarse_start(coarse_start, relaxed)
+
+    def _relaxation_seed(self) -> tuple[int, ...] | None:
+        """Keep the window relaxation's last feasible basis in ``_seed`` (when it has one)
+        and return that probe's workers; ``None`` when there is no such basis."""
+        last = None if self.window is None else self.window.last_feasible
+        if self.window is None or last is None:
+            return None
+        rmodel, rhighs = self.window.models[last.model_key]
+        if rhighs is None:
+            return None
+        self._seed = (rmodel, *rhighs.basis())
+        return last.workers
 
     def _coarse_start(self, wanted: bool | None, relaxed: bool) -> CoarseStart | None:
         """:func:`~lpsched.bags.stretch_coarse.coarse_start` when ``wanted`` (``None``:

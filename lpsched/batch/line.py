@@ -7,6 +7,14 @@ shadow time and backfilling test); tests/batch/test_line_kernel.py checks the ke
 it. Cost: a heap of ends (O(log n) per job), a sorted list of estimated releases (an
 insertion per start), the free processors as sorted runs of ids (a job costs the runs it
 takes, not its size) and an EASY pass of O(queue) Python comparisons after the FCFS part.
+
+The same loop is compiled in ``_line_c.c`` (decisions 443–449): when the optional extension
+``lpsched.batch._line_c`` was built (``pip install`` builds it when a C compiler and Python's
+headers are present, and installs without it otherwise), :func:`_simulate_line` runs it and
+keeps this module's Python loop as the reference and the fallback. ``LPSCHED_PURE_PYTHON=1``
+in the environment forces the Python loop; :func:`kernel_in_use` says which one runs.
+tests/batch/test_34_ckernel.py holds both to the same start times, ends, processors, first
+reservations, events, progress calls and errors.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import os
 import time as _time
 from array import array
 from collections.abc import Callable
@@ -25,6 +34,31 @@ from lpsched.batch.procsets import ProcSets
 from lpsched.batch.schedule import BatchSchedule
 from lpsched.core.swf import Workload
 from lpsched.errors import LpschedError
+
+try:  # the compiled loop (optional: a machine without a C compiler runs the Python one)
+    from lpsched.batch import _line_c
+except ImportError:  # pragma: no cover - depends on the build
+    _line_c = None  # type: ignore[assignment]
+
+#: the environment variable that forces the Python kernel (any value but "" and "0")
+PURE_PYTHON = "LPSCHED_PURE_PYTHON"
+
+
+def kernel_in_use() -> str:
+    """Which FCFS/EASY kernel :func:`_simulate_line` runs: ``"compiled"`` (the extension
+    ``lpsched.batch._line_c``) or ``"python (...)"`` with the reason (issue 34, decision 443).
+
+    Returns
+    -------
+    str
+        ``"compiled"``, ``"python (LPSCHED_PURE_PYTHON is set)"`` or ``"python (the
+        extension lpsched.batch._line_c is not built)"``.
+    """
+    if _line_c is None:
+        return "python (the extension lpsched.batch._line_c is not built)"
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return f"python ({PURE_PYTHON} is set)"
+    return "compiled"
 
 
 def _simulate_line(work: Workload, policy: str, m: int, kill: bool,
@@ -66,12 +100,19 @@ def _simulate_line(work: Workload, policy: str, m: int, kill: bool,
     est = np.maximum(work.estimate, 0.0)
     run_a = np.minimum(work.run, work.estimate) if kill else work.run
     order_a = np.lexsort((np.arange(n), work.submit))
-    subs_a = work.submit[order_a]
+    subs_a = np.ascontiguousarray(work.submit[order_a], float)
     if n and not subs_a[0] >= 0.0:  # the first is the least, unless NaN (sorted last)
         first_bad = subs_a[np.flatnonzero(~(subs_a >= 0.0))[0]]
         raise LpschedError(f"cannot schedule an event at {first_bad} before now = 0.0")
     if n and np.isnan(subs_a[-1]):
         raise LpschedError(f"cannot schedule an event at {subs_a[-1]} before now = 0.0")
+    sizes_a = work.size
+    if (_line_c is not None and sizes_a.dtype.kind in "iu" and est.dtype.kind == "f"
+            and est.dtype.itemsize <= 8 and kernel_in_use() == "compiled"
+            and (not n or (sizes_a.min() >= 0 and sizes_a.max() <= m))
+            and not np.isnan(est).any()):
+        return _simulate_line_c(work, subs_a, order_a, run_a, est, policy, m, kill,
+                                progress)
     # read once per job: C arrays (no Python object per job); read in the scans: lists
     subs, order = array("d", subs_a.tobytes()), array("q", order_a.astype(np.int64).tobytes())
     run_l = array("d", np.ascontiguousarray(run_a, float).tobytes())
@@ -253,8 +294,32 @@ def _simulate_line(work: Workload, policy: str, m: int, kill: bool,
                    "first_reservation": np.array(first_resv, float)}
 
 
-def _job_order(first: np.ndarray, counts: np.ndarray, out_lo: array[int],
-               out_hi: array[int]) -> ProcSets:
+def _simulate_line_c(work: Workload, subs: np.ndarray, order: np.ndarray, run: np.ndarray,
+                     est: np.ndarray, policy: str, m: int, kill: bool,
+                     progress: Callable[[int, int, float], None] | None,
+                     ) -> tuple[BatchSchedule, dict[str, Any]]:
+    """:func:`_simulate_line`'s loop in ``_line_c.c`` (the same rules, C arrays): called
+    only with integer sizes in ``[0, m]`` and estimates without NaN (decision 444)."""
+    n = work.jobs
+    start, end, first_resv = (np.full(n, math.nan) for _ in range(3))
+    off, cnt = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    t0 = _time.perf_counter()
+    lo, hi, npass = _line_c.simulate(
+        subs, np.ascontiguousarray(order, np.int64), np.ascontiguousarray(run, float),
+        np.ascontiguousarray(work.size, np.int64), np.ascontiguousarray(est, float), n,
+        int(m), policy == "easy", progress, LpschedError, start, end, first_resv, off, cnt)
+    seconds = _time.perf_counter() - t0
+    procs = _job_order(off, cnt, lo, hi)
+    del lo, hi
+    failed = np.zeros(n, bool)
+    killed = work.run > est if kill else failed.copy()
+    sched = BatchSchedule(start, end, procs, failed, killed)
+    return sched, {"events": 2 * n + npass, "seconds": seconds,
+                   "first_reservation": first_resv}
+
+
+def _job_order(first: np.ndarray, counts: np.ndarray, out_lo: array[int] | bytearray,
+               out_hi: array[int] | bytearray) -> ProcSets:
     """The runs taken in start order (job ``j``'s are ``first[j]`` to ``first[j] +
     counts[j] - 1`` of ``out_lo``/``out_hi``) as a :class:`ProcSets` in job order: one
     index array, built by a cumulative sum of steps (1 within a job, a jump between two),
@@ -266,8 +331,9 @@ def _job_order(first: np.ndarray, counts: np.ndarray, out_lo: array[int],
         Per job, the position of its first run in ``out_lo``/``out_hi`` (int64).
     counts : numpy.ndarray
         Per job, how many runs it took (int64).
-    out_lo, out_hi : array.array
-        The runs ``[lo, hi)`` (typecode ``q``), in the order they were taken.
+    out_lo, out_hi : array.array or bytearray
+        The runs ``[lo, hi)`` (typecode ``q``, or int64 bytes), in the order they were
+        taken.
 
     Returns
     -------

@@ -58,7 +58,7 @@ def tick_horizon(w: Workload) -> tuple[float, float]:
     """
     sub = w.submit[np.isfinite(w.submit)]
     lo, hi = (float(sub.min()), float(sub.max())) if sub.size else (0.0, 0.0)
-    span = ((hi - lo) + float(np.sum(w.think)) + float(np.dot(w.p, w.q)) / w.processors
+    span = ((hi - lo) + float(np.sum(w.think)) + float(np.sum(w.p * w.q)) / w.processors
             + float(w.p.max(initial=0.0)))
     return span, max(abs(lo), abs(hi)) + span
 

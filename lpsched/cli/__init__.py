@@ -227,7 +227,8 @@ def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
 def __getattr__(name: str) -> Any:
     """The family modules (``lpsched.cli.batch``...) as attributes, imported on first use
     (PEP 562): the CLI imports only the module of the command it runs."""
-    if name in {module for module, _ in COMMANDS.values()}:
+    if name in {module for module, _ in COMMANDS.values()} | {"common", "outputs",
+                                                                "reference"}:
         return import_module(f"lpsched.cli.{name}")
     raise AttributeError(f"module 'lpsched.cli' has no attribute {name!r}")
 
@@ -290,6 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 #: the BLAS libraries numpy may load and the variable each reads for its thread count
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: every variable by which a user may set BLAS threads (OpenBLAS also reads
+#: ``GOTO_NUM_THREADS`` and ``OMP_NUM_THREADS``, MKL ``OMP_NUM_THREADS``): when any is set,
+#: the CLI sets none (the user's choice stands)
+USER_THREADS = (*BLAS_THREADS, "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
 def _one_blas_thread() -> None:
@@ -297,10 +302,10 @@ def _one_blas_thread() -> None:
     thread per core when numpy is imported, 0.03 s of CPU for every command on this
     2-core machine, and no command of lpsched multiplies matrices large enough to use
     them. Only before numpy is imported (a command line, not a library caller that has
-    loaded it already); a variable already set is kept."""
-    if "numpy" not in sys.modules:
+    loaded it already); when the user set any of :data:`USER_THREADS`, nothing is set."""
+    if "numpy" not in sys.modules and not any(name in os.environ for name in USER_THREADS):
         for name in BLAS_THREADS:
-            os.environ.setdefault(name, "1")
+            os.environ[name] = "1"
 
 
 def _check_solver_log(target: str, args: argparse.Namespace) -> None:

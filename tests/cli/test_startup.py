@@ -18,6 +18,7 @@ import pytest
 
 from lpsched.cli import (
     COMMANDS,
+    USER_THREADS,
     _command_name,
     _command_parser,
     build_parser,
@@ -161,17 +162,30 @@ def test_the_core_s_names_are_loaded_on_use():
     assert out[:2] == ["[]", "True lpsched.core.runner lpsched.core.runner"]
 
 
-@pytest.mark.parametrize(("given", "seen"), [(None, "1"), ("2", "2")])
-def test_one_blas_thread_unless_the_user_chose(given, seen):
-    """What numpy sees in the command's process: ``1``, or the user's own value."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    if given is not None:
-        env["OPENBLAS_NUM_THREADS"] = given
+@pytest.mark.parametrize(("name", "given", "seen"), [
+    (None, None, "1"), ("OPENBLAS_NUM_THREADS", "2", "2"),
+    ("OMP_NUM_THREADS", "2", "unset"), ("GOTO_NUM_THREADS", "3", "unset")])
+def test_one_blas_thread_unless_the_user_chose(name, given, seen):
+    """What OpenBLAS reads in the command's process: ``1``, the user's own value, or
+    nothing set when the user chose threads by another variable OpenBLAS reads."""
+    env = {k: v for k, v in os.environ.items() if k not in USER_THREADS}
+    if name is not None:
+        env[name] = given
     code = ("import os, sys; from lpsched.cli import main; "
             "sys.argv = ['lpsched', 'policies']; import contextlib, io; "
             "f = io.StringIO(); ctx = contextlib.redirect_stdout(f); ctx.__enter__(); "
             "main(); ctx.__exit__(None, None, None); "
-            "print(os.environ['OPENBLAS_NUM_THREADS'], 'numpy' in sys.modules)")
+            "print(os.environ.get('OPENBLAS_NUM_THREADS', 'unset'), 'numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, check=True).stdout.split()
     assert out[0] == seen
+
+
+def test_version_verbose_names_the_batch_kernel() -> None:
+    """``lpsched --version --verbose`` says which FCFS/EASY kernel ``batch`` runs
+    (decision 443): the Python one, and why, under ``LPSCHED_PURE_PYTHON=1``."""
+    env = {**os.environ, "LPSCHED_PURE_PYTHON": "1"}
+    proc = subprocess.run([str(LPSCHED), "--version", "--verbose"], capture_output=True,
+                          text=True, env=env, check=False)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "lpsched-batch-kernel python (" in proc.stdout

@@ -109,6 +109,8 @@ def _simulate_line(work: Workload, policy: str, m: int, kill: bool,
     sizes_a = work.size
     if (_line_c is not None and sizes_a.dtype.kind in "iu" and est.dtype.kind == "f"
             and est.dtype.itemsize <= 8 and kernel_in_use() == "compiled"
+            and isinstance(m, int | np.integer) and not isinstance(m, bool)
+            and 0 < m < 2**63
             and (not n or (sizes_a.min() >= 0 and sizes_a.max() <= m))
             and not np.isnan(est).any()):
         return _simulate_line_c(work, subs_a, order_a, run_a, est, policy, m, kill,
@@ -299,14 +301,17 @@ def _simulate_line_c(work: Workload, subs: np.ndarray, order: np.ndarray, run: n
                      progress: Callable[[int, int, float], None] | None,
                      ) -> tuple[BatchSchedule, dict[str, Any]]:
     """:func:`_simulate_line`'s loop in ``_line_c.c`` (the same rules, C arrays): called
-    only with integer sizes in ``[0, m]`` and estimates without NaN (decision 444)."""
+    only with integer sizes in ``[0, m]``, an integer machine below 2^63 and estimates
+    without NaN (decision 444). Every input is a private, aligned copy: the kernel reads the
+    sizes and run times at every event, and a progress callback that wrote into the
+    caller's arrays must not reach it (the Python loop reads its own lists)."""
     n = work.jobs
     start, end, first_resv = (np.full(n, math.nan) for _ in range(3))
     off, cnt = np.zeros(n, np.int64), np.zeros(n, np.int64)
     t0 = _time.perf_counter()
     lo, hi, npass = _line_c.simulate(
-        subs, np.ascontiguousarray(order, np.int64), np.ascontiguousarray(run, float),
-        np.ascontiguousarray(work.size, np.int64), np.ascontiguousarray(est, float), n,
+        np.array(subs, float), np.array(order, np.int64), np.array(run, float),
+        np.array(work.size, np.int64), np.array(est, float), n,
         int(m), policy == "easy", progress, LpschedError, start, end, first_resv, off, cnt)
     seconds = _time.perf_counter() - t0
     procs = _job_order(off, cnt, lo, hi)

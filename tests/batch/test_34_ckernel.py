@@ -282,3 +282,67 @@ def test_fragmented_machine_same_answers(seed: int) -> None:
                     processors=m)
     answer = _same(work, "easy")
     assert int(np.max(np.diff(np.frombuffer(answer[2], np.int64)))) > 1  # split jobs
+
+
+def _mutating_run(pure: bool) -> tuple[bytes, bytes]:
+    """EASY on 4 processors, unit jobs every second; the progress callback writes into
+    the caller's size array (a reused buffer) during the run."""
+    n, m = 10000, 4
+    work = Workload(job=np.arange(1, n + 1), submit=np.arange(n, dtype=float),
+                    run=np.full(n, 2.0), size=np.ones(n, np.int64),
+                    estimate=np.full(n, 2.0), processors=m)
+
+    def progress(started: int, jobs: int, now: float) -> None:
+        if started < jobs:
+            work.size[:] = 4
+            work.run[:] = 7.0
+
+    old = os.environ.get(line.PURE_PYTHON)
+    os.environ[line.PURE_PYTHON] = "1" if pure else "0"
+    try:
+        sched, _ = line._simulate_line(work, "easy", m, False, progress)
+    finally:
+        if old is None:
+            del os.environ[line.PURE_PYTHON]
+        else:
+            os.environ[line.PURE_PYTHON] = old
+    return sched.procs.lo.tobytes() + sched.procs.hi.tobytes(), sched.end.tobytes()
+
+
+@needs_c
+def test_a_callback_writing_the_callers_arrays_does_not_reach_the_kernel() -> None:
+    """The compiled kernel reads private copies of the sizes and run times, as the Python
+    loop reads its own lists (a reviewer's reproducer: heap pointers came back as
+    processor ids when the callback rewrote ``work.size``)."""
+    assert _mutating_run(pure=False) == _mutating_run(pure=True)
+
+
+@needs_c
+@pytest.mark.parametrize("m", [2**63, 4.0, np.float64(4.0), True])
+def test_machines_the_kernel_cannot_take_stay_in_python(m: Any) -> None:
+    """A machine of 2^63 processors or more, or not an integer, never reaches the compiled
+    kernel: the answer (or the error) is the Python loop's."""
+    work = Workload(job=np.arange(1, 4), submit=np.array([0.0, 0.0, 1.0]),
+                    run=np.array([5.0, 3.0, 2.0]), size=np.array([1, 1, 1]),
+                    estimate=np.array([5.0, 3.0, 2.0]), processors=4)
+
+    def answer(pure: bool) -> tuple[Any, ...]:
+        try:
+            return _run(work, "easy", False, pure, m)
+        except (TypeError, OverflowError) as exc:
+            return ("raised", type(exc), str(exc))
+
+    assert answer(False) == answer(True)
+
+
+@needs_c
+def test_unaligned_inputs_same_answers() -> None:
+    """Arrays that are contiguous but not aligned (a view at an odd byte offset) are copied
+    before the kernel reads them."""
+    raw = bytearray(8 * 5 + 1)
+    size = np.frombuffer(raw, np.int64, count=5, offset=1)
+    size[:] = [1, 2, 1, 3, 1]
+    work = Workload(job=np.arange(1, 6), submit=np.arange(5, dtype=float),
+                    run=np.full(5, 3.0), size=size, estimate=np.full(5, 4.0), processors=4)
+    assert not work.size.flags.aligned
+    _same(work, "easy")

@@ -63,10 +63,13 @@ def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tuple of (numpy.ndarray, numpy.ndarray)
         The first id of each maximal run of free processors, increasing, and its length.
     """
-    edges = np.diff(np.concatenate([[0], free.astype(np.int8), [0]]))
-    starts = np.flatnonzero(edges == 1)
-    ends = np.flatnonzero(edges == -1)
-    return starts, ends - starts
+    # the changes of a bool mask padded with a busy id at each side alternate run start,
+    # run end (decision 460: one comparison of bools, not an int64 diff of the whole mask)
+    padded = np.zeros(free.size + 2, bool)
+    padded[1:-1] = free
+    change = np.flatnonzero(padded[1:] != padded[:-1])
+    starts = change[0::2]
+    return starts, change[1::2] - starts
 
 
 BLOCK = 1024  # processors per bucket of the free counts a simulator may keep
@@ -127,9 +130,12 @@ def lowest_free(free: np.ndarray, size: int, counts: np.ndarray) -> np.ndarray:
 
 def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = None,
              topology: Topology | None = None, qct: int = 20,
-             counts: np.ndarray | None = None) -> np.ndarray | None:
+             counts: np.ndarray | None = None,
+             clusters: np.ndarray | None = None) -> np.ndarray | None:
     """Processor ids for a job of ``size`` under ``rule`` (module doc). ``counts``
-    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets.
+    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets;
+    ``clusters`` (optional, :func:`cluster_counts` of ``free``) spares the cluster and tree
+    rules a sum over the whole mask (decision 460: the same ids).
 
     Parameters
     ----------
@@ -148,6 +154,9 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
         The quasi-contiguity threshold, percent of ``size`` (seed 001; default 20).
     counts : numpy.ndarray, optional
         :func:`block_counts` of ``free``.
+    clusters : numpy.ndarray, optional
+        :func:`cluster_counts` of ``free`` for the clusters of ``cluster_size`` (the
+        topology's when given), kept up to date by the caller.
 
     Returns
     -------
@@ -162,7 +171,7 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     if rule in NEEDS_TOPOLOGY:
         if topology is None:
             raise InvalidInstanceError("topology", None, f"{rule!r} needs a tree topology")
-        return _tree_rule(rule, free, size, topology, qct)
+        return _tree_rule(rule, free, size, topology, qct, clusters)
     if rule == "basic":
         return lowest_free(free, size, counts) if counts is not None else \
             np.flatnonzero(free)[:size]
@@ -174,7 +183,7 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
         return None if rule == "cont-ff" else np.flatnonzero(free)[:size]
     if rule in ("becont", "cont"):
         starts, lengths = free_blocks(free)
-        order = np.lexsort((starts, -lengths))
+        order = np.argsort(-lengths, kind="stable")  # ties: lower start (increasing)
         if rule == "cont":
             best = order[0]
             if lengths[best] < size:
@@ -185,19 +194,46 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
         return ids[:size]
     if cluster_size is None or cluster_size < 1:
         raise InvalidInstanceError("cluster_size", cluster_size, f"{rule!r} needs clusters")
-    clusters = math.ceil(free.size / cluster_size)
-    padded = np.zeros(clusters * cluster_size, bool)
-    padded[: free.size] = free
+    count = math.ceil(free.size / cluster_size)
+    if free.size == count * cluster_size:
+        padded = free
+    else:
+        padded = np.zeros(count * cluster_size, bool)
+        padded[: free.size] = free
+    per_cluster = clusters if clusters is not None else \
+        padded.reshape(count, cluster_size).sum(axis=1)
     if rule == "loc":
-        per_cluster = padded.reshape(clusters, cluster_size).sum(axis=1)
-        order = np.lexsort((np.arange(clusters), -per_cluster))[: math.ceil(size / cluster_size)]
+        order = np.argsort(-per_cluster, kind="stable")[: math.ceil(size / cluster_size)]
         if per_cluster[order].sum() < size:
             return None
-    return _take_by_clusters(padded, 0, padded.size, size, cluster_size)
+    return _take_by_clusters(padded, 0, padded.size, size, cluster_size, per_cluster)
+
+
+def cluster_counts(free: np.ndarray, cluster_size: int) -> np.ndarray:
+    """Free processors in each cluster of ``cluster_size`` consecutive ids (the last one
+    padded with busy ids), for :func:`allocate`'s ``clusters``.
+
+    Parameters
+    ----------
+    free : numpy.ndarray
+        The free mask of the machine (bool, one entry per processor id).
+    cluster_size : int
+        Processors per cluster (seed 000 ch. 4's ``ℓ``; a topology's ``B_1``).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, ``⌈len(free) / cluster_size⌉`` entries.
+    """
+    count = math.ceil(free.size / cluster_size)
+    padded = np.zeros(count * cluster_size, bool)
+    padded[: free.size] = free
+    return padded.reshape(count, cluster_size).sum(axis=1, dtype=np.int64)
 
 
 def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
-              cluster_size: int | None = None) -> np.ndarray:
+              cluster_size: int | None = None, total: int | None = None,
+              clusters: np.ndarray | None = None) -> np.ndarray:
     """Per size in ``sizes``, whether ``rule`` can place a job of that size on the free
     processors ``free`` *at all*: exact for ``cont``/``cont-ff`` (the longest free run) and
     ``loc`` (the ``⌈size/ℓ⌉`` fullest clusters), the free count for the other rules (a
@@ -215,53 +251,72 @@ def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
         Job sizes (int).
     cluster_size : int, optional
         Processors per cluster (``loc``).
+    total : int, optional
+        The free count of ``free``, when the caller keeps it.
+    clusters : numpy.ndarray, optional
+        :func:`cluster_counts` of ``free``, when the caller keeps them.
 
     Returns
     -------
     numpy.ndarray
         bool, one per size: ``False`` when ``rule`` cannot place a job of that size now.
     """
-    total = int(np.count_nonzero(free))
+    if total is None:
+        total = int(np.count_nonzero(free))
     ok = sizes <= total
     if rule in ("cont", "cont-ff"):
         _, lengths = free_blocks(free)
         return ok & (sizes <= (int(lengths.max()) if lengths.size else 0))
     if rule == "loc" and cluster_size:
-        clusters = math.ceil(free.size / cluster_size)
-        padded = np.zeros(clusters * cluster_size, bool)
-        padded[: free.size] = free
-        per = np.sort(padded.reshape(clusters, cluster_size).sum(axis=1))[::-1]
+        if clusters is None:
+            clusters = cluster_counts(free, cluster_size)
+        per = np.sort(clusters)[::-1]
         best = np.concatenate([[0], np.cumsum(per)])
-        need = np.minimum(-(-sizes // cluster_size), clusters)
+        need = np.minimum(-(-sizes // cluster_size), clusters.size)
         return ok & (best[need] >= sizes)
     return ok
 
 
 def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: int,
-                      ) -> np.ndarray:
+                      per_cluster: np.ndarray | None = None) -> np.ndarray:
     """``size`` free ids of ``[lo, hi)``, clusters by decreasing free count (ties lower),
-    reading only the clusters needed."""
-    per_cluster = free[lo:hi].reshape(-1, cluster).sum(axis=1)
-    order = np.lexsort((np.arange(per_cluster.size), -per_cluster))
+    reading only the clusters needed (``per_cluster``: their free counts, if kept)."""
+    if per_cluster is None:
+        per_cluster = free[lo:hi].reshape(-1, cluster).sum(axis=1)
+    # decreasing free count, ties lower index: a stable sort (the former two-key lexsort)
+    order = np.argsort(-per_cluster, kind="stable")
     order = order[: int(np.searchsorted(np.cumsum(per_cluster[order]), size)) + 1]
-    ids = np.concatenate([lo + c * cluster + np.flatnonzero(
-        free[lo + c * cluster: lo + (c + 1) * cluster]) for c in order])
-    return ids[:size]
+    # the chosen clusters' ids, cluster after cluster in that order, increasing inside
+    # each: one gather instead of a slice and a search per cluster (decision 460)
+    idx = (lo + order[:, None] * cluster + np.arange(cluster)).ravel()
+    return idx[free[idx]][:size]
+
+
+def _level_counts(topo: Topology, free: np.ndarray, level: int,
+                  clusters: np.ndarray | None) -> np.ndarray:
+    """Free processors per block of ``level``: from the kept cluster counts when given."""
+    if clusters is None:
+        return topo.block_counts(free, level)
+    per = topo.block_sizes[level - 1] // topo.cluster_size
+    return clusters if per == 1 else clusters.reshape(-1, per).sum(axis=1)
 
 
 def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
-               ) -> np.ndarray | None:
+               clusters: np.ndarray | None = None) -> np.ndarray | None:
     lmin = topo.min_level(size)
+    cl = topo.cluster_size
     if rule in ("beplat", "plat"):
         for lvl in range(lmin, topo.levels + 1) if rule == "beplat" else (lmin,):
-            counts = topo.block_counts(free, lvl)
+            counts = _level_counts(topo, free, lvl, clusters)
             ok = np.flatnonzero(counts >= size)
             if ok.size:
                 b, bs = int(ok[0]), topo.block_sizes[lvl - 1]
-                return _take_by_clusters(free, b * bs, (b + 1) * bs, size, topo.cluster_size)
+                return _take_by_clusters(free, b * bs, (b + 1) * bs, size, cl,
+                                         None if clusters is None else
+                                         clusters[b * bs // cl:(b + 1) * bs // cl])
         return None
     bs = topo.block_sizes[lmin - 1]
-    counts = topo.block_counts(free, lmin)
+    counts = _level_counts(topo, free, lmin, clusters)
     ok = np.flatnonzero(counts >= size)
     if ok.size:  # contiguous: first block, lowest free ids
         b = int(ok[0])
@@ -273,11 +328,11 @@ def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
         return None
     parent_bs = topo.block_sizes[lmin]
     per = parent_bs // bs
-    parent_ok = np.repeat(topo.block_counts(free, lmin + 1) >= size, per)
+    parent_ok = np.repeat(_level_counts(topo, free, lmin + 1, clusters) >= size, per)
     cand = np.flatnonzero(parent_ok & (size - counts <= allowed))
     if not cand.size:
         return None
-    c = int(cand[np.lexsort((cand, -counts[cand]))[0]])
+    c = int(cand[np.argmax(counts[cand])])  # the most free, ties lower index
     keep = c * bs + np.flatnonzero(free[c * bs:(c + 1) * bs])
     p = c // per
     siblings = [s for s in range(p * per, (p + 1) * per) if s != c]

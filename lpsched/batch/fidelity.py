@@ -187,8 +187,9 @@ def platform_table(per_platform: Mapping[str, Mapping[str, Mapping[str, float]]]
                   if isinstance(v, Mapping)]
         why = reduced
         if counts and max(counts) < CH5_INSTANCES:
-            why = "; ".join(filter(None, [f"{max(counts)} of the seed's {CH5_INSTANCES} "
-                                          "instances", reduced]))
+            own = f"{max(counts)} of the seed's {CH5_INSTANCES} instances"
+            # the command's own note may say it already (``--instances``): once only
+            why = "; ".join(filter(None, [None if own in (reduced or "") else own, reduced]))
         tail = f"; reduced run ({why}): a gap may come from the reduction" if why else ""
         for alloc in CH5_VARIANTS:
             worse = (plat, alloc) in CH5_WORSE

@@ -29,8 +29,10 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.allocation import slice_plan
-from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
+from lpsched.batch.schedule import BatchSchedule
+from lpsched.batch.simulator import simulate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
+from lpsched.batch.validation import batch_metrics, validate_batch
 from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
 

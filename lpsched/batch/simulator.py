@@ -88,6 +88,7 @@ from lpsched.batch.allocation import (
     NEEDS_TOPOLOGY,
     allocate,
     block_counts,
+    cluster_counts,
     placeable,
 )
 from lpsched.batch.line import _simulate_line
@@ -105,6 +106,10 @@ from lpsched.errors import InvalidInstanceError, LpschedError
 POLICIES = ("fcfs", "easy", "conservative")
 _NO_PROCS = np.zeros(0, np.int32)
 _NO_RANKS = np.zeros(0, np.int64)
+#: the rules that read free counts per cluster or per tree block, and those that read
+#: runs of free ids (decision 460)
+_CLUSTER_RULES = ("beloc", "loc", *NEEDS_TOPOLOGY)
+_RUN_RULES = ("becont", "cont", "becont-ff", "cont-ff")
 
 
 class Profile:
@@ -287,6 +292,27 @@ class Profile:
         numpy.ndarray
             float, ``top + 1`` entries (``h[s]``, seconds, ``±inf`` as described).
         """
+        return self._held(np.arange(top + 1), least_size)
+
+    def held_for(self, sizes: np.ndarray) -> np.ndarray:
+        """:meth:`held_until`'s entries at ``sizes`` only: ``held_until(sizes.max(),
+        sizes.min())[sizes]``, without the table of every size up to the largest (on
+        80,640 processors the table cost more than the test it serves; decision 461).
+
+        Parameters
+        ----------
+        sizes : numpy.ndarray
+            Job sizes (int, non-negative, at least one).
+
+        Returns
+        -------
+        numpy.ndarray
+            float, one per size: ``h[size]`` of :meth:`held_until`.
+        """
+        return self._held(sizes, int(sizes.min()))
+
+    def _held(self, sizes: np.ndarray, least_size: int) -> np.ndarray:
+        """``h[s]`` of :meth:`held_until` for each ``s`` of ``sizes`` (all ``>= least_size``)."""
         free, lo, step = self.free, 0, 256
         while lo < free.size:
             hit = np.flatnonzero(free[lo:lo + step] < least_size)
@@ -295,7 +321,7 @@ class Profile:
                 break
             lo, step = lo + step, 2 * step
         least = np.minimum.accumulate(free)
-        first = np.searchsorted(-least, -np.arange(top + 1), side="right")
+        first = np.searchsorted(-least, -sizes, side="right")
         h = np.append(self.times, math.inf)[first]
         h[first == 0] = -math.inf
         return h
@@ -575,9 +601,11 @@ class _BatchSim:
 
     __slots__ = (
         "alloc",
+        "alloc_free",
         "begin",
         "by_rank",
         "cluster_size",
+        "clusters",
         "compression",
         "counts",
         "due_heap",
@@ -606,9 +634,12 @@ class _BatchSim:
         "prev_seq",
         "procs",
         "progress",
+        "qarr",
         "qct",
         "queue",
         "rank",
+        "refused",
+        "refused_at",
         "releases",
         "resv_r",
         "run_l",
@@ -655,7 +686,7 @@ class _BatchSim:
         if alloc == "basic" and topology is None and penalty is None:
             self.line: FreeLine | None = FreeLine(m)
             self.begin, self.finish = self.begin_line, self.finish_line
-            self.free = self.counts = None
+            self.free = self.counts = self.alloc_free = self.clusters = None
             self.nfree = m
         else:
             self.line = None
@@ -663,10 +694,24 @@ class _BatchSim:
             self.free = topology.free_mask() if topology is not None else np.ones(m, bool)
             self.nfree = int(self.free.sum())  # kept in step with ``free``
             self.counts = block_counts(self.free)  # free per bucket, kept in step too
+            # decision 460: the rules that read clusters or tree blocks get the free count
+            # per cluster, kept in step (not a sum over the whole mask per try); the rules
+            # that read runs of free ids get the installed ids only (a tree's uninstalled
+            # tail is never free, so it holds no run)
+            self.clusters = cluster_counts(self.free, cluster_size) \
+                if cluster_size and alloc in _CLUSTER_RULES else None
+            self.alloc_free = self.free[:m] if alloc in _RUN_RULES else self.free
         self.queue: list[int] = []
+        # EASY: ``queue[:len(qarr)]`` as an array (decision 464), synced at each pass
+        self.qarr = _NO_RANKS
         self.running: dict[int, float] = {}  # job -> estimated end
         self.releases: list[tuple[float, int]] = []  # (estimated end, job), sorted: the shadow
         self.version = 0  # changes whenever the running set does
+        # decision 462: the sizes the allocation rule refused on the free processors of
+        # ``version`` (the rule reads only the mask, so a size refused is refused again
+        # until a job starts or ends)
+        self.refused: set[int] = set()
+        self.refused_at = -1
         self.start: list[float] = [math.nan] * n
         self.end: list[float] = [math.nan] * n
         self.procs: list[Any] = [_NO_PROCS] * n  # ids (mask) or flat runs (line)
@@ -711,7 +756,14 @@ class _BatchSim:
         rank[order] = np.arange(work.jobs)
         self.rank = rank.tolist()
         t0 = _time.perf_counter()
-        events = self.run(order.tolist(), subs)
+        try:
+            events = self.run(order.tolist(), subs)
+        finally:
+            # ``begin``/``finish`` are this object's bound methods: a reference cycle that
+            # kept every simulation's arrays until a full garbage collection (the ch. 5
+            # RICC run's 4.5 GB, decisions 432 and 463); broken here, the object and its
+            # arrays go when the last reference does
+            del self.begin, self.finish
         seconds = _time.perf_counter() - t0
         procs = ProcSets.from_flat(self.procs) if self.line is not None else self.procs
         killed = self.failed | (self.work.run > self.est) if self.kill else self.failed.copy()
@@ -788,13 +840,23 @@ class _BatchSim:
         time (placement penalty: killed at its estimate if longer), schedule its end."""
         free, counts = self.free, self.counts
         assert free is not None and counts is not None  # the mask's state (not a line)
-        ids = allocate(self.alloc, free, self.sizes_l[j], self.cluster_size,
-                       self.topology, self.qct, counts)
+        size, alloc_free = self.sizes_l[j], self.alloc_free
+        assert alloc_free is not None  # set with the mask
+        if self.refused_at == self.version and size in self.refused:
+            return False  # the same free processors refused this size (decision 462)
+        ids = allocate(self.alloc, alloc_free, size, self.cluster_size,
+                       self.topology, self.qct, counts, self.clusters)
         if ids is None:
+            if self.refused_at != self.version:
+                self.refused, self.refused_at = set(), self.version
+            self.refused.add(size)
             return False
         free[ids] = False
         self.nfree -= ids.size
         counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
+        clusters = self.clusters
+        if clusters is not None:
+            clusters -= np.bincount(ids // self.cluster_size, minlength=clusters.size)
         self.procs[j] = ids.astype(np.int32)
         length = self.run_l[j]
         if self.penalty is not None:
@@ -821,6 +883,9 @@ class _BatchSim:
         free[ids] = True
         self.nfree += ids.size
         counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)
+        clusters = self.clusters
+        if clusters is not None:
+            clusters += np.bincount(ids // self.cluster_size, minlength=clusters.size)
         self.ended(j)
 
     def ended(self, j: int) -> None:
@@ -849,6 +914,8 @@ class _BatchSim:
             k += 1
         if k:
             del queue[:k]
+            if self.qarr.size:
+                self.qarr = self.qarr[k:]  # still ``queue[:len(qarr)]``
         if not queue or self.policy == "fcfs":
             return
         if self.policy == "easy":
@@ -986,10 +1053,14 @@ class _BatchSim:
             pick = np.flatnonzero(ok)
             if pick.size:
                 sz = size[pick]
-                held = prof.held_until(int(sz.max()), int(sz.min()))
-                ok[pick] = (rs[pick] > now) & (until[pick] <= held[sz])
-            if self.free is not None and ok.any():  # a forced rule's shape, for all at once
-                ok[ok] = placeable(self.alloc, self.free, size[ok], self.cluster_size)
+                top = int(sz.max())
+                held = prof.held_until(top, int(sz.min()))[sz] if top < sz.size else \
+                    prof.held_for(sz)
+                ok[pick] = (rs[pick] > now) & (until[pick] <= held)
+            alloc_free = self.alloc_free
+            if alloc_free is not None and ok.any():  # a forced rule's shape, for all at once
+                ok[ok] = placeable(self.alloc, alloc_free, size[ok], self.cluster_size,
+                                   self.nfree, self.clusters)
         else:
             rs, size = self.resv_r[ranks], self.size_r[ranks]
             seq = self.freed_base + len(self.freed)
@@ -1152,26 +1223,57 @@ class _BatchSim:
             first_resv[head] = t_h
         extra = free_then - size_h
         bound = t_h + 1e-9 * max(1.0, abs(t_h))
-        started = []
+        started: list[int] = []
         nfree = self.nfree
         state = (self.version, head, t_h, free_then)
-        for k in range(self.scan_from if state == self.scan_state else 1, len(queue)):
-            j = queue[k]
-            size = sizes_l[j]
-            if size > nfree:
-                continue
-            ends_first = now + est_l[j] <= bound
-            if (ends_first or size <= extra) and begin(j):
-                started.append(k)
-                nfree = self.nfree
-                if not ends_first:
-                    extra -= size
+        qarr = self.qarr
+        if qarr.size < len(queue):  # the jobs submitted since the last pass
+            qarr = self.qarr = np.concatenate([qarr, np.array(queue[qarr.size:], np.int64)])
+        lo, n = self.scan_from if state == self.scan_state else 1, len(queue)
+        while lo < n:
+            # decision 464: the positions the loop below would not skip at once, found in
+            # numpy (too wide for the free count now, of a size refused on these free
+            # processors, or neither ending by the shadow time nor within ``extra``); a
+            # start changes all three, so the search is redone after each start.
+            # The loop tests every job it reads as before: the same jobs start
+            for k in self.backfill_candidates(qarr, lo, nfree, now, bound, extra):
+                j = queue[k]
+                size = sizes_l[j]
+                if size > nfree or (self.refused_at == self.version and size in self.refused):
+                    continue  # too wide, or refused on these free processors (decision 462)
+                ends_first = now + est_l[j] <= bound
+                if (ends_first or size <= extra) and begin(j):
+                    started.append(k)
+                    nfree = self.nfree
+                    if not ends_first:
+                        extra -= size
+                    lo = k + 1
+                    break
+            else:
+                break
         for k in reversed(started):
             del queue[k]
+        if started:
+            self.qarr = np.delete(qarr, started)
         # nothing started: until a job starts or ends, the same head, shadow and free
         # counts refuse these jobs again (``now + estimate`` only grows): the next pass
         # need only read the jobs submitted meanwhile, from ``scan_from``
         self.scan_state, self.scan_from = (None, 1) if started else (state, len(queue))
+
+    def backfill_candidates(self, qarr: np.ndarray, lo: int, nfree: int, now: float,
+                            bound: float, extra: int) -> Any:
+        """Queue positions from ``lo`` whose job is at most ``nfree`` wide, not of a size
+        refused on the current free processors, and ends by ``bound`` (``now + estimate``,
+        the same float sum) or fits in ``extra`` (:meth:`easy_backfill`'s tests, decision
+        464): all positions, in order, when few remain."""
+        if qarr.size - lo < 32:
+            return range(lo, qarr.size)
+        jobs = qarr[lo:]
+        sizes = self.work.size[jobs]
+        ok = (sizes <= nfree) & ((now + self.est[jobs] <= bound) | (sizes <= extra))
+        if self.refused_at == self.version and self.refused:
+            ok &= ~np.isin(sizes, np.fromiter(self.refused, np.int64, len(self.refused)))
+        return (np.flatnonzero(ok) + lo).tolist()
 
     def shadow(self, size: int, now: float) -> tuple[float, int]:
         """Earliest time ``size`` processors are free by the estimates, and how many are

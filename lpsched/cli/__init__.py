@@ -261,7 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
         from lpsched.core.versions import versions_report
 
-        print(versions_report() if "--verbose" in argv else f"lpsched {__version__}")
+        if "--verbose" not in argv:
+            print(f"lpsched {__version__}")
+            return 0
+        # and which FCFS/EASY kernel ``lpsched batch`` runs (decision 443)
+        from lpsched.batch.line import kernel_in_use
+
+        print(versions_report() + f"\nlpsched-batch-kernel {kernel_in_use()}")
         return 0
     args = parse_command_line(argv)
     if args.solver_log or args.verbose:

@@ -23,9 +23,7 @@ def versions() -> dict[str, str]:
     -------
     dict of str to str
         The version of lpsched, of Python (with implementation, system and machine) and of
-        each distribution of :data:`DEPENDENCIES`, by name; and ``lpsched-batch-kernel``:
-        ``compiled`` or ``python (reason)`` (:func:`lpsched.batch.line.kernel_in_use`,
-        decision 443).
+        each distribution of :data:`DEPENDENCIES`, by name.
     """
     import platform  # here, not at the top: ``import lpsched`` stays light (issue 34)
     from importlib import metadata
@@ -38,10 +36,6 @@ def versions() -> dict[str, str]:
             found[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             found[dist] = "not installed"
-    # the compiled FCFS/EASY kernel of ``lpsched batch``, or why the Python one runs
-    from lpsched.batch.line import kernel_in_use
-
-    found["lpsched-batch-kernel"] = kernel_in_use()
     return found
 
 

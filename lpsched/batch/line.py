@@ -1,6 +1,7 @@
 """The lean batch path (issue 34): FCFS and EASY under ``basic`` allocation on a line of
-processors (no topology, no penalty), the common case of :func:`~lpsched.batch.simulator.
-simulate_batch`, in one function whose state is local variables (decision 375).
+processors (no topology, no penalty), the common case of
+:func:`~lpsched.batch.simulator.simulate_batch`, in one function whose state is local
+variables (decision 375).
 
 The rules are :class:`~lpsched.batch.simulator._BatchSim`'s (seed 000 §4.5: FCFS, EASY's
 shadow time and backfilling test); tests/batch/test_line_kernel.py checks the kernel against

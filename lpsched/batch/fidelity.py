@@ -218,7 +218,8 @@ def platform_table(per_platform: Mapping[str, Mapping[str, Mapping[str, float]]]
 
 
 def topology_table(per_trace: Mapping[str, list[dict[str, Any]]],
-                   missing: Mapping[str, str], reduced: str = "") -> FidelityTable:
+                   missing: Mapping[str, str], reduced: str = "",
+                   blocked_head: str = "kill-advanced") -> FidelityTable:
     """Seed 001 §7: the break-even speed-up of contiguous allocation per workload (FCFS and
     backfilling), and "speed-ups around 10 % are enough" for quasi-contiguous in some cases
     [L186] (the smallest break-even of the quasi-contiguous variants over the workloads and
@@ -234,6 +235,10 @@ def topology_table(per_trace: Mapping[str, list[dict[str, Any]]],
     reduced : str
         How the run departs from the seed's whole traces, e.g. ``"the first 5000 jobs of
         each trace (--limit)"``; empty for the seed's setting.
+    blocked_head : {"kill-advanced", "wait"}
+        The EASY rule the rows come from: the seed's kill of advanced jobs [001 L51–L53]
+        (decision 387) or ``wait`` (decision 265), which the EASY rows then name, a gap
+        there citing decision 385 (the head can starve).
 
     Returns
     -------
@@ -242,6 +247,9 @@ def topology_table(per_trace: Mapping[str, list[dict[str, Any]]],
     """
     rows: list[FidelityRow] = []
     tail = f"reduced run ({reduced}): a gap may come from the reduction" if reduced else ""
+    waits = blocked_head == "wait"
+    rule = ("EASY's head waits for the next end (--blocked-head wait, decision 265), not "
+            "the seed's kill of advanced jobs [001 L51–L53]") if waits else ""
     quasi: list[float] = []
     for trace, (seed, line) in SEED001_BREAK_EVEN.items():
         summ = per_trace.get(trace)
@@ -255,17 +263,19 @@ def topology_table(per_trace: Mapping[str, list[dict[str, Any]]],
             row = next((r for r in summ if r["policy"] == policy
                         and r["alloc"] == "contiguous"), None)
             even = row["break_even_speedup"] if row else None
+            easy_wait = waits and policy == "easy"
+            why = 385 if easy_wait else EXPLAINED.get(("topology-aware", trace, policy))
             rows.append(compare(figure, line, seed, math.inf if even is None else even,
-                                explained_by=None if reduced else EXPLAINED.get(
-                                    ("topology-aware", trace, policy)),
+                                explained_by=None if reduced else why,
                                 tolerance=5.0, unit="%", note="; ".join(filter(None, [
-                                    "inf: beyond the grid" if even is None else "", tail]))))
+                                    "inf: beyond the grid" if even is None else "",
+                                    rule if easy_wait else "", tail]))))
         quasi += [math.inf if r["break_even_speedup"] is None else r["break_even_speedup"]
                   for r in summ or [] if r["alloc"].startswith("quasi")]
     figure = "quasi-contiguous: smallest break-even speed-up (\"around 10 %\")"
     if quasi:
         rows.append(compare(figure, "001 L186", 10.0, min(quasi), tolerance=5.0, unit="%",
-                            note=tail))
+                            note="; ".join(filter(None, [rule, tail]))))
     else:
         rows.append(not_measured(figure, "001 L186", 10.0, "no quasi-contiguous rows",
                                  unit="%"))

@@ -30,9 +30,9 @@ import numpy as np
 
 from lpsched.batch.allocation import slice_plan
 from lpsched.batch.schedule import BatchSchedule
-from lpsched.batch.simulator import simulate_batch
+from lpsched.batch.simulator import BLOCKED_HEAD, simulate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
-from lpsched.batch.validation import batch_metrics, validate_batch
+from lpsched.batch.validation import _levels, _min_levels, batch_metrics, validate_batch
 from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
 
@@ -615,7 +615,8 @@ def trace_label(trace: str) -> str:
 
 def topology_cells(trace: str, speedups: list[float], limit: int = 0,
                    k: int = 4, status: str | None = None,
-                   zero_run: str = "keep") -> list[list[Any]]:
+                   zero_run: str = "keep",
+                   blocked_head: str = "kill-advanced") -> list[list[Any]]:
     """The cells (reads the trace once, so a bad trace or tree fails before any cell).
 
     Parameters
@@ -632,21 +633,33 @@ def topology_cells(trace: str, speedups: list[float], limit: int = 0,
         The SWF statuses kept (default every job, decision 268).
     zero_run : {"keep", "drop"}
         Keep or drop the jobs of run time 0 (default keep).
+    blocked_head : {"kill-advanced", "wait"}
+        EASY's rule when the head's reservation time comes and it cannot be placed: seed
+        001 §3's kill of advanced jobs [001 L51–L53] (default, decision 387) or waiting for
+        the next end (decision 265).
 
     Returns
     -------
     list of list
-        One cell per scheduler, allocator and speed-up (basic at 0 only).
+        One cell per scheduler, allocator and speed-up (basic at 0 only): ``[trace, limit,
+        k, policy, alloc, qct, speedup]``, then the status when not every job's, and, for
+        EASY under ``kill-advanced``, the status (or ``None``) and ``"kill-advanced"``
+        (FCFS cells and ``wait`` cells keep the keys of the runs before decision 387).
     """
     status = selection(status, zero_run)
     work = load_trace(trace, status)
     kary_for(int(work.processors or work.size.max()), k)
-    tail = [status] if status not in (None, "all") else []
+    if blocked_head not in BLOCKED_HEAD:
+        raise InvalidInstanceError("blocked_head", blocked_head,
+                                   f"must be one of {BLOCKED_HEAD}")
+    kept = status if status not in (None, "all") else None
+    tail = [kept] if kept is not None else []
     cells = []
     for policy in ("fcfs", "easy"):
+        rule = [kept, blocked_head] if policy == "easy" and blocked_head != "wait" else tail
         for alloc, qct in TOPO_ALLOCS:
             for s in ([0.0] if alloc == "basic" else speedups):
-                cells.append([trace, limit, k, policy, alloc, qct, float(s), *tail])
+                cells.append([trace, limit, k, policy, alloc, qct, float(s), *rule])
     return cells
 
 
@@ -664,23 +677,29 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
     -------
     list of dict
         One row: ``trace``, ``policy``, ``alloc``, ``qct``, ``speedup``, ``jobs``,
-        ``mean_wait_min``, ``mean_total_min``, ``frac_spread``, ``seconds``.
+        ``mean_wait_min``, ``mean_total_min``, ``frac_spread``, ``kills`` (advanced jobs
+        killed for the head's reservation, decision 387; 0 for FCFS and under ``wait``),
+        ``seconds``.
     """
     trace, limit, k, policy, alloc, qct, speedup = cell[:7]
     work = load_trace(trace, cell[7] if len(cell) > 7 else None)
+    blocked_head = cell[8] if len(cell) > 8 else "wait"
     if limit:
         work = subset(work, np.arange(min(limit, work.jobs)))
     topo = kary_for(int(work.processors or work.size.max()), k)
     sched, stats = simulate_batch(work, policy, alloc=alloc, topology=topo, qct=qct,
-                                  speedup=speedup)
+                                  speedup=speedup, blocked_head=blocked_head)
     validate_batch(work, sched, topo.installed, topology=topo, forced=alloc, qct=qct)
     wait = sched.start - work.submit
     total = sched.end - work.submit
-    quasi = [topo.level_of(p) > topo.min_level(p.size) for p in sched.procs]
+    runs = sched.runs()[0]
+    sizes = runs.sizes()
+    quasi = (sizes > 0) & (_levels(runs, topo) > _min_levels(sizes, topo))
     return [{"trace": trace_label(trace), "policy": policy, "alloc": alloc, "qct": qct,
              "speedup": speedup,
              "jobs": work.jobs, "mean_wait_min": float(wait.mean() / 60),
              "mean_total_min": float(total.mean() / 60), "frac_spread": float(np.mean(quasi)),
+             "kills": int(stats.get("reservation_kills", 0)),
              "seconds": stats["seconds"]}]
 
 

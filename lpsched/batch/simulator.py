@@ -104,6 +104,9 @@ from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, LpschedError
 
 POLICIES = ("fcfs", "easy", "conservative")
+#: what EASY does when its head's reservation time comes and the head cannot be placed:
+#: wait for the next end (decision 265), or kill advanced jobs (seed 001 §3, decision 387)
+BLOCKED_HEAD = ("wait", "kill-advanced")
 _NO_PROCS = np.zeros(0, np.int32)
 _NO_RANKS = np.zeros(0, np.int64)
 #: the rules that read free counts per cluster or per tree block, and those that read
@@ -455,6 +458,7 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                    qct: int = 20, penalty: tuple[str, float] | None = None,
                    speedup: float = 0.0, compression: str | None = None,
                    progress: Callable[[int, int, float], None] | None = None,
+                   blocked_head: str = "wait",
                    ) -> tuple[BatchSchedule, dict[str, Any]]:
     """Run ``policy`` on ``work`` with the allocation rule ``alloc`` (module doc); returns
     the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
@@ -491,6 +495,14 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         Conservative only: one of :data:`COMPRESSIONS` (default ``textbook``).
     progress : callable, optional
         ``progress(started, jobs, now)``.
+    blocked_head : {"wait", "kill-advanced"}
+        EASY only: what happens when the head's reservation time comes and the allocation
+        rule cannot place it. ``"wait"`` (default): it waits for the next end (decision
+        265). ``"kill-advanced"``: seed 001 §3's rule [001 L51–L53], read in decision 387 —
+        the running jobs that backfilling advanced are killed, the latest started first,
+        until the head can be placed (none if all of them would not suffice); a killed job
+        goes back to the queue at its submission position and later runs its whole time
+        again.
 
     Returns
     -------
@@ -498,6 +510,8 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         The schedule (workload order) and ``{"events", "seconds", "first_reservation"}``:
         events handled, seconds of the event loop, and each job's first reservation (s;
         conservative: at submission, EASY: when it first became the head; NaN if never).
+        Under ``blocked_head="kill-advanced"`` also ``reservation_kills`` (jobs killed)
+        and ``killed_work`` (processor-seconds they had run).
 
     Examples
     --------
@@ -519,12 +533,21 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     """
     cluster_size = _check_options(policy, alloc, cluster_size, topology, qct, penalty,
                                   speedup, compression)
+    if blocked_head not in BLOCKED_HEAD:
+        raise InvalidInstanceError("blocked_head", blocked_head,
+                                   f"must be one of {BLOCKED_HEAD}")
+    if blocked_head != "wait" and policy != "easy":
+        raise InvalidInstanceError("blocked_head", blocked_head, "killing advanced jobs is "
+                                   f"EASY backfilling's rule (seed 001 §3); policy {policy!r} "
+                                   "advances no job")
     compression = compression or COMPRESSIONS[0]
     topology, m = _machine(work, processors, topology)
-    if policy != "conservative" and alloc == "basic" and topology is None and penalty is None:
+    if policy != "conservative" and alloc == "basic" and topology is None and penalty is None \
+            and blocked_head == "wait":
         return _simulate_line(work, policy, m, kill, progress)
     sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
                     speedup, compression)
+    sim.kill_advanced = blocked_head == "kill-advanced"
     sim.progress = progress
     return sim.simulate()
 
@@ -600,6 +623,7 @@ class _BatchSim:
     methods."""
 
     __slots__ = (
+        "advanced",
         "alloc",
         "alloc_free",
         "begin",
@@ -622,6 +646,9 @@ class _BatchSim:
         "freed",
         "freed_base",
         "kill",
+        "kill_advanced",
+        "killed_work",
+        "kills",
         "least_size",
         "len_r",
         "line",
@@ -738,6 +765,12 @@ class _BatchSim:
         self.freed_base = self.prev_seq = 0
         self.progress: Callable[[int, int, float], None] | None = None
         self.nstarted = 0
+        # decision 387: seed 001's EASY kills advanced jobs for a blocked head; the running
+        # jobs backfilling started, in start order (a dict keeps insertion order)
+        self.kill_advanced = False
+        self.advanced: dict[int, None] = {}
+        self.kills = 0
+        self.killed_work = 0.0
 
     def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
         """Run the events to the end: at each instant the jobs ending (in the order they
@@ -769,8 +802,12 @@ class _BatchSim:
         killed = self.failed | (self.work.run > self.est) if self.kill else self.failed.copy()
         sched = BatchSchedule(np.array(self.start), np.array(self.end), procs, self.failed,
                               killed)
-        return sched, {"events": events, "seconds": seconds,
-                       "first_reservation": np.array(self.first_resv)}
+        stats: dict[str, Any] = {"events": events, "seconds": seconds,
+                                 "first_reservation": np.array(self.first_resv)}
+        if self.kill_advanced:
+            stats["reservation_kills"] = self.kills
+            stats["killed_work"] = self.killed_work
+        return sched, stats
 
     def run(self, order: list[int], subs: list[float]) -> int:
         """The event loop of :meth:`simulate`; returns the number of events handled."""
@@ -901,6 +938,8 @@ class _BatchSim:
         releases = self.releases
         del releases[bisect.bisect_left(releases, (self.running.pop(j), j))]
         self.version += 1
+        if self.advanced:
+            self.advanced.pop(j, None)
 
     def scheduling_pass(self) -> None:
         """The FCFS part of every policy (a forced allocation may refuse the head), then
@@ -908,6 +947,20 @@ class _BatchSim:
         if self.fixed:
             self.fixed_pass()
             return
+        queue = self.queue
+        self.fcfs_part()
+        if self.kill_advanced:
+            while queue and self.kill_for_head():
+                self.fcfs_part()
+        if not queue or self.policy == "fcfs":
+            return
+        if self.policy == "easy":
+            self.easy_backfill(self.now)
+            return
+        self.rebuild_pass(self.now)
+
+    def fcfs_part(self) -> None:
+        """Start the queue's jobs in order while the head fits and the rule places it."""
         queue, sizes_l, begin = self.queue, self.sizes_l, self.begin
         k = 0
         while k < len(queue) and sizes_l[queue[k]] <= self.nfree and begin(queue[k]):
@@ -916,12 +969,62 @@ class _BatchSim:
             del queue[:k]
             if self.qarr.size:
                 self.qarr = self.qarr[k:]  # still ``queue[:len(qarr)]``
-        if not queue or self.policy == "fcfs":
-            return
-        if self.policy == "easy":
-            self.easy_backfill(self.now)
-            return
-        self.rebuild_pass(self.now)
+
+    def kill_for_head(self) -> bool:
+        """Seed 001 §3's rule [001 L51–L53] as decision 387 reads it: when the head's
+        reservation time (the shadow time by the estimates) has come and the rule cannot
+        place it, kill advanced jobs, the latest started first, until it can; then start
+        it. None is killed if all of them would not suffice. A killed job returns to the
+        queue at its submission position. Returns whether the head started (O(m) to check
+        the advanced jobs' processors; O(running) per kill)."""
+        queue, advanced = self.queue, self.advanced
+        head = queue[0]
+        size = self.sizes_l[head]
+        if not advanced or self.shadow(size, self.now)[0] > self.now:
+            return False
+        victims = list(reversed(advanced))
+        if self.line is not None:  # ``basic`` on a line: a count is all the head needs
+            if self.nfree + sum(self.sizes_l[v] for v in victims) < size:
+                return False
+        else:
+            trial = self.alloc_free.copy()  # type: ignore[union-attr]
+            for v in victims:
+                trial[self.procs[v]] = True
+            if allocate(self.alloc, trial, size, self.cluster_size, self.topology,
+                        self.qct) is None:
+                return False
+        killed = []
+        for v in victims:
+            self.kill_job(v)
+            killed.append(v)
+            if self.sizes_l[head] <= self.nfree and self.begin(head):
+                break
+        else:  # pragma: no cover - the check above found a placement with all of them
+            raise LpschedError(f"job {head}: no placement after killing every advanced job")
+        del queue[0]
+        rank = self.rank
+        for v in killed:  # back at its submission position among the waiting jobs
+            bisect.insort(queue, v, key=rank.__getitem__)
+        self.qarr = _NO_RANKS  # rebuilt from the queue by the next EASY pass
+        self.scan_state = None
+        return True
+
+    def kill_job(self, v: int) -> None:
+        """Stop the running job ``v`` now (decision 387): its processors are free, its end
+        event is gone, and it is waiting again with no start."""
+        ends = self.ends
+        at = next(i for i, e in enumerate(ends) if e[2] == v)
+        ends[at] = ends[-1]
+        ends.pop()
+        heapq.heapify(ends)
+        start = self.start[v]
+        self.finish(v)
+        self.kills += 1
+        self.killed_work += (self.now - start) * self.sizes_l[v]
+        self.start[v] = self.end[v] = math.nan
+        self.procs[v] = _NO_PROCS
+        self.failed[v] = False
+        self.nstarted -= 1
 
     def fixed_pass(self) -> None:
         """Conservative backfilling with reservations kept from submission (module doc), on
@@ -1244,6 +1347,8 @@ class _BatchSim:
                 ends_first = now + est_l[j] <= bound
                 if (ends_first or size <= extra) and begin(j):
                     started.append(k)
+                    if self.kill_advanced:
+                        self.advanced[j] = None
                     nfree = self.nfree
                     if not ends_first:
                         extra -= size

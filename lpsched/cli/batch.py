@@ -31,6 +31,10 @@ from lpsched.cli.common import (
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
+#: :data:`lpsched.batch.simulator.BLOCKED_HEAD`, spelled here so that building the parser
+#: does not load the simulator (tests/batch/test_387_blocked_head.py checks they agree)
+BLOCKED_HEAD = ("wait", "kill-advanced")
+
 
 def _seed_traces(names: dict[str, str], data: str | None = None,
                  ) -> tuple[dict[str, str], dict[str, str]]:
@@ -94,7 +98,8 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         else:
             traces, missing = _seed_traces(exp.SEED001_TRACES, args.data)
         cells = [c for t in traces.values() for c in exp.topology_cells(
-            t, _speedups(args.speedups), args.limit, status=status, zero_run=args.zero_run)]
+            t, _speedups(args.speedups), args.limit, status=status, zero_run=args.zero_run,
+            blocked_head=args.blocked_head)]
         fn = exp.topology_cell
     for label, why in missing.items():
         print(f"{name}: {label} not run: {why}", file=sys.stderr)
@@ -117,7 +122,8 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
         per_t = {t: exp.topology_summary([r for r in rows if r.get("trace") == t])
                  for t in traces}
         summary = per_t if len(per_t) > 1 else next(iter(per_t.values()))
-        table = fid.topology_table(per_t, missing, reduced=reduced)
+        table = fid.topology_table(per_t, missing, reduced=reduced,
+                                   blocked_head=args.blocked_head)
     print(dump_json({"experiment": name,
                      "trace": next(iter(traces.values())) if len(traces) == 1 else traces,
                      "not_run": missing, "summary": summary,
@@ -369,6 +375,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         raise LpschedError(f"--qct {args.qct}: the quasi-contiguity threshold applies to "
                            f"--alloc quasi-contiguous only (not {args.alloc})")
     qct = 20 if args.qct is None else args.qct
+    if args.blocked_head != "wait" and args.policy != "easy":
+        raise LpschedError(f"--blocked-head {args.blocked_head}: killing advanced jobs is "
+                           f"EASY backfilling's rule (seed 001 §3); --policy {args.policy} "
+                           "advances no job")
     work, profiles = _batch_workload(args)
     topo = _batch_topology(args, work)
     sched, stats = simulate_batch(work, args.policy, kill=args.kill_at_estimate,
@@ -376,7 +386,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                                   topology=topo, qct=qct, penalty=penalty,
                                   speedup=args.speedup,
                                   compression=args.compression,
-                                  progress=batch_progress(sys.stderr))
+                                  progress=batch_progress(sys.stderr),
+                                  blocked_head=args.blocked_head)
     m = int(topo.installed if topo else work.processors or 0)
     cluster = topo.cluster_size if topo else args.cluster_size
     validate_batch(work, sched, m, cluster_size=cluster, topology=topo, forced=args.alloc,
@@ -394,6 +405,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
            "seconds": stats["seconds"],
            "jobs_per_second": work.jobs / stats["seconds"] if stats["seconds"] > 0 else None,
            "valid": True}
+    if "reservation_kills" in stats:  # decision 387
+        out["reservation_kills"] = stats["reservation_kills"]
+        out["killed_work"] = stats["killed_work"]
     if args.kill_at_estimate or penalty:  # the COMPLETED_WALLTIME_REACHED rows of --out
         killed = sched.killed if sched.killed is not None else sched.failed
         out["killed_jobs"] = int(np.count_nonzero(killed)) if killed is not None else 0
@@ -419,6 +433,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         if "killed_jobs" in out:
             print(f"{out['killed_jobs']} jobs killed at their estimate "
                   "(COMPLETED_WALLTIME_REACHED)", file=stream)
+        if "reservation_kills" in out:
+            print(f"{out['reservation_kills']} advanced jobs killed for the head's "
+                  f"reservation ({out['killed_work']:.0f} processor-seconds lost, "
+                  "rerun from the start; decision 387)", file=stream)
     return 0
 
 
@@ -728,6 +746,11 @@ def add_reproduce(rep_sub: Any) -> None:
                             "allocators place, swept for the break-even point")
             rb.add_argument("--limit", type=int, default=0,
                             help="only the first N jobs (0, the default: every job)")
+            rb.add_argument("--blocked-head", choices=BLOCKED_HEAD,
+                            default="kill-advanced", help="EASY when the head's reservation "
+                            "time comes and it cannot be placed: kill-advanced (the seed's "
+                            "rule [001 L51-L53], default, decision 387) or wait (decision "
+                            "265)")
         rb.set_defaults(func=_cmd_reproduce_batch)
 
 
@@ -811,6 +834,12 @@ def _add_batch(sub: Any) -> None:
                      "counted as dropped; as lpsched tasks --zero-run (seed 000's tables "
                      "count the completed jobs of positive run time: --status completed "
                      "--zero-run drop)")
+    bat.add_argument("--blocked-head", choices=BLOCKED_HEAD, default="wait",
+                     help="EASY, when the head's reservation time comes and the allocation "
+                     "cannot place it: wait for the next end (default, decision 265) or "
+                     "kill-advanced: kill the jobs backfilling advanced, the latest "
+                     "started first, until it can; they rerun from the start (seed 001 "
+                     "§3, decision 387)")
     bat.add_argument("--kill-at-estimate", action="store_true", help="stop a job at its "
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")

@@ -710,24 +710,7 @@ class _BatchSim:
         self.ends: list[tuple[float, int, int]] = []  # (time, sequence, job): the ends' heap
         self.wakes: list[float] = []  # conservative: times a reservation falls due
         self.seq = 0
-        if alloc == "basic" and topology is None and penalty is None:
-            self.line: FreeLine | None = FreeLine(m)
-            self.begin, self.finish = self.begin_line, self.finish_line
-            self.free = self.counts = self.alloc_free = self.clusters = None
-            self.nfree = m
-        else:
-            self.line = None
-            self.begin, self.finish = self.begin_mask, self.finish_mask
-            self.free = topology.free_mask() if topology is not None else np.ones(m, bool)
-            self.nfree = int(self.free.sum())  # kept in step with ``free``
-            self.counts = block_counts(self.free)  # free per bucket, kept in step too
-            # decision 460: the rules that read clusters or tree blocks get the free count
-            # per cluster, kept in step (not a sum over the whole mask per try); the rules
-            # that read runs of free ids get the installed ids only (a tree's uninstalled
-            # tail is never free, so it holds no run)
-            self.clusters = cluster_counts(self.free, cluster_size) \
-                if cluster_size and alloc in _CLUSTER_RULES else None
-            self.alloc_free = self.free[:m] if alloc in _RUN_RULES else self.free
+        self.init_free(m, alloc == "basic" and topology is None and penalty is None)
         self.queue: list[int] = []
         # EASY: ``queue[:len(qarr)]`` as an array (decision 464), synced at each pass
         self.qarr = _NO_RANKS
@@ -771,6 +754,30 @@ class _BatchSim:
         self.advanced: dict[int, None] = {}
         self.kills = 0
         self.killed_work = 0.0
+
+    def init_free(self, m: int, on_line: bool) -> None:
+        """The free processors: a :class:`FreeLine` under ``basic`` on a line, else the
+        mask with its per-bucket (and, for the cluster and tree rules, per-cluster) free
+        counts."""
+        if on_line:
+            self.line: FreeLine | None = FreeLine(m)
+            self.begin, self.finish = self.begin_line, self.finish_line
+            self.free = self.counts = self.alloc_free = self.clusters = None
+            self.nfree = m
+            return
+        alloc, topology, cluster_size = self.alloc, self.topology, self.cluster_size
+        self.line = None
+        self.begin, self.finish = self.begin_mask, self.finish_mask
+        self.free = topology.free_mask() if topology is not None else np.ones(m, bool)
+        self.nfree = int(self.free.sum())  # kept in step with ``free``
+        self.counts = block_counts(self.free)  # free per bucket, kept in step too
+        # decision 460: the rules that read clusters or tree blocks get the free count
+        # per cluster, kept in step (not a sum over the whole mask per try); the rules
+        # that read runs of free ids get the installed ids only (a tree's uninstalled
+        # tail is never free, so it holds no run)
+        self.clusters = cluster_counts(self.free, cluster_size) \
+            if cluster_size and alloc in _CLUSTER_RULES else None
+        self.alloc_free = self.free[:m] if alloc in _RUN_RULES else self.free
 
     def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
         """Run the events to the end: at each instant the jobs ending (in the order they

@@ -418,26 +418,31 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.json:
         print(dump_json(out))
     else:  # with the CSV on stdout, the summary goes to stderr
-        stream = sys.stderr if args.out == "-" else sys.stdout
-        print(f"{args.policy} on {args.trace}: {work.jobs} jobs on {m} processors, "
-              f"makespan {out['makespan']:.0f} s, mean wait {out['mean_wait']:.0f} s, "
-              f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
-              f"{out['utilisation']:.3f} ({out['jobs_per_second'] or 0:.0f} jobs/s)",
-              file=stream)
-        read = "jobs" if _is_batsim(args.trace) else "job lines"
-        print(f"{out['records']} {read} read; {_dropped_text(work)}"
-              + (f"; rounded up: {work.rounded}" if work.rounded else ""), file=stream)
-        if out.get("approximated"):
-            print(f"durations approximated: {out['approximated']} (decision 367)",
-                  file=stream)
-        if "killed_jobs" in out:
-            print(f"{out['killed_jobs']} jobs killed at their estimate "
-                  "(COMPLETED_WALLTIME_REACHED)", file=stream)
-        if "reservation_kills" in out:
-            print(f"{out['reservation_kills']} advanced jobs killed for the head's "
-                  f"reservation ({out['killed_work']:.0f} processor-seconds lost, "
-                  "rerun from the start; decision 387)", file=stream)
+        _print_batch(out, args, work, m)
     return 0
+
+
+def _print_batch(out: dict[str, Any], args: argparse.Namespace, work: Any, m: int) -> None:
+    """The text summary of ``lpsched batch`` (on stderr when the CSV goes to stdout)."""
+    stream = sys.stderr if args.out == "-" else sys.stdout
+    print(f"{args.policy} on {args.trace}: {work.jobs} jobs on {m} processors, "
+          f"makespan {out['makespan']:.0f} s, mean wait {out['mean_wait']:.0f} s, "
+          f"mean bounded slowdown {out['mean_bounded_slowdown']:.2f}, utilisation "
+          f"{out['utilisation']:.3f} ({out['jobs_per_second'] or 0:.0f} jobs/s)",
+          file=stream)
+    read = "jobs" if _is_batsim(args.trace) else "job lines"
+    print(f"{out['records']} {read} read; {_dropped_text(work)}"
+          + (f"; rounded up: {work.rounded}" if work.rounded else ""), file=stream)
+    if out.get("approximated"):
+        print(f"durations approximated: {out['approximated']} (decision 367)",
+              file=stream)
+    if "killed_jobs" in out:
+        print(f"{out['killed_jobs']} jobs killed at their estimate "
+              "(COMPLETED_WALLTIME_REACHED)", file=stream)
+    if "reservation_kills" in out:
+        print(f"{out['reservation_kills']} advanced jobs killed for the head's "
+              f"reservation ({out['killed_work']:.0f} processor-seconds lost, "
+              "rerun from the start; decision 387)", file=stream)
 
 
 def batch_progress(stream: Any, after: float = 2.0, every: float = 1.0,
@@ -819,21 +824,7 @@ def _add_batch(sub: Any) -> None:
                      const="reassign", help="the same as --compression reassign")
     bat.add_argument("--speedup", type=float, default=0.0, help="percent run-time gain of "
                      "parallel jobs (seed 001; --alloc contiguous or quasi-contiguous only)")
-    bat.add_argument("--size", choices=("requested", "allocated"), default="requested",
-                     help="SWF: requested (field 8, else 5) or allocated processors (5, "
-                     "else 8); a Batsim job's size is its res")
-    bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested",
-                     help="requested: the requested time (SWF field 9) or walltime "
-                     "(Batsim), else the run time; runtime: the run time (exact estimates)")
-    bat.add_argument("--status", default="all",
-                     help="SWF statuses kept (field 11): all (the default: the trace as "
-                     "it is, decision 268), completed, or a comma list of names and "
-                     "numbers; the others are dropped and counted")
-    bat.add_argument("--zero-run", choices=("keep", "drop"), default="keep",
-                     help="SWF: keep (default) or drop the jobs of run time 0 (field 4 = 0), "
-                     "counted as dropped; as lpsched tasks --zero-run (seed 000's tables "
-                     "count the completed jobs of positive run time: --status completed "
-                     "--zero-run drop)")
+    _add_batch_selection(bat)
     bat.add_argument("--blocked-head", choices=BLOCKED_HEAD, default="wait",
                      help="EASY, when the head's reservation time comes and the allocation "
                      "cannot place it: wait for the next end (default, decision 265) or "
@@ -866,6 +857,26 @@ def _add_batch(sub: Any) -> None:
                      "atomically if it exists")
     bat.add_argument("--json", action="store_true")
     bat.set_defaults(func=_cmd_batch)
+
+
+def _add_batch_selection(bat: Any) -> None:
+    """``batch``'s options that select and read the jobs: sizes, estimates, statuses and
+    run-0 jobs."""
+    bat.add_argument("--size", choices=("requested", "allocated"), default="requested",
+                     help="SWF: requested (field 8, else 5) or allocated processors (5, "
+                     "else 8); a Batsim job's size is its res")
+    bat.add_argument("--estimate", choices=("requested", "runtime"), default="requested",
+                     help="requested: the requested time (SWF field 9) or walltime "
+                     "(Batsim), else the run time; runtime: the run time (exact estimates)")
+    bat.add_argument("--status", default="all",
+                     help="SWF statuses kept (field 11): all (the default: the trace as "
+                     "it is, decision 268), completed, or a comma list of names and "
+                     "numbers; the others are dropped and counted")
+    bat.add_argument("--zero-run", choices=("keep", "drop"), default="keep",
+                     help="SWF: keep (default) or drop the jobs of run time 0 (field 4 = 0), "
+                     "counted as dropped; as lpsched tasks --zero-run (seed 000's tables "
+                     "count the completed jobs of positive run time: --status completed "
+                     "--zero-run drop)")
 
 
 def _add_convert(sub: Any) -> None:

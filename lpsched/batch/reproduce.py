@@ -678,7 +678,8 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
     list of dict
         One row: ``trace``, ``policy``, ``alloc``, ``qct``, ``speedup``, ``jobs``,
         ``mean_wait_min``, ``mean_total_min``, ``frac_spread``, ``kills`` (advanced jobs
-        killed for the head's reservation, decision 387; 0 for FCFS and under ``wait``),
+        killed for the head's reservation, decisions 387–388; 0 for FCFS and under
+        ``wait``), ``blocked_head`` (EASY's rule; empty for FCFS),
         ``seconds``.
     """
     trace, limit, k, policy, alloc, qct, speedup = cell[:7]
@@ -700,6 +701,7 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
              "jobs": work.jobs, "mean_wait_min": float(wait.mean() / 60),
              "mean_total_min": float(total.mean() / 60), "frac_spread": float(np.mean(quasi)),
              "kills": int(stats.get("reservation_kills", 0)),
+             "blocked_head": blocked_head if policy == "easy" else "",
              "seconds": stats["seconds"]}]
 
 

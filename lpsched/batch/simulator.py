@@ -498,11 +498,11 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     blocked_head : {"wait", "kill-advanced"}
         EASY only: what happens when the head's reservation time comes and the allocation
         rule cannot place it. ``"wait"`` (default): it waits for the next end (decision
-        265). ``"kill-advanced"``: seed 001 §3's rule [001 L51–L53], read in decision 387 —
-        the running jobs that backfilling advanced are killed, the latest started first,
-        until the head can be placed (none if all of them would not suffice); a killed job
-        goes back to the queue at its submission position and later runs its whole time
-        again.
+        265). ``"kill-advanced"``: seed 001 §3's rule [001 L51–L53], read in decisions
+        387–388 — at the head's reservation time, running jobs that backfilling advanced
+        past it are killed (of the latest started, those whose processors its placement
+        needs), none if all of them would not suffice; a killed job goes back to the queue
+        at its submission position and later runs its whole time again.
 
     Returns
     -------
@@ -510,8 +510,10 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         The schedule (workload order) and ``{"events", "seconds", "first_reservation"}``:
         events handled, seconds of the event loop, and each job's first reservation (s;
         conservative: at submission, EASY: when it first became the head; NaN if never).
-        Under ``blocked_head="kill-advanced"`` also ``reservation_kills`` (jobs killed)
-        and ``killed_work`` (processor-seconds they had run).
+        Under ``blocked_head="kill-advanced"`` also ``reservation_kills`` (kills),
+        ``reservation_killed_jobs`` (the jobs they hit; a job may be killed several times)
+        and ``killed_work`` (processor-seconds the killed runs had used; the schedule keeps
+        each job's last run only).
 
     Examples
     --------
@@ -647,11 +649,13 @@ class _BatchSim:
         "freed_base",
         "kill",
         "kill_advanced",
+        "killed_jobs",
         "killed_work",
         "kills",
         "least_size",
         "len_r",
         "line",
+        "machine",
         "nfree",
         "now",
         "nstarted",
@@ -682,8 +686,10 @@ class _BatchSim:
         "start",
         "started_now",
         "topology",
+        "trial_failed",
         "version",
         "waiting",
+        "wake_for",
         "wakes",
         "work",
     )
@@ -753,12 +759,16 @@ class _BatchSim:
         self.kill_advanced = False
         self.advanced: dict[int, None] = {}
         self.kills = 0
+        self.killed_jobs: set[int] = set()
         self.killed_work = 0.0
+        self.trial_failed: tuple[int, int] | None = None  # (version, head) of a failed check
+        self.wake_for = math.nan  # the reservation time a pass is already scheduled at
 
     def init_free(self, m: int, on_line: bool) -> None:
         """The free processors: a :class:`FreeLine` under ``basic`` on a line, else the
         mask with its per-bucket (and, for the cluster and tree rules, per-cluster) free
         counts."""
+        self.machine = m
         if on_line:
             self.line: FreeLine | None = FreeLine(m)
             self.begin, self.finish = self.begin_line, self.finish_line
@@ -813,6 +823,7 @@ class _BatchSim:
                                  "first_reservation": np.array(self.first_resv)}
         if self.kill_advanced:
             stats["reservation_kills"] = self.kills
+            stats["reservation_killed_jobs"] = len(self.killed_jobs)
             stats["killed_work"] = self.killed_work
         return sched, stats
 
@@ -963,8 +974,20 @@ class _BatchSim:
             return
         if self.policy == "easy":
             self.easy_backfill(self.now)
+            if self.kill_advanced and queue and self.advanced:
+                self.wake_for_head()
             return
         self.rebuild_pass(self.now)
+
+    def wake_for_head(self) -> None:
+        """Decision 388 (a): a pass at the head's reservation time when it lies ahead ("When
+        the time of the reservation is reached" [001 L51]; a running job's estimated end is
+        no event of its own when the job overruns it). Each such time is a release time:
+        finitely many."""
+        t_h = self.shadow(self.sizes_l[self.queue[0]], self.now)[0]
+        if t_h > self.now and t_h != self.wake_for:
+            self.wake_for = t_h
+            self.wake_at(t_h)
 
     def fcfs_part(self) -> None:
         """Start the queue's jobs in order while the head fits and the rule places it."""
@@ -978,30 +1001,28 @@ class _BatchSim:
                 self.qarr = self.qarr[k:]  # still ``queue[:len(qarr)]``
 
     def kill_for_head(self) -> bool:
-        """Seed 001 §3's rule [001 L51–L53] as decision 387 reads it: when the head's
-        reservation time (the shadow time by the estimates) has come and the rule cannot
-        place it, kill advanced jobs, the latest started first, until it can; then start
-        it. None is killed if all of them would not suffice. A killed job returns to the
-        queue at its submission position. Returns whether the head started (O(m) to check
-        the advanced jobs' processors; O(running) per kill)."""
-        queue, advanced = self.queue, self.advanced
+        """Seed 001 §3's rule [001 L51–L53] as decisions 387 and 388 read it: when the
+        head's reservation time (the shadow time by the estimates) has come and the rule
+        cannot place it, kill jobs advanced past it (submitted after it, started by
+        backfilling) — of the shortest latest-started-first prefix that lets the rule place
+        it, those whose processors the placement uses — then start it. None is killed if
+        all of them would not suffice (remembered until a job starts or ends). A killed job
+        returns to the queue at its submission position. Returns whether the head started
+        (O(m) per check; O(running) per kill)."""
+        queue, rank = self.queue, self.rank
         head = queue[0]
         size = self.sizes_l[head]
-        if not advanced or self.shadow(size, self.now)[0] > self.now:
+        key = (self.version, head)
+        if key == self.trial_failed or self.shadow(size, self.now)[0] > self.now:
             return False
-        victims = list(reversed(advanced))
-        if self.line is not None:  # ``basic`` on a line: a count is all the head needs
-            if self.nfree + sum(self.sizes_l[v] for v in victims) < size:
-                return False
-        else:
-            trial = self.alloc_free.copy()  # type: ignore[union-attr]
-            for v in victims:
-                trial[self.procs[v]] = True
-            if allocate(self.alloc, trial, size, self.cluster_size, self.topology,
-                        self.qct) is None:
-                return False
+        after = rank[head]
+        victims = [v for v in reversed(self.advanced) if rank[v] > after]
+        order = self.victims_for(victims, size) if victims else None
+        if order is None:
+            self.trial_failed = key
+            return False
         killed = []
-        for v in victims:
+        for v in order:
             self.kill_job(v)
             killed.append(v)
             if self.sizes_l[head] <= self.nfree and self.begin(head):
@@ -1009,12 +1030,48 @@ class _BatchSim:
         else:  # pragma: no cover - the check above found a placement with all of them
             raise LpschedError(f"job {head}: no placement after killing every advanced job")
         del queue[0]
-        rank = self.rank
         for v in killed:  # back at its submission position among the waiting jobs
             bisect.insort(queue, v, key=rank.__getitem__)
         self.qarr = _NO_RANKS  # rebuilt from the queue by the next EASY pass
         self.scan_state = None
         return True
+
+    def victims_for(self, victims: list[int], size: int) -> list[int] | None:
+        """Decision 388 (c): the kill order for a head of ``size`` — of the shortest prefix
+        of ``victims`` (latest started first) whose processors, with the free ones, let the
+        rule place it, first those whose processors that placement uses, then the others
+        as a fallback; ``None`` when all of them would not suffice."""
+        if self.line is not None:  # ``basic`` on a line: the free runs as a mask
+            if self.nfree + sum(self.sizes_l[v] for v in victims) < size:
+                return None
+            free = np.zeros(self.machine, bool)
+            for lo, hi in zip(self.line.lo, self.line.hi, strict=True):
+                free[lo:hi] = True
+        else:
+            free = self.alloc_free.copy()  # type: ignore[union-attr]
+        ids_of = [self.ids_of(v) for v in victims]
+        trial = free.copy()
+        for ids in ids_of:
+            trial[ids] = True
+        rule, cluster, topo, qct = self.alloc, self.cluster_size, self.topology, self.qct
+        if allocate(rule, trial, size, cluster, topo, qct) is None:
+            return None
+        n, place = 0, None
+        while place is None:  # the prefix: ends at the latest when every victim is in
+            free[ids_of[n]] = True
+            n += 1
+            place = allocate(rule, free, size, cluster, topo, qct)
+        used = np.zeros(free.size, bool)
+        used[place] = True
+        needed = [v for v, ids in zip(victims[:n], ids_of, strict=False) if used[ids].any()]
+        return needed + [v for v in victims if v not in needed]
+
+    def ids_of(self, j: int) -> np.ndarray:
+        """The running job ``j``'s processor ids (from its flat runs on a line)."""
+        p = self.procs[j]
+        if self.line is None:
+            return p
+        return np.concatenate([np.arange(p[i], p[i + 1]) for i in range(0, len(p), 2)])
 
     def kill_job(self, v: int) -> None:
         """Stop the running job ``v`` now (decision 387): its processors are free, its end
@@ -1027,6 +1084,7 @@ class _BatchSim:
         start = self.start[v]
         self.finish(v)
         self.kills += 1
+        self.killed_jobs.add(v)
         self.killed_work += (self.now - start) * self.sizes_l[v]
         self.start[v] = self.end[v] = math.nan
         self.procs[v] = _NO_PROCS

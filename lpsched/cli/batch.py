@@ -407,6 +407,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
            "valid": True}
     if "reservation_kills" in stats:  # decision 387
         out["reservation_kills"] = stats["reservation_kills"]
+        out["reservation_killed_jobs"] = stats["reservation_killed_jobs"]
         out["killed_work"] = stats["killed_work"]
     if args.kill_at_estimate or penalty:  # the COMPLETED_WALLTIME_REACHED rows of --out
         killed = sched.killed if sched.killed is not None else sched.failed
@@ -440,9 +441,10 @@ def _print_batch(out: dict[str, Any], args: argparse.Namespace, work: Any, m: in
         print(f"{out['killed_jobs']} jobs killed at their estimate "
               "(COMPLETED_WALLTIME_REACHED)", file=stream)
     if "reservation_kills" in out:
-        print(f"{out['reservation_kills']} advanced jobs killed for the head's "
-              f"reservation ({out['killed_work']:.0f} processor-seconds lost, "
-              "rerun from the start; decision 387)", file=stream)
+        print(f"{out['reservation_kills']} kills of advanced jobs "
+              f"({out['reservation_killed_jobs']} jobs) for the head's reservation "
+              f"({out['killed_work']:.0f} processor-seconds lost; each reran from the "
+              "start, its last run in the schedule; decisions 387-388)", file=stream)
 
 
 def batch_progress(stream: Any, after: float = 2.0, every: float = 1.0,
@@ -826,11 +828,12 @@ def _add_batch(sub: Any) -> None:
                      "parallel jobs (seed 001; --alloc contiguous or quasi-contiguous only)")
     _add_batch_selection(bat)
     bat.add_argument("--blocked-head", choices=BLOCKED_HEAD, default="wait",
-                     help="EASY, when the head's reservation time comes and the allocation "
-                     "cannot place it: wait for the next end (default, decision 265) or "
-                     "kill-advanced: kill the jobs backfilling advanced, the latest "
-                     "started first, until it can; they rerun from the start (seed 001 "
-                     "§3, decision 387)")
+                     help="EASY, when the head's reservation time comes and it cannot be "
+                     "placed (a forced shape, or a job past its estimate): wait for the "
+                     "next end (default, decision 265) or kill-advanced: kill jobs "
+                     "backfilling advanced past it, the latest started first, as the "
+                     "placement needs; they rerun from the start (seed 001 §3, decisions "
+                     "387-388; reproduce topology-aware's default)")
     bat.add_argument("--kill-at-estimate", action="store_true", help="stop a job at its "
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")

@@ -66,15 +66,14 @@ def test_the_latest_started_advanced_job_is_killed_first() -> None:
     # estimates 5 and 6) are backfilled at 2 and 3 as ending by 10, but overrun to 52 and
     # 53. At 10 two processors are free: one kill suffices, and it is job 4 (id 5), the
     # latest started; the head runs on ids 0, 1 and 5. Job 4, back in the queue, is now the
-    # head, and its reservation time has come at once (job 3's estimated end, 7, is past):
-    # job 3 is killed in turn and job 4 reruns from 10 on id 4; job 3 reruns when the head
-    # ends (killing the earliest first would give the head id 4 and job 3 id 5)
+    # head: job 3 was submitted before it, so it was not advanced past job 4 and is not
+    # killed for it (decision 388 (b)); job 4 reruns when the head ends, on id 0
     work = _work([0, 0, 1, 2, 3], [10, 100, 10, 50, 50], [2, 2, 3, 1, 1],
                  est=[10, 100, 10, 5, 6], m=6)
     sched, stats = simulate_batch(work, "easy", blocked_head="kill-advanced")
-    assert stats["reservation_kills"] == 2 and stats["killed_work"] == 7.0 + 8.0
-    assert sched.start.tolist() == [0, 0, 10, 20, 10]
-    assert sched.procs[2].tolist() == [0, 1, 5] and sched.procs[4].tolist() == [4]
+    assert stats["reservation_kills"] == 1 and stats["killed_work"] == 7.0
+    assert sched.start.tolist() == [0, 0, 10, 2, 20]
+    assert sched.procs[2].tolist() == [0, 1, 5] and sched.procs[4].tolist() == [0]
     # the rule in ``wait``: the head waits for job 3's end
     assert simulate_batch(work, "easy")[0].start.tolist() == [0, 0, 52, 2, 3]
 
@@ -153,8 +152,8 @@ def test_cli_batch_reports_the_kills(tmp_path: Path) -> None:
     done = subprocess.run([LPSCHED, "batch", str(swf), "--alloc", "cont", "--blocked-head",
                            "kill-advanced"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "1 advanced jobs killed for the head's reservation (8 processor-seconds lost" \
-        in done.stdout
+    assert "1 kills of advanced jobs (1 jobs) for the head's reservation (8 " \
+        "processor-seconds lost" in done.stdout
     done = subprocess.run([LPSCHED, "batch", str(swf), "--alloc", "cont", "--json",
                            "--blocked-head", "kill-advanced"], capture_output=True,
                           text=True, timeout=120)

@@ -35,10 +35,22 @@ from lpsched.core.fidelity import (
 #: rows whose gap the evidence of a decision explains (docs/decisions.md):
 #: ch. 4's forced contiguous mean, forced local's within-2 % share and best-effort local's
 #: local share (decision 274: nine readings, none brings the table back), seed 001's
-#: LLNL FCFS break-even (275), ch. 5's forced local / platform on KTH SP2 (276)
+#: LLNL FCFS break-even (275), ch. 5's forced local / platform on KTH SP2 (276), forced
+#: contiguous / platform on LLNL Thunder (424: no queue, nothing can win more than basic's
+#: 1.4 % penalty), forced contiguous on SDSC Blue (425: 0.7 standard errors from 1, and
+#: tree-dependent), the best variant on HPC2N, SDSC Blue, RICC and Curie (426: plat and
+#: beplat tie, or the text allows either), Curie's contiguous rows (427: tree-dependent, and
+#: cont < 1 contradicts the seed's "similar" under the largest-block rule)
 EXPLAINED = {("contiguity", "cont-ff"): 274, ("contiguity", "loc"): 274,
              ("contiguity", "beloc-local"): 274, ("topology-aware", "llnl_thunder", "fcfs"): 275,
-             ("platform-level", "kth_sp2", "loc"): 276, ("platform-level", "kth_sp2", "plat"): 276}
+             ("platform-level", "kth_sp2", "loc"): 276, ("platform-level", "kth_sp2", "plat"): 276,
+             ("platform-level", "llnl_thunder", "cont"): 424,
+             ("platform-level", "llnl_thunder", "plat"): 424,
+             ("platform-level", "sdsc_blue", "cont"): 425,
+             **{("platform-level", p, "best"): 426 for p in ("hpc2n", "sdsc_blue", "ricc",
+                                                               "curie")},
+             ("platform-level", "curie", "cont"): 427,
+             ("platform-level", "curie", "becont"): 427}
 
 #: seed 000 [L3779–L3788]: the sum-flow direction of each variant against basic (1): every
 #: best-effort variant improves on it except best-effort local on SDSC Blue; forced
@@ -213,6 +225,8 @@ def platform_table(per_platform: Mapping[str, Mapping[str, Mapping[str, float]]]
             best = min((a for a in CH5_VARIANTS if a in summ),
                        key=lambda a: summ[a]["sum_flow"], default="none")
             rows.append(compare(figure, "000 L3781–L3782", "beplat", best,
+                                explained_by=None if why else EXPLAINED.get(
+                                    ("platform-level", plat, "best")),
                                 note=tail.lstrip("; ")))
     return FidelityTable("platform-level", rows)
 

@@ -41,7 +41,7 @@ from lpsched.core.fidelity import (
 #: tree-dependent), the best variant on HPC2N, SDSC Blue, RICC and Curie (426: plat and
 #: beplat tie, or the text allows either), Curie's contiguous rows (427: tree-dependent, and
 #: cont < 1 contradicts the seed's "similar" under the largest-block rule)
-EXPLAINED = {("contiguity", "cont-ff"): 274, ("contiguity", "loc"): 274,
+EXPLAINED: dict[tuple[str, ...], int] = {("contiguity", "cont-ff"): 274, ("contiguity", "loc"): 274,
              ("contiguity", "beloc-local"): 274, ("topology-aware", "llnl_thunder", "fcfs"): 275,
              ("platform-level", "kth_sp2", "loc"): 276, ("platform-level", "kth_sp2", "plat"): 276,
              ("platform-level", "llnl_thunder", "cont"): 424,

@@ -832,8 +832,9 @@ def _add_batch(sub: Any) -> None:
                      "placed (a forced shape, or a job past its estimate): wait for the "
                      "next end (default, decision 265) or kill-advanced: kill jobs "
                      "backfilling advanced past it, the latest started first, as the "
-                     "placement needs; they rerun from the start (seed 001 §3, decisions "
-                     "387-388; reproduce topology-aware's default)")
+                     "placement needs; they rerun from the start, and the schedule, --out "
+                     "and the utilisation keep each job's last run only (seed 001 §3, "
+                     "decisions 387-388; reproduce topology-aware's default)")
     bat.add_argument("--kill-at-estimate", action="store_true", help="stop a job at its "
                      "estimate (Batsim's walltime rule; final_state "
                      "COMPLETED_WALLTIME_REACHED in the CSV)")

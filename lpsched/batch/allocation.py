@@ -168,6 +168,8 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
         raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
     if (int(counts.sum()) if counts is not None else int(free.sum())) < size:
         return None
+    if size == 0 and (topology is not None or rule not in NEEDS_TOPOLOGY):
+        return np.zeros(0, np.int64)  # no processor, under every rule (decision 390)
     if rule in NEEDS_TOPOLOGY:
         if topology is None:
             raise InvalidInstanceError("topology", None, f"{rule!r} needs a tree topology")

@@ -41,16 +41,17 @@ from lpsched.core.fidelity import (
 #: tree-dependent), the best variant on HPC2N, SDSC Blue, RICC and Curie (426: plat and
 #: beplat tie, or the text allows either), Curie's contiguous rows (427: tree-dependent, and
 #: cont < 1 contradicts the seed's "similar" under the largest-block rule)
-EXPLAINED: dict[tuple[str, ...], int] = {("contiguity", "cont-ff"): 274, ("contiguity", "loc"): 274,
-             ("contiguity", "beloc-local"): 274, ("topology-aware", "llnl_thunder", "fcfs"): 275,
-             ("platform-level", "kth_sp2", "loc"): 276, ("platform-level", "kth_sp2", "plat"): 276,
-             ("platform-level", "llnl_thunder", "cont"): 424,
-             ("platform-level", "llnl_thunder", "plat"): 424,
-             ("platform-level", "sdsc_blue", "cont"): 425,
-             **{("platform-level", p, "best"): 426 for p in ("hpc2n", "sdsc_blue", "ricc",
-                                                               "curie")},
-             ("platform-level", "curie", "cont"): 427,
-             ("platform-level", "curie", "becont"): 427}
+EXPLAINED: dict[tuple[str, ...], int] = {
+    ("contiguity", "cont-ff"): 274, ("contiguity", "loc"): 274,
+    ("contiguity", "beloc-local"): 274, ("topology-aware", "llnl_thunder", "fcfs"): 275,
+    ("platform-level", "kth_sp2", "loc"): 276, ("platform-level", "kth_sp2", "plat"): 276,
+    ("platform-level", "llnl_thunder", "cont"): 424,
+    ("platform-level", "llnl_thunder", "plat"): 424,
+    ("platform-level", "sdsc_blue", "cont"): 425,
+    **{("platform-level", p, "best"): 426 for p in ("hpc2n", "sdsc_blue", "ricc", "curie")},
+    ("platform-level", "curie", "cont"): 427,
+    ("platform-level", "curie", "becont"): 427,
+}
 
 #: seed 000 [L3779–L3788]: the sum-flow direction of each variant against basic (1): every
 #: best-effort variant improves on it except best-effort local on SDSC Blue; forced

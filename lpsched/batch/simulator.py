@@ -924,6 +924,8 @@ class _BatchSim:
         estimate, with ``j`` marked failed, when that is longer."""
         topology, penalty = self.topology, self.penalty
         assert topology is not None and penalty is not None
+        if not ids.size:  # on no processor: no level, no penalty (decision 390)
+            return length
         kind, factor = penalty
         r = topology.level_of(ids) - topology.min_level(self.sizes_l[j])
         length *= (1 + r * factor) if kind == "linear" else factor ** r
@@ -1071,7 +1073,8 @@ class _BatchSim:
         p = self.procs[j]
         if self.line is None:
             return p
-        return np.concatenate([np.arange(p[i], p[i + 1]) for i in range(0, len(p), 2)])
+        return np.concatenate([np.arange(p[i], p[i + 1]) for i in range(0, len(p), 2)]
+                              or [np.zeros(0, np.int64)])
 
     def kill_job(self, v: int) -> None:
         """Stop the running job ``v`` now (decision 387): its processors are free, its end

@@ -192,6 +192,8 @@ def _check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
             return
     for j, ids in enumerate(procs):  # the job-by-job reading (its errors on odd jobs)
         size = int(sizes[j])
+        if not size and not len(ids):  # a job of no processor has no level (decision 390)
+            continue
         lmin, lcur = topology.min_level(size), topology.level_of(ids)
         if lcur != lmin:
             _level_error(j, ids, size, lmin, lcur, topology, forced, qct)
@@ -315,6 +317,10 @@ def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
         s = np.sort(ids)
         size = int(work.size[j])
         runs.append(1 + int((np.diff(s) != 1).sum()))
+        if not size and not s.size:  # on no processor: placed ideally (decision 390)
+            loc.append(1.0)
+            lvl.append(1.0)
+            continue
         loc.append(topology.clusters_used(s) / topology.min_clusters(size))
         lvl.append(topology.level_of(s) / topology.min_level(size))
     return {"contiguity_factor": float(np.mean(runs)), "locality_factor": float(np.mean(loc)),

@@ -55,6 +55,8 @@ def old_check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
         return
     for j, ids in enumerate(sched.procs):
         size = int(work.size[j])
+        if not size and not len(ids):  # decision 390 (after this reference was taken)
+            continue
         lmin, lcur = topology.min_level(size), topology.level_of(ids)
         if forced in ("plat", "contiguous") and lcur != lmin:
             raise InvalidScheduleError("platform level", f"job {j} at level {lcur}, "
@@ -126,6 +128,10 @@ def old_metrics(work: Workload, sched: BatchSchedule, processors: int,
             s = np.sort(ids)
             size = int(work.size[j])
             nruns.append(1 + int((np.diff(s) != 1).sum()))
+            if not size and not s.size:  # decision 390 (after this reference was taken)
+                loc.append(1.0)
+                lvl.append(1.0)
+                continue
             loc.append(topology.clusters_used(s) / topology.min_clusters(size))
             lvl.append(topology.level_of(s) / topology.min_level(size))
         out.update({"contiguity_factor": float(np.mean(nruns)),

@@ -32,7 +32,7 @@ from lpsched.batch.allocation import slice_plan
 from lpsched.batch.schedule import BatchSchedule
 from lpsched.batch.simulator import BLOCKED_HEAD, simulate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
-from lpsched.batch.validation import _levels, _min_levels, batch_metrics, validate_batch
+from lpsched.batch.validation import above_min_level, batch_metrics, validate_batch
 from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
 
@@ -693,9 +693,7 @@ def topology_cell(cell: list[Any]) -> list[dict[str, Any]]:
     validate_batch(work, sched, topo.installed, topology=topo, forced=alloc, qct=qct)
     wait = sched.start - work.submit
     total = sched.end - work.submit
-    runs = sched.runs()[0]
-    sizes = runs.sizes()
-    quasi = (sizes > 0) & (_levels(runs, topo) > _min_levels(sizes, topo))
+    quasi = above_min_level(sched, topo)
     return [{"trace": trace_label(trace), "policy": policy, "alloc": alloc, "qct": qct,
              "speedup": speedup,
              "jobs": work.jobs, "mean_wait_min": float(wait.mean() / 60),

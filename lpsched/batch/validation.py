@@ -275,6 +275,28 @@ def _sweep(runs: ProcSets, start: np.ndarray, end: np.ndarray, outside: np.ndarr
                                    "machine", j)
 
 
+def above_min_level(sched: BatchSchedule, topology: Topology) -> np.ndarray:
+    """Per job, whether it is spread above its minimal platform level, ``L_cur > L_min``
+    (seed 001's quasi-contiguous placements; seed 000 §5.3's ``R > 0``); a job of no
+    processor never is. Vectorised over the schedule's runs.
+
+    Parameters
+    ----------
+    sched : BatchSchedule
+        A schedule (:func:`~lpsched.batch.simulator.simulate_batch`).
+    topology : Topology
+        The tree the jobs ran on.
+
+    Returns
+    -------
+    numpy.ndarray
+        Booleans, one per job.
+    """
+    runs = _runs_of(sched)[0]
+    sizes = runs.sizes()
+    return (sizes > 0) & (_levels(runs, topology) > _min_levels(sizes, topology))
+
+
 def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
                       ) -> dict[str, float]:
     """Seed 000 §4.10, means over all jobs: contiguity factor (contiguous runs of ids per

@@ -13,7 +13,11 @@ BIN_OLDEST    := $(VENV_OLDEST)/bin
 STAMP_OLDEST  := $(VENV_OLDEST)/.installed
 OLDEST        := constraints/oldest.txt
 
-.PHONY: demo test test-oldest lint docs bench clean
+# pytest-xdist (the dev extra): the fast suite on two processes, each test file whole on one
+# of them (its module fixtures built once, its tests in their order); `XDIST=` runs it in one
+XDIST ?= -n 2 --dist loadfile
+
+.PHONY: demo test test-slow test-no-data test-oldest lint docs bench clean
 
 $(STAMP): pyproject.toml setup.py lpsched/batch/_line_c.c
 	$(PYTHON) -m venv $(VENV)
@@ -37,16 +41,29 @@ $(STAMP_OLDEST): pyproject.toml setup.py lpsched/batch/_line_c.c $(OLDEST)
 demo: $(STAMP)
 	$(BIN)/lpsched demo
 
-# pytest also runs the docstring examples as doctests (pyproject: --doctest-modules)
+# ruff, mypy and the fast suite: every test not marked `slow`, and the docstring examples
+# as doctests (pyproject: --doctest-modules). Tests that read the shared traces
+# (../shared/data, or $$LPSCHED_DATA) skip without them (tests/shared_data.py).
 test: $(STAMP)
 	$(BIN)/ruff check lpsched tests benchmarks scripts
 	$(BIN)/mypy lpsched
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow" $(XDIST)
+
+# The tests marked `slow`: whole traces and the seeds' full settings (most need ../shared/data).
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m slow
+
+# The fast suite as a fresh clone runs it: $$LPSCHED_DATA on an empty folder hides the shared
+# traces from the tests and from the lpsched commands they run (the CLI reads it first).
+test-no-data: $(STAMP)
+	empty=$$(mktemp -d) && mkdir "$$empty/data" && \
+		LPSCHED_DATA="$$empty/data" $(BIN)/python -m pytest -m "not slow" $(XDIST); \
+		status=$$?; rm -rf "$$empty"; exit $$status
 
 # The fast part of the suite against the oldest declared runtime dependencies.
 test-oldest: $(STAMP_OLDEST)
 	$(BIN_OLDEST)/python -m pip freeze --exclude-editable | grep -iE '^(numpy|scipy|highspy|pulp|networkx)=='
-	$(BIN_OLDEST)/python -m pytest -m "not slow"
+	$(BIN_OLDEST)/python -m pytest -m "not slow" $(XDIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check lpsched tests benchmarks scripts
@@ -58,8 +75,9 @@ lint: $(STAMP)
 docs: $(STAMP_DOCS)
 	rm -rf docs/api/generated  # autosummary writes it again; no page of a removed module
 	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	$(BIN)/python scripts/check_docs_html.py docs/_build/html
 
-# Issue 34's table: each family's hot path as a whole command beside the plain way, against
+# The hot-path table: each family's hot path as a whole command beside the plain way, against
 # its goal (under 5 minutes; the traces from ../shared/data, rows without them skipped).
 # Every other script of benchmarks/ is run by hand: see benchmarks/RESULTS.md.
 bench: $(STAMP)

@@ -107,7 +107,12 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["lpsched.css"]  # API titles wrap instead of being clipped
+
+# No typographic replacement: ``--json`` in a page stays two hyphens (smartquotes would
+# print an en dash, and a copied option would fail), quotes stay straight.
+smartquotes = False
 
 
 def _plain_data_signature(app: Sphinx, what: str, name: str, obj: object, options: object,

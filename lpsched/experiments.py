@@ -14,31 +14,44 @@ experiments. SQL works too, on the same file::
 ``_extra``; :func:`load` leaves them out and gives each value its exact Python type).
 
 A field that holds a list of numbers per row (``solve_seconds`` of the CBS3M and MWMA
-rows of ``reproduce cbs3m``: the wall time of each LP solve, s) is something pandas cannot
-sum or plot as it is; :func:`load` handles it as its ``lists`` argument says:
-``"summary"`` (default) keeps the list column and adds after it ``<name>_count``
-(``int64``: the list's length), ``<name>_sum`` and ``<name>_max`` (``float64``, in the
-field's unit; a row without the field counts as an empty list: count 0, sum 0.0, max
-``NaN``); ``"explode"`` gives one row per element of the lists (``float64`` values, the
-row's other fields repeated, ``NaN`` for an empty list; the index repeats the stored row's
-position); ``"keep"`` leaves the Python lists:
+rows of ``reproduce cbs3m``: the wall time of each LP solve, s; ``histogram_0_15`` of
+``reproduce ostrich``) is something pandas cannot sum or plot as it is; :func:`load`
+handles it as its ``lists`` argument says:
+
+``"summary"`` (default)
+    keeps the list column and adds after it ``<name>_count`` (the list's length),
+    ``<name>_sum`` and ``<name>_max`` (``float64``, in the field's unit). An empty list
+    has count 0, sum 0.0 and max ``NaN``. A row without the list (the field absent, as in
+    the rows of the policies that solve no LP, or ``None``) has all three missing
+    (``NaN``), never an invented 0: like any number field some rows lack,
+    ``<name>_count`` is then ``float64``; ``int64`` when every row has a list.
+``"explode"``
+    one row per element of the lists (``float64`` values, the row's other fields
+    repeated, one ``NaN`` row for an empty or missing list; the index repeats the stored
+    row's position). The list fields of a row must have one length (else an error says
+    so: explode one field of ``lists="keep"`` with ``DataFrame.explode``).
+``"keep"``
+    leaves the Python lists (missing in a row without the field).
 
 >>> import pathlib, shutil, tempfile
 >>> from lpsched.core import ResultStore
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> store = ResultStore(folder / "solves.sqlite")
 >>> store.add("cbs3m", [1], [{"policy": "cbs3m", "solve_seconds": [0.5, 1.5]},
-...                          {"policy": "fifo-mct", "solve_seconds": None}])
+...                          {"policy": "mwma-ms", "solve_seconds": []},
+...                          {"policy": "fifo-mct"}])
 >>> store.close()
 >>> load(folder / "solves.sqlite").drop(columns="solve_seconds")
      policy  solve_seconds_count  solve_seconds_sum  solve_seconds_max
-0     cbs3m                    2                2.0                1.5
-1  fifo-mct                    0                0.0                NaN
+0     cbs3m                  2.0                2.0                1.5
+1   mwma-ms                  0.0                0.0                NaN
+2  fifo-mct                  NaN                NaN                NaN
 >>> load(folder / "solves.sqlite", lists="explode")
      policy  solve_seconds
 0     cbs3m            0.5
 0     cbs3m            1.5
-1  fifo-mct            NaN
+1   mwma-ms            NaN
+2  fifo-mct            NaN
 >>> shutil.rmtree(folder)
 
 pandas is an optional dependency (``pip install 'lpsched[pandas]'``), imported by
@@ -50,6 +63,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from lpsched.core import frames
 from lpsched.core.store import ResultStore
@@ -121,12 +136,15 @@ def load(path: str | Path, experiment: str | None = None, lists: str = "summary"
     One DataFrame row per stored row, in the order the reproductions read them (cell key,
     then row index); one column per field, in the order of the store's table (the fields
     the experiment declares first, then as they were first met). A field a row does not
-    have is missing (``NaN``) in that row. Values are those the reproduction stored: numbers
-    give numeric columns (``int64``, or ``float64`` when some rows have none), booleans
-    ``bool`` columns, text and lists ``object`` (or pandas' string) columns.
+    have is missing (``NaN``) in that row, never a value made up for it: a store whose
+    experiments give some rows fields the others lack (the CBS3M rows' ``solve_seconds``,
+    the egee rows of ``reproduce ostrich``) loads whole. Values are those the reproduction
+    stored: numbers give numeric columns (``int64``, or ``float64`` when some rows have
+    none), booleans ``bool`` columns (``object`` when some rows have none), text and lists
+    ``object`` (or pandas' string) columns.
 
-    A field of lists of numbers is summarised, exploded or kept as ``lists`` says (module
-    doc).
+    A field of lists of numbers is summarised (count, sum, max; missing in a row without
+    the list), exploded or kept as ``lists`` says (module doc).
 
     Parameters
     ----------
@@ -213,23 +231,35 @@ def _number_lists(frame: Any, listed: list[str], lists: str, path: str | Path) -
     """``frame`` with its fields of lists of numbers ``listed`` summarised or exploded, as
     :func:`load`'s ``lists`` says."""
     if lists == "explode":
-        for name in listed:  # None -> [] so that explode gives one NaN row
-            frame[name] = [v if isinstance(v, list) else [] for v in frame[name]]
-        try:
-            frame = frame.explode(listed)
-        except ValueError:
-            raise LpschedError(f"{path}: lists='explode' needs the list fields "
-                               f"{', '.join(listed)} of one length in each row; use "
-                               "lists='summary'") from None
-        for name in listed:
-            frame[name] = frame[name].astype(float)
-        return frame
+        return _explode(frame, listed, path)
     for name in reversed(listed):
         at = frame.columns.get_loc(name) + 1
-        stats = [frames.number_lists(name, v if v is not None else [])
-                 for v in frame[name]]
-        for offset, key in enumerate(("count", "sum", "max")):
-            column = f"{name}_{key}"
-            frame.insert(at + offset, column, [st[column] if st else None for st in stats])
-        frame[f"{name}_count"] = frame[f"{name}_count"].astype("int64")
+        stats = [frames.number_lists(name, v) for v in frame[name]]  # None: no list
+        # a row without the list has no count (NaN), as load gives any absent number
+        count = np.asarray([st[f"{name}_count"] if st else np.nan for st in stats])
+        frame.insert(at, f"{name}_count", count.astype(np.int64)
+                     if all(stats) else count.astype(float))
+        for offset, key in enumerate(("sum", "max"), start=1):
+            values = [st[f"{name}_{key}"] if st else np.nan for st in stats]
+            frame.insert(at + offset, f"{name}_{key}", np.asarray(values, dtype=float))
+    return frame
+
+
+def _explode(frame: Any, listed: list[str], path: str | Path) -> Any:
+    """``frame`` with one row per element of its fields of lists of numbers ``listed``;
+    :class:`~lpsched.errors.LpschedError` naming the first row whose lists differ in
+    length."""
+    for name in listed:  # no list -> [] so that explode gives one NaN row
+        frame[name] = [v if isinstance(v, list) else [] for v in frame[name]]
+    lengths = frame[listed].apply(lambda col: col.map(len))
+    uneven = lengths.nunique(axis=1) > 1
+    if uneven.any():
+        at = int(uneven.to_numpy().argmax())
+        sizes = ", ".join(f"{name} {int(n)}" for name, n in lengths.iloc[at].items())
+        raise LpschedError(f"{path}: lists='explode' needs the list fields of one length in "
+                           f"each row (row {at}: {sizes} elements); use lists='summary', or "
+                           "lists='keep' and DataFrame.explode on one field")
+    frame = frame.explode(listed)
+    for name in listed:
+        frame[name] = frame[name].astype(float)
     return frame

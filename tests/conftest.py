@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
 from lpsched.bags import Application, Instance, StarPlatform
+from tests.shared_data import shared_file
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, derandomize=True,
@@ -51,3 +54,11 @@ def stalled_mwma_ms(monkeypatch: pytest.MonkeyPatch) -> None:
 
     entry = replace(policies.REGISTRY["mwma-ms"], factory=lambda: Stalled("ms"))
     monkeypatch.setitem(policies.REGISTRY, "mwma-ms", entry)
+
+
+@pytest.fixture
+def shared_data() -> Callable[[str], Path]:
+    """``shared_data(name)``: the path of a shared trace (``../shared/data`` or
+    ``$LPSCHED_DATA``), the test skipped, naming the file and the folder, when it is absent:
+    :func:`tests.shared_data.shared_file`, the suite's one way to the shared traces."""
+    return shared_file

@@ -1,6 +1,6 @@
-"""Every result type's ``to_frame()`` (issue 33, item 4): its values are the result's own
-fields, its columns are the documented ones, and a missing pandas says which extra to
-install."""
+"""Every result type's ``to_frame()``: its values are the result's own fields, its columns
+are the documented ones, every documented ``per`` gives a frame without arguments, and a
+missing pandas says which extra to install."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_campaign_run() -> None:
     assert camps["jobs"].sum() == w.jobs
     # the per-job frame aggregates to the per-campaign one
     same(jobs.groupby("campaign")["end"].max(), camps["completion"])
-    with pytest.raises(ValueError, match="'job' or per 'campaign'"):
+    with pytest.raises(ValueError, match="'job', per 'campaign' or per 'run'"):
         run.to_frame(per="user")
 
 
@@ -223,35 +223,53 @@ def test_machine_schedule() -> None:
 
 
 def test_load_number_lists(tmp_path: Path) -> None:
+    """An empty list counts 0 solves; a row without the list (``None`` or the field
+    absent) has no count, sum or max: missing, never an invented 0."""
     store = ResultStore(tmp_path / "s.sqlite")
     store.add("cbs3m", [1], [{"policy": "cbs3m", "solve_seconds": [0.25, 1.0, 0.5]},
                              {"policy": "mwma", "solve_seconds": []},
-                             {"policy": "fifo", "solve_seconds": None}])
+                             {"policy": "fifo", "solve_seconds": None},
+                             {"policy": "spt"}])
     store.close()
     summary = load(tmp_path / "s.sqlite")
     assert list(summary.columns) == ["policy", "solve_seconds", "solve_seconds_count",
                                      "solve_seconds_sum", "solve_seconds_max"]
-    assert summary["solve_seconds_count"].tolist() == [3, 0, 0]
-    assert str(summary["solve_seconds_count"].dtype) == "int64"
-    assert summary["solve_seconds_sum"].tolist() == [1.75, 0.0, 0.0]
+    assert summary["solve_seconds_count"].tolist()[:2] == [3, 0]
+    assert str(summary["solve_seconds_count"].dtype) == "float64"  # as any absent number
+    assert summary["solve_seconds_sum"].tolist()[:2] == [1.75, 0.0]
     assert summary["solve_seconds_max"].tolist()[0] == 1.0
-    assert summary["solve_seconds_max"].isna().tolist() == [False, True, True]
+    for name in ("count", "sum"):
+        assert summary[f"solve_seconds_{name}"].isna().tolist() == [False, False, True, True]
+    assert summary["solve_seconds_max"].isna().tolist() == [False, True, True, True]
     exploded = load(tmp_path / "s.sqlite", lists="explode")
-    assert exploded["policy"].tolist() == ["cbs3m"] * 3 + ["mwma", "fifo"]
+    assert exploded["policy"].tolist() == ["cbs3m"] * 3 + ["mwma", "fifo", "spt"]
     assert str(exploded["solve_seconds"].dtype) == "float64"
     assert exploded.groupby("policy", sort=False)["solve_seconds"].sum().tolist() == [
-        1.75, 0.0, 0.0]
+        1.75, 0.0, 0.0, 0.0]
+    assert exploded["solve_seconds"].isna().tolist() == [False] * 3 + [True] * 3
     kept = load(tmp_path / "s.sqlite", lists="keep")
-    assert kept["solve_seconds"].tolist()[0] == [0.25, 1.0, 0.5]
+    assert kept["solve_seconds"].tolist()[:2] == [[0.25, 1.0, 0.5], []]
     with pytest.raises(LpschedError, match="lists='sum'"):
         load(tmp_path / "s.sqlite", lists="sum")
+
+
+def test_load_counts_stay_integers_when_every_row_has_its_list(tmp_path: Path) -> None:
+    store = ResultStore(tmp_path / "s.sqlite")
+    store.add("cbs3m", [1], [{"policy": "cbs3m", "solve_seconds": [0.25, 1.0]},
+                             {"policy": "mwma", "solve_seconds": []}])
+    store.close()
+    summary = load(tmp_path / "s.sqlite")
+    assert str(summary["solve_seconds_count"].dtype) == "int64"
+    assert summary["solve_seconds_count"].tolist() == [2, 0]
 
 
 def test_load_explode_needs_equal_lengths(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "s.sqlite")
     store.add("x", [1], [{"a": [1.0, 2.0], "b": [1.0]}])
     store.close()
-    with pytest.raises(LpschedError, match="of one length in each row"):
+    with pytest.raises(LpschedError, match=r"of one length in each row \(row 0: a 2, b 1 "
+                       r"elements\); use lists='summary', or lists='keep' and "
+                       r"DataFrame.explode on one field"):
         load(tmp_path / "s.sqlite", lists="explode")
     assert load(tmp_path / "s.sqlite")["b_sum"].tolist() == [1.0]
 
@@ -275,7 +293,7 @@ def test_frame_checks_lengths() -> None:
 
 def test_batch_schedule_frame_agrees_with_batch_metrics() -> None:
     """One row per job; the means of wait, flow, bounded slowdown, stretch and the share
-    of contiguous jobs are batch_metrics' (issue 33 item 4)."""
+    of contiguous jobs are batch_metrics'."""
     import numpy as np
 
     from lpsched.batch.simulator import batch_metrics, simulate_batch
@@ -296,3 +314,171 @@ def test_batch_schedule_frame_agrees_with_batch_metrics() -> None:
     assert df["stretch"].mean() == pytest.approx(m["mean_stretch"])
     assert df["contiguous"].mean() == pytest.approx(m["contiguous_jobs"])
     assert (df["procs"].map(len) == df["size"]).all()
+
+
+# -- every result type, every per value ------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _results() -> dict[str, object]:
+    """One result of each type with a ``to_frame()``, by ``module path:class``: every one
+    is called without arguments (each result knows what it is of)."""
+    from lpsched.bags.comparison import compare_policies
+    from lpsched.batch.simulator import simulate_batch
+    from lpsched.core.swf import Workload
+    from lpsched.tasks.comparison import compare_policies as compare_tasks
+
+    inst = random_bags(3, 2, seed=4)
+    sim = simulate(inst, get_policy("cbs3m-edf-online"))
+    stretch = max_stretch(inst)
+    rng = np.random.default_rng(3)
+    run = rng.uniform(1, 500, 20)
+    work = Workload(job=np.arange(1, 21), submit=np.sort(rng.uniform(0, 2000, 20)), run=run,
+                    size=rng.integers(1, 9, 20), estimate=run * 1.5, processors=16)
+    batch, _ = simulate_batch(work, "easy", alloc="becont-ff")
+    camp = simulate_campaigns(faircamp_workload(3, jobs=40, seed=1),
+                              policy_factory("ostrich", parallel=False))
+    tasks = simulate_tasks(TaskInstance(2, [0.0, 0.5, 1.0], [4.0, 1.0, 2.0]),
+                           get_task_policy("srpt"))
+    ptg = run_ptg(Problem([fft_ptg(4, seed=3), fft_ptg(4, seed=4)], get_cluster("chti")),
+                  "cafm-k-shelves")
+    lpt_res = lpt([2, 3, 4, 6, 2, 2], machines=3)
+    return {
+        "bags/schedule.py:Schedule": sim.schedule,
+        "bags/schedule.py:Metrics": metrics(inst, sim.schedule),
+        "bags/simulator.py:SimResult": sim,
+        "bags/stretch_results.py:StretchPlan": stretch.plan,
+        "bags/stretch_results.py:MaxStretchResult": stretch,
+        "bags/comparison.py:PolicyComparison": compare_policies(
+            inst, ["fifo-rr", "fifo-dd", "mwma-ms"]),
+        "batch/schedule.py:BatchSchedule": batch,
+        "campaigns/schedule.py:CampaignRun": camp,
+        "tasks/schedule.py:TaskSchedule": tasks,
+        "tasks/comparison.py:PolicyComparison": compare_tasks(
+            TaskInstance(2, [0.0, 0.5, 1.0], [4.0, 1.0, 2.0]), ["srpt", "spt-rd"]),
+        "ptg/schedule.py:PtgSchedule": ptg.schedule,
+        "ptg/schedule.py:Metrics": ptg.metrics,
+        "ptg/registry.py:RunResult": ptg,
+        "approx/certified.py:MachineSchedule": lpt_res.schedule,
+        "approx/certified.py:Certified": lpt_res,
+    }
+
+
+def _classes_with_to_frame() -> set[str]:
+    """The classes of lpsched that define ``to_frame``, read from the source."""
+    import ast
+
+    found = set()
+    for path in (ROOT / "lpsched").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and any(
+                    isinstance(f, ast.FunctionDef) and f.name == "to_frame" for f in node.body):
+                found.add(f"{path.relative_to(ROOT / 'lpsched').as_posix()}:{node.name}")
+    return found
+
+
+def _per_values(method: object) -> list[str | None]:
+    """The ``per`` values a ``to_frame`` documents (``per : {"a", "b"}``), ``[None]`` for
+    a ``to_frame`` without ``per``."""
+    import inspect
+    import re
+
+    if "per" not in inspect.signature(method).parameters:  # type: ignore[arg-type]
+        return [None]
+    doc = inspect.getdoc(method) or ""
+    found = re.search(r"^\s*per : \{(.*)\}", doc, re.M)
+    assert found, f"{method}: per's values are not documented"
+    return re.findall(r'"(\w+)"', found.group(1))
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, object]:
+    return _results()
+
+
+def test_every_result_type_is_covered(results: dict) -> None:
+    assert _classes_with_to_frame() == set(results)
+
+
+@pytest.mark.parametrize("kind", sorted(_classes_with_to_frame()))
+def test_every_per_value_gives_a_frame(kind: str, results: dict) -> None:
+    """Each documented ``per`` of each result: a DataFrame with rows, a RangeIndex and
+    unique column names; an unknown ``per`` is a ``ValueError`` naming the values."""
+    res = results[kind]
+    pers = _per_values(res.to_frame)
+    for per in pers:
+        frame = res.to_frame() if per is None else res.to_frame(per=per)
+        assert isinstance(frame, pd.DataFrame) and len(frame) > 0, (kind, per)
+        assert isinstance(frame.index, pd.RangeIndex), (kind, per)
+        assert frame.columns.is_unique, (kind, per)
+    if pers != [None]:
+        with pytest.raises(ValueError, match="per='nope'.*" + ".*".join(f"'{p}'" for p in pers)):
+            res.to_frame(per="nope")
+
+
+def test_simulation_run_row_carries_the_metrics(results: dict) -> None:
+    """``per="run"``: the five objectives of ``lpsched simulate``'s row, then the run's
+    figures and the policy's counters."""
+    sim = results["bags/simulator.py:SimResult"]
+    row = sim.to_frame(per="run").iloc[0]
+    objectives = metrics(sim.instance, sim.schedule)
+    for name in ("max_stretch", "sum_stretch", "makespan", "max_flow", "sum_flow"):
+        assert row[name] == getattr(objectives, name), name
+    assert (row["tasks"], row["events"], row["solves"]) == (
+        sim.schedule.size, sim.events, sim.stats["solves"])
+    # a result built by hand knows no instance: pass it, else a clear error
+    from dataclasses import replace
+
+    bare = replace(sim, instance=None)
+    with pytest.raises(ValueError, match=r"needs the instance simulated .*: pass inst="):
+        bare.to_frame(per="run")
+    assert bare.to_frame(per="run", inst=sim.instance).equals(sim.to_frame(per="run"))
+    assert bare.to_frame().equals(sim.to_frame())  # per task needs no instance
+    with pytest.raises(ValueError, match="the instance has 2 applications"):
+        bare.to_frame(per="run", inst=random_bags(2, 2, seed=4))
+
+
+def test_batch_schedule_frames_need_no_argument(results: dict) -> None:
+    """The simulator keeps the workload it simulated; ``work=`` still works (a schedule
+    built by hand or unpickled), and without either the error says what to pass."""
+    import pickle
+
+    from lpsched.batch.schedule import BatchSchedule
+    from lpsched.batch.validation import batch_metrics
+    from lpsched.core.swf import Workload
+
+    sched = results["batch/schedule.py:BatchSchedule"]
+    work, m = sched.__dict__["_simulated"]
+    jobs = sched.to_frame()
+    assert jobs.equals(sched.to_frame(work))
+    assert jobs["job"].tolist() == work.job.tolist()
+    run = sched.to_frame(per="run").iloc[0].to_dict()
+    want = batch_metrics(work, sched, m)
+    assert {k: run[k] for k in want} == want
+    assert (run["jobs"], run["processors"], run["failed"], run["killed"]) == (
+        work.jobs, m, 0, 0)
+    copy = pickle.loads(pickle.dumps(sched))  # the workload is no field: not carried
+    assert "_simulated" not in copy.__dict__ and (copy.end == sched.end).all()
+    with pytest.raises(ValueError, match=r"needs the workload: .* pass work="):
+        copy.to_frame()
+    assert copy.to_frame(work).equals(jobs)
+    hand = BatchSchedule(sched.start, sched.end, sched.procs)
+    with pytest.raises(ValueError, match="pass work="):
+        hand.to_frame(per="run")
+    assert hand.to_frame(work, per="run").iloc[0]["makespan"] == run["makespan"]
+    with pytest.raises(ValueError, match="the workload has 19 jobs, the schedule 20"):
+        hand.to_frame(Workload(job=work.job[:19], submit=work.submit[:19], run=work.run[:19],
+                               size=work.size[:19], estimate=work.estimate[:19],
+                               processors=16))
+
+
+def test_campaign_run_row_is_the_run_summary(results: dict) -> None:
+    """``per="run"``: ``lpsched campaigns run --json``'s fields but the wall time."""
+    from lpsched.campaigns.metrics import summary
+
+    run = results["campaigns/schedule.py:CampaignRun"]
+    row = run.to_frame(per="run").iloc[0].to_dict()
+    want = summary(run, 0.0, True)
+    del want["seconds"]
+    assert row == want

@@ -1,6 +1,6 @@
 """Certified results of approximation algorithms: a schedule, a lower bound computed alongside
 and the proven guarantee, so ``makespan <= guarantee·(1 + tolerance)·lower_bound`` can be
-checked on every call (issue #4)."""
+checked on every call."""
 
 from __future__ import annotations
 

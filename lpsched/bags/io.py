@@ -328,11 +328,10 @@ def read_json_file(path: str | Path) -> Any:
     ParseError
         The file cannot be read or is not valid JSON.
     """
+    from lpsched.core.inputs import max_json_bytes, read_input
+
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
+    raw = read_input(p, max_json_bytes(), "JSON file")  # a file or a pipe, size-checked
     return parse_json(raw, str(p))
 
 

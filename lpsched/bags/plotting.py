@@ -1,7 +1,8 @@
 """Plots with matplotlib (optional dependency: ``pip install 'lpsched[plot]'``).
 
 * :func:`gantt` — a schedule of the star platform: the master's sends on the top row, each
-  worker's computations below (with its receptions as thin bars), coloured by application.
+  worker's computations below (with its receptions as thin bars), coloured by application,
+  a legend naming the application of each colour.
 * :func:`stretch_boxplot` — the distribution of max-stretch / LP optimum per policy, from
   the rows of a reproduction (runs that did not finish are counted, not plotted).
 * :func:`load_figure`, :func:`figure5` — seed 003 Figures 6–10 (each metric against the
@@ -30,7 +31,8 @@ def _plt() -> Any:
 
 
 def gantt(inst: Instance, sched: Schedule, ax: Any = None, title: str | None = None) -> Any:
-    """Draw ``sched``; returns the matplotlib axes.
+    """Draw ``sched`` with a legend naming the application of each colour; returns the
+    matplotlib axes.
 
     Parameters
     ----------
@@ -74,7 +76,22 @@ def gantt(inst: Instance, sched: Schedule, ax: Any = None, title: str | None = N
     ax.set_xlabel("time (s)")
     if title:
         ax.set_title(title)
+    _legend(ax, inst, colors)
     return ax
+
+
+def _legend(ax: Any, inst: Instance, colors: Any) -> None:
+    """One legend entry per application, in its colour: its ``name`` when the instance
+    file gives one, else ``application k`` (outside the axes, so no bar is hidden)."""
+    from matplotlib.patches import Patch
+
+    names = []
+    for k, app in enumerate(inst.applications):
+        name = app.extra.get("name")
+        names.append(name if isinstance(name, str) and name else f"application {k}")
+    ax.legend(handles=[Patch(color=colors[k], label=name) for k, name in enumerate(names)],
+              fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              ncol=1 + len(names) // 25)
 
 
 def finished(row: dict[str, Any]) -> bool:

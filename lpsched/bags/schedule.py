@@ -30,7 +30,7 @@ of application ``app[i]`` is sent by the master to worker ``worker[i]`` during
     makespan ``MS*`` (stretch >= 1: ``ρ*`` bounds the rate of any schedule, seed 003 §3.1),
     and the max-stretch is at least ``stretch_bound`` when the caller gives one (the LP
     optimum ``S*``); a schedule that beats a bound was computed with lost precision
-    (issue 28: release dates of 1e19 s gave flows of 0, "valid").
+    (release dates of 1e19 s once gave flows of 0, "valid").
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from lpsched.bags.instance import Instance
-from lpsched.bags.schedule import Schedule
+from lpsched.bags.schedule import Schedule, metrics
 from lpsched.bags.steady_state import dedicated_throughputs
 from lpsched.core.engine import Engine, Event
 from lpsched.errors import LpschedError, SolverError
@@ -308,15 +308,18 @@ class BasePolicy:
 
 @dataclass
 class SimResult:
-    """A finished run: the schedule, the policy, events processed and wall time."""
+    """A finished run: the schedule, the policy, events processed and wall time, and the
+    instance simulated (:func:`simulate` sets it; not printed or compared), which
+    :meth:`to_frame` reads for the run's metrics."""
 
     policy: str
     schedule: Schedule
     events: int
     seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
+    instance: Instance | None = field(default=None, repr=False, compare=False)
 
-    def to_frame(self, per: str = "task") -> Any:
+    def to_frame(self, per: str = "task", inst: Instance | None = None) -> Any:
         """The run as a pandas DataFrame (``pip install 'lpsched[pandas]'`` when pandas is
         missing).
 
@@ -326,21 +329,31 @@ class SimResult:
             ``"task"`` (default): one row per task, the columns of
             :meth:`Schedule.to_frame <lpsched.bags.schedule.Schedule.to_frame>` after a
             ``policy`` column; ``"run"``: one row for the run.
+        inst : Instance, optional
+            The instance simulated, for ``per="run"``'s metrics; default :attr:`instance`
+            (set by :func:`simulate`), needed only for a result built by hand.
 
         Returns
         -------
         pandas.DataFrame
-            Per run, columns ``policy`` (str), ``tasks`` (int, tasks scheduled),
+            Per run, columns ``policy`` (str); the five objectives of seed 003 Tables 4-8
+            as ``lpsched simulate`` reports them for the policy: ``max_stretch``,
+            ``sum_stretch`` (1), ``makespan``, ``max_flow``, ``sum_flow`` (s;
+            :func:`lpsched.bags.schedule.metrics`); ``tasks`` (int, tasks scheduled),
             ``events`` (int, engine events processed), ``seconds`` (s, wall time of the
             run), then the policy's :attr:`stats`: a number as its own column, a list of
             numbers (CBS3M's ``solve_seconds``, s, and ``stretches``, 1) as
             ``<name>_count`` (int), ``<name>_sum`` and ``<name>_max`` (in the list's unit;
-            see :func:`lpsched.core.frames.number_lists`); other values as they are.
+            see :func:`lpsched.core.frames.number_lists`); other values as they are. The
+            max-stretch relative to the LP bound needs the LP optimum: it is in
+            :func:`lpsched.bags.comparison.compare_policies`' frame.
 
         Raises
         ------
         ValueError
-            ``per`` is neither ``"task"`` nor ``"run"``.
+            ``per`` is neither ``"task"`` nor ``"run"``; ``per="run"`` without an instance
+            (neither :attr:`instance` nor ``inst``), or with one of another number of
+            applications than the schedule's.
 
         Examples
         --------
@@ -351,8 +364,9 @@ class SimResult:
         >>> len(res.to_frame()) == res.schedule.size
         True
         >>> run = res.to_frame(per="run")
-        >>> list(run.columns)[:6]
-        ['policy', 'tasks', 'events', 'seconds', 'solves', 'solve_seconds_count']
+        >>> list(run.columns)[:9]  # doctest: +NORMALIZE_WHITESPACE
+        ['policy', 'max_stretch', 'sum_stretch', 'makespan', 'max_flow', 'sum_flow',
+         'tasks', 'events', 'seconds']
         >>> int(run["solve_seconds_count"].iloc[0]) == res.stats["solves"]
         True
         """
@@ -365,8 +379,18 @@ class SimResult:
         if per != "run":
             raise ValueError(f"per={per!r}: SimResult.to_frame() gives one row per 'task' "
                              "or per 'run'")
-        row: dict[str, Any] = {"policy": self.policy, "tasks": self.schedule.size,
-                               "events": self.events, "seconds": self.seconds}
+        inst = self.instance if inst is None else inst
+        if inst is None:
+            raise ValueError("SimResult.to_frame(per='run') needs the instance simulated "
+                             "for the metrics: pass inst=")
+        if self.schedule.size and int(self.schedule.app.max()) >= inst.n:
+            raise ValueError(f"the instance has {inst.n} applications, the schedule has "
+                             f"tasks of application {int(self.schedule.app.max())}")
+        objectives = metrics(inst, self.schedule).to_dict()
+        objectives.pop("stretch")
+        row: dict[str, Any] = {"policy": self.policy, **objectives,
+                               "tasks": self.schedule.size, "events": self.events,
+                               "seconds": self.seconds}
         for name, value in self.stats.items():
             summary = number_lists(name, value)
             row.update(summary if summary is not None else {name: value})
@@ -690,7 +714,7 @@ class StarSimulator:
                          self.rec[3], meta={"policy": self.policy.name})
         stats = self.policy.stats() if hasattr(self.policy, "stats") else {}
         return SimResult(self.policy.name, sched, self.engine.processed,
-                         _time.perf_counter() - t0, stats)
+                         _time.perf_counter() - t0, stats, instance=self.inst)
 
 
 def simulate(inst: Instance, policy: StarPolicy, time_limit: float | None = None) -> SimResult:

@@ -374,9 +374,17 @@ def is_local(ids: np.ndarray, cluster_size: int) -> bool:
     -------
     bool
         Whether the job uses at most ``⌈size/ℓ⌉`` clusters (seed 000 ch. 4's local job).
+
+    Raises
+    ------
+    ZeroDivisionError
+        ``cluster_size`` is 0: clusters of no processor hold no id and ``⌈size/0⌉`` has no
+        value, so locality is undefined, neither true nor false (the answer of
+        :func:`~lpsched.batch.validation.validate_batch` for ``local`` without clusters).
     """
+    least = math.ceil(len(ids) / cluster_size)  # first: clusters of 0 processors raise here
     used = np.unique(np.asarray(ids) // cluster_size).size
-    return used <= math.ceil(len(ids) / cluster_size)
+    return used <= least
 
 
 def _mask_of(bits: int, m: int) -> np.ndarray:

@@ -112,6 +112,7 @@ import numpy as np
 import lpsched.core.swf
 from lpsched.batch.procsets import ProcSets, proc_runs
 from lpsched.batch.schedule import BatchSchedule
+from lpsched.core.inputs import is_stream, max_json_bytes, peek, read_input
 from lpsched.core.swf import (
     FIELD_LIMIT,
     FIELDS,
@@ -402,7 +403,9 @@ class BatsimWorkload:
     counted), and the ``res`` rounded up (``rounded``, ``{"res": n}``: fractional ``res``
     under ``lenient``); ``approximated`` counts the jobs whose duration leaves something
     out (``"communication ignored"``: a parallel task with ``com`` amounts, decision 367;
-    ``"slowest host speed"``: a parallel task on a heterogeneous platform)."""
+    ``"slowest host speed"``: a parallel task on a heterogeneous platform); ``speed`` is
+    the host speed (flop/s) that turned profiles' flops into seconds (the platform's, else
+    :data:`DEFAULT_SPEED`), ``None`` when no duration was computed from flops."""
 
     job: np.ndarray
     subtime: np.ndarray
@@ -419,6 +422,7 @@ class BatsimWorkload:
     ids: tuple[str, ...] = ()
     approximated: dict[str, int] = field(default_factory=dict)
     unsimulated: int = 0
+    speed: float | None = None
 
     @property
     def jobs(self) -> int:
@@ -568,10 +572,9 @@ def read_platform(path: str | Path) -> BatsimPlatform:
     import xml.etree.ElementTree as ET
 
     where = str(path)
+    raw = read_input(where)  # a regular file or a pipe
     try:  # SimGrid accepts blank lines before the XML declaration; so does lpsched
-        root = ET.fromstring(Path(where).read_bytes().lstrip())
-    except OSError as exc:
-        raise ParseError(where, f"cannot read file: {exc.strerror or exc}") from None
+        root = ET.fromstring(raw.lstrip())
     except ET.ParseError as exc:
         raise ParseError(where, f"not a SimGrid platform (XML): {exc}") from None
     hosts: list[tuple[str, float, str]] = []
@@ -679,7 +682,8 @@ def read_batsim(path: str | Path, lenient: bool = False,
                           dict(Counter(reason for _, reason in skipped)),
                           {"res": rounded} if rounded else {}, tuple(text),
                           dict(approximated),
-                          sum(reason == UNSIMULATED for _, reason in skipped))
+                          sum(reason == UNSIMULATED for _, reason in skipped),
+                          speed if durations.flops else None)
 
 
 def _workload_doc(doc: Any, where: str) -> dict[str, Any]:
@@ -699,11 +703,12 @@ def _workload_doc(doc: Any, where: str) -> dict[str, Any]:
 def _load_json(p: Path) -> Any:
     """The JSON value of the file ``p`` (``NaN``/``Infinity`` refused); one clear error for
     an unreadable, empty or malformed file."""
+    raw = read_input(p, max_json_bytes(), "JSON file")  # a pipe too; refused when too large
     try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
-    text = raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(str(p), f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                         f"{exc.start})", raw.count(b"\n", 0, exc.start) + 1) from None
     if not text.strip():
         raise ParseError(str(p), "empty file: a Batsim workload is a JSON object")
     try:
@@ -774,6 +779,7 @@ class _Durations:
         self.profiles = profiles
         self.speed = speed
         self.homogeneous = homogeneous
+        self.flops = False  # a duration was computed from flops at ``speed``
         self.memo: dict[tuple[str, int], tuple[float | None, str, str, frozenset[str]]] = {}
 
     def get(self, name: str, res: int, stack: tuple[str, ...] = (),
@@ -816,6 +822,7 @@ class _Durations:
             if kind in TOTAL_TYPES or \
                     spec.get("generation_strategy") == "DefinedAmountsSpreadUniformly":
                 cpu /= res
+            self.flops = True
             return cpu / self.speed, "", "", self._notes(com > 0)
         if kind in PTASK_TYPES:
             return self._ptask(name, kind, spec, res)
@@ -846,6 +853,7 @@ class _Durations:
             return None, (f"profile {name!r} ({kind}) describes {size} hosts but the job "
                           f"requests res = {res}"), "profile size is not res", frozenset()
         work = max((float(x) for x in cpu), default=0.0)
+        self.flops = True
         return work / self.speed, "", "", self._notes(any(float(x) > 0 for x in com))
 
     def _sequence(self, name: str, kind: str, spec: dict[str, Any], res: int,
@@ -1290,21 +1298,32 @@ def load_jobs(path: str | Path, size: str = "requested", estimate: str = "reques
 
 
 def is_batsim(path: str | Path) -> bool:
-    """Whether ``path`` names a Batsim workload (``.json``) rather than an SWF trace.
+    """Whether ``path`` names a Batsim workload (``.json``) rather than an SWF trace; a
+    pipe or FIFO, whose name says nothing, is one when its first byte after blanks (and a
+    byte-order mark) is ``{`` (:func:`lpsched.core.inputs.peek`: the bytes stay for the
+    reader).
 
     Parameters
     ----------
     path : str or Path
-        A file name.
+        A file name, or a pipe (``/dev/stdin``, ``/dev/fd/63``).
 
     Returns
     -------
     bool
-        ``True`` when the name ends with ``.json`` (any case).
+        ``True`` when the name ends with ``.json`` (any case), or for a stream holding a
+        JSON object.
 
     Examples
     --------
     >>> is_batsim("w.json"), is_batsim("t.swf.gz")
     (True, False)
     """
-    return str(path).lower().endswith(".json")
+    if str(path).lower().endswith(".json"):
+        return True
+    if not is_stream(path):
+        return False
+    try:
+        return peek(path).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    except ParseError:
+        return False  # the reader reports it

@@ -25,7 +25,9 @@ class BatchSchedule:
 
     :meth:`runs` reads the processor sets as runs once and keeps them (a private cache,
     outside the fields: not compared, not printed, not pickled), for the validation and
-    the metrics (issue 29, decision 481)."""
+    the metrics (decision 481). The workload simulated and the machine's size
+    are kept the same way (:meth:`remember`, which
+    :func:`~lpsched.batch.simulator.simulate_batch` calls), for :meth:`to_frame`."""
 
     start: np.ndarray
     end: np.ndarray
@@ -59,8 +61,39 @@ class BatchSchedule:
         return value
 
     def __getstate__(self) -> dict[str, Any]:
-        """The fields only (the cache of :meth:`runs` is rebuilt when asked for)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_runs"}
+        """The fields only (the cache of :meth:`runs` is rebuilt when asked for; the
+        workload of :meth:`remember` is not carried: a copy's :meth:`to_frame` takes
+        ``work=``)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_runs", "_simulated")}
+
+    def remember(self, work: Workload, processors: int | None = None) -> BatchSchedule:
+        """Keep a reference to the workload this schedule is for (and the machine's size),
+        so that :meth:`to_frame` needs no argument: outside the fields, as :meth:`runs`'
+        cache (not compared, not printed, not pickled or copied).
+
+        Parameters
+        ----------
+        work : Workload
+            The workload simulated, one job per entry of :attr:`start`.
+        processors : int, optional
+            The machine's size (default ``work.processors``), for the utilisation.
+
+        Returns
+        -------
+        BatchSchedule
+            This schedule.
+
+        Raises
+        ------
+        ValueError
+            ``work`` has another number of jobs than the schedule.
+        """
+        if work.jobs != self.start.size:
+            raise ValueError(f"the workload has {work.jobs} jobs, the schedule "
+                             f"{self.start.size}")
+        m = work.processors if processors is None else processors
+        object.__setattr__(self, "_simulated", (work, None if m is None else int(m)))
+        return self
 
     @property
     def makespan(self) -> float:
@@ -73,26 +106,45 @@ class BatchSchedule:
         """
         return float(self.end.max()) if self.end.size else 0.0
 
-    def to_frame(self, work: Workload, bound: float = 10.0) -> Any:
-        """One row per job, in workload order (issue 33 item 4).
+    def to_frame(self, work: Workload | None = None, bound: float = 10.0,
+                 per: str = "job") -> Any:
+        """One row per job, in workload order, or one row for the run.
 
         Parameters
         ----------
-        work : Workload
-            The workload simulated (its submit, run and estimate times, sizes, job numbers).
+        work : Workload, optional
+            The workload simulated (its submit, run and estimate times, sizes, job
+            numbers); default the one :func:`~lpsched.batch.simulator.simulate_batch`
+            kept (:meth:`remember`), needed for a schedule built by hand or unpickled.
         bound : float
             The bounded slowdown's lower bound on the run time (s), as
             :func:`batch_metrics`.
+        per : {"job", "run"}
+            ``"job"`` (default): one row per job; ``"run"``: one row, the run's metrics.
 
         Returns
         -------
         pandas.DataFrame
-            ``job`` (SWF job number), ``submit``, ``run``, ``estimate``, ``start``, ``end``,
-            ``wait`` (start − submit), ``flow`` (end − submit) in seconds; ``size``
-            (processors); ``bounded_slowdown`` (``max(1, flow / max(end − start,
-            bound))``); ``stretch`` (flow over the run time floored at 1 s, decision 52);
-            ``procs`` (the processor ids, a list); ``contiguous`` (one run of consecutive
-            ids); ``failed``, ``killed``. Their means are :func:`batch_metrics`' means.
+            Per job: ``job`` (SWF job number), ``submit``, ``run``, ``estimate``,
+            ``start``, ``end``, ``wait`` (start − submit), ``flow`` (end − submit) in
+            seconds; ``size`` (processors); ``bounded_slowdown`` (``max(1, flow /
+            max(end − start, bound))``); ``stretch`` (flow over the run time floored at
+            1 s, decision 52); ``procs`` (the processor ids, a list); ``contiguous`` (one
+            run of consecutive ids); ``failed``, ``killed``. Their means are
+            :func:`batch_metrics`' means.
+            Per run: ``jobs`` (int), ``processors`` (int, the machine's size: the
+            simulator's, else ``work.processors``), then the entries of
+            :func:`~lpsched.batch.validation.batch_metrics` (``makespan``,
+            ``mean_wait``, ``max_wait``, ``mean_flow`` in s, ``mean_bounded_slowdown``,
+            ``utilisation``, ``contiguous_jobs``, ``mean_stretch``), ``failed`` and
+            ``killed`` (int, counts).
+
+        Raises
+        ------
+        ValueError
+            No workload (neither ``work`` nor one kept by the simulator), a workload of
+            another number of jobs, ``per`` neither ``"job"`` nor ``"run"``, or
+            ``per="run"`` with no machine size (the simulator's, or ``work.processors``).
 
         Examples
         --------
@@ -103,17 +155,24 @@ class BatchSchedule:
         ...              estimate=np.array([10.0, 5.0]), processors=2)
         >>> from lpsched.batch.simulator import simulate_batch
         >>> sched, _ = simulate_batch(w, "fcfs")
-        >>> df = sched.to_frame(w)
+        >>> df = sched.to_frame()
         >>> df["start"].tolist(), df["wait"].tolist(), df["procs"].tolist()
         ([0.0, 10.0], [0.0, 10.0], [[0, 1], [0, 1]])
+        >>> sched.to_frame(per="run")[["jobs", "makespan", "mean_wait", "utilisation"]]
+           jobs  makespan  mean_wait  utilisation
+        0     2      15.0        5.0          1.0
         """
         from lpsched.batch.allocation import is_contiguous
         from lpsched.core.frames import frame
 
+        if per not in ("job", "run"):
+            raise ValueError(f"per={per!r}: BatchSchedule.to_frame() gives one row per "
+                             "'job' or per 'run'")
+        work, processors = self._workload(work)
+        if per == "run":
+            return self._run_frame(work, processors, bound)
         flow = self.end - work.submit
         runtime = self.end - self.start
-        n = int(self.start.size)
-        none = np.zeros(n, bool)
         procs = [np.asarray(p).tolist() for p in self.procs]
         return frame({
             "job": work.job, "submit": work.submit, "run": work.run,
@@ -122,6 +181,42 @@ class BatchSchedule:
             "bounded_slowdown": np.maximum(1.0, flow / np.maximum(runtime, bound)),
             "stretch": flow / np.maximum(runtime, 1.0), "procs": procs,
             "contiguous": np.array([is_contiguous(np.asarray(p)) for p in procs], bool),
-            "failed": none if self.failed is None else np.asarray(self.failed, bool),
-            "killed": none if self.killed is None else np.asarray(self.killed, bool)},
+            "failed": self._flags(self.failed), "killed": self._flags(self.killed)},
             "BatchSchedule.to_frame()")
+
+    def _flags(self, flags: np.ndarray | None) -> np.ndarray:
+        """Per job, ``flags`` as booleans (all false when ``None``)."""
+        n = int(self.start.size)
+        return np.zeros(n, bool) if flags is None else np.asarray(flags, bool)
+
+    def _workload(self, work: Workload | None) -> tuple[Workload, int | None]:
+        """``work`` (with its own size), else the workload :meth:`remember` kept; a
+        ``ValueError`` saying what to pass when there is none or it does not fit."""
+        if work is None:
+            kept = self.__dict__.get("_simulated")
+            if kept is None:
+                raise ValueError("BatchSchedule.to_frame() needs the workload: this schedule "
+                                 "was not made by simulate_batch (or was copied): pass "
+                                 "work=")
+            return kept
+        if work.jobs != self.start.size:
+            raise ValueError(f"the workload has {work.jobs} jobs, the schedule "
+                             f"{self.start.size}")
+        kept = self.__dict__.get("_simulated")
+        return work, kept[1] if kept is not None and kept[0] is work else work.processors
+
+    def _run_frame(self, work: Workload, processors: int | None, bound: float) -> Any:
+        """:meth:`to_frame`'s one row per run."""
+        from lpsched.batch.validation import batch_metrics
+        from lpsched.core.frames import frame
+
+        if processors is None:
+            raise ValueError("BatchSchedule.to_frame(per='run') needs the machine's size "
+                             "for the utilisation: the workload has no processors (give "
+                             "Workload(..., processors=m))")
+        processors = int(processors)
+        row: dict[str, Any] = {"jobs": int(self.start.size), "processors": processors,
+                               **batch_metrics(work, self, processors, bound),
+                               "failed": int(self._flags(self.failed).sum()),
+                               "killed": int(self._flags(self.killed).sum())}
+        return frame({k: [v] for k, v in row.items()}, "BatchSchedule.to_frame(per='run')")

@@ -546,12 +546,14 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
     topology, m = _machine(work, processors, topology)
     if policy != "conservative" and alloc == "basic" and topology is None and penalty is None \
             and blocked_head == "wait":
-        return _simulate_line(work, policy, m, kill, progress)
-    sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
-                    speedup, compression)
-    sim.kill_advanced = blocked_head == "kill-advanced"
-    sim.progress = progress
-    return sim.simulate()
+        sched, stats = _simulate_line(work, policy, m, kill, progress)
+    else:
+        sim = _BatchSim(work, policy, m, kill, alloc, cluster_size, topology, qct, penalty,
+                        speedup, compression)
+        sim.kill_advanced = blocked_head == "kill-advanced"
+        sim.progress = progress
+        sched, stats = sim.simulate()
+    return sched.remember(work, m), stats  # for sched.to_frame() without arguments
 
 
 def _check_options(policy: str, alloc: str, cluster_size: int | None,

@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from lpsched.campaigns.dag import INTERVAL_ORDER, dependency_edges
+from lpsched.core.inputs import max_json_bytes, read_input
 from lpsched.core.swf import FIELD_LIMIT, MAX_PROCESSORS
 from lpsched.errors import InvalidInstanceError, ParseError
 
@@ -486,7 +487,9 @@ def from_dict(data: Any) -> Workload:
 
 
 def load_workload(path: str | Path) -> Workload:
-    """Read a workload JSON file (plain :mod:`json`; the CLI uses the hardened reader).
+    """Read a workload JSON file (plain :mod:`json`; the CLI uses the hardened reader),
+    or a pipe; a file larger than :func:`lpsched.core.inputs.max_json_bytes` is refused
+    before it is read.
 
     Parameters
     ----------
@@ -501,13 +504,16 @@ def load_workload(path: str | Path) -> Workload:
     Raises
     ------
     ParseError
-        Not JSON (with the line).
+        Cannot be read, too large, not UTF-8, or not JSON (with the line).
     InvalidInstanceError
         A bad field (named).
     """
+    raw = read_input(path, max_json_bytes(), "JSON file")  # a pipe too; size-limited
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ParseError(str(path), f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                         f"{exc.start})") from None
     except json.JSONDecodeError as exc:
         raise ParseError(str(path), f"not JSON: {exc.msg}", exc.lineno) from exc
     return from_dict(data)

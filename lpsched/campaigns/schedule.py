@@ -70,9 +70,10 @@ class CampaignRun:
 
         Parameters
         ----------
-        per : {"job", "campaign"}
+        per : {"job", "campaign", "run"}
             ``"job"`` (default): one row per job, in the workload's order (campaign by
-            campaign); ``"campaign"``: one row per campaign.
+            campaign); ``"campaign"``: one row per campaign; ``"run"``: one row, the run's
+            metrics.
 
         Returns
         -------
@@ -87,11 +88,17 @@ class CampaignRun:
             ``Δ_i = C_i − t_i``), ``lower_bound`` (s, ``l_i = max(W_i/m, p_max)``) and
             ``stretch`` (1, (S1) ``Δ_i / l_i``, [L782];
             :func:`lpsched.campaigns.metrics.campaign_stretch`).
+            Per run: the fields of ``lpsched campaigns run --json``
+            (:func:`lpsched.campaigns.metrics.summary`: ``policy``, ``valid``, the
+            sizes, the max and mean of each stretch, the shares of campaigns of stretch 1
+            and below 1.5, ``utilisation``, ``makespan`` (s), ``events`` and the scalar
+            ``info`` fields) but ``seconds``, the wall time, which the run does not keep;
+            ``valid`` is :func:`validate`'s verdict.
 
         Raises
         ------
         ValueError
-            ``per`` is neither ``"job"`` nor ``"campaign"``.
+            ``per`` is none of ``"job"``, ``"campaign"`` and ``"run"``.
 
         Examples
         --------
@@ -110,6 +117,9 @@ class CampaignRun:
            campaign  release  completion  stretch
         0         0      0.0         4.0      1.0
         1         1      1.0         5.0      4.0
+        >>> run.to_frame(per="run")[["policy", "valid", "max_campaign_stretch", "makespan"]]
+          policy  valid  max_campaign_stretch  makespan
+        0   fcfs   True                   4.0       5.0
         """
         from lpsched.core.frames import frame
 
@@ -122,9 +132,11 @@ class CampaignRun:
                           "p": w.p, "q": w.q, "release": release[camp], "start": self.start,
                           "end": end, "stretch": (end - release[camp]) / w.p},
                          "CampaignRun.to_frame()")
+        if per == "run":
+            return self._run_frame()
         if per != "campaign":
-            raise ValueError(f"per={per!r}: CampaignRun.to_frame() gives one row per 'job' "
-                             "or per 'campaign'")
+            raise ValueError(f"per={per!r}: CampaignRun.to_frame() gives one row per 'job', "
+                             "per 'campaign' or per 'run'")
         completion = self.completion
         return frame({"campaign": np.arange(w.campaigns), "user": w.user, "piece": w.piece,
                       "jobs": np.diff(w.offsets), "work": w.work, "release": release,
@@ -132,6 +144,20 @@ class CampaignRun:
                       "flow": completion - release, "lower_bound": w.lower_bound,
                       "stretch": (completion - release) / w.lower_bound},
                      "CampaignRun.to_frame(per='campaign')")
+
+    def _run_frame(self) -> Any:
+        """:meth:`to_frame`'s one row per run."""
+        from lpsched.campaigns.metrics import summary
+        from lpsched.core.frames import frame
+
+        try:
+            validate(self)
+            valid = True
+        except InvalidScheduleError:
+            valid = False
+        row = summary(self, float("nan"), valid)
+        del row["seconds"]  # the caller's wall time: not the run's to tell
+        return frame({k: [v] for k, v in row.items()}, "CampaignRun.to_frame(per='run')")
 
 
 def _tol(scale: float) -> float:

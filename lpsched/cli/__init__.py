@@ -14,12 +14,22 @@ Exit status and what reaches stderr (:func:`main`):
   and the Python errors that only bad input causes once inside a command: a
   ``RecursionError`` (nesting too deep), ``UnicodeDecodeError`` (a file that is not UTF-8),
   ``OverflowError`` (a number outside the float range), ``MemoryError`` (an input too
-  large) and ``OSError`` (a file that cannot be read or written).
+  large) and ``OSError`` (a file that cannot be read or written). An output that cannot
+  be written (a full disk or ``/dev/full``, a file size limit, a symbolic link that loops:
+  :mod:`lpsched.cli.outputs`) is ``2`` whichever command and writer met it, and so is a
+  JSON input larger than ``$LPSCHED_MAX_JSON_BYTES`` (:mod:`lpsched.core.inputs`).
 * ``3`` an internal error: any other exception is a bug of lpsched, not the user's
   mistake. It prints ``lpsched: internal error: <type>: <message> (please report ...)``
   rather than a traceback, so it is never mistaken for bad input (2) nor hidden; set
   ``LPSCHED_DEBUG=1`` to get the full traceback instead.
-* ``130`` interrupted (Ctrl-C): ``lpsched: interrupted``.
+* ``130`` interrupted (Ctrl-C): ``lpsched: interrupted``; ``143`` terminated (``SIGTERM``,
+  turned into an exception so the command unwinds): ``lpsched: terminated``. Either way no
+  temporary output file is left behind and the old file is kept.
+* ``141`` standard output closed by its reader (``lpsched ... | head -1``, also for
+  ``--help`` and ``--version``): the command stops at once, prints nothing more, never a
+  traceback; 141 is what a shell reports for a command that a closed pipe stops (128 +
+  ``SIGPIPE``), so ``set -o pipefail`` scripts see that the output was cut. Files the
+  command had still to write are not written.
 
 Every exception that ends a command prints exactly one line on stderr (``lpsched: error:
 ...``, the internal-error line or ``lpsched: interrupted``), never a traceback; a usage
@@ -68,13 +78,28 @@ class _Parser(argparse.ArgumentParser):
             text = f"{named.group(1)} {named.group(2)}"
         self.exit(2, f"lpsched: error: {text} (see {self.prog} --help for usage)\n")
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """argparse's, without its silence on a failed write: help into a closed pipe
+        ends as every other output does (:func:`main`: exit 141)."""
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def _root(cls: type[_Parser]) -> tuple[_Parser, Any]:
     """The ``lpsched`` parser without its subcommands (the global options) and the action
     the subcommands are added to."""
+    from lpsched.core.inputs import MAX_JSON_BYTES, MAX_JSON_ENV
+
     parser = cls(
         prog="lpsched", description="Scheduling on parallel and distributed platforms with "
-        "linear programming and approximation algorithms.")
+        "linear programming and approximation algorithms.",
+        epilog="Inputs may be pipes or FIFOs (lpsched swf-info <(zcat t.swf.gz), "
+        f"/dev/stdin). A JSON input is read whole: one larger than {MAX_JSON_BYTES:,} bytes "
+        f"(256 MiB) is refused before it is read, exit 2; the environment variable "
+        f"{MAX_JSON_ENV} sets another limit, in bytes. Exit status: 0 success, 1 a solver "
+        "that cannot answer or a failed check, 2 bad input or an output that cannot be "
+        "written, 3 an internal error, 130 interrupted, 141 standard output closed by its "
+        "reader (| head), 143 terminated (SIGTERM).")
     parser.add_argument("--version", action="version", version=f"lpsched {__version__}",
                         help="print the version (with --verbose: Python and dependencies)")
     parser.add_argument("--solver-log", metavar="FILE", help="append the solver's log to "
@@ -235,7 +260,7 @@ def __getattr__(name: str) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``lpsched`` command: parse ``argv`` (default ``sys.argv[1:]``), run the
-    subcommand and return its exit status (module doc: 0, 1, 2 or 3).
+    subcommand and return its exit status (module doc: 0, 1, 2, 3, 130, 141 or 143).
 
     Parameters
     ----------
@@ -247,8 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0 success, 1 a solver that cannot answer or a failed check, 2
-        bad input, 3 an internal error, 130 interrupted; every error has printed its one
-        line on stderr.
+        bad input or an output that cannot be written, 3 an internal error, 130
+        interrupted, 141 standard output closed by its reader, 143 terminated
+        (``SIGTERM``); every error has printed its one line on stderr.
 
     Raises
     ------
@@ -258,6 +284,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     _one_blas_thread()
+    previous = _terminate_on_sigterm()
+    try:
+        try:
+            code = _main(argv)
+        except SystemExit:  # --help, a usage error: what argparse printed must go out
+            _flush_stdout()
+            raise
+        _flush_stdout()
+        return code
+    except BrokenPipeError:  # e.g. `lpsched ... | head`: stop at once, quietly
+        return _stdout_closed()
+    except KeyboardInterrupt:  # outside a command (while parsing, importing)
+        return _fail("interrupted", 130)
+    except _Terminated:
+        return _fail("terminated", TERMINATED)
+    finally:
+        outputs = sys.modules.get("lpsched.cli.outputs")
+        if outputs is not None:  # the temporaries of a write an exception interrupted
+            outputs.remove_temporaries()
+        _restore_sigterm(previous)
+
+
+def _main(argv: list[str]) -> int:
+    """:func:`main` once the process is set up: ``--version``, or parse and run."""
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
         from lpsched.core.versions import versions_report
 
@@ -271,28 +321,92 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     args = parse_command_line(argv)
     if args.solver_log or args.verbose:
-        from lpsched.solvers.console import STDERR, set_solver_log
-
-        target = args.solver_log or STDERR
-        if target != STDERR:
-            try:
-                _check_solver_log(target, args)
-            except LpschedError as exc:
-                return _fail(f"error: {exc}", 2)
-            try:
-                with open(target, "a"):
-                    pass
-            except OSError as exc:
-                print(f"lpsched: error: cannot write the solver log {target}: "
-                      f"{exc.strerror}", file=sys.stderr)
-                return 2
-        set_solver_log(target)
+        code = _solver_log(args)
+        if code:
+            return code
     summary = _WarningSummary()
     with summary.capture():
         code = _run(args.func, args)
     if code == 0 and summary.count and not sys.stderr.closed:
         print(summary.line(), file=sys.stderr)
     return code
+
+
+def _solver_log(args: argparse.Namespace) -> int:
+    """Send the solver's log where ``--solver-log`` / ``--verbose`` say; 2 (its error line
+    printed) when the log file cannot be written, else 0."""
+    from lpsched.solvers.console import STDERR, set_solver_log
+
+    target = args.solver_log or STDERR
+    if target != STDERR:
+        try:
+            _check_solver_log(target, args)
+        except LpschedError as exc:
+            return _fail(f"error: {exc}", 2)
+        try:
+            with open(target, "a"):
+                pass
+        except OSError as exc:
+            return _fail(f"error: cannot write the solver log {target}: {exc.strerror}", 2)
+    set_solver_log(target)
+    return 0
+
+
+#: exit status after ``SIGTERM`` (128 + 15, what a shell reports for a terminated command)
+TERMINATED = 143
+#: exit status when standard output's reader went away (128 + 13, ``SIGPIPE``)
+STDOUT_CLOSED = 141
+
+
+class _Terminated(BaseException):
+    """Raised by the ``SIGTERM`` handler of :func:`main`: like ``KeyboardInterrupt``, it
+    unwinds the command, so every ``finally`` and context manager runs (a temporary
+    output file is removed), and no ``except Exception`` of a command can swallow it."""
+
+
+def _terminate_on_sigterm() -> Any:
+    """Turn ``SIGTERM`` into :class:`_Terminated` in this process (a worker process forked
+    from it dies of the signal as before); returns the previous handler (``None``: not
+    installed, off the main thread)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    pid = os.getpid()
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        if os.getpid() != pid:  # a forked worker: die of the signal, as by default
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise _Terminated
+
+    return signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def _restore_sigterm(previous: Any) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _flush_stdout() -> None:
+    """Flush stdout inside :func:`main`, so that a closed pipe is met here (exit 141)
+    rather than at the interpreter's exit (a message ``Exception ignored ...``)."""
+    if not sys.stdout.closed:
+        sys.stdout.flush()
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout went away: point stdout at ``/dev/null`` (what is still buffered
+    is dropped there, not reported at exit) and return :data:`STDOUT_CLOSED`."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return STDOUT_CLOSED
 
 
 #: the BLAS libraries numpy may load and the variable each reads for its thread count
@@ -338,11 +452,14 @@ def _run(func: Callable[[argparse.Namespace], Any], args: argparse.Namespace) ->
         return _fail(f"error: {exc}", 2)
     except LpschedError as exc:
         return _fail(f"error: {exc}", 2 if type(exc) is LpschedError else 1)
-    except BrokenPipeError:  # e.g. `lpsched ... | head`: stop quietly
-        sys.stderr.close()
-        return 0
+    except BrokenPipeError as exc:
+        if exc.filename is not None:  # a file or FIFO the command writes, not stdout
+            return _fail(f"error: {_bad_input(exc)}", 2)
+        raise  # stdout closed: main() stops quietly (exit 141)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except _Terminated:
+        return _fail("terminated", TERMINATED)
     except (RecursionError, UnicodeDecodeError, OverflowError, MemoryError, OSError) as exc:
         return _fail(f"error: {_bad_input(exc)}", 2)
     except Exception as exc:  # a bug: one line, a distinct status, the traceback on demand

@@ -1,7 +1,7 @@
 """Subcommands of seed 003 (bags of tasks on a star platform): generate, solve, throughput,
 check, simulate, schedule, plot, export, policies, demo and ``reproduce cbs3m``.
 
-**SimGrid platforms** (issue 17, :mod:`lpsched.bags.simgrid`). ``generate bags --platform
+**SimGrid platforms** (:mod:`lpsched.bags.simgrid`). ``generate bags --platform
 P.xml`` draws the applications on the star platform of a SimGrid platform file; ``solve``,
 ``throughput``, ``check``, ``simulate``, ``schedule`` and ``plot gantt`` take ``--platform
 P.xml`` to replace the instance's platform by the file's (same applications); ``--master
@@ -25,7 +25,11 @@ each max-stretch search (and, for simulate, of each policy's run).
 policy stopped with work left, or its solver gave up) or ``time_limit``, with the
 ``reason``, and no metrics; ``invalid`` (the schedule breaks a rule of the platform). A
 policy that cannot finish is a result: the exit status is 0 unless a schedule is invalid
-(1), whatever the other policies did. Every exit status 1 (an invalid schedule, a plan
+(1), whatever the other policies did. The rows are those of
+:func:`lpsched.bags.comparison.compare_policies` (its ``to_frame()`` gives them as a
+DataFrame); when ``*-rr`` and ``*-dd`` rows are equal by construction (one-port, decision
+316), a footnote under the table names them and says why, and their JSON rows carry
+``same_as`` and ``same_as_why``. Every exit status 1 (an invalid schedule, a plan
 that fails its check, a lateness above a theorem's bound) prints the report on stdout as
 usual and one ``lpsched: error: ...`` line on stderr.
 """
@@ -35,7 +39,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -337,47 +340,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
                    f"{report.violations[0]}")
 
 
-#: The metrics of a simulate row (``None`` when the policy did not finish).
-_METRICS = ("max_stretch", "sum_stretch", "makespan", "max_flow", "sum_flow")
-
-
-def _run_policy(inst: Any, name: str, lp_bound: float,
-                time_limit: float | None = None) -> dict[str, Any]:
-    """One row of ``simulate``: the policy's metrics and ``status`` (module doc); a policy
-    that cannot finish gets its ``reason`` and no metrics, it does not stop the others."""
-    from lpsched.bags.policies import get_policy
-    from lpsched.bags.reproduce import outcome
-    from lpsched.bags.schedule import metrics, validate
-    from lpsched.bags.simulator import simulate
-    from lpsched.errors import InvalidScheduleError
-
-    t0 = time.perf_counter()
-    try:
-        res = simulate(inst, get_policy(name), time_limit=time_limit)
-    except LpschedError as exc:
-        return {"policy": name, "status": outcome(exc), "reason": str(exc), "valid": None,
-                **dict.fromkeys(_METRICS), "lp_bound": lp_bound,
-                "relative_max_stretch": None, "seconds": time.perf_counter() - t0,
-                "events": None}
-    bound = lp_bound if lp_bound is not None and math.isfinite(lp_bound) else None
-    try:  # the LP optimum bounds every schedule from below (decision 252)
-        validate(inst, res.schedule, stretch_bound=bound)
-        valid, why = True, None
-    except InvalidScheduleError as exc:
-        valid, why = False, str(exc)
-    m = metrics(inst, res.schedule)
-    row: dict[str, Any] = {"policy": name, "status": "ok" if valid else "invalid",
-                           "reason": why, "valid": valid, **m.to_dict(),
-                           "lp_bound": lp_bound, "relative_max_stretch": m.max_stretch / lp_bound,
-                           "seconds": res.seconds, "events": res.events}
-    row.pop("stretch")
-    if why:
-        row["invalid_because"] = why
-    if res.stats:
-        row["solves"] = res.stats.get("solves")
-    return row
-
-
 def _policy_names(arg: str) -> list[str]:
     """The names ``--policy`` asks for, all checked against the registry before any run."""
     from lpsched.bags.policies import REGISTRY, policy_names
@@ -390,11 +352,16 @@ def _policy_names(arg: str) -> list[str]:
     return names
 
 
-def _policy_table(rows: list[dict[str, Any]], lp_bound: float, port: str) -> str:
+def _policy_table(res: Any) -> str:
+    """``simulate``'s table: the rows of :func:`lpsched.bags.comparison.compare_policies`
+    (the fields of its ``TABLE_COLUMNS``), the LP bound, the reason of each policy that is
+    not ok, and a footnote on the RR and DD rows equal by construction."""
+    from lpsched.bags.comparison import RR_DD_NOTE
+
     lines = [f"{'policy':<20} {'status':>10} {'max-str/LP':>10} {'max-stretch':>11} "
              f"{'sum-stretch':>11} {'makespan':>10} {'max-flow':>10} {'sum-flow':>11} "
              f"{'s':>6}"]
-    for r in rows:
+    for r in res.rows:
         if r["max_stretch"] is None:
             lines.append(f"{r['policy']:<20} {r['status'].upper():>10} {'-':>10} {'-':>11} "
                          f"{'-':>11} {'-':>10} {'-':>10} {'-':>11} {r['seconds']:>6.2f}")
@@ -404,16 +371,18 @@ def _policy_table(rows: list[dict[str, Any]], lp_bound: float, port: str) -> str
                      f"{r['relative_max_stretch']:>10.4f} {r['max_stretch']:>11.4f} "
                      f"{r['sum_stretch']:>11.3f} {r['makespan']:>10.1f} {r['max_flow']:>10.1f} "
                      f"{r['sum_flow']:>11.1f} {r['seconds']:>6.2f}")
-    lines.append(f"\nLP lower bound on the max-stretch {_POLYHEDRON[port]}, {port}: "
-                 f"{lp_bound:.6f}")
-    lines += [f"{r['policy']} {r['status']}: {r['reason']}" for r in rows
+    lines.append(f"\nLP lower bound on the max-stretch {_POLYHEDRON[res.port]}, {res.port}: "
+                 f"{res.lp_bound:.6f}")
+    lines += [f"{r['policy']} {r['status']}: {r['reason']}" for r in res.rows
               if r["status"] != "ok"]
+    if res.same:
+        pairs = ", ".join(f"{rr} = {dd}" for rr, dd in res.same)
+        lines.append(f"* {pairs} by construction: {RR_DD_NOTE}.")
     return "\n".join(lines)
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from lpsched.bags.maxstretch import max_stretch
-    from lpsched.bags.simulator import check_size
+    from lpsched.bags.comparison import compare_policies
 
     limit = _time_limit(args)
     if args.json and args.table:
@@ -424,13 +393,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     bound = f"the LP lower bound {_POLYHEDRON[inst.platform.port]}"
     _latency_note(inst, f"{bound} ('lp_bound')" if args.json else f"{bound} of the table",
                   "the simulated schedules include them")
-    check_size(inst)
-    lp_bound = max_stretch(inst, time_limit=limit).stretch
-    rows = [_run_policy(inst, name, lp_bound, limit) for name in names]
+    res = compare_policies(inst, names, time_limit=limit)
+    rows = res.rows
     if args.json:
         print(dump_json(rows[0] if len(rows) == 1 else rows))
     else:
-        print(_policy_table(rows, lp_bound, inst.platform.port))
+        print(_policy_table(res))
     invalid = [r for r in rows if r["status"] == "invalid"]
     if invalid:
         return _failed(f"{len(invalid)} invalid schedule(s); {invalid[0]['policy']}: "
@@ -871,7 +839,7 @@ def add_reproduce(rep_sub: Any) -> None:
                     help="the generator's release dates: log-normal dates, or log-normal "
                     "gaps accumulated (decision 321's open reading)")
     cb.add_argument("--eager", action="store_true",
-                    help="also run the eager CBS3M dispatcher (cbs3m-*-eager, issue 31) and "
+                    help="also run the eager CBS3M dispatcher (cbs3m-*-eager) and "
                     "print Tables 4, 6 and 7's CBS3M rows under both dispatchers")
     cb.set_defaults(func=_cmd_reproduce)
 

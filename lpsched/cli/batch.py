@@ -328,8 +328,18 @@ def _dropped_text(work: Any) -> str:
 
 def _is_batsim(path: str) -> bool:
     """A Batsim JSON workload (``.json``) rather than an SWF trace (the input format is
-    read from the file name, as in :func:`lpsched.batch.batsim.is_batsim`)."""
-    return str(path).lower().endswith(".json")
+    read from the file name, or from a pipe's first byte, as in
+    :func:`lpsched.batch.batsim.is_batsim`, spelt here so that parsing the command line
+    does not load that module)."""
+    from lpsched.core.inputs import is_stream, peek
+
+    if str(path).lower().endswith(".json"):
+        return True
+    if not is_stream(path):
+        return False
+    with contextlib.suppress(ParseError):  # the reader reports it
+        return peek(path).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    return False
 
 
 def _read_swf(path: str, lenient: bool) -> Any:
@@ -340,10 +350,14 @@ def _read_swf(path: str, lenient: bool) -> Any:
     try:
         return read_swf(path, lenient=lenient)
     except ParseError as exc:
-        with contextlib.suppress(OSError), open(path, "rb") as fh:
-            if fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-                raise ParseError(path, "a JSON object, not an SWF trace: name a Batsim "
-                                 "workload .json to read it as one") from exc
+        from lpsched.core.inputs import peek
+
+        head = b""
+        with contextlib.suppress(ParseError):  # a pipe: the first bytes it had
+            head = peek(path)
+        if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+            raise ParseError(path, "a JSON object, not an SWF trace: name a Batsim "
+                             "workload .json to read it as one") from exc
         raise
 
 
@@ -414,6 +428,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         out["killed_jobs"] = int(np.count_nonzero(killed)) if killed is not None else 0
     if getattr(args, "approximated", None):
         out["approximated"] = args.approximated
+    if getattr(args, "assumptions", None):
+        out["assumptions"] = args.assumptions
     if args.out:
         _write_schedule(args.out, work, sched, profiles, getattr(args, "batsim_ids", None))
     if args.json:
@@ -513,12 +529,17 @@ def _load_jobs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
     each (``None`` for SWF)."""
     platform = getattr(args, "platform", None)
     if _is_batsim(args.trace):
-        from lpsched.batch.batsim import load_jobs
+        from lpsched.batch.batsim import batsim_to_workload, read_batsim, read_platform
 
-        loaded = load_jobs(args.trace, args.size, args.estimate, args.processors,
-                           args.lenient, platform)
-        args.batsim_ids, args.approximated = loaded.ids, loaded.approximated
-        return loaded.work, loaded.profiles
+        _batsim_size(args.size)
+        plat = read_platform(platform) if platform is not None else None
+        bw = read_batsim(args.trace, lenient=args.lenient, platform=plat)
+        machine = args.processors if args.processors is not None else \
+            plat.processors if plat is not None else None
+        work, names = batsim_to_workload(bw, args.estimate, machine)
+        args.batsim_ids, args.approximated = bw.id_map(), dict(bw.approximated)
+        args.assumptions = _speed_assumption(bw.speed, platform, args.json)
+        return work, names
     from lpsched.core.swf import to_workload
 
     processors = args.processors
@@ -531,6 +552,21 @@ def _load_jobs(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
                        status=_status_option(getattr(args, "status", None)),
                        drop_zero_run=getattr(args, "zero_run", "keep") == "drop")
     return work, None
+
+
+def _speed_assumption(speed: float | None, platform: str | None, json_mode: bool,
+                      ) -> dict[str, Any]:
+    """What ``batch`` and ``convert`` assumed of a Batsim workload: when some profile is in
+    flops and no ``--platform`` gives the hosts' speed, ``{"host_speed": 1e9,
+    "host_speed_source": ...}`` (their ``--json``'s ``assumptions``; without ``--json``
+    one ``lpsched: note:`` line on stderr says it); ``{}`` otherwise."""
+    if speed is None or platform:
+        return {}
+    if not json_mode:  # under --json stderr stays empty: the JSON says it
+        print(f"lpsched: note: the workload's parallel tasks are in flops and no --platform "
+              f"gives the hosts' speed: they run at {speed / 1e9:g} Gflop/s per host "
+              "(decision 366)", file=sys.stderr)
+    return {"host_speed": speed, "host_speed_source": "default: no --platform (decision 366)"}
 
 
 def _batch_workload(args: argparse.Namespace) -> tuple[Any, list[str] | None]:
@@ -627,6 +663,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                                      else plat.processors if plat is not None else None)
         jobs, machine = bw.jobs, trace.max_procs
         rounded_submits = batsim.fractional_submits(bw)
+        assumptions = _speed_assumption(bw.speed, args.platform, args.json)
         report = {"records": bw.records, "jobs": bw.jobs,
                   "dropped": {batsim.SKIPPED: len(bw.skipped)} if bw.skipped else {},
                   "skipped_lines": {"count": len(bw.skipped), "first": list(bw.skipped[:10]),
@@ -647,13 +684,15 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
             write_swf(trace, fh)
     if source == "swf":
-        rounded_submits = 0
+        rounded_submits, assumptions = 0, {}
     out = {"input": args.input, "output": args.output, "from": source, "to": target,
            "records": report["records"], "jobs": jobs, "processors": machine,
            "dropped": report["dropped"], "skipped_lines": report["skipped_lines"],
            "rounded": report["rounded"]}
     if rounded_submits:
         out["submits_rounded"] = rounded_submits
+    if assumptions:
+        out["assumptions"] = assumptions
     if args.json:
         print(dump_json(out))
     else:  # a note on stderr, as every command that writes a file
@@ -685,8 +724,11 @@ def _format_of(path: str) -> str:
 
 def _description(args: argparse.Namespace) -> str:
     """The ``description`` of a Batsim workload made from an SWF trace: its source and the
-    conventions used (deterministic: no date, no path but the file name)."""
-    return (f"converted by lpsched from the SWF trace {Path(args.input).name} (--size "
+    conventions used (deterministic: no date, no path but the file name; a name that is
+    not UTF-8 escaped as ``--json`` escapes it: strict JSON)."""
+    from lpsched.cli.common import utf8_text
+
+    return (f"converted by lpsched from the SWF trace {utf8_text(Path(args.input).name)} (--size "
             f"{args.size or 'requested'}, --estimate {args.estimate or 'requested'}"
             + (f", --processors {args.processors}" if args.processors else "")
             + (", --lenient" if args.lenient else "") + "); delay profiles named by their "
@@ -847,7 +889,8 @@ def _add_batch(sub: Any) -> None:
     bat.add_argument("--platform", help="a Batsim platform (SimGrid XML): its compute hosts "
                      "are the machine (unless --processors) and their speed turns parallel "
                      "tasks' flops into seconds (default: no file, 1 Gflop/s hosts, decision "
-                     "366)")
+                     "366: said in a note on stderr, or under --json in 'assumptions', when "
+                     "a profile is in flops)")
     bat.add_argument("--limit", type=int, default=0,
                      help="only the first N jobs (0, the default: every job)")
     bat.add_argument("--offline", action="store_true",
@@ -906,7 +949,8 @@ def _add_convert(sub: Any) -> None:
     conv.add_argument("--platform", help="Batsim input: a Batsim platform (SimGrid XML) "
                       "whose compute hosts are the machine (unless --processors) and whose "
                       "speed gives parallel tasks' run times (default: no file, 1 Gflop/s "
-                      "hosts, decision 366)")
+                      "hosts, decision 366: said in a note on stderr, or under --json in "
+                      "'assumptions', when a profile is in flops)")
     conv.add_argument("--lenient", action="store_true", help="skip malformed job lines "
                       "(Batsim: malformed jobs, and jobs whose profile type is not "
                       "simulated) and round fractional processor counts (SWF "

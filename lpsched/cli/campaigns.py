@@ -22,6 +22,7 @@ from lpsched.cli.common import (
     run_experiment,
     seed,
     swf_input,
+    utf8_strings,
 )
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
@@ -86,7 +87,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         _at_most(option, getattr(args, option.lstrip("-")), hi)
     w = generate(args.profile, args.users, args.jobs, args.seed, args.processors)
     with atomic_output(out) as fh:
-        fh.write(json.dumps(to_dict(w), allow_nan=False))
+        fh.write(json.dumps(utf8_strings(to_dict(w)), allow_nan=False))
     report = {"output": str(out), "profile": args.profile, "processors": w.processors,
               "users": w.users, "campaigns": w.campaigns, "jobs": w.jobs, "seed": args.seed}
     if args.json:
@@ -204,7 +205,7 @@ def _cmd_extract(args: argparse.Namespace) -> int:
                  args.replay, args.session_gap, args.status)
     seconds = time.perf_counter() - t0
     with atomic_output(out) as fh:
-        fh.write(json.dumps(to_dict(ex.workload), allow_nan=False))
+        fh.write(json.dumps(utf8_strings(to_dict(ex.workload)), allow_nan=False))
     report = ex.report()
     report.update(output=str(out), trace=args.trace, processors=ex.workload.processors,
                   status=ex.workload.extra["status"],

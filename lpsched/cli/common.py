@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,17 +14,84 @@ import numpy as np
 
 from lpsched.errors import ParseError
 
+#: a lone surrogate: a byte of a file name that is not UTF-8 (Python keeps byte ``0xff`` as
+#: ``\udcff``, PEP 383), or one that a JSON input spelt as ``\ud800``
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def utf8_text(text: str) -> str:
+    r"""``text`` as strict UTF-8 text: each byte of a file name that is not UTF-8 (kept by
+    Python as a lone surrogate, ``\udcff``) becomes the four characters ``\xff``, any other
+    lone surrogate the six characters ``\ud800``; text without them is returned as it is.
+    A strict JSON parser refuses a lone surrogate, so every ``--json`` output goes through
+    this (:func:`dump_json`).
+
+    Parameters
+    ----------
+    text : str
+        A string, e.g. a file name from the command line.
+
+    Returns
+    -------
+    str
+        The same string with every lone surrogate written as a backslash escape.
+
+    Examples
+    --------
+    >>> print(utf8_text(b"t\xff.swf".decode("utf-8", "surrogateescape")))
+    t\xff.swf
+    """
+    return text if text.isascii() else _SURROGATE.sub(_escape_surrogate, text)
+
+
+def utf8_strings(o: Any) -> Any:
+    """``o`` with every string in it, dict keys included, made strict UTF-8 by
+    :func:`utf8_text`: for the JSON files commands write (an extracted workload names its
+    trace), as :func:`dump_json` does for ``--json``.
+
+    Parameters
+    ----------
+    o : object
+        A JSON-ready value: dicts, lists, tuples (become lists), strings, numbers, ...
+
+    Returns
+    -------
+    object
+        The same value, each string escaped where needed.
+
+    Examples
+    --------
+    >>> utf8_strings({"source": "t.swf", "n": [1, "a"]})
+    {'source': 't.swf', 'n': [1, 'a']}
+    """
+    if isinstance(o, str):
+        return utf8_text(o)
+    if isinstance(o, dict):
+        return {utf8_text(k) if isinstance(k, str) else k: utf8_strings(v)
+                for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [utf8_strings(v) for v in o]
+    return o
+
 
 def _clean(o: Any) -> Any:
-    """``o`` with numpy values as Python ones and every non-finite float as ``None``."""
+    """``o`` with numpy values as Python ones, every non-finite float as ``None`` and every
+    string strict UTF-8 (:func:`utf8_text`)."""
     if isinstance(o, np.ndarray):
         o = o.tolist()
     elif isinstance(o, (np.floating, np.integer, np.bool_)):
         o = o.item()
     if isinstance(o, float):
         return o if math.isfinite(o) else None
+    if isinstance(o, str):
+        return utf8_text(o)
     if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
+        return {utf8_text(k) if isinstance(k, str) else k: _clean(v) for k, v in o.items()}
     if isinstance(o, (list, tuple)):
         return [_clean(v) for v in o]
     return o
@@ -31,8 +99,10 @@ def _clean(o: Any) -> Any:
 
 def dump_json(obj: Any) -> str:
     """``obj`` as one line of strict JSON: numpy arrays and scalars become lists and
-    numbers, and every non-finite float (``nan``, ``inf``, inside arrays too) becomes
-    ``null``, because JSON has neither ``NaN`` nor ``Infinity``.
+    numbers, every non-finite float (``nan``, ``inf``, inside arrays too) becomes
+    ``null``, because JSON has neither ``NaN`` nor ``Infinity``, and every string is
+    strict UTF-8: a byte of a file name that is not UTF-8 is written as the text ``\\xff``
+    (:func:`utf8_text`), never as a lone surrogate, which strict parsers refuse.
 
     Parameters
     ----------
@@ -65,15 +135,18 @@ def dump_json(obj: Any) -> str:
 
 def read_json(path: str) -> Any:
     """Read the JSON file ``path``, hardened against hostile files (every family's readers
-    use it): a file that cannot be read, is not UTF-8, is not JSON, is nested too deeply,
-    or holds ``NaN``/``Infinity`` or a number outside the float range raises
+    use it): a file that cannot be read, is larger than the JSON limit (refused from its
+    size before it is read: :func:`lpsched.core.inputs.max_json_bytes`, 256 MiB unless
+    ``$LPSCHED_MAX_JSON_BYTES`` says otherwise), is not UTF-8, is not JSON, is nested too
+    deeply, or holds ``NaN``/``Infinity`` or a number outside the float range raises
     :class:`~lpsched.errors.ParseError` naming the file and the offending field
-    (:func:`lpsched.bags.io.parse_json`).
+    (:func:`lpsched.bags.io.parse_json`). A pipe or FIFO is read too (up to the limit).
 
     Parameters
     ----------
     path : str
-        The JSON file (an instance, a platform, a Batsim workload, a result file).
+        The JSON file (an instance, a platform, a Batsim workload, a result file), or a
+        pipe.
 
     Returns
     -------
@@ -84,11 +157,12 @@ def read_json(path: str) -> Any:
     Raises
     ------
     ParseError
-        The file cannot be read or is not strict, finite, UTF-8 JSON.
+        The file cannot be read, is too large, or is not strict, finite, UTF-8 JSON.
     """
-    from lpsched.bags.io import read_json_file
+    from lpsched.bags.io import parse_json
+    from lpsched.core.inputs import max_json_bytes, read_input
 
-    return read_json_file(path)
+    return parse_json(read_input(path, max_json_bytes(), "JSON file"), str(path))
 
 
 def looks_like_json(path: str | Path) -> bool:
@@ -111,10 +185,12 @@ def looks_like_json(path: str | Path) -> bool:
     >>> looks_like_json("workload.json")
     True
     """
+    from lpsched.core.inputs import peek
+
     if str(path).lower().endswith(".json"):
         return True
-    with contextlib.suppress(OSError), open(path, "rb") as fh:
-        return fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+    with contextlib.suppress(OSError, ParseError):  # a pipe: the first bytes it had
+        return peek(path, 64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
     return False
 
 

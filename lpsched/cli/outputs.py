@@ -3,27 +3,49 @@
 Every command that writes a file (``-o``, ``--out``, ``--export-lp``, plots) calls
 :func:`check_output` while parsing its options, so that a path that cannot be written
 fails with one line and exit 2 *before* a long simulation, and writes through
-:func:`atomic_output`: a temporary file in the target's folder, renamed over the target
-only once complete, so an interrupted run never leaves a half-written file. Existing
-files are overwritten (docs/decisions.md, "Output files") and keep their permissions; a
-symbolic link's target is replaced, the link kept; special files (``/dev/null``, FIFOs)
-are written in place. An output that is one of the command's input files (the same path
-once symbolic links are resolved, or the same file by :func:`os.path.samefile`, e.g. a hard
-link) is refused by :func:`check_output` (``inputs=``) before anything is read: replacing
-it would destroy the input (docs/decisions.md, "Output files").
+:func:`atomic_output` or :func:`atomic_path`. The rules (docs/decisions.md, "Output files"):
 
-A file written by a compiled library (HiGHS' ``writeModel``, matplotlib's ``savefig``)
-through :func:`atomic_path` is verified before the rename (:func:`verify_written`): it must
-exist, be non-empty and, for the formats whose end is known (``.lp``, ``.mps``, ``.png``,
-``.pdf``, ``.svg``, ``.eps``/``.ps``, ``.jpg``), end as a complete file of that format does;
-such writers may not report a short write on a full disk (``ENOSPC``) or past a file size
-limit (``EFBIG``), and a truncated file must never replace the old one.
+* **Regular files** are written to a temporary file in the target's folder, renamed over
+  the target only once complete, so an interrupted run never leaves a half-written file;
+  existing files are overwritten and keep their permissions (new ones get ``0o666`` less
+  the umask).
+* **Symbolic links** are followed: the file a link points to is replaced, the link kept. A
+  *dangling* link (its target does not exist) creates its target when the target's folder
+  exists, and is refused naming the link and that folder otherwise. A link that *loops*
+  (``ln -s x x``, or through other links: the system's ``ELOOP``) is always refused: one
+  line naming the path, exit 2, the link left as it was.
+* **Special files** (``/dev/null``, a device, a FIFO, a terminal) are written in place,
+  since a rename would replace the node itself; an existing one must be writable.
+* **Every write is checked, whatever the kind of path**: a failed write, flush or close
+  (``ENOSPC`` on a full disk or ``/dev/full``, ``EFBIG`` past a file size limit, ``EPIPE``
+  on a FIFO whose reader left) is ``lpsched: error: cannot write PATH: reason``, exit 2,
+  and the old file is kept. A file written by a compiled library (HiGHS' ``writeModel``,
+  matplotlib's ``savefig``) through :func:`atomic_path`, which may not report a short
+  write, is written to a temporary regular file and verified (:func:`verify_written`: it
+  must exist, be non-empty and, for the formats whose end is known, ``.lp``, ``.mps``,
+  ``.png``, ``.pdf``, ``.svg``, ``.eps``/``.ps``, ``.jpg``, end as a complete file of that
+  format) before it is renamed over a regular file or copied into a special one; an error
+  the writer raises about the file it was given (a :class:`~lpsched.errors.SolverError`
+  of HiGHS) is the same ``cannot write`` error, exit 2: every output that cannot be
+  written exits with 2.
+* **Temporary files never stay**: they are created with ``SIGINT`` and ``SIGTERM``
+  blocked and recorded until renamed or removed; an exception (Ctrl-C, or ``SIGTERM``,
+  which the CLI turns into one) removes the temporary of the write it interrupts, and the
+  CLI removes any left on exit (:func:`remove_temporaries`). Only ``kill -9`` can leave
+  one, named ``.<name>.<random>.tmp`` beside the target.
+* **An output that is one of the command's inputs** (the same path once symbolic links
+  are resolved, or the same file by :func:`os.path.samefile`, e.g. a hard link) is refused
+  by :func:`check_output` (``inputs=``) before anything is read: replacing it would destroy
+  the input.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,7 +55,7 @@ from typing import IO, Any
 from lpsched.errors import LpschedError
 
 __all__ = ["atomic_output", "atomic_path", "check_not_input", "check_output",
-           "check_output_folder", "verify_written", "write_rows_csv"]
+           "check_output_folder", "remove_temporaries", "verify_written", "write_rows_csv"]
 
 #: how a complete file of each format ends (the last non-blank bytes), by suffix
 TRAILERS: dict[str, tuple[bytes, ...]] = {
@@ -95,9 +117,10 @@ def check_output(path: str, what: str, suffixes: Sequence[str] = (),
     created in it (probed by creating and removing a temporary file, so a read-only or
     special file system fails here, before any work), and (when ``suffixes`` are given) its
     name ends with one of them. A symbolic link is followed (the file it points to is
-    written, the link stays); an existing special file (``/dev/null``, a FIFO) must be
-    writable and is written in place. An output that is one of ``inputs`` (the files the
-    command reads) is refused (:func:`check_not_input`).
+    written, the link stays; a dangling link's target is created, in its folder, which must
+    exist); a link that loops is refused; an existing special file (``/dev/null``, a FIFO)
+    must be writable and is written in place (module doc). An output that is one of
+    ``inputs`` (the files the command reads) is refused (:func:`check_not_input`).
 
     >>> check_output("x.lp", "--export-lp", (".lp", ".mps")).name
     'x.lp'
@@ -122,33 +145,47 @@ def check_output(path: str, what: str, suffixes: Sequence[str] = (),
     ------
     LpschedError
         A wrong suffix, a folder, a missing folder, no permission, a file that cannot be
-        created there, or one of the inputs.
+        created there, a symbolic link that loops, or one of the inputs.
     """
     target = Path(path)
     check_not_input(path, what, inputs)
     if suffixes and not str(target).lower().endswith(tuple(suffixes)):
         raise LpschedError(f"{what} {path}: the file name must end with "
                            f"{' or '.join(suffixes)}")
-    if target.is_dir():
+    real = _target(target, f"{what} {path}")
+    if real.is_dir():
         raise LpschedError(f"{what} {path}: is a folder, give a file name")
-    real = _real(target)
     if real.exists() and not real.is_file():
         if not os.access(real, os.W_OK):
             raise LpschedError(f"{what} {path}: permission denied")
         return target
     folder = real.parent
     if not folder.is_dir():
-        raise LpschedError(f"{what} {path}: the folder {folder} does not exist")
+        link = f" (a symbolic link to {real})" if os.path.islink(target) else ""
+        raise LpschedError(f"{what} {path}{link}: the folder {folder} does not exist")
     if real.exists() and not os.access(real, os.W_OK):
         raise LpschedError(f"{what} {path}: permission denied")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise LpschedError(f"{what} {path}: cannot create a file in {folder} "
-                           f"({exc.strerror or exc})") from None
+    fd, probe = _temporary(real, f".{real.name}.", ".tmp",
+                           fail=f"{what} {path}: cannot create a file in {folder} ({{}})")
+    os.close(fd)
+    _remove(probe)
     return target
+
+
+def _target(target: Path, where: str) -> Path:
+    """The file the output ``target`` names, symbolic links followed (a dangling link's
+    target, which writing creates); a link that loops is refused (module doc). ``where``
+    starts the message (``--out x.csv``, ``cannot write x.csv``)."""
+    try:
+        os.stat(target)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LpschedError(f"{where}: a symbolic link that loops (it leads back to "
+                               "itself through links), nothing written: remove the link or "
+                               "give another name") from None
+    except ValueError:  # an embedded NUL byte
+        raise LpschedError(f"{where}: not a valid file name") from None
+    return _real(target)
 
 
 def _real(target: Path) -> Path:
@@ -178,11 +215,68 @@ def _write_error(exc: OSError, path: str | Path, real: Path, tmp: str | None = N
     return LpschedError(f"cannot write {path}: {exc.strerror or exc}")
 
 
-def _temporary(real: Path, prefix: str, suffix: str) -> tuple[int, str]:
+#: the temporary files this process has created and not yet renamed or removed
+_LIVE: set[str] = set()
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """``SIGINT`` and ``SIGTERM`` held back for the block (delivered once it ends), so a
+    temporary file is never created, renamed or removed without :data:`_LIVE` knowing."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
-        return tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=real.parent)
-    except OSError as exc:
-        raise LpschedError(f"cannot write {real}: {exc.strerror or exc}") from None
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _temporary(real: Path, prefix: str, suffix: str, folder: str | Path | None = None,
+               fail: str = "") -> tuple[int, str]:
+    """A new temporary file (its descriptor and name) in ``folder`` (default ``real``'s),
+    recorded in :data:`_LIVE`; when it cannot be created, ``fail`` (``{}``: the reason;
+    default ``cannot write REAL: {}``) is the error."""
+    with _signals_held():
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix,
+                                       dir=folder if folder is not None else real.parent)
+        except OSError as exc:
+            message = fail or f"cannot write {real}: {{}}"
+            raise LpschedError(message.format(exc.strerror or exc)) from None
+        _LIVE.add(tmp)
+    return fd, tmp
+
+
+def _remove(tmp: str) -> None:
+    """Remove the temporary file ``tmp`` (already gone: nothing to do)."""
+    with _signals_held():
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        _LIVE.discard(tmp)
+
+
+def _commit(tmp: str, real: Path) -> None:
+    """Rename the complete temporary file ``tmp`` over ``real``."""
+    with _signals_held():
+        os.replace(tmp, real)
+        _LIVE.discard(tmp)
+
+
+def remove_temporaries() -> list[str]:
+    """Remove every temporary file this process created and has not renamed or removed
+    (the CLI calls it on exit, after an interruption or a ``SIGTERM``: module doc).
+
+    Returns
+    -------
+    list of str
+        The files removed (empty when every write ended cleanly).
+    """
+    left = sorted(_LIVE)
+    for tmp in left:
+        _remove(tmp)
+    return left
 
 
 def check_output_folder(path: str, what: str) -> Path:
@@ -206,6 +300,7 @@ def check_output_folder(path: str, what: str) -> Path:
         ``path`` is a file, cannot be created, or is not writable.
     """
     target = Path(path)
+    _target(target, f"{what} {path}")  # a link that loops
     if target.exists() and not target.is_dir():
         raise LpschedError(f"{what} {path}: is a file, give a folder")
     try:
@@ -225,8 +320,10 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
     permissions the replaced file had (or ``0o666`` less the umask for a new one).
 
     On an exception the temporary file is removed and ``path`` is left as it was. A
-    symbolic link is followed; a special file (``/dev/null``, a FIFO, a terminal) is
-    written in place, since it cannot be replaced by a rename.
+    symbolic link is followed (a dangling one creates its target; one that loops is
+    refused); a special file (``/dev/null``, a FIFO, a terminal) is written in place, since
+    it cannot be replaced by a rename, and every write to it is checked as well (``ENOSPC``
+    of ``/dev/full``, ``EPIPE`` of a FIFO whose reader left: module doc).
 
     Parameters
     ----------
@@ -245,9 +342,10 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
     Raises
     ------
     LpschedError
-        A write, flush or rename failed (``cannot write PATH: reason``).
+        A write, flush or rename failed, or ``path`` is a symbolic link that loops
+        (``cannot write PATH: reason``).
     """
-    real = _real(Path(path))
+    real = _target(Path(path), f"cannot write {path}")
     if real.exists() and not real.is_file():
         try:
             with open(real, mode, newline=newline) as fh:
@@ -260,10 +358,9 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
         os.fchmod(fd, _mode_for(real))
         with os.fdopen(fd, mode, newline=newline) as fh:
             yield fh
-        os.replace(tmp, real)
+        _commit(tmp, real)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _remove(tmp)
         if isinstance(exc, OSError):
             raise _write_error(exc, path, real, tmp) from None
         raise
@@ -330,9 +427,11 @@ def atomic_path(path: str | Path,
     file passes ``check`` (default :func:`verify_written`: present, not empty, and ending
     as a complete file of its format; ``None`` skips it; a callable receives the temporary
     path and raises to refuse it). A refused file is removed and ``path`` left as it was.
-    The temporary name keeps ``path``'s suffix, which such writers read the format from.
-    Permissions, symbolic links and special files (written in place, unchecked) as in
-    :func:`atomic_output`.
+    The temporary name keeps ``path``'s suffix (the name the user gave, not a link's
+    target), which such writers read the format from. Permissions and symbolic links as in
+    :func:`atomic_output`; for a special file (a device, a FIFO) the temporary file is in
+    the system's temporary folder and, once checked, copied into it, every write checked
+    (module doc).
 
     Parameters
     ----------
@@ -353,11 +452,12 @@ def atomic_path(path: str | Path,
         The check refused the file (the message names ``path``), or a write or rename
         failed.
     """
-    real = _real(Path(path))
-    if real.exists() and not real.is_file():
-        yield str(real)
-        return
-    fd, tmp = _temporary(real, f".{real.stem}.", real.suffix)
+    real = _target(Path(path), f"cannot write {path}")
+    special = real.exists() and not real.is_file()
+    # a special file is written from a checked temporary file in the system's temporary
+    # folder (its own folder, /dev, may not be writable)
+    fd, tmp = _temporary(real, f".{real.stem}.", Path(path).suffix,  # the format
+                         tempfile.gettempdir() if special else None)
     mode = _mode_for(real)
     os.close(fd)
     try:
@@ -366,17 +466,26 @@ def atomic_path(path: str | Path,
             verify_written(tmp, path)
         elif check is not None:
             check(tmp)
-        os.chmod(tmp, mode)
-        os.replace(tmp, real)
+        if special:
+            _copy_into(tmp, real)
+            _remove(tmp)
+        else:
+            os.chmod(tmp, mode)
+            _commit(tmp, real)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _remove(tmp)
         if isinstance(exc, OSError):
             raise _write_error(exc, path, real, tmp) from None
-        if isinstance(exc, LpschedError):  # the writer named the file it was given
-            exc.args = tuple(a.replace(tmp, str(path)) if isinstance(a, str) else a
-                             for a in exc.args)
+        if isinstance(exc, LpschedError) and tmp in str(exc):  # about the file it was given
+            raise LpschedError(str(exc).replace(tmp, str(path))) from None
         raise
+
+
+def _copy_into(tmp: str, real: Path) -> None:
+    """Copy the checked file ``tmp`` into the special file ``real`` (a device, a FIFO);
+    every write is checked (``ENOSPC`` of ``/dev/full`` raises)."""
+    with open(tmp, "rb") as src, open(real, "wb") as dst:
+        shutil.copyfileobj(src, dst)
 
 
 def write_rows_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:

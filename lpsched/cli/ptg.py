@@ -1,9 +1,18 @@
 """Subcommands of the multiple-PTG family (seed 004): ``ptg generate``, ``ptg schedule`` and
-``reproduce ptg``."""
+``reproduce ptg``.
+
+Every modelling default that changes a command's numbers (a task's Amdahl α a file leaves
+out, recorded runtimes read as seconds, the speed of ``--cluster P``;
+:mod:`lpsched.ptg.assumptions`) is one ``lpsched: note: ...`` line on stderr and, with
+``--json``, a record of ``"assumptions"`` (``ptg generate``: a top-level ``assumptions`` of
+the JSON it writes). ``reproduce ptg`` runs seed 004's own graphs and clusters: every α and
+speed is the seed's, nothing is defaulted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -27,13 +36,58 @@ from lpsched.cli.outputs import (
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError, LpschedError
 
 
+def _note(message: str) -> None:
+    """One ``lpsched: note: ...`` line on stderr (stdout keeps the report)."""
+    print(f"lpsched: note: {message}", file=sys.stderr)
+
+
+def alpha_arg(text: str) -> float:
+    """``argparse`` type of ``--alpha``: Amdahl's non-parallel fraction α in [0, 1]
+    (seed 004 [L493-498]).
+
+    Parameters
+    ----------
+    text : str
+        The option's value as typed.
+
+    Returns
+    -------
+    float
+        α.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not a number in [0, 1] (a usage error, exit 2).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: Amdahl's non-parallel fraction must be "
+                                         "a number in [0, 1] (0 perfectly parallel, 1 "
+                                         "sequential)")
+    return value
+
+
+ALPHA_HELP = ("Amdahl's non-parallel fraction alpha in [0, 1] (seed 004's alpha; 1 - alpha "
+              "is the parallel fraction) of every task whose file gives none. Default: a "
+              "WfCommons or DAX task recorded on c cores takes alpha = 1/c (runs its "
+              "recorded runtime on its c cores; recorded on 1 core: alpha = 1, sequential); "
+              "a DOT or lpsched JSON task takes 0. Each default used is a note on stderr")
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
     from lpsched.ptg import generators as gen
-    from lpsched.ptg.io import to_dot, to_json
+    from lpsched.ptg.io import to_dot
 
     out = check_output(args.output, "-o", (".json", ".dot", ".gv")) if args.output else None
     if args.seed < 0:
         raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
+    if args.alpha is not None and not args.cls.startswith("wfcommons:"):
+        raise LpschedError(f"--alpha applies to --class wfcommons:* (recorded runtimes); "
+                           f"--class {args.cls} draws each alpha in [0, --alpha-max]")
     if args.cls == "random":
         g = gen.random_ptg(args.n, args.fat, args.density, args.regular, args.jump,
                            args.complexity, args.seed, args.alpha_max)
@@ -42,33 +96,57 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     elif args.cls.startswith("wfcommons:"):
         from lpsched.ptg.wfcommons_gen import wfcommons_ptg
 
-        g = wfcommons_ptg(args.cls.split(":", 1)[1], args.n, args.seed)
+        g = wfcommons_ptg(args.cls.split(":", 1)[1], args.n, args.seed, alpha=args.alpha)
     else:
         g = gen.strassen_ptg(args.complexity, args.seed, args.alpha_max)
-    text = to_dot(g) if out is not None and out.suffix.lower() in (".dot", ".gv") else to_json(g)
+    notes = _generate_notes(g, args.cls)
+    if out is not None and out.suffix.lower() in (".dot", ".gv"):
+        text = to_dot(g)
+    else:
+        doc = g.to_dict()
+        if notes:
+            doc["assumptions"] = [a.to_dict() for a in notes]
+        text = json.dumps(doc, indent=1)  # as lpsched.ptg.io.to_json writes a PTG
     if out is None:
         print(text)
-        return 0
-    with atomic_output(out) as fh:
-        fh.write(text)
-    print(f"{int((~g.dummy).sum())} tasks (+{int(g.dummy.sum())} dummy entry/exit), "
-          f"width {g.width} -> {out}", file=sys.stderr)
+    else:
+        with atomic_output(out) as fh:
+            fh.write(text)
+        print(f"{int((~g.dummy).sum())} tasks (+{int(g.dummy.sum())} dummy entry/exit), "
+              f"width {g.width} -> {out}", file=sys.stderr)
+    for a in notes:
+        _note(a.note)
     return 0
 
 
-def _load(paths: list[str], speed: float) -> list[Any]:
+def _generate_notes(g: Any, label: str) -> list[Any]:
+    """The defaults behind a generated graph: none for seed 004's classes (every work and α
+    drawn as the seed says); for a WfCommons recipe, the α defaults, the runtimes of 0 s and
+    the reference speed that turned runtimes into work."""
+    from lpsched.ptg.assumptions import (
+        alpha_assumptions,
+        reference_speed_note,
+        runtime_assumptions,
+    )
+
+    return [*alpha_assumptions([g], [label]),
+            *runtime_assumptions([g], [label], replayed=False),
+            *reference_speed_note(g, label)]
+
+
+def _load(paths: list[str], speed: float, alpha: float | None = None) -> list[Any]:
     """The PTG files, in any format :func:`lpsched.ptg.io.load_ptg` reads (lpsched JSON,
-    DOT, WfCommons JSON, Pegasus DAX); runtimes become work at the cluster's ``speed``
-    (decision 371)."""
+    DOT, daggen text, WfCommons JSON, Pegasus DAX); runtimes become work at the cluster's
+    ``speed`` (decision 371), ``alpha`` is ``--alpha``."""
     from lpsched.ptg.io import load_ptg, ptg_from_document
 
     out = []
     for p in paths:
         try:
             if Path(p).suffix.lower() == ".json":  # hardened JSON reading (issue 28)
-                out.append(ptg_from_document(read_json(p), Path(p).stem, p, speed))
+                out.append(ptg_from_document(read_json(p), Path(p).stem, p, speed, alpha))
             else:
-                out.append(load_ptg(p, speed))
+                out.append(load_ptg(p, speed, alpha))
         except InvalidInstanceError as e:  # which of the PTG files it is
             raise InvalidInstanceError(f"{p}: {e.field}", e.value, e.reason) from None
     return out
@@ -82,6 +160,7 @@ def _check_bounds(res: Any, b: Any) -> None:
 
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
+    from lpsched.ptg.assumptions import schedule_assumptions
     from lpsched.ptg.bounds import lower_bounds
     from lpsched.ptg.model import get_cluster
     from lpsched.ptg.problem import Problem
@@ -97,7 +176,9 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
     cluster = get_cluster(args.cluster)
-    pb = Problem(_load(args.ptgs, cluster.speed), cluster, seed=args.seed, hcpa_bound=_bound(args))
+    ptgs = _load(args.ptgs, cluster.speed, args.alpha)
+    notes = schedule_assumptions(ptgs, cluster, args.cluster, args.ptgs)
+    pb = Problem(ptgs, cluster, seed=args.seed, hcpa_bound=_bound(args))
     names = list(ALGORITHMS) if args.algorithm == "all" else [args.algorithm]
     t0 = time.perf_counter()
     b = lower_bounds(pb, lp=not args.no_lp)
@@ -110,7 +191,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
 
         with atomic_path(gantt) as tmp:  # a failed write leaves the old file in place
             draw(results[0].schedule, cluster.processors, tmp,
-                 f"{results[0].algorithm} on {cluster.name}")
+                 f"{results[0].algorithm} on {cluster.name}", _legend(ptgs, args.ptgs))
     bounds = b.to_dict()
     rows = [{**r.to_dict(), "lower_bounds": bounds} for r in results]
     if args.json:
@@ -118,11 +199,22 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
             "algorithm": "all", "cluster": cluster.name, "lower_bounds": bounds,
             "results": rows}
         doc.update({"cluster": cluster.name, "ptgs": [g.name for g in pb.ptgs],
-                    "hcpa_bound": str(pb.hcpa_bound), "lower_bound_seconds": lb_seconds})
+                    "hcpa_bound": str(pb.hcpa_bound), "lower_bound_seconds": lb_seconds,
+                    "alpha_option": args.alpha,
+                    "assumptions": [a.to_dict() for a in notes]})
         print(dump_json(doc))
     else:
         _print_table(results, b, cluster.name)
+    for a in notes:
+        _note(a.note)
     return 0
+
+
+def _legend(ptgs: list[Any], paths: list[str]) -> list[str]:
+    """The Gantt legend's entry of each PTG: its name, or the file as typed when two PTGs
+    share a name."""
+    names = [g.name or Path(p).stem for g, p in zip(ptgs, paths, strict=True)]
+    return [n if names.count(n) == 1 else p for n, p in zip(names, paths, strict=True)]
 
 
 def _print_table(results: list[Any], b: Any, cluster: str) -> None:
@@ -282,7 +374,8 @@ def add_commands(sub: Any, full: bool = True) -> None:
                      choices=("random", "fft", "strassen", *(f"wfcommons:{r}" for r in RECIPES)),
                      help="the PTG family of seed 004 §5.1, or wfcommons:RECIPE (a recipe "
                      "of the optional wfcommons package, built from real executions; "
-                     "runtimes become work at 1e9 flop/s, alpha 0: decision 371)")
+                     "runtimes become work at 1e9 flop/s, alpha 1/recorded cores unless "
+                     "--alpha: decisions 371, 484)")
     gen.add_argument("--n", type=int, default=20, help="random and wfcommons: number of "
                      "tasks")
     gen.add_argument("--fat", type=float, default=0.5, help="random: width exponent")
@@ -296,13 +389,22 @@ def add_commands(sub: Any, full: bool = True) -> None:
     gen.add_argument("--complexity", choices=COMPLEXITIES, default="mixed",
                      help="the task cost scenario of seed 004 (a·d, a·d·log d, d^1.5, mixed)")
     gen.add_argument("--alpha-max", type=float, default=0.25,
-                     help="Amdahl's non-parallel fraction α drawn in [0, alpha-max]")
+                     help="Amdahl's non-parallel fraction α drawn in [0, alpha-max] "
+                     "(random, fft, strassen; default 0.25, the seed's [L497])")
+    gen.add_argument("--alpha", type=alpha_arg, default=None,
+                     help="wfcommons:RECIPE only: Amdahl's non-parallel fraction alpha in "
+                     "[0, 1] of every task (1 - alpha is the parallel fraction). Default: "
+                     "1/c for a task recorded on c cores (it runs its recorded runtime on "
+                     "them; recorded on 1 core: alpha = 1, sequential), a note on stderr "
+                     "and in the JSON's assumptions")
     gen.add_argument("--seed", type=seed, default=0)
     gen.add_argument("-o", "--output", help=".json or .dot (default: JSON on stdout)")
     gen.set_defaults(func=_cmd_generate)
     sch = ps.add_parser("schedule", help="schedule PTGs together, validated, vs lower bounds")
     sch.add_argument("ptgs", nargs="+", help="PTG files: lpsched JSON, DOT (lpsched or "
-                     "daggen --dot), WfCommons JSON (1.4/1.5) or Pegasus DAX (.dax/.xml)")
+                     "daggen --dot), daggen text (NODE lines), WfCommons JSON (1.4/1.5) or "
+                     "Pegasus DAX (.dax/.xml)")
+    sch.add_argument("--alpha", type=alpha_arg, default=None, help=ALPHA_HELP)
     sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)} "
                      "(seed 004 Table 1), a processor count P or P@SPEED (flop/s; "
                      "default speed 1e9), e.g. 64 or 64@3.2e9, or a SimGrid/Batsim "
@@ -316,5 +418,6 @@ def add_commands(sub: Any, full: bool = True) -> None:
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--table", action="store_true", help="the table against the lower "
                      "bounds and the validation line (the default output)")
-    sch.add_argument("--gantt", help="draw the (first) schedule to a .png/.pdf/.svg file")
+    sch.add_argument("--gantt", help="draw the (first) schedule to a .png/.pdf/.svg file, "
+                     "one colour per PTG, named in its legend")
     sch.set_defaults(func=_cmd_schedule)

@@ -8,7 +8,6 @@ import argparse
 import math
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from lpsched.cli.common import (
     run_experiment,
     seed,
     swf_input,
+    utf8_strings,
 )
 from lpsched.cli.outputs import atomic_output, check_output, check_output_folder, write_rows_csv
 from lpsched.errors import LpschedError, ParseError
@@ -60,7 +60,9 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
                                                  args.status, args.zero_run)
     import json
 
-    text = json.dumps(inst.to_dict(), allow_nan=False) + "\n"
+    # the instance names its trace: a file name that is not UTF-8 is escaped, never written
+    # as a lone surrogate (strict JSON readers refuse those)
+    text = json.dumps(utf8_strings(inst.to_dict()), allow_nan=False) + "\n"
     if args.output:
         with atomic_output(args.output, "w") as fh:
             fh.write(text)
@@ -97,79 +99,11 @@ def _check_params(args: argparse.Namespace) -> None:
         raise LpschedError(f"--exact-limit {args.exact_limit}: must be >= 0")
 
 
-def _policies(args: argparse.Namespace, inst: Any) -> list[Any]:
-    """The requested policies with their parameters: the options, else Table 3.2's values
-    for the instance's trace, else the defaults (``m_d`` at most ``m - 1``). With
-    ``--policy all``, a redirection policy that cannot run on the instance (``m < 2``, or
-    Table 3.2's ``m_d >= m``) is a dict ``{"policy", "status": "skipped", "reason"}``
-    instead (decision 136); named alone, it is an error naming where ``m_d`` came from."""
-    from lpsched.tasks.instance import trace_info
-    from lpsched.tasks.policies import ALL_POLICIES, REGISTRY
-
-    names = list(ALL_POLICIES) if args.policy == "all" else args.policy.split(",")
-    for name in names:
-        if name not in REGISTRY:
-            raise LpschedError(f"unknown policy {name!r}; `lpsched policies` lists them: "
-                               f"{', '.join(REGISTRY)}, or use 'all'")
-    info = trace_info(str(inst.meta.get("source", "")))
-    chosen = []
-    for name in names:
-        pol = _policy(args, inst, name, info)
-        if isinstance(pol, str):
-            if args.policy != "all":
-                raise LpschedError(f"policy {name}: {pol}")
-            pol = {"policy": name, "status": "skipped", "reason": pol}
-        chosen.append(pol)
-    return chosen
-
-
-def _policy(args: argparse.Namespace, inst: Any, name: str, info: Any) -> Any:
-    """One policy with its parameters (see :func:`_policies`), or why its dedicated pool
-    does not fit the instance (a ``str``)."""
-    from lpsched.tasks.policies import DEFAULTS, REGISTRY, get_policy, table_params
-
-    m = inst.processors
-    if REGISTRY[name].base.redirect and m < 2:
-        return f"a dedicated pool needs m >= 2 processors (the instance has {m})"
-    params: dict[str, Any] = {**table_params(name, info)}
-    if REGISTRY[name].base.redirect and args.md is None and params.get("md", 0) >= m:
-        return (f"Table 3.2's m_d = {params['md']} for {info.short} needs m > "
-                f"{params['md']} processors (the instance has {m}); give --md")
-    params.setdefault("md", min(DEFAULTS["md"], m - 1))
-    for key in ("md", "tau", "b", "c"):
-        if getattr(args, key) is not None:
-            params[key] = getattr(args, key)
-    return get_policy(name, seed=args.seed, **params).check(m)
-
-
-def _bounds(args: argparse.Namespace, inst: Any) -> dict[str, Any]:
-    from lpsched.tasks.bounds import lower_bounds
-
-    if args.bounds == "none":
-        return {}
-    limit = -1 if args.bounds == "speed-m" else args.exact_limit
-    method = "lp" if args.bounds == "lp" else "flow"
-    out = {k: v.to_dict() for k, v in lower_bounds(inst, limit, method).items()}
-    for b in out.values():  # which feasibility test the exact search used
-        if b["bound"] == "preemptive-exact":
-            b["test"] = "lp" if method == "lp" else "max-flow"
-    return out
-
-
-def _row(res: Any, bounds: dict[str, Any]) -> dict[str, Any]:
-    from lpsched.tasks.schedule import check_bounds
-
-    check_bounds(res.metrics, bounds)  # decision 286: no schedule beats a proof
-    row = {**res.to_dict(), "status": "ok"}
-    row["lower_bounds"] = bounds
-    for key, b in bounds.items():
-        row[f"{key}_over_lb"] = row[key] / b["value"] if b["value"] > 0 else None
-    return row
-
-
 def _cmd_online(args: argparse.Namespace) -> int:
+    """``online``: the rows of :func:`lpsched.tasks.comparison.compare_policies` (whose
+    ``to_frame()`` gives them as a DataFrame) as a table, JSON or CSV."""
+    from lpsched.tasks.comparison import compare_policies
     from lpsched.tasks.instance import TaskInstance
-    from lpsched.tasks.simulator import evaluate
 
     if args.json and args.table:
         raise LpschedError("--json and --table: choose one output")
@@ -180,12 +114,9 @@ def _cmd_online(args: argparse.Namespace) -> int:
     if args.csv and args.csv != "-":
         check_output(args.csv, "--csv", inputs=[args.instance])
     inst = TaskInstance.from_dict(read_json(args.instance))
-    pols = _policies(args, inst)
-    t0 = time.perf_counter()
-    bounds = _bounds(args, inst)
-    bound_seconds = time.perf_counter() - t0
-    rows = [pol if isinstance(pol, dict) else _row(evaluate(inst, pol), bounds)
-            for pol in pols]
+    res = compare_policies(inst, args.policy, md=args.md, tau=args.tau, b=args.b, c=args.c,
+                           seed=args.seed, bounds=args.bounds, exact_limit=args.exact_limit)
+    rows, bounds, bound_seconds = res.rows, res.bounds, res.bound_seconds
     if args.csv:
         _write_csv(args.csv, rows)
         if args.csv == "-":

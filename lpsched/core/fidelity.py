@@ -42,13 +42,20 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["CLOSE_FACTOR", "COLUMNS", "Bound", "FidelityRow", "FidelityTable", "Range",
+__all__ = ["CLOSE_FACTOR", "COLUMNS", "WIDTH", "Bound", "FidelityRow", "FidelityTable", "Range",
            "compare", "not_measured"]
+
+WIDTH = 100
+"""The widest line :meth:`FidelityTable.format` prints by default (a terminal's 100 columns)."""
+
+#: the columns that wrap when a table is wider than asked, widest first
+_WRAPPING = ("figure", "verdict", "seed_value", "ours", "tolerance")
 
 CLOSE_FACTOR = 2.0
 """A value off by more than the tolerance but at most this many tolerances is ``close``."""
@@ -311,6 +318,57 @@ def not_measured(figure: str, seed_line: str, seed: SeedValue, reason: str, *,
                        f"not measured: {reason}", role, row.note, row.numbers)
 
 
+_INDENT = "  "
+
+
+def _title(column: str) -> str:
+    """A column's header: ``seed_value`` -> ``seed``, ``seed_line`` -> ``seed line``."""
+    return column.replace("_value", "").replace("_", " ")
+
+
+def _line_width(cells: list[list[str]]) -> int:
+    """The width of the widest line when no cell wraps (two spaces between columns)."""
+    return sum(max(len(line[i]) for line in cells) for i in range(len(cells[0]))
+               ) + 2 * (len(cells[0]) - 1)
+
+
+def _fit_widths(cells: list[list[str]], cols: list[str], width: int) -> list[int]:
+    """Column widths for ``cells`` that fit ``width``: each column as wide as its widest
+    cell, then the widest wrapping column narrowed one character at a time (never below
+    its longest word) until the line, separators included, fits or nothing can narrow."""
+    widths = [max(len(line[i]) for line in cells) for i in range(len(cols))]
+    floor = [max((len(w) for line in cells for w in line[i].split()), default=0)
+             for i in range(len(cols))]
+    wrapping = [i for i, c in enumerate(cols) if c in _WRAPPING]
+    while sum(widths) + 2 * (len(cols) - 1) > width:
+        movable = [i for i in wrapping if widths[i] > floor[i]]
+        if not movable:
+            break
+        widest = max(movable, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
+
+
+def _aligned(cells: list[list[str]], notes: list[str], widths: list[int], width: int,
+             indent: str) -> str:
+    """``cells`` (the header first) as aligned lines, each cell wrapped in its width, each
+    row's note under it; with an ``indent``, the rows' blocks are joined by a NUL so that
+    the caller can put each row's label above its block."""
+    blocks: list[list[str]] = []
+    for i, line in enumerate(cells):
+        wrapped = [textwrap.wrap(v, w, break_long_words=False) or [""]
+                   for v, w in zip(line, widths, strict=True)]
+        block = [indent + "  ".join((parts[k] if k < len(parts) else "").ljust(w)
+                                    for parts, w in zip(wrapped, widths, strict=True)
+                                    ).rstrip()
+                 for k in range(max(len(parts) for parts in wrapped))]
+        if i and notes[i - 1]:
+            block += textwrap.wrap(notes[i - 1], width, initial_indent="    note: ",
+                                   subsequent_indent="          ", break_long_words=False)
+        blocks.append(block)
+    return ("\x00" if indent else "\n").join("\n".join(b) for b in blocks)
+
+
 @dataclass(frozen=True)
 class FidelityTable:
     """The seed-vs-ours table of one experiment."""
@@ -356,43 +414,58 @@ class FidelityTable:
             writer.writerow([getattr(r, c) for c in COLUMNS])
         return buf.getvalue()
 
-    def format(self, columns: Iterable[str] = COLUMNS) -> str:
+    def format(self, columns: Iterable[str] = COLUMNS, width: int = WIDTH) -> str:
         """The table as aligned plain text (header first), for a terminal or a log.
 
         Parameters
         ----------
         columns : iterable of str
             Which columns, in order (names of :data:`COLUMNS`); by default all of them, as
-            the CSV has them, so the printed table and the file say the same. A column
-            that is empty on every row (``note`` on most tables) is left out.
+            the CSV has them, so the printed table and the file say the same. The ``note``
+            is printed under its row (``note: ...``), not as a column.
+        width : int
+            The widest line wanted (default :data:`WIDTH`). A table whose rows fit is one
+            line per row; a wider one prints each figure's label whole on a line of its
+            own, its other columns on the next line, indented, and wraps the values and
+            the verdict inside their cells at spaces. A word is never cut, so a line may
+            exceed ``width`` only when a single word does.
 
         Returns
         -------
         str
-            One line per row, the header first, columns separated by two spaces.
+            The header, then the lines of each row, columns separated by two spaces.
         """
-        cols = [c for c in columns
-                if c != "note" or any(getattr(r, c) for r in self.rows)]
-        titles = [c.replace("_value", "").replace("_", " ") for c in cols]
-        cells = [titles] + [[getattr(r, c) for c in cols] for r in self.rows]
-        widths = [max(len(line[i]) for line in cells) for i in range(len(cols))]
-        return "\n".join("  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)
-                                   ).rstrip() for line in cells)
+        cols = [c for c in columns if c != "note"]
+        notes = [r.note if "note" in columns else "" for r in self.rows]
+        cells = [[_title(c) for c in cols]] + [[getattr(r, c) for c in cols]
+                                               for r in self.rows]
+        if _line_width(cells) <= width or "figure" not in cols:
+            return _aligned(cells, notes, _fit_widths(cells, cols, width), width, "")
+        k = cols.index("figure")
+        rest = [c for i, c in enumerate(cols) if i != k]
+        cells = [[v for i, v in enumerate(line) if i != k] for line in cells]
+        widths = _fit_widths(cells, rest, width - len(_INDENT))
+        body = _aligned(cells, notes, widths, width, _INDENT)
+        labels = [_title("figure")] + [r.figure for r in self.rows]
+        blocks = body.split("\x00")
+        return "\n".join(f"{label}\n{block}" for label, block in zip(labels, blocks,
+                                                                      strict=True))
 
     def summary(self) -> str:
-        """One line: ``ptg vs seed: 5 match, 2 close, 2 differ (explained by a decision),
-        1 differs, 0 not measured``.
+        """One line: ``ptg vs seed: match 5; close 2; differs, explained 2; differs,
+        unexplained 1; not measured 0 (10 rows)``.
 
         Returns
         -------
         str
-            ``<experiment> vs seed:`` then the count of each kind of :meth:`counts`, in
-            its order, the ``explained`` kind worded ``differ (explained by a
-            decision)``.
+            ``<experiment> vs seed:`` then each kind of :meth:`counts` in its order as
+            ``<kind> <count>`` (the word first, so that no count reads as a verb), then
+            the number of rows.
         """
-        words = {"explained": "differ (explained by a decision)"}
-        return f"{self.experiment} vs seed: " + ", ".join(
-            f"{n} {words.get(k, k)}" for k, n in self.counts().items())
+        words = {"explained": "differs, explained", "differs": "differs, unexplained"}
+        return f"{self.experiment} vs seed: " + "; ".join(
+            f"{words.get(k, k)} {n}" for k, n in self.counts().items()
+        ) + f" ({len(self.rows)} rows)"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the experiment, the verdict counts and every row.

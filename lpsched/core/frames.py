@@ -1,4 +1,4 @@
-"""The shared part of every ``to_frame()`` of lpsched's result types (issue 33, item 4).
+"""The shared part of every ``to_frame()`` of lpsched's result types.
 
 pandas is an optional dependency (``pip install 'lpsched[pandas]'``): :func:`pandas` imports
 it when a result is first turned into a DataFrame and, when it is missing, raises an
@@ -6,10 +6,16 @@ it when a result is first turned into a DataFrame and, when it is missing, raise
 :func:`frame` builds the DataFrame from named columns (arrays of one length, or scalars
 repeated on every row), so every ``to_frame()`` reads as its list of columns.
 
-Conventions of every ``to_frame()``: one row per application, task, job, piece, PTG or
-campaign (the docstring says which), one column per field, named as the field (with its
-unit in the docstring), a ``RangeIndex``; numbers stay numbers (``int64``, ``float64``,
-``bool``), lists of processor ids stay Python lists in an ``object`` column.
+Conventions of every ``to_frame()``: one row per application, task, job, piece, PTG,
+campaign or policy (the docstring says which; ``per=`` chooses among several, and
+``per="run"``, where a family has it, is one row with the run's metrics), one column per
+field, named as the field (with its unit in the docstring), a ``RangeIndex``; numbers stay
+numbers (``int64``, ``float64``, ``bool``), lists of processor ids stay Python lists in an
+``object`` column, a list of numbers in a one-row summary becomes the three columns of
+:func:`number_lists`. Each result knows what it is of (the instance or workload it was
+computed on), so ``to_frame()`` needs no argument; a value a row does not have is missing
+(``NaN``), never made up. tests/test_frames.py calls every result type's ``to_frame`` with
+every ``per`` value it documents.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ of flooding stderr.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import gc
 import math
 import os
@@ -394,6 +395,10 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
             for cell, rows in done_cells:
                 store.add(experiment, cell, rows, schema)
                 bar.step(weight(cell))
+    except BaseException as exc:
+        if not isinstance(exc, Exception) and isinstance(own, cf.ProcessPoolExecutor):
+            _stop_workers(own)  # Ctrl-C, SIGTERM: do not wait for the cells running
+        raise
     finally:
         if own is not None:
             if isinstance(own, cf.Executor):
@@ -401,6 +406,16 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
             else:
                 own.close()
     return len(todo)
+
+
+def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """Terminate the worker processes of ``pool`` (``SIGTERM``), so that an interrupted
+    run (Ctrl-C, ``SIGTERM``) ends at once instead of after the cells they are computing;
+    the cells already committed stay in the store, the others are computed on resuming."""
+    processes = getattr(pool, "_processes", None) or {}  # concurrent.futures' own table
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()
 
 
 def _as_completed(pool: Any, futures: list[Any]) -> Any:

@@ -67,8 +67,14 @@ while in use) is reported the same way, and so is a stored row that lpsched did 
 <lpsched.core.runner.run_cells>` holds it for the whole run. A second run on the same store
 does not wait: it fails at once with ``StoreError`` "... is in use by another run (pid N)",
 before computing anything (waiting would hang silently for as long as the first run lasts,
-and then find its work done). The kernel drops the lock when the holding process ends, even
-by ``kill -9``, so a lock file left behind never blocks a later run; the lock is not
+and then find its work done). A run that ends removes the lock file, while it still holds
+the lock; a run that opened the file just before (and locks it once it is released) then
+holds a lock on a file no longer at the path, so every locker checks, once it holds the
+lock, that the file at the path is the one it locked (same device and inode) and starts
+again with the file at the path otherwise: two runs never hold "the" lock at once, and no
+``<store>.lock`` stays behind a finished run. The kernel drops the lock when the holding
+process ends, even by ``kill -9`` (which leaves the file: it never blocks a later run); the
+lock is not
 inherited by worker processes forked from the holder (POSIX record locks belong to one
 process), so orphaned workers cannot keep a dead run's lock (on a system without
 ``fcntl``, Windows, runs are not locked). Reading a store
@@ -149,6 +155,8 @@ _AFRESH = "move it away or choose another folder to start a new store"
 #: lock files held by this process (POSIX locks are per process: a second lock taken by
 #: the same process would succeed, and closing it would silently drop the first)
 _HELD: dict[str, int] = {}
+#: how many times a locker starts again when the lock file it locked was removed meanwhile
+_LOCK_TRIES = 50
 
 
 def _explain(path: str, exc: sqlite3.Error) -> StoreError:
@@ -414,19 +422,7 @@ class ResultStore:
         key = os.path.realpath(lock_path)
         if key in _HELD:
             raise StoreError(self.path, "is already in use by this process")
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise StoreError(self.path, f"cannot create the lock file {lock_path} "
-                             f"({exc.strerror or exc})") from None
-        try:
-            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = _read_pid(fd)
-            os.close(fd)
-            who = f"pid {holder}" if holder else "pid unknown"
-            raise StoreError(self.path, f"is in use by another run ({who}); wait for it to "
-                             "finish, or choose another folder") from None
+        fd = self._acquire(lock_path)
         _HELD[key] = fd
         try:
             os.ftruncate(fd, 0)
@@ -434,7 +430,35 @@ class ResultStore:
             yield
         finally:
             del _HELD[key]
-            os.close(fd)  # releases the lock; the file stays (removing it would race)
+            with contextlib.suppress(OSError):  # removed while held (module doc)
+                if _same_file(fd, lock_path):
+                    os.unlink(lock_path)
+            os.close(fd)  # releases the lock
+
+    def _acquire(self, lock_path: str) -> int:
+        """A descriptor of ``lock_path`` holding its exclusive lock, once the file locked is
+        still the one at the path (module doc: a finishing run removes it while it holds
+        it); a :class:`StoreError` when another run holds it."""
+        assert fcntl is not None
+        for _ in range(_LOCK_TRIES):
+            try:
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise StoreError(self.path, f"cannot create the lock file {lock_path} "
+                                 f"({exc.strerror or exc})") from None
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = _read_pid(fd)
+                os.close(fd)
+                who = f"pid {holder}" if holder else "pid unknown"
+                raise StoreError(self.path, f"is in use by another run ({who}); wait for it "
+                                 "to finish, or choose another folder") from None
+            if _same_file(fd, lock_path):
+                return fd
+            os.close(fd)  # removed (or replaced) by the run that held it: lock the new one
+        raise StoreError(self.path, f"the lock file {lock_path} keeps being removed by other "
+                         "runs; wait for them to finish, or choose another folder")
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -868,6 +892,16 @@ def check_row(row: Mapping[str, Any], schema: RowSchema) -> str | None:
         if low and value < float(low):
             return f"{name} = {value!r}: must be >= {low}"
     return None
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether the open file ``fd`` is the file at ``path`` (same device and inode); a
+    missing ``path`` is not."""
+    try:
+        held, there = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _read_pid(fd: int) -> int | None:

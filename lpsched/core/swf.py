@@ -12,13 +12,20 @@ it dropped and why; :func:`write_swf` writes a trace back.
 
 * the file: UTF-8 text (a byte-order mark is ignored), gzip-compressed exactly when its name
   ends in ``.gz``; a truncated or corrupt gzip stream, a name that disagrees with the content
-  and an empty file are errors. Comment lines (``;``) may hold any bytes (kept with U+FFFD);
-  no line is longer than :data:`MAX_LINE` bytes (the file is read and decompressed as a
-  stream and a longer line is refused before it is held: an SWF line cannot be that long);
+  and an empty file are errors. A pipe, a FIFO or ``/dev/stdin`` is read too, once and
+  never rewound (:mod:`lpsched.core.inputs`); its name says nothing (``/dev/fd/63``), so it
+  is decompressed when it starts with gzip's magic bytes. Comment lines (``;``) may hold
+  any bytes (kept with U+FFFD); no line is longer than :data:`MAX_LINE` bytes (the file is
+  read and decompressed as a stream and a longer line is refused before it is held: an SWF
+  line cannot be that long);
 * the header: ``MaxProcs`` and ``MaxNodes``, when present, are whole numbers from 1 to
   :data:`MAX_PROCESSORS` (10^7, the largest machine simulated: the simulator keeps arrays
   per processor), or ``-1`` (unknown); ``nan``, ``1e18``, ``0.5``, ``0``, ``abc`` are errors
-  pointing at the header line;
+  pointing at the header line. A key given on two lines keeps its first value; for the keys
+  lpsched reads (:data:`USED_KEYS`: ``MaxProcs``, ``MaxNodes``, ``UnixStartTime``,
+  ``TimeZoneString``) a later line with another value is warned about
+  (:class:`SwfHeaderWarning`, naming the file, the lines and the value kept: the CLI sums
+  it up in its ``lpsched: note:`` line); the same value again is silent;
 * a job line: 18 fields, each a finite ASCII number of magnitude at most 2^53
   (:data:`FIELD_LIMIT`, so whole numbers stay exact); the job number (field 1) a whole
   number ``>= 0`` that no other line repeats; the processor counts (fields 5 and 8) whole
@@ -58,6 +65,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from lpsched.core.inputs import is_stream, open_input, peek
 from lpsched.errors import InvalidInstanceError, ParseError, SwfParseError
 
 FIELDS = ("job", "submit", "wait", "run", "allocated", "cpu_time", "memory",
@@ -68,6 +76,10 @@ MAX_PROCESSORS = 10**7
 #: the largest magnitude of any field (2^53: whole numbers exact in a float)
 FIELD_LIMIT = 2.0**53
 MACHINE_KEYS = ("MaxProcs", "MaxNodes")
+#: the header keys lpsched reads: the machine, and the start date and time zone of the
+#: trace (``lpsched reproduce campaigns``); a key given twice keeps its first value, and a
+#: later line giving another value is warned about (:class:`SwfHeaderWarning`)
+USED_KEYS = (*MACHINE_KEYS, "UnixStartTime", "TimeZoneString")
 PROCESSOR_FIELDS = ("allocated", "requested_procs")
 SKIPPED = "malformed line skipped (--lenient)"
 #: the longest line read (bytes): 18 fields of magnitude at most 2^53 written in full
@@ -77,6 +89,11 @@ SKIPPED = "malformed line skipped (--lenient)"
 MAX_LINE = 4096
 _BLOCK = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
+
+
+class SwfHeaderWarning(UserWarning):
+    """A header key that lpsched reads (:data:`USED_KEYS`) is given twice with different
+    values: the first is kept, the message names the file, the lines and the values."""
 
 
 @dataclass(frozen=True)
@@ -186,8 +203,9 @@ def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
     skipped: list[tuple[int, str]] = []
     error: SwfParseError | None = None  # the first bad job line (raised after the header)
     number = 0
+    repeats: list[tuple[str, str, int]] = []
     for lines in _read_blocks(p):
-        data, numbers = _split_block(lines, number, header, header_lines, comments)
+        data, numbers = _split_block(lines, number, header, header_lines, comments, repeats)
         number += len(lines)
         if error is None and data:
             try:
@@ -204,6 +222,7 @@ def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
     if not parts and not comments and error is None:
         raise ParseError(str(p), "empty file: an SWF trace has one job per line")
     _check_header(header, header_lines, str(p))
+    _warn_repeats(header, header_lines, repeats, str(p))
     if error is not None:
         raise error
     total = sum(part.shape[0] for part in parts)
@@ -226,29 +245,24 @@ def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
 
 def _read_blocks(p: Path) -> Iterator[list[str]]:
     """The file's lines (without their ``\\n``), block by block: read and gzip-decompressed
-    (when named ``.gz``) as a stream of :data:`_BLOCK` bytes, decoded as UTF-8 with the
-    bytes that are not kept as surrogates (``_parse_line`` names them). A line longer than
-    :data:`MAX_LINE` is refused as soon as that many bytes of it are read, so a damaged
-    or hostile file (one line of 512 MiB once inflated) never sits in memory whole."""
-    try:
-        fh = p.open("rb")
-    except OSError as exc:
-        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
-    with fh:
-        try:
-            head = fh.read(2)
-        except OSError as exc:
-            raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
-        if not head:
-            raise ParseError(str(p), "empty file: an SWF trace has one job per line")
-        named, packed = p.suffix.lower() == ".gz", head == _GZIP_MAGIC
+    as a stream of :data:`_BLOCK` bytes, never rewound (the file may be a pipe:
+    :mod:`lpsched.core.inputs`), decoded as UTF-8 with the bytes that are not kept as
+    surrogates (``_parse_line`` names them). A line longer than :data:`MAX_LINE` is refused
+    as soon as that many bytes of it are read, so a damaged or hostile file (one line of
+    512 MiB once inflated) never sits in memory whole."""
+    head = peek(p, 2)
+    if not head:
+        raise ParseError(str(p), "empty file: an SWF trace has one job per line")
+    packed = head == _GZIP_MAGIC
+    if not is_stream(p):  # a stream's name (/dev/fd/63, /dev/stdin) says nothing
+        named = p.suffix.lower() == ".gz"
         if named and not packed:
             raise ParseError(str(p), "not gzip-compressed although named .gz: compress it "
                              "or remove .gz from its name")
         if packed and not named:
             raise ParseError(str(p), "gzip-compressed but not named .gz: add .gz to its "
                              "name")
-        fh.seek(0)
+    with open_input(p) as fh:
         stream: Any = gzip.GzipFile(fileobj=fh, mode="rb") if packed else fh
         rest = b""
         first = True
@@ -295,10 +309,12 @@ def _too_long(p: Path, line: int) -> None:
 
 def _split_block(lines: list[str], before: int, header: dict[str, str],
                  header_lines: dict[str, int], comments: list[str],
+                 repeats: list[tuple[str, str, int]],
                  ) -> tuple[list[str], list[int]]:
     """The job lines of one block and their numbers (the block starts after line
     ``before``); its header entries (the first of each key) and comment lines go into
-    ``header``, ``header_lines`` and ``comments``."""
+    ``header``, ``header_lines`` and ``comments``, and the later entries of a key of
+    :data:`USED_KEYS` already seen into ``repeats`` as ``(key, value, line)``."""
     if not any(map(str.__contains__, lines, repeat(";"))):  # no comment line: C-level
         stripped = list(map(str.strip, lines))
         if all(stripped):  # and no blank line: every line is a job line
@@ -318,9 +334,39 @@ def _split_block(lines: list[str], before: int, header: dict[str, str],
         comments.append(text_)
         key, colon, value = text_[1:].strip().partition(":")
         key = key.strip()
-        if colon and key and " " not in key and key not in header:
-            header[key], header_lines[key] = value.strip(), number
+        if colon and key and " " not in key:
+            if key not in header:
+                header[key], header_lines[key] = value.strip(), number
+            elif key in USED_KEYS:
+                repeats.append((key, value.strip(), number))
     return data, numbers
+
+
+def _same_value(key: str, a: str, b: str) -> bool:
+    """Whether two values of the header key ``key`` say the same (``8`` and ``8.0`` do, for
+    the numeric keys)."""
+    if a == b:
+        return True
+    if key == "TimeZoneString":
+        return a.split()[:1] == b.split()[:1]
+    x, y = _header_number(a), _header_number(b)
+    return x is not None and x == y
+
+
+def _warn_repeats(header: dict[str, str], lines: dict[str, int],
+                  repeats: list[tuple[str, str, int]], path: str) -> None:
+    """One :class:`SwfHeaderWarning` per key of :data:`USED_KEYS` given again with another
+    value (module doc): the file, the lines and their values, the value kept (the first)."""
+    for key in USED_KEYS:
+        others = [(value, line) for k, value, line in repeats
+                  if k == key and not _same_value(key, header[key], value)]
+        if not others:
+            continue
+        shown = ", ".join(f"line {line}: {value!r}" for value, line in others[:3])
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        warnings.warn(f"{path}: header {key} given again with another value ({shown}{more}); "
+                      f"the first, {header[key]!r} at line {lines[key]}, is kept",
+                      SwfHeaderWarning, stacklevel=4)
 
 
 def _header_number(value: str) -> float | None:

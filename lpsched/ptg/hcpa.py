@@ -143,7 +143,11 @@ class HcpaBound:
 
     def caps(self, dag: Dag, pb: int) -> np.ndarray:
         """The largest allocation of every task under budget ``pb`` (integers in
-        ``[1, pb]``).
+        ``[1, pb]``); 1 for a task of ``α = 1`` under every kind: its time is the same on
+        any number of processors, so one more processor never benefits it (the seed grows
+        the task "that would benefit the most from one extra processor" [L216-218]; a
+        workflow task recorded on one core is such a task by default, decision 484). Seed
+        004's tasks have ``α <= 0.25`` [L497]: none is capped so.
 
         Parameters
         ----------
@@ -166,10 +170,11 @@ class HcpaBound:
             with np.errstate(divide="ignore", invalid="ignore"):
                 lim = np.floor((1.0 / self.value - 1.0 + a) / a + 1e-9)
             lim = np.where(a > 0, lim, pb)
-            return np.clip(np.nan_to_num(lim, nan=pb, posinf=pb), 1, pb).astype(int)
+            out = np.clip(np.nan_to_num(lim, nan=pb, posinf=pb), 1, pb).astype(int)
+            return np.where(a >= 1.0, 1, out)
         else:
             c = pb
-        return np.full(dag.n, min(c, pb), dtype=int)
+        return np.where(dag.alpha >= 1.0, 1, min(c, pb)).astype(int)
 
     def level_cap(self, pb: int) -> int | None:
         """The cap on the processors of one precedence level (``level`` only).

@@ -1,6 +1,7 @@
 """PTG files: the issue's JSON form and a DOT form (seed 004 §1.2); :func:`load_ptg` also
-reads the workflow files other tools write (:mod:`lpsched.ptg.wfformats`: daggen's DOT,
-WfCommons JSON, Pegasus DAX), and says so when a file is in none of these formats.
+reads the workflow files other tools write (:mod:`lpsched.ptg.wfformats`: daggen's DOT and
+text outputs, WfCommons JSON, Pegasus DAX), and says so when a file is in none of these
+formats.
 
 JSON: ``{"tasks": [{"id": "t0", "work": 1.2e10, "alpha": 0.1}, ...], "edges": [["t0",
 "t1"], ...]}``; extra keys (top level and per task) are kept on a round trip. DOT: a
@@ -19,16 +20,18 @@ from lpsched.errors import InvalidInstanceError, ParseError
 from lpsched.ptg.model import PTG, make_ptg
 from lpsched.ptg.wfformats import (
     REFERENCE_SPEED,
+    from_daggen_text,
     from_dax,
     from_dot_any,
     from_wfcommons,
+    is_daggen_text,
     is_wfcommons,
     unknown_format,
     unquote_id,
 )
 
 
-def ptg_from_dict(data: Any, name: str = "") -> PTG:
+def ptg_from_dict(data: Any, name: str = "", alpha: float | None = None) -> PTG:
     """A validated :class:`PTG` from the JSON form (InvalidInstanceError naming the field).
 
     Parameters
@@ -37,6 +40,9 @@ def ptg_from_dict(data: Any, name: str = "") -> PTG:
         The parsed JSON document (a mapping with ``tasks`` and ``edges``; extra keys kept).
     name : str
         Name used when the document has none, and in error messages.
+    alpha : float, optional
+        α of the tasks that give none (``--alpha``); default 0
+        (:attr:`PTG.alpha_from` says ``"absent"``).
 
     Returns
     -------
@@ -50,7 +56,7 @@ def ptg_from_dict(data: Any, name: str = "") -> PTG:
         raise InvalidInstanceError("tasks", tasks, "must be a non-empty list of tasks")
     if not isinstance(edges, list):
         raise InvalidInstanceError("edges", edges, "must be a list of [from, to] pairs")
-    ids, work, alpha, extra = [], [], [], []
+    ids, work, alphas, extra, origin = [], [], [], [], []
     for i, t in enumerate(tasks):
         if not isinstance(t, dict):
             raise InvalidInstanceError(f"tasks[{i}]", t, "must be an object")
@@ -59,12 +65,15 @@ def ptg_from_dict(data: Any, name: str = "") -> PTG:
                 raise InvalidInstanceError(f"tasks[{i}].{key}", None, "missing")
         ids.append(t["id"])
         work.append(t["work"])
-        alpha.append(t.get("alpha", 0.0))
+        given = "alpha" in t
+        alphas.append(t["alpha"] if given else 0.0 if alpha is None else alpha)
+        origin.append("file" if given else "absent" if alpha is None else "option")
         extra.append({k: v for k, v in t.items() if k not in ("id", "work", "alpha")})
     top = {k: v for k, v in data.items() if k not in ("tasks", "edges", "name")}
     label = data.get("name", name)
-    return make_ptg(ids, work, alpha, [tuple(e) if isinstance(e, list) else e for e in edges],
-                    label if isinstance(label, str) else name, top, extra)
+    return make_ptg(ids, work, alphas, [tuple(e) if isinstance(e, list) else e for e in edges],
+                    label if isinstance(label, str) else name, top, extra,
+                    alpha_from=origin, read_from="json")
 
 
 def _reject_constant(token: str) -> None:
@@ -72,7 +81,9 @@ def _reject_constant(token: str) -> None:
 
 
 def detect_format(path: str | Path, text: str) -> str:
-    """The format of a workflow file: ``"json"``, ``"dot"`` or ``"dax"``, from its suffix
+    """The format of a workflow file: ``"daggen"`` when its content is daggen's text output
+    (:func:`~lpsched.ptg.wfformats.is_daggen_text`: ``NODE`` lines after ``//`` comments,
+    whatever the suffix), else ``"json"``, ``"dot"`` or ``"dax"``, from its suffix
     (``.json``; ``.dot``/``.gv``; ``.dax``/``.xml``), else from its first character
     (``{``, ``<``, or a ``digraph`` keyword or ``//`` comment); ``""`` when none fits
     (decision 374).
@@ -87,8 +98,10 @@ def detect_format(path: str | Path, text: str) -> str:
     Returns
     -------
     str
-        ``"json"``, ``"dot"``, ``"dax"`` or ``""``.
+        ``"daggen"``, ``"json"``, ``"dot"``, ``"dax"`` or ``""``.
     """
+    if is_daggen_text(text):
+        return "daggen"
     suffix = Path(path).suffix.lower()
     if suffix in (".dot", ".gv"):
         return "dot"
@@ -108,7 +121,7 @@ def detect_format(path: str | Path, text: str) -> str:
 
 
 def ptg_from_document(data: Any, name: str = "", source: str | None = None,
-                      speed: float = REFERENCE_SPEED) -> PTG:
+                      speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
     """A PTG from a parsed JSON document in either JSON format lpsched reads: its own
     (a top-level ``tasks`` list, :func:`ptg_from_dict`) or a WfCommons instance (a
     ``workflow`` object, decision 371). Anything else raises the one-line unknown-format
@@ -124,6 +137,9 @@ def ptg_from_document(data: Any, name: str = "", source: str | None = None,
         The file named in errors.
     speed : float
         Flop/s of a processor of the target cluster (used by WfCommons runtimes only).
+    alpha : float, optional
+        α of the tasks that give none (``--alpha``); ``None``: 1/recorded cores for a
+        WfCommons task, 0 for an lpsched task.
 
     Returns
     -------
@@ -131,26 +147,33 @@ def ptg_from_document(data: Any, name: str = "", source: str | None = None,
         The validated graph.
     """
     if is_wfcommons(data):
-        return from_wfcommons(data, name, source, speed)
+        return from_wfcommons(data, name, source, speed, alpha)
     if isinstance(data, dict) and "tasks" in data:
-        return ptg_from_dict(data, name)
+        return ptg_from_dict(data, name, alpha)
     what = (f"a JSON object with keys {', '.join(sorted(map(str, data))[:6]) or '(none)'}"
             if isinstance(data, dict) else f"a JSON {type(data).__name__}")
     raise unknown_format(source or name or "json", what)
 
 
-def load_ptg(path: str | Path, speed: float = REFERENCE_SPEED) -> PTG:
+def load_ptg(path: str | Path, speed: float = REFERENCE_SPEED,
+             alpha: float | None = None) -> PTG:
     """Read a PTG from a workflow file in any format lpsched reads (issue 33 item 3).
 
     Parameters
     ----------
     path : str or Path
-        lpsched's JSON, DOT (lpsched's or daggen's ``--dot``), a WfCommons JSON instance
-        or a Pegasus DAX; the format comes from :func:`detect_format`.
+        lpsched's JSON, DOT (lpsched's or daggen's ``--dot``), daggen's text output, a
+        WfCommons JSON instance or a Pegasus DAX; the format comes from
+        :func:`detect_format`.
     speed : float
         Flop/s of a processor of the cluster the PTG will be scheduled on: WfCommons and DAX
-        files record runtimes, turned into work by decision 371 (default
+        files record runtimes, turned into work by
+        :func:`~lpsched.ptg.wfformats.amdahl_from_trace` (default
         :data:`~lpsched.ptg.wfformats.REFERENCE_SPEED`).
+    alpha : float, optional
+        Amdahl's non-parallel fraction of every task whose file gives none (``--alpha``);
+        ``None``: 1/recorded cores for a WfCommons or DAX task (1, sequential, on one core),
+        0 for a DOT or lpsched JSON task.
 
     Returns
     -------
@@ -165,25 +188,28 @@ def load_ptg(path: str | Path, speed: float = REFERENCE_SPEED) -> PTG:
     InvalidInstanceError
         lpsched's own JSON holding an invalid graph (naming the field).
     """
+    from lpsched.core.inputs import max_json_bytes, read_input
+
     p = Path(path)
+    raw = read_input(p, max_json_bytes(), "graph file")  # a file or a pipe, size-checked
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ParseError(str(p), exc.strerror or str(exc)) from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ParseError(str(p), "not UTF-8 text") from None
     fmt = detect_format(p, text)
+    if fmt == "daggen":
+        return from_daggen_text(text, p.stem, str(p))
     if fmt == "dot":
-        return from_dot_any(text, p.stem, str(p))
+        return from_dot_any(text, p.stem, str(p), alpha)
     if fmt == "dax":
-        return from_dax(text, p.stem, str(p), speed)
+        return from_dax(text, p.stem, str(p), speed, alpha)
     if fmt != "json":
         raise unknown_format(str(p), "neither JSON, XML nor a DOT digraph")
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         raise ParseError(str(p), f"not valid JSON: {exc}") from None
-    return ptg_from_document(data, p.stem, str(p), speed)
+    return ptg_from_document(data, p.stem, str(p), speed, alpha)
 
 
 def to_json(ptg: PTG) -> str:
@@ -265,7 +291,8 @@ def from_dot(text: str, name: str = "", source: str | None = None) -> PTG:
             tid = _unquote(m[1], where, k)
             try:
                 tasks.append({"id": tid, "work": float(attrs["work"]),
-                              "alpha": float(attrs.get("alpha", 0.0))})
+                              **({"alpha": float(attrs["alpha"])} if "alpha" in attrs
+                                 else {})})
             except (KeyError, ValueError):
                 raise ParseError(where, "a node needs numeric work and alpha", k) from None
         else:

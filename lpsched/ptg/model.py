@@ -106,6 +106,26 @@ def get_cluster(name: str) -> Cluster:
     return Cluster(f"P{p}@{s:g}", p, s)
 
 
+def speed_is_default(name: str) -> bool:
+    """Whether :func:`get_cluster` gives ``name``'s processors :data:`DEFAULT_SPEED` because
+    it names none: a bare count ``P`` (or ``P@``), not a Table 1 cluster (the seed's speeds)
+    nor a platform file (its own speeds).
+
+    Parameters
+    ----------
+    name : str
+        The ``--cluster`` value as typed.
+
+    Returns
+    -------
+    bool
+        ``True`` for ``"64"``, ``False`` for ``"64@3.2e9"``, ``"gdx"`` or ``"p.xml"``.
+    """
+    if name in CLUSTERS or name.lower().endswith(".xml"):
+        return False
+    return not name.partition("@")[2].strip()
+
+
 def _check_number(fieldname: str, value: Any, low: float, high: float,
                   open_low: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -122,7 +142,14 @@ class PTG:
     """A parallel task graph (seed 004 §1.2–§1.3), validated on construction.
 
     Tasks are numbered in a topological order; ``dummy[v]`` marks a zero-cost entry or exit
-    added by :func:`make_ptg`. ``edges`` is an ``(e, 2)`` array of local indices."""
+    added by :func:`make_ptg`. ``edges`` is an ``(e, 2)`` array of local indices.
+
+    ``alpha_from`` and ``read_from`` say how the reading that built this graph set its
+    numbers (never written back by :meth:`to_dict`: a file written from the graph gives
+    every ``alpha`` itself): per task, where its ``alpha`` came from
+    (:data:`lpsched.ptg.wfformats.ALPHA_ORIGINS`; empty when the graph was built in code),
+    and the format read (``"wfcommons"``, ``"dax"``, ``"dot"``, ``"daggen"``, ``"json"``;
+    empty when built in code). :mod:`lpsched.ptg.assumptions` turns them into notes."""
 
     ids: tuple[str, ...]
     work: np.ndarray
@@ -132,6 +159,8 @@ class PTG:
     name: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     task_extra: tuple[dict[str, Any], ...] = ()
+    alpha_from: tuple[str, ...] = ()
+    read_from: str = ""
 
     @property
     def n(self) -> int:
@@ -228,7 +257,8 @@ class PTG:
 
 def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]],
              name: str = "", extra: dict[str, Any] | None = None,
-             task_extra: list[dict[str, Any]] | None = None) -> PTG:
+             task_extra: list[dict[str, Any]] | None = None, *,
+             alpha_from: list[str] | None = None, read_from: str = "") -> PTG:
     """Validate tasks and edges, add a dummy entry/exit where needed, and number the tasks
     in a topological order (seed 004 §1.2; spec §1.2).
 
@@ -252,6 +282,11 @@ def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]]
         Keys of the document kept as they are (written back by :meth:`PTG.to_dict`).
     task_extra : list of dict, optional
         Per task, keys kept as they are.
+    alpha_from : list of str, optional
+        Per task, where its ``alpha`` came from (:attr:`PTG.alpha_from`; dummies get
+        ``"dummy"``).
+    read_from : str
+        The format the graph was read from (:attr:`PTG.read_from`).
 
     Returns
     -------
@@ -260,6 +295,8 @@ def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]]
     """
     if not ids:
         raise InvalidInstanceError("tasks", [], "a PTG needs at least one task")
+    if alpha_from and len(alpha_from) != len(ids):
+        raise ValueError(f"alpha_from has {len(alpha_from)} entries for {len(ids)} tasks")
     w = np.array([_check_number(f"tasks[{i}].work", x, 0.0, 1e30, open_low=True)
                   for i, x in enumerate(work)])
     a = np.array([_check_number(f"tasks[{i}].alpha", x, 0.0, 1.0) for i, x in enumerate(alpha)])
@@ -288,11 +325,13 @@ def make_ptg(ids: list[str], work: Any, alpha: Any, edges: list[tuple[str, str]]
     if not nx.is_directed_acyclic_graph(g):
         cycle = [ids[u] for u, _ in nx.find_cycle(g)]
         raise InvalidInstanceError("edges", cycle, "the graph has a cycle")
-    return _with_dummies(g, list(ids), w, a, name, extra or {}, task_extra)
+    return _with_dummies(g, list(ids), w, a, name, extra or {}, task_extra,
+                         list(alpha_from) if alpha_from else [], read_from)
 
 
 def _with_dummies(g: nx.DiGraph, ids: list[str], w: np.ndarray, a: np.ndarray, name: str,
-                  extra: dict[str, Any], task_extra: list[dict[str, Any]] | None) -> PTG:
+                  extra: dict[str, Any], task_extra: list[dict[str, Any]] | None,
+                  origin: list[str], read_from: str) -> PTG:
     n = len(ids)
     dummy = [False] * n
     sources = [v for v in range(n) if g.in_degree(v) == 0]
@@ -307,6 +346,8 @@ def _with_dummies(g: nx.DiGraph, ids: list[str], w: np.ndarray, a: np.ndarray, n
             alphas.append(0.0)
             dummy.append(True)
             tx.append({})
+            if origin:
+                origin.append("dummy")
             g.add_edges_from((d, v) if first else (v, d) for v in ends)
     order = list(nx.lexicographical_topological_sort(g))
     pos = {v: i for i, v in enumerate(order)}
@@ -314,7 +355,8 @@ def _with_dummies(g: nx.DiGraph, ids: list[str], w: np.ndarray, a: np.ndarray, n
     return PTG(tuple(ids[v] for v in order), np.array([works[v] for v in order], float),
                np.array([alphas[v] for v in order], float),
                np.array([dummy[v] for v in order], bool), edges, name, dict(extra),
-               tuple(tx[v] for v in order))
+               tuple(tx[v] for v in order), tuple(origin[v] for v in order) if origin else (),
+               read_from)
 
 
 @dataclass

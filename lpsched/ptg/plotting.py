@@ -16,7 +16,9 @@ from lpsched.ptg.schedule import PtgSchedule
 def draw_gantt(ax: Any, sched: PtgSchedule, processors: int, title: str = "",
                labels: Sequence[str] | None = None) -> Any:
     """Draw a schedule on ``ax``: every task as one bar per processor it holds, coloured
-    by its PTG (matplotlib's ``tab20`` colours, PTG ``i`` in colour ``i mod 20``).
+    by its PTG (matplotlib's ``tab20`` colours, PTG ``i`` in colour ``i mod 20``), with a
+    legend naming the PTG of each colour (outside the axes, on the right, so it never
+    hides a bar).
 
     Zero-cost dummy tasks hold no processor and draw nothing. O(Σ p_v) rectangles, drawn
     as one collection.
@@ -32,8 +34,8 @@ def draw_gantt(ax: Any, sched: PtgSchedule, processors: int, title: str = "",
     title : str
         The axes' title.
     labels : sequence of str, optional
-        One name per PTG, in PTG order: a legend is added (e.g.
-        ``[g.name for g in pb.ptgs]``).
+        One name per PTG, in PTG order (e.g. ``[g.name for g in pb.ptgs]``); default
+        ``PTG 0``, ``PTG 1``, ... for the PTGs of the schedule.
 
     Returns
     -------
@@ -73,16 +75,23 @@ def draw_gantt(ax: Any, sched: PtgSchedule, processors: int, title: str = "",
     ax.set_xlabel("time (s)")
     ax.set_ylabel("processor")
     ax.set_title(title)
-    if labels is not None:
+    if labels is None:
+        n = int(np.max(sched.owner)) + 1 if len(sched.owner) else 0
+        labels = [f"PTG {i}" for i in range(n)]
+    if len(labels):
         ax.legend(handles=[Patch(color=cmap(i % 20), label=str(name))
                            for i, name in enumerate(labels)],
-                  fontsize=7, loc="upper right")
+                  fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, title="PTG", title_fontsize=7,
+                  ncol=1 + len(labels) // 25)
     return ax
 
 
-def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = "") -> None:
-    """Draw every task as one bar per processor, coloured by PTG, and save to ``path``
-    (:func:`draw_gantt` on a new 10 × 5 inch figure). O(Σ p_v) rectangles.
+def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = "",
+          labels: Sequence[str] | None = None) -> None:
+    """Draw every task as one bar per processor, coloured by PTG, with a legend naming
+    each PTG's colour, and save to ``path`` (:func:`draw_gantt` on a new 10 × 5 inch
+    figure). O(Σ p_v) rectangles.
 
     Parameters
     ----------
@@ -94,6 +103,8 @@ def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = ""
         The image file (.png, .pdf or .svg, by its suffix).
     title : str
         The chart's title.
+    labels : sequence of str, optional
+        One name per PTG for the legend (default ``PTG 0``, ``PTG 1``, ...).
     """
     import matplotlib
 
@@ -101,7 +112,7 @@ def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = ""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(10, 5))
-    draw_gantt(ax, sched, processors, title)
+    draw_gantt(ax, sched, processors, title, labels)
     fig.tight_layout()
     fig.savefig(str(path))
     plt.close(fig)

@@ -5,8 +5,9 @@ The optional ``wfcommons`` package ships recipes (WfChef) built from real execut
 Montage, Epigenomics, 1000Genome, Cycles, ... workflows. A recipe draws a synthetic instance
 of ``n`` tasks (structure and runtimes); lpsched reads it as any WfCommons instance
 (:func:`lpsched.ptg.wfformats.from_wfcommons`), so the runtimes become Amdahl tasks by
-decision 371 at the given reference speed. This is an extension of seed 004, whose classes
-are random, FFT and Strassen graphs (§5.1).
+decision 371 at the given reference speed, each task's α 1/recorded cores (1: sequential,
+for a task recorded on one core; decision 484) unless ``alpha`` is given. This is an
+extension of seed 004, whose classes are random, FFT and Strassen graphs (§5.1).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ RECIPES = {"blast": "BlastRecipe", "bwa": "BwaRecipe", "cycles": "CyclesRecipe",
 
 
 def wfcommons_ptg(recipe: str, n: int, seed: int = 0,
-                  speed: float = REFERENCE_SPEED) -> PTG:
+                  speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
     """A PTG drawn from a WfCommons recipe (decision 371's runtime → Amdahl mapping).
 
     Parameters
@@ -46,6 +47,9 @@ def wfcommons_ptg(recipe: str, n: int, seed: int = 0,
         restored afterwards), so the same seed gives the same graph.
     speed : float
         Flop/s that turns runtimes into work (the cluster's speed, decision 371).
+    alpha : float, optional
+        Amdahl's non-parallel fraction of every task (``--alpha``); ``None``: 1/recorded
+        cores (:func:`lpsched.ptg.wfformats.amdahl_from_trace`).
 
     Returns
     -------
@@ -87,4 +91,4 @@ def wfcommons_ptg(recipe: str, n: int, seed: int = 0,
     finally:
         random.setstate(py_state)
         np.random.set_state(np_state)  # noqa: NPY002
-    return from_wfcommons(data, f"{recipe}-{n}-s{seed}", f"wfcommons:{recipe}", speed)
+    return from_wfcommons(data, f"{recipe}-{n}-s{seed}", f"wfcommons:{recipe}", speed, alpha)

@@ -3,15 +3,50 @@
 * **DOT** as graph tools write it: daggen's ``--dot`` output (``1 [size="2e9", alpha="0.05"]``,
   ``1 -> 2 [size ="8e6"]``; decision 370), unquoted or quoted ids, ``;`` or newlines between
   statements, chained edges ``a -> b -> c``, ``node [...]`` defaults, comments. Work comes
-  from ``work`` or daggen's ``size`` (flop), α from ``alpha`` (0 when absent).
+  from ``work`` or daggen's ``size`` (flop), α from ``alpha`` (else ``--alpha``, else 0). A
+  node stated twice with different values of one attribute keeps the later value (DOT's
+  rule) and says so in a :class:`WorkflowFileWarning` naming the node, the attribute and
+  both lines; identical repetitions are silent.
+* **daggen's text format** (its default output, :func:`from_daggen_text`), as daggen's
+  ``outputDAG`` writes it (``daggen_commons.c``, frs69wq/daggen): ``NODE_COUNT n``, then one
+  ``NODE <index> <children|-> <type> <cost> <alpha>`` line per node, ``type`` one of
+  ``ROOT`` (the zero-cost entry), ``COMPUTATION`` (cost: the sequential work in flop; the
+  last field: Amdahl's α), ``TRANSFER`` (cost: the bytes sent to its one child), ``END``
+  (the zero-cost exit). A computation's children are its transfers; each transfer's child is
+  the task receiving the data: the edge ``u -> v`` with its bytes.
 * **WfCommons JSON** instances, schema 1.4 (``workflow.tasks``) and 1.5
-  (``workflow.specification.tasks`` + ``workflow.execution.tasks``), mapped to Amdahl tasks by
-  decision 371 (:func:`amdahl_from_trace`).
-* **Pegasus DAX** (XML ``<job id runtime>``, ``<child ref><parent ref/></child>``), by the
-  same mapping (decision 372).
+  (``workflow.specification.tasks`` + ``workflow.execution.tasks``), and **Pegasus DAX**
+  (XML ``<job id runtime>``, ``<child ref><parent ref/></child>``; decision 372), mapped to
+  Amdahl tasks by :func:`amdahl_from_trace`.
 
-Seed 004 models no communication [L121-134]: edge data sizes (daggen's edge ``size``) are
-kept in ``PTG.extra["edge_data"]`` (``[from, to, bytes]``) and unused by the algorithms.
+**Recorded runtimes as Amdahl tasks** (decision 371; the default α is decision 484). A task
+recorded as ``r`` seconds on ``c`` cores (1 when the file gives no cores) runs as the file
+records it: ``r`` seconds on ``c`` processors of the cluster used. Its work is
+``w = r · s / (α + (1 − α)/c)`` for a processor speed ``s``, so that
+``T(c) = w/s · (α + (1 − α)/c) = r`` whatever ``s`` (seed 004's Amdahl time [L493-498]). α is,
+first found: the task's own ``alpha`` (not a WfCommons field; some generated files add
+it); the user's ``--alpha`` (``alpha=`` here) for every task without one; else
+``α = 1/c``. A record shows a task using its ``c`` cores and says nothing of more, so the
+default puts Amdahl's speed-up limit ``1/α`` at those ``c`` cores:
+
+* a task recorded on **one core is sequential** (α = 1): ``T(p) = r`` on any ``p`` — more
+  processors gain it nothing, which is all a one-core record supports;
+* a task recorded on ``c > 1`` cores takes ``r`` on ``c`` processors, ``r·c²/(2c − 1)`` on
+  one (work ``c·r`` core-seconds on ``c``, as recorded) and never less than
+  ``r·c/(2c − 1)`` (more than ``r/2``) however many it gets.
+
+``--alpha 0`` is the perfectly parallel reading (``w = r·c·s``: one core's work times the
+cores; the former default); a seed-like value (α in [0, 0.25] [L494-497]) lets seed 004's
+moldable algorithms spread the tasks. A runtime of 0 s (real WfCommons traces have some) is
+raised to :data:`MIN_RUNTIME`, since seed 004's work is > 0. Each task's recorded runtime
+and cores stay in ``task_extra`` (``runtime``, ``cores``, ``type``; ``recorded_runtime``
+when raised), the speed in ``extra["reference_speed"]``, where each α came from in
+:attr:`~lpsched.ptg.model.PTG.alpha_from`; :mod:`lpsched.ptg.assumptions` states every such
+default where a command prints its numbers.
+
+Seed 004 models no communication [L121-134]: edge data sizes (daggen's edge ``size``, a
+transfer's cost) are kept in ``PTG.extra["edge_data"]`` (``[from, to, bytes]``) and unused
+by the algorithms.
 """
 
 from __future__ import annotations
@@ -20,7 +55,9 @@ import itertools
 import json
 import math
 import re
+import warnings
 import xml.etree.ElementTree as ET
+from pathlib import PurePath
 from typing import Any
 
 from lpsched.errors import InvalidInstanceError, ParseError
@@ -30,8 +67,19 @@ from lpsched.ptg.model import PTG, make_ptg
 REFERENCE_SPEED = 1e9
 
 #: the formats :func:`lpsched.ptg.io.load_ptg` reads, named in the unknown-format error
-FORMATS = ("lpsched PTG JSON", "DOT (lpsched, daggen --dot)", "WfCommons JSON (schema 1.4, "
-           "1.5)", "Pegasus DAX (XML)")
+FORMATS = ("lpsched PTG JSON", "DOT (lpsched, daggen --dot)", "daggen text (NODE lines)",
+           "WfCommons JSON (schema 1.4, 1.5)", "Pegasus DAX (XML)")
+
+#: where a task's α came from (:attr:`lpsched.ptg.model.PTG.alpha_from`): the file gives it;
+#: ``--alpha``; 1/recorded cores (a WfCommons or DAX task without one); 0 because a DOT or
+#: lpsched JSON task gives none; a dummy entry/exit
+ALPHA_ORIGINS = ("file", "option", "cores", "absent", "dummy")
+
+
+class WorkflowFileWarning(UserWarning):
+    """A workflow file read with a choice the user should know of (e.g. a DOT node defined
+    twice with different attributes: the later one kept). The command line sums warnings
+    up in one ``lpsched: note:`` line on stderr."""
 
 
 def unknown_format(where: str, what: str) -> ParseError:
@@ -126,7 +174,8 @@ def _number(attrs: dict[str, str], key: str, where: str, line: int, what: str) -
     return x
 
 
-def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
+def from_dot_any(text: str, name: str = "", source: str | None = None,
+                 alpha: float | None = None) -> PTG:
     """A PTG from DOT as graph tools write it (decision 370): daggen's ``--dot`` output and
     lpsched's own ``to_dot``.
 
@@ -141,6 +190,8 @@ def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
         The PTG's name when the graph has none.
     source : str, optional
         The file named in errors.
+    alpha : float, optional
+        α of the nodes that give none (``--alpha``); default 0.
 
     Returns
     -------
@@ -152,11 +203,19 @@ def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
     ParseError
         With the line: a statement that is not DOT, a subgraph, a node without work, a
         non-numeric attribute, an edge to an undeclared node.
+
+    Warns
+    -----
+    WorkflowFileWarning
+        Nodes stated twice with different values of an attribute (the later kept).
     """
     where = source or name or "dot"
     parser = _DotParser(_tokens(text, where), where)
     graph_name, nodes, edges = parser.graph()
-    ids, work, alpha = _dot_tasks(nodes, where)
+    if parser.conflicts:
+        warnings.warn(_conflict_message(where, parser.conflicts), WorkflowFileWarning,
+                      stacklevel=2)
+    ids, work, alphas, origin = _dot_tasks(nodes, where, alpha)
     edge_data = []
     for u, v, attrs, line in edges:
         for end in (u, v):
@@ -167,19 +226,50 @@ def from_dot_any(text: str, name: str = "", source: str | None = None) -> PTG:
             edge_data.append([u, v, _number(attrs, "size", where, line, f"edge {u} -> {v}")])
     extra: dict[str, Any] = {"edge_data": edge_data} if edge_data else {}
     try:
-        return make_ptg(ids, work, alpha, [(u, v) for u, v, _, _ in edges],
-                        name or graph_name, extra)
+        return make_ptg(ids, work, alphas, [(u, v) for u, v, _, _ in edges],
+                        name or graph_name, extra, alpha_from=origin, read_from="dot")
     except InvalidInstanceError as exc:
         raise ParseError(where, str(exc)) from None
 
 
 _Nodes = dict[str, tuple[dict[str, str], int]]
 _Edges = list[tuple[str, str, dict[str, str], int]]
+#: a node attribute given twice: node, key, (value, line) kept, (value, line) replaced
+_Conflict = tuple[str, str, tuple[str, int], tuple[str, int]]
 
 
-def _dot_tasks(nodes: _Nodes, where: str) -> tuple[list[str], list[float], list[float]]:
-    """The ids, work (``work`` or daggen's ``size``, flop) and ``alpha`` of the nodes."""
-    ids, work, alpha = [], [], []
+def _same_value(a: str, b: str) -> bool:
+    """Two DOT attribute values say the same (``"2e9"`` and ``"2000000000"`` do)."""
+    if a == b:
+        return True
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return False
+
+
+def _conflict_message(where: str, conflicts: list[_Conflict]) -> str:
+    """One line naming every node stated twice with different values (the first five),
+    most telling part first (the command line shows a warning's first 160 characters);
+    the file by its name."""
+    nodes = list(dict.fromkeys(c[0] for c in conflicts))
+    shown = "; ".join(f"node {node!r} {key}={new!r} (line {nline}) replaces {old!r} "
+                      f"(line {oline})" for node, key, (new, nline), (old, oline)
+                      in conflicts[:5])
+    more = f"; and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
+    name = PurePath(where).name
+    if len(nodes) == 1:
+        return (f"{name}: {shown}{more}: a DOT node defined twice with different values "
+                "keeps the later one")
+    return (f"{name}: {len(nodes)} DOT nodes defined twice with different values, the later "
+            f"kept: {shown}{more}")
+
+
+def _dot_tasks(nodes: _Nodes, where: str, alpha: float | None,
+               ) -> tuple[list[str], list[float], list[float], list[str]]:
+    """The ids, work (``work`` or daggen's ``size``, flop), ``alpha`` (``alpha`` when the
+    node has one, else the option's, else 0) and where each α came from."""
+    ids, work, alphas, origin = [], [], [], []
     for tid, (attrs, line) in nodes.items():
         key = "work" if "work" in attrs else "size" if "size" in attrs else None
         if key is None:
@@ -187,12 +277,16 @@ def _dot_tasks(nodes: _Nodes, where: str) -> tuple[list[str], list[float], list[
                              "daggen's size=<flop>)", line)
         ids.append(tid)
         work.append(_number(attrs, key, where, line, f"node {tid!r}"))
-        alpha.append(_number(attrs, "alpha", where, line, f"node {tid!r}")
-                     if "alpha" in attrs else 0.0)
+        if "alpha" in attrs:
+            alphas.append(_number(attrs, "alpha", where, line, f"node {tid!r}"))
+            origin.append("file")
+        else:
+            alphas.append(0.0 if alpha is None else alpha)
+            origin.append("absent" if alpha is None else "option")
     if not ids:
         raise ParseError(where, "no task node: declare each task as id [size=<flop>, "
                          "alpha=<0..1>] (daggen) or id [work=..., alpha=...]")
-    return ids, work, alpha
+    return ids, work, alphas, origin
 
 
 class _DotParser:
@@ -201,6 +295,9 @@ class _DotParser:
 
     def __init__(self, toks: list[tuple[str, str, int]], where: str) -> None:
         self.toks, self.where, self.i = toks, where, 0
+        #: per node, the attributes its statements gave and the line of each
+        self.given: dict[str, dict[str, tuple[str, int]]] = {}
+        self.conflicts: list[_Conflict] = []
 
     def peek(self, k: int = 0) -> tuple[str, str, int]:
         """The token ``k`` ahead (an ``eof`` token past the end)."""
@@ -283,6 +380,11 @@ class _DotParser:
         chain = self.chain(value)
         attrs = self.attr_list()
         if len(chain) == 1:
+            given = self.given.setdefault(value, {})
+            for key, val in attrs.items():
+                if key in given and not _same_value(given[key][0], val):
+                    self.conflicts.append((value, key, (val, line), given[key]))
+                given[key] = (val, line)
             if value in nodes:
                 nodes[value][0].update(attrs)
             else:
@@ -313,30 +415,41 @@ class _DotParser:
 def amdahl_from_trace(runtime: float, cores: float, speed: float,
                       alpha: float | None = None) -> tuple[float, float]:
     """Work (flop) and α of a task recorded as ``runtime`` seconds on ``cores`` cores
-    (decision 371; seed 004's Amdahl model [L493-498]).
+    (decisions 371 and 484; seed 004's Amdahl model [L493-498]; the module docstring).
 
-    α is the task's own ``alpha`` when the file has one, else 0; the work is chosen so that
-    the task takes its recorded runtime on its recorded cores on a processor of ``speed``:
-    ``T(cores) = work/speed · (α + (1 − α)/cores) = runtime``, i.e. with α = 0,
-    ``work = runtime × cores × speed``.
+    The work is chosen so that the task takes its recorded runtime on its recorded cores on
+    a processor of ``speed``: ``T(cores) = work/speed · (α + (1 − α)/cores) = runtime``.
+    α is ``alpha`` when given (the task's own, or ``--alpha``), else ``1/cores``: the
+    speed-up is at most the cores the task was recorded on, and a task recorded on one core
+    is sequential (α = 1, the same runtime on any number of processors).
 
     Parameters
     ----------
     runtime : float
-        Seconds, > 0 (a zero runtime is raised to 1e-9 s by the callers' validation).
+        Seconds, > 0 (the readers raise a recorded 0 to :data:`MIN_RUNTIME`).
     cores : float
         Cores the task used, >= 1.
     speed : float
         Flop/s of one processor of the cluster the PTG is scheduled on.
     alpha : float, optional
-        The non-parallel fraction when known.
+        The non-parallel fraction when known; ``None``: ``1/cores``.
 
     Returns
     -------
     tuple of float
         ``(work, alpha)``.
+
+    Examples
+    --------
+    >>> amdahl_from_trace(10.0, 1, 1e9)  # one core: sequential
+    (10000000000.0, 1.0)
+    >>> work, a = amdahl_from_trace(10.0, 4, 1e9)  # α = 1/4: 10 s on 4 processors
+    >>> a, round(work / 1e9 * (a + (1 - a) / 4), 9)
+    (0.25, 10.0)
+    >>> amdahl_from_trace(10.0, 4, 1e9, alpha=0.0)  # perfectly parallel: 4 cores × 10 s
+    (40000000000.0, 0.0)
     """
-    a = 0.0 if alpha is None else float(alpha)
+    a = 1.0 / cores if alpha is None else float(alpha)
     return runtime * speed / (a + (1.0 - a) / cores), a
 
 
@@ -353,33 +466,69 @@ def _positive(value: Any, field: str, where: str, low: float, default: float | N
 MIN_RUNTIME = 1e-3
 
 
+def check_alpha(value: float | None, what: str) -> float | None:
+    """``value`` when it is ``None`` or a number in [0, 1] (seed 004's α), else a one-line
+    error naming ``what``.
+
+    Parameters
+    ----------
+    value : float or None
+        The α given (``--alpha``, or ``alpha=`` of a reader).
+    what : str
+        What to name in the error (``"--alpha"``).
+
+    Returns
+    -------
+    float or None
+        ``value`` as a float (``None`` unchanged).
+
+    Raises
+    ------
+    InvalidInstanceError
+        Not a finite number in [0, 1].
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            0.0 <= float(value) <= 1.0):
+        raise InvalidInstanceError(what, value, "must be a number in [0, 1] (Amdahl's "
+                                   "non-parallel fraction: 0 perfectly parallel, 1 "
+                                   "sequential)")
+    return float(value)
+
+
 def _build(where: str, name: str, rows: list[dict[str, Any]], speed: float,
-           extra: dict[str, Any]) -> PTG:
-    """The PTG of tasks ``{id, runtime, cores, alpha, parents, field}`` (decision 371)."""
-    ids, work, alpha, edges, tx = [], [], [], [], []
+           extra: dict[str, Any], alpha: float | None = None) -> PTG:
+    """The PTG of tasks ``{id, runtime, cores, alpha, parents, field}`` (decisions 371,
+    484): α from the task's own ``alpha``, else ``alpha`` (``--alpha``), else 1/cores."""
+    ids, work, alphas, origin, edges, tx = [], [], [], [], [], []
     known = {r["id"] for r in rows}
     for r in rows:
         f = r["field"]
-        runtime = max(_positive(r["runtime"], f"{f}.runtime", where, 0.0, None), MIN_RUNTIME)
+        recorded = _positive(r["runtime"], f"{f}.runtime", where, 0.0, None)
+        runtime = max(recorded, MIN_RUNTIME)
         cores = _positive(r["cores"], f"{f}.cores", where, 1.0, 1.0)
         a = r.get("alpha")
         if a is not None and (isinstance(a, bool) or not isinstance(a, (int, float))
                               or not 0.0 <= float(a) <= 1.0):
             raise ParseError(where, f"{f}.alpha = {a!r}: must be a number in [0, 1]")
-        w, al = amdahl_from_trace(runtime, cores, speed, a)
+        origin.append("file" if a is not None else "option" if alpha is not None else "cores")
+        w, al = amdahl_from_trace(runtime, cores, speed, a if a is not None else alpha)
         ids.append(r["id"])
         work.append(w)
-        alpha.append(al)
-        tx.append({"runtime": runtime, "cores": cores, **({"type": r["type"]} if r.get("type")
-                                                          else {})})
+        alphas.append(al)
+        tx.append({"runtime": runtime, "cores": cores,
+                   **({"recorded_runtime": recorded} if recorded < runtime else {}),
+                   **({"type": r["type"]} if r.get("type") else {})})
         for p in r["parents"]:
             if p not in known:
                 raise ParseError(where, f"{r.get('pfield', f)}.parents: unknown task {p!r}")
             edges.append((p, r["id"]))
     edges = list(dict.fromkeys(edges))
     try:
-        return make_ptg(ids, work, alpha, edges, name,
-                        {**extra, "reference_speed": speed}, tx)
+        return make_ptg(ids, work, alphas, edges, name,
+                        {**extra, "reference_speed": speed}, tx, alpha_from=origin,
+                        read_from=str(extra.get("source_format", "")))
     except InvalidInstanceError as exc:
         raise ParseError(where, str(exc)) from None
 
@@ -403,7 +552,7 @@ def is_wfcommons(data: Any) -> bool:
 
 
 def from_wfcommons(data: Any, name: str = "", source: str | None = None,
-                   speed: float = REFERENCE_SPEED) -> PTG:
+                   speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
     """A PTG from a WfCommons JSON instance (schema 1.4 or 1.5; decision 371).
 
     Parameters
@@ -418,8 +567,11 @@ def from_wfcommons(data: Any, name: str = "", source: str | None = None,
     source : str, optional
         The file named in errors.
     speed : float
-        Flop/s of a processor of the target cluster (work = runtime × cores × speed with α 0,
-        seed 004 §1.3 [L493-498]).
+        Flop/s of a processor of the target cluster (:func:`amdahl_from_trace`, seed 004
+        §1.3 [L493-498]).
+    alpha : float, optional
+        α of the tasks without their own (``--alpha``); ``None``: 1/recorded cores (1, a
+        sequential task, for one core).
 
     Returns
     -------
@@ -472,7 +624,7 @@ def from_wfcommons(data: Any, name: str = "", source: str | None = None,
     label = data.get("name")
     return _build(where, label if isinstance(label, str) and label else name, rows, speed,
                   {"source_format": "wfcommons",
-                   "schema_version": str(data.get("schemaVersion", ""))})
+                   "schema_version": str(data.get("schemaVersion", ""))}, alpha)
 
 
 def _wfcommons_tasks(wf: dict[str, Any], where: str,
@@ -529,7 +681,7 @@ def _dax_job(el: Any, k: int, by_id: dict[str, Any], where: str) -> dict[str, An
 
 
 def from_dax(text: str, name: str = "", source: str | None = None,
-             speed: float = REFERENCE_SPEED) -> PTG:
+             speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
     """A PTG from a Pegasus DAX file (XML; decision 372).
 
     Parameters
@@ -543,7 +695,10 @@ def from_dax(text: str, name: str = "", source: str | None = None,
     source : str, optional
         The file named in errors.
     speed : float
-        Flop/s of a processor of the target cluster (decision 371's mapping).
+        Flop/s of a processor of the target cluster (:func:`amdahl_from_trace`).
+    alpha : float, optional
+        α of every job (a DAX gives none; ``--alpha``); ``None``: 1/recorded cores (1, a
+        sequential job, for one core).
 
     Returns
     -------
@@ -588,4 +743,151 @@ def from_dax(text: str, name: str = "", source: str | None = None,
             raise ParseError(where, f"<child ref={child!r}>: unknown job")
         by_id[child]["parents"].append(parent)
     label = root.get("name")
-    return _build(where, label or name, rows, speed, {"source_format": "dax"})
+    return _build(where, label or name, rows, speed, {"source_format": "dax"}, alpha)
+
+
+# ------------------------------------------------------------------ daggen text
+
+_DAGGEN_TYPES = ("ROOT", "COMPUTATION", "TRANSFER", "END")
+
+
+def is_daggen_text(text: str) -> bool:
+    """Whether ``text`` is daggen's text output: after its ``//`` header lines, a
+    ``NODE_COUNT`` or ``NODE`` line (decision 374's detection by content).
+
+    Parameters
+    ----------
+    text : str
+        A file's content.
+
+    Returns
+    -------
+    bool
+        ``True`` for daggen's default (non ``--dot``) output.
+    """
+    pos = 1 if text.startswith("\ufeff") else 0
+    while pos < len(text):  # line by line, without splitting a large file
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        s = text[pos:end].strip()
+        if s and not s.startswith("//"):
+            return s.split(None, 1)[0] in ("NODE_COUNT", "NODE")
+        pos = end + 1
+    return False
+
+
+def _daggen_node(fields: list[str], where: str, k: int,
+                 ) -> tuple[str, list[str], str, float, float]:
+    """``(index, children, type, cost, alpha)`` of one ``NODE`` line (ParseError naming
+    the line)."""
+    if len(fields) != 6:
+        raise ParseError(where, f"a NODE line has 6 fields (NODE <index> <children|-> "
+                         f"<type> <cost> <alpha>), found {len(fields)}", k)
+    _, index, kids, kind, cost, alpha = fields
+    if not index.isdigit():
+        raise ParseError(where, f"NODE index {index!r} is not a whole number >= 0", k)
+    children = [] if kids == "-" else kids.split(",")
+    if not all(c.isdigit() for c in children):
+        raise ParseError(where, f"NODE {index}: children {kids!r} is not '-' nor a comma "
+                         "list of node indices", k)
+    if kind not in _DAGGEN_TYPES:
+        raise ParseError(where, f"NODE {index}: type {kind!r} is not one of "
+                         f"{', '.join(_DAGGEN_TYPES)}", k)
+    try:
+        c, a = float(cost), float(alpha)
+    except ValueError:
+        raise ParseError(where, f"NODE {index}: cost {cost!r} and alpha {alpha!r} must be "
+                         "numbers", k) from None
+    if not (math.isfinite(c) and c >= 0):
+        raise ParseError(where, f"NODE {index}: cost {cost!r} must be a finite number >= 0", k)
+    if kind == "COMPUTATION" and (c <= 0 or not 0.0 <= a <= 1.0):
+        raise ParseError(where, f"NODE {index}: a COMPUTATION needs a cost > 0 (flop) and an "
+                         f"alpha in [0, 1]; found {cost} and {alpha}", k)
+    return index, children, kind, c, a
+
+
+def from_daggen_text(text: str, name: str = "", source: str | None = None) -> PTG:
+    """A PTG from daggen's text output (the module docstring; daggen's ``outputDAG``).
+
+    ``ROOT`` and ``END`` (zero-cost, dummy) are dropped: :func:`~lpsched.ptg.model.make_ptg`
+    adds an entry or exit where the graph needs one, as for daggen's ``--dot`` output of
+    the same graph. Each ``COMPUTATION`` is a task of work ``cost`` flop and α the last
+    field; each ``COMPUTATION u -> TRANSFER t -> COMPUTATION v`` is the edge ``u -> v``, the
+    transfer's bytes kept in ``extra["edge_data"]`` (unused: no communication model
+    [L121-134]). ``NODE_COUNT``, when present, must count the ``NODE`` lines.
+
+    Parameters
+    ----------
+    text : str
+        The file's content (daggen's ``//`` header lines are skipped).
+    name : str
+        The PTG's name (the format has none: the file's stem).
+    source : str, optional
+        The file named in errors.
+
+    Returns
+    -------
+    PTG
+        The validated graph, task ids the ``COMPUTATION`` indices.
+
+    Raises
+    ------
+    ParseError
+        With the line: a line that is not ``NODE_COUNT``/``NODE``, a bad field, an unknown
+        child, a repeated index, a ``NODE_COUNT`` that does not match, no ``COMPUTATION``.
+    """
+    where = source or name or "daggen"
+    count: tuple[int, int] | None = None
+    nodes: dict[str, tuple[list[str], str, float, float, int]] = {}
+    for k, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("//"):
+            continue
+        if fields[0] == "NODE_COUNT" and len(fields) == 2 and fields[1].isdigit():
+            count = (int(fields[1]), k)
+        elif fields[0] == "NODE":
+            index, children, kind, cost, alpha = _daggen_node(fields, where, k)
+            if index in nodes:
+                raise ParseError(where, f"NODE {index} is defined twice (line "
+                                 f"{nodes[index][4]})", k)
+            nodes[index] = (children, kind, cost, alpha, k)
+        else:
+            raise ParseError(where, f"not a daggen line (NODE_COUNT <n> or NODE <index> "
+                             f"<children|-> <type> <cost> <alpha>): {line.strip()[:40]!r}", k)
+    if count is not None and count[0] != len(nodes):
+        raise ParseError(where, f"NODE_COUNT {count[0]} but {len(nodes)} NODE lines (a "
+                         "truncated or edited file?)", count[1])
+    return _daggen_ptg(nodes, name, where)
+
+
+def _daggen_ptg(nodes: dict[str, tuple[list[str], str, float, float, int]], name: str,
+                where: str) -> PTG:
+    """The tasks and edges of daggen's parsed ``NODE`` lines (:func:`from_daggen_text`)."""
+    ids = [i for i, n in nodes.items() if n[1] == "COMPUTATION"]
+    if not ids:
+        raise ParseError(where, "no COMPUTATION node: nothing to schedule")
+    edges: list[tuple[str, str]] = []
+    edge_data: list[list[Any]] = []
+    for u, (children, kind, _, _, line) in nodes.items():
+        for c in children:
+            if c not in nodes:
+                raise ParseError(where, f"NODE {u}: child {c} is not a NODE of the file", line)
+            if kind != "COMPUTATION":
+                continue
+            ckids, ckind, ccost, _, cline = nodes[c]
+            if ckind == "TRANSFER":
+                if len(ckids) != 1 or ckids[0] not in nodes:
+                    raise ParseError(where, f"NODE {c}: a TRANSFER has one child, the task "
+                                     "receiving the data", cline)
+                target = ckids[0]
+                if nodes[target][1] == "COMPUTATION":
+                    edges.append((u, target))
+                    edge_data.append([u, target, ccost])
+            elif ckind == "COMPUTATION":
+                edges.append((u, c))
+    extra: dict[str, Any] = {"edge_data": edge_data} if edge_data else {}
+    try:
+        return make_ptg(ids, [nodes[i][2] for i in ids], [nodes[i][3] for i in ids], edges,
+                        name, extra, alpha_from=["file"] * len(ids), read_from="daggen")
+    except InvalidInstanceError as exc:
+        raise ParseError(where, str(exc)) from None

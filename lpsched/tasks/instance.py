@@ -318,11 +318,12 @@ def load_instance(path: str | Path) -> TaskInstance:
     InvalidInstanceError
         For a bad instance (the field named).
     """
+    from lpsched.core.inputs import max_json_bytes, read_input
+
     p = Path(path)
+    raw = read_input(p, max_json_bytes(), "JSON file")  # a file or a pipe, size-checked
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ParseError(str(p), "not UTF-8 text") from None
     try:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+from tests.shared_data import shared_file
+
 FIXTURE = Path(__file__).resolve().parent / "data" / "forced_starts.json"
 CURIE = "CEA-Curie-2011-2.1-cln.swf.gz"
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -31,21 +32,21 @@ def start_hash(start: np.ndarray) -> str:
 
 
 def instances() -> dict[str, tuple[object, int]]:
-    """name -> (workload, cluster size); the traces must be present."""
+    """name -> (workload, cluster size); the calling test is skipped when a trace is absent."""
     from lpsched.batch.reproduce import contiguity_instance
     from lpsched.core.swf import read_swf, to_workload
 
     out: dict[str, tuple[object, int]] = {}
     for seed in (0, 3):
-        out[f"curie-offline-{seed}"] = (contiguity_instance(str(DATA / CURIE), seed, 300,
-                                                            512), 16)
-    curie = to_workload(read_swf(DATA / CURIE), processors=512)
+        out[f"curie-offline-{seed}"] = (contiguity_instance(str(shared_file(CURIE)), seed,
+                                                            300, 512), 16)
+    curie = to_workload(read_swf(shared_file(CURIE)), processors=512)
     keep = slice(5000, 5400)
     sub = curie.submit[keep]
     out["curie-online-5000"] = (replace(curie, job=curie.job[keep], submit=sub - sub.min(),
                                         run=curie.run[keep], size=curie.size[keep],
                                         estimate=curie.estimate[keep]), 16)
-    kth = to_workload(read_swf(DATA / KTH))
+    kth = to_workload(read_swf(shared_file(KTH)))
     keep = slice(0, 300)
     online = replace(kth, job=kth.job[keep], submit=kth.submit[keep], run=kth.run[keep],
                      size=kth.size[keep], estimate=kth.estimate[keep])

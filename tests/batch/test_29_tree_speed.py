@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+from tests.shared_data import shared_file
+
 FIXTURE = Path(__file__).resolve().parent / "data" / "tree_starts_29.json"
 CURIE = "CEA-Curie-2011-2.1-cln.swf.gz"
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
@@ -75,7 +76,7 @@ def ch5_run(name: str) -> Any:
     from lpsched.batch.topology import parse_topology
 
     plat, alloc = name.split("/")
-    trace = str(DATA / (CURIE if plat == "curie" else KTH))
+    trace = str(shared_file(CURIE if plat == "curie" else KTH))
     if plat not in _WORK:
         cell = platform_cells(trace, instances=1)[0]
         work = period_instance(trace, 0, cell[2], cell[7], CH5_DEFAULTS["estimate"])
@@ -96,7 +97,7 @@ def s001_run(name: str) -> Any:
 
     trace, policy, alloc, qct, s = name.split("/")
     if trace not in _WORK:
-        work = load_trace(str(DATA / trace), None)
+        work = load_trace(str(shared_file(trace)), None)
         _WORK[trace] = subset(work, np.arange(S001_JOBS))
     work = _WORK[trace]
     topo = kary_for(int(work.processors or work.size.max()), 4)
@@ -114,8 +115,7 @@ def compute() -> dict[str, str]:
 
 def _present() -> None:
     for name in (CURIE, KTH, *SEED001):
-        if not (DATA / name).exists():
-            pytest.skip(f"{DATA / name} is absent (the shared data folder)")
+        shared_file(name)
 
 
 def test_the_fixture_covers_every_case():

@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 from tests.batch import forced_cases  # noqa: E402
 from tests.batch import test_29_tree_speed as tree  # noqa: E402
+from tests.shared_data import shared_file  # noqa: E402
 
 FIXTURE = HERE / "data" / "validation_29.json"
 RULES = (None, "cont", "cont-ff", "loc", "plat", "contiguous", "quasi-contiguous")
@@ -159,8 +160,7 @@ def compute() -> dict[str, dict[str, str]]:
 
 def _present() -> None:
     for name in (tree.CURIE, tree.KTH):
-        if not (tree.DATA / name).exists():
-            pytest.skip(f"{tree.DATA / name} is absent (the shared data folder)")
+        shared_file(name)
 
 
 def _pinned(key: str) -> dict[str, str]:

@@ -30,8 +30,8 @@ from lpsched.batch import line
 from lpsched.batch.simulator import _machine
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.errors import LpschedError
+from tests.shared_data import shared_file
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 LPSCHED = str(Path(sys.executable).parent / "lpsched")
 BUILT = line._line_c is not None
 needs_c = pytest.mark.skipif(
@@ -187,9 +187,7 @@ TRACES = {
                                   for name in TRACES])
 def test_shared_traces_same_answers(name: str) -> None:
     file, policies, kill = TRACES[name]
-    if not (DATA / file).exists():
-        pytest.skip(f"needs ../shared/data ({file})")
-    work = to_workload(read_swf(DATA / file))
+    work = to_workload(read_swf(shared_file(file)))
     for policy in policies:
         _same(work, policy, kill)
 

@@ -16,9 +16,9 @@ from lpsched.batch.simulator import BLOCKED_HEAD, simulate_batch, validate_batch
 from lpsched.cli.batch import BLOCKED_HEAD as CLI_BLOCKED_HEAD
 from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError
+from tests.shared_data import shared_file
 
 LPSCHED = str(Path(sys.executable).with_name("lpsched"))
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def _work(submit, run, size, est=None, m=4) -> Workload:
@@ -126,7 +126,7 @@ def test_options_are_checked() -> None:
     with pytest.raises(InvalidInstanceError, match="must be one of"):
         simulate_batch(FRAGMENTED, "easy", blocked_head="kill")
     with pytest.raises(InvalidInstanceError, match="must be one of"):
-        topology_cells(str(SHARED / "hpc2n-excerpt.swf"), [0.0], blocked_head="kill")
+        topology_cells(str(shared_file("hpc2n-excerpt.swf")), [0.0], blocked_head="kill")
 
 
 def test_the_cells_keep_fcfs_keys_and_mark_easy(tmp_path: Path) -> None:

@@ -31,10 +31,10 @@ from lpsched.batch.reproduce import kary_for
 from lpsched.batch.simulator import simulate_batch
 from lpsched.batch.validation import validate_batch
 from lpsched.core.swf import Workload
+from tests.shared_data import shared_file
 
 LPSCHED = str(Path(sys.executable).with_name("lpsched"))
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "data"
 
 
 def _work(submit: list[float], run: list[float], size: list[int],
@@ -359,9 +359,7 @@ def test_wait_is_identical_to_the_code_before_on_random_workloads(before_tree: P
 @pytest.mark.slow
 @pytest.mark.parametrize("trace", ["HPC2N-2002-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.1-cln.swf.gz"])
 def test_wait_is_identical_to_the_code_before_on_a_trace(before_tree: Path, trace: str) -> None:
-    path = SHARED / trace
-    if not path.exists():
-        pytest.skip(f"{path} not present")
+    path = shared_file(trace)
     old = _digests(before_tree, before_tree / "tree", "trace", str(path), "20000")
     assert old == _digests(before_tree, REPO, "trace", str(path), "20000")
 

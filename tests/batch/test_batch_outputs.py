@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from lpsched.batch.simulator import simulate_batch, validate_batch
 from lpsched.core.swf import Workload, read_swf, to_workload
+from tests.shared_data import shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
 
 #: sha256 of the start times rounded to 1e-6 s (little-endian float64), computed with the
 #: simulator of commit e86136f, before the lean path (numpy masks and the event engine)
@@ -48,10 +48,7 @@ def start_hash(start: np.ndarray) -> str:
 
 
 def trace(name: str) -> Path:
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent (the shared data folder)")
-    return path
+    return shared_file(name)
 
 
 @pytest.mark.parametrize(("name", "policy"), sorted(PINNED))

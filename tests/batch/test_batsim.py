@@ -37,8 +37,7 @@ from lpsched.batch.batsim import (
 from lpsched.batch.simulator import batch_metrics, simulate_batch, validate_batch
 from lpsched.core.swf import FIELDS, SwfTrace, Workload, read_swf, to_workload, write_swf
 from lpsched.errors import InvalidInstanceError, ParseError
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+from tests.shared_data import shared_file
 
 #: Batsim's column list, copied from its documentation (docs/output-jobs.rst, "in this
 #: order") rather than from the module, so that a change of JOBS_COLUMNS fails here
@@ -55,10 +54,7 @@ FLOAT_COLUMNS = ("submission_time", "requested_time", "starting_time", "executio
 
 
 def trace_path(name: str) -> Path:
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent (the shared data folder)")
-    return path
+    return shared_file(name)
 
 
 def jobs_csv(work: Workload, sched: Any, profiles: list[str] | None = None) -> list[dict]:

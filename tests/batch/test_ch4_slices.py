@@ -11,9 +11,9 @@ import pytest
 from lpsched.batch.allocation import ZERO_RUN, is_contiguous, slice_plan
 from lpsched.batch.fidelity import contiguity_table, platform_table, topology_table
 from lpsched.errors import InvalidInstanceError
+from tests.shared_data import shared_file
 
-CURIE = Path(__file__).resolve().parents[3] / "shared" / "data" / \
-    "CEA-Curie-2011-2.1-cln.swf.gz"
+CURIE = "CEA-Curie-2011-2.1-cln.swf.gz"
 # 8 processors: A [0-2] 10 s, B [3] 4 s, C [4] 10 s, D [5] 4 s, E [6-7] 10 s; at t = 4
 # processors 3 and 5 are free (two, not adjacent); F needs 2 for 1 s
 RUN = np.array([10.0, 4, 10, 4, 10, 1])
@@ -52,12 +52,11 @@ def test_zero_run_jobs_hold_their_processors_one_instant() -> None:
         slice_plan(np.array([1.0]), np.array([3]), 2, "basic")
 
 
-@pytest.mark.skipif(not CURIE.exists(), reason="needs ../shared/data (CEA-Curie)")
 def test_slice_plan_is_valid_on_a_curie_instance() -> None:
     from lpsched.batch.reproduce import contiguity_instance
     from lpsched.batch.simulator import BatchSchedule, validate_batch
 
-    work = contiguity_instance(str(CURIE), 3, 300, 512)
+    work = contiguity_instance(str(shared_file(CURIE)), 3, 300, 512)
     for rule in ("basic", "cont-ff", "loc"):
         start, procs = slice_plan(work.run, work.size, 512, rule, 16)
         sched = BatchSchedule(start=start, end=start + work.run, procs=procs)

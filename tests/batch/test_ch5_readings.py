@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from lpsched.batch.reproduce import CH5_PLATFORMS, PLATFORM_ALLOCS, period_instance
+from tests.shared_data import data_folder, shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "ch5_readings.py"
-DATA = ROOT.parent / "shared" / "data"
 _spec = importlib.util.spec_from_file_location("ch5_readings", SCRIPT)
 assert _spec is not None and _spec.loader is not None
 ch5 = importlib.util.module_from_spec(_spec)
@@ -26,10 +26,7 @@ _spec.loader.exec_module(ch5)
 
 
 def needs(platform: str) -> Path:
-    path = DATA / CH5_PLATFORMS[platform][0]
-    if not path.exists():
-        pytest.skip(f"needs ../shared/data ({path.name})")
-    return path
+    return shared_file(CH5_PLATFORMS[platform][0])
 
 
 def test_distinct_periods_never_repeat() -> None:
@@ -55,7 +52,7 @@ def test_identity_on_hand_made_rows() -> None:
 
 def test_default_reading_is_the_package_instance() -> None:
     path = needs("kth_sp2")
-    work, topo = ch5.reading_instance("kth_sp2", 3, "default", DATA)
+    work, topo = ch5.reading_instance("kth_sp2", 3, "default", data_folder())
     ref = period_instance(str(path), 3, 1, "completed")
     assert np.array_equal(work.submit, ref.submit) and np.array_equal(work.size, ref.size)
     assert topo.arity == (16, 4, 4) and topo.installed == 100
@@ -63,20 +60,20 @@ def test_default_reading_is_the_package_instance() -> None:
 
 def test_readings_change_only_their_input() -> None:
     needs("llnl_thunder")
-    base, _ = ch5.reading_instance("llnl_thunder", 0, "default", DATA)
-    nodes, topo = ch5.reading_instance("llnl_thunder", 0, "table", DATA)
+    base, _ = ch5.reading_instance("llnl_thunder", 0, "default", data_folder())
+    nodes, topo = ch5.reading_instance("llnl_thunder", 0, "table", data_folder())
     assert topo.installed == 1024 and np.array_equal(nodes.size * 4, base.size)
-    _, tree = ch5.reading_instance("llnl_thunder", 0, "headers", DATA)
+    _, tree = ch5.reading_instance("llnl_thunder", 0, "headers", data_folder())
     assert tree.arity == (4, 4, 4, 4, 4, 4) and tree.installed == 4008
-    _, c8 = ch5.reading_instance("llnl_thunder", 0, "c8", DATA)
+    _, c8 = ch5.reading_instance("llnl_thunder", 0, "c8", data_folder())
     assert c8.cluster_size == 8
     with pytest.raises(ValueError, match="expected one of"):
-        ch5.reading_instance("llnl_thunder", 0, "nonsense", DATA)
+        ch5.reading_instance("llnl_thunder", 0, "nonsense", data_folder())
 
 
 def test_no_penalty_means_no_inflation() -> None:
     needs("kth_sp2")
-    work, topo = ch5.reading_instance("kth_sp2", 0, "default", DATA)
+    work, topo = ch5.reading_instance("kth_sp2", 0, "default", data_folder())
     for alloc in PLATFORM_ALLOCS:
         one = ch5.run_cell(work, topo, alloc, 1.0)
         assert one["failed"] == 0 and one["sum_exec"] == pytest.approx(one["sum_run"])
@@ -96,7 +93,7 @@ def test_command_line(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     ok = subprocess.run([exe, str(SCRIPT), "--platform", "kth_sp2", "--instances", "1",
                          "--decompose", "--out", str(out)], capture_output=True, text=True,
-                        env={"LPSCHED_DATA": str(DATA), "PATH": "/usr/bin:/bin"})
+                        env={"LPSCHED_DATA": str(data_folder()), "PATH": "/usr/bin:/bin"})
     assert ok.returncode == 0, ok.stderr
     assert "| kth_sp2 | 1 |" in ok.stdout and "identity error" in ok.stdout
     rows = [json.loads(line) for line in out.read_text().splitlines()]

@@ -1,12 +1,10 @@
 """The batch seed-vs-ours rows (issue 29 review): roles as decisions 272/274 declare them,
 ch. 5's seed lines as seed 000's text says each direction, and reduced runs that say so."""
 
-from pathlib import Path
-
 from lpsched.batch.fidelity import contiguity_table, platform_table, topology_table
+from tests.shared_data import find_seed
 
-SEED = next((Path(__file__).resolve().parents[3] / "shared" / "seeds").glob("000_*.txt"),
-            None)
+SEED = find_seed("000")
 
 
 def ch4(instances: int) -> dict:

@@ -9,17 +9,15 @@ the budget is a failure, not a hang. The trace test skips without ``../shared/da
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from lpsched.batch import simulator as sim_mod
 from lpsched.batch.simulator import COMPRESSIONS, simulate_batch, validate_batch
 from lpsched.core.swf import Workload
+from tests.shared_data import shared_file
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-CURIE = DATA / "CEA-Curie-2011-2.1-cln.swf.gz"
+CURIE = "CEA-Curie-2011-2.1-cln.swf.gz"
 FIXED = tuple(c for c in COMPRESSIONS if c != "rebuild")
 
 
@@ -105,11 +103,10 @@ def test_a_rule_that_can_never_place_a_job_is_an_error():
 def test_curie_seed3_loc_finishes(budget, compression):
     """``reproduce contiguity``'s seed-3 instance, rebuilt from the trace, under ``loc``:
     finishes in a few thousand passes (it never did before)."""
-    if not CURIE.exists():
-        pytest.skip(f"{CURIE} is absent (the shared data folder)")
+    curie = shared_file(CURIE)
     from lpsched.batch.reproduce import contiguity_instance
 
-    work = contiguity_instance(str(CURIE), 3, 300, 512)
+    work = contiguity_instance(str(curie), 3, 300, 512)
     assert work.jobs == 300 and int(work.size.max()) <= 512
     state = budget(5000)
     sched, _ = simulate_batch(work, "conservative", alloc="loc", cluster_size=16,

@@ -2,7 +2,7 @@
 start time of forced allocators: the hashes of ``data/forced_starts.json`` were written by
 the simulator before it (after the fix of decision 265), on 512-processor CEA-Curie
 instances and KTH-SP2, online and offline, ``basic`` / ``cont-ff`` / ``loc`` under the three
-fixed-reservation compressions. Skipped without ``../shared/data``."""
+fixed-reservation compressions. Skipped without the shared traces (tests/shared_data.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.batch import forced_cases as fc
+from tests.shared_data import shared_file
 
 PINNED = json.loads(fc.FIXTURE.read_text())
 
@@ -19,8 +20,7 @@ PINNED = json.loads(fc.FIXTURE.read_text())
 @pytest.fixture(scope="module")
 def instances():
     for name in (fc.CURIE, fc.KTH):
-        if not (fc.DATA / name).exists():
-            pytest.skip(f"{fc.DATA / name} is absent (the shared data folder)")
+        shared_file(name)
     return fc.instances()
 
 

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from lpsched.batch import simulator as S
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.errors import LpschedError
+from tests.shared_data import needs_shared, shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
-GAIA, CURIE = DATA / "UniLu-Gaia-2014-1.swf", DATA / "CEA-Curie-2011-2.1-cln.swf.gz"
+GAIA, CURIE = "UniLu-Gaia-2014-1.swf", "CEA-Curie-2011-2.1-cln.swf.gz"
 LPSCHED = str(Path(sys.executable).parent / "lpsched")
 
 #: sha256 (first 16 hex digits) of the start times (little-endian float64) and of the
@@ -107,8 +107,7 @@ def test_kernel_on_an_empty_machine_history():
     _same((sched, stats), _general(work, "easy"))
 
 
-needs_data = pytest.mark.skipif(not GAIA.exists() or not CURIE.exists(),
-                                reason="the shared traces (../shared/data) are absent")
+needs_data = needs_shared(GAIA, CURIE)
 
 
 @needs_data
@@ -116,7 +115,8 @@ needs_data = pytest.mark.skipif(not GAIA.exists() or not CURIE.exists(),
                                             ("curie", 50_000, "easy"),
                                             ("curie", 50_000, "fcfs")])
 def test_start_times_and_processors_as_before(trace, n, policy):
-    work = _prefix(to_workload(read_swf(GAIA if trace == "gaia" else CURIE)), n)
+    path = shared_file(GAIA if trace == "gaia" else CURIE)
+    work = _prefix(to_workload(read_swf(path)), n)
     sched, _ = S.simulate_batch(work, policy)
     assert (_digest(sched.start, "<f8"),
             _digest(np.concatenate([sched.procs.lo, sched.procs.hi]), "<i8")) == \
@@ -127,9 +127,9 @@ def test_start_times_and_processors_as_before(trace, n, policy):
 @pytest.mark.parametrize("trace,n", [("gaia", None), ("curie", 30_000)])
 def test_start_times_equal_the_plain_simulator(trace, n):
     plain = _plain()
-    job, submit, run, size, estimate, m = plain.read_jobs(str(GAIA if trace == "gaia"
-                                                              else CURIE))
-    work = _prefix(to_workload(read_swf(GAIA if trace == "gaia" else CURIE)), n)
+    path = shared_file(GAIA if trace == "gaia" else CURIE)
+    job, submit, run, size, estimate, m = plain.read_jobs(str(path))
+    work = _prefix(to_workload(read_swf(path)), n)
     k = work.jobs
     assert job[:k].tolist() == work.job.tolist() and m == work.processors
     start, procs = plain.simulate(submit[:k].tolist(), run[:k].tolist(), size[:k].tolist(),
@@ -144,15 +144,16 @@ def test_start_times_equal_the_plain_simulator(trace, n):
 @needs_data
 @pytest.mark.slow
 def test_whole_curie_as_before_and_as_the_plain_simulator(tmp_path):
-    work = to_workload(read_swf(CURIE))
+    curie = shared_file(CURIE)
+    work = to_workload(read_swf(curie))
     sched, _ = S.simulate_batch(work, "easy")
     assert (_digest(sched.start, "<f8"),
             _digest(np.concatenate([sched.procs.lo, sched.procs.hi]), "<i8")) == \
         PRE_CHANGE[("curie", None, "easy")]
     out, plain_out = tmp_path / "jobs.csv", tmp_path / "plain.csv"
-    subprocess.run([LPSCHED, "batch", str(CURIE), "--out", str(out), "--json"], check=True,
+    subprocess.run([LPSCHED, "batch", str(curie), "--out", str(out), "--json"], check=True,
                    capture_output=True)
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "plain_easy.py"), str(CURIE),
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "plain_easy.py"), str(curie),
                     "--out", str(plain_out)], check=True, capture_output=True)
     assert out.read_bytes() == plain_out.read_bytes()
 
@@ -161,7 +162,7 @@ def test_whole_curie_as_before_and_as_the_plain_simulator(tmp_path):
 def test_batch_command_writes_the_plain_simulators_csv(tmp_path):
     """The installed command on a trace: exit 0, JSON on stdout, nothing on stderr, and the
     jobs.csv of the plain simulator byte for byte (start times and processors)."""
-    trace = DATA / "hpc2n-excerpt.swf"
+    trace = shared_file("hpc2n-excerpt.swf")
     out, plain_out = tmp_path / "jobs.csv", tmp_path / "plain.csv"
     done = subprocess.run([LPSCHED, "batch", str(trace), "--policy", "easy", "--alloc",
                            "basic", "--out", str(out), "--json"], capture_output=True,

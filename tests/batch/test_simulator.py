@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +9,7 @@ from lpsched.batch.batsim import JOBS_COLUMNS
 from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+from tests.shared_data import shared_file
 
 
 def random_workload(seed: int, n: int = 40, m: int = 16) -> Workload:
@@ -81,11 +79,11 @@ def test_bad_inputs():
         simulate_batch(w, "easy", processors=4)
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="shared/data traces not available")
 def test_real_trace_and_cli(tmp_path, capsys):
     from lpsched.cli import main
 
-    w = to_workload(read_swf(DATA / "hpc2n-excerpt.swf"))
+    hpc2n = shared_file("hpc2n-excerpt.swf")
+    w = to_workload(read_swf(hpc2n))
     res = {}
     for policy in ("fcfs", "easy", "conservative"):
         sched, _ = simulate_batch(w, policy)
@@ -93,7 +91,7 @@ def test_real_trace_and_cli(tmp_path, capsys):
         res[policy] = batch_metrics(w, sched, 240)
     assert res["easy"]["mean_bounded_slowdown"] < res["fcfs"]["mean_bounded_slowdown"]
     out = tmp_path / "s.csv"
-    code = main(["batch", str(DATA / "hpc2n-excerpt.swf"), "--policy", "conservative",
+    code = main(["batch", str(hpc2n), "--policy", "conservative",
                  "--alloc", "basic", "--limit", "500", "--out", str(out), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0

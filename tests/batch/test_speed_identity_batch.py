@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from itertools import pairwise
@@ -20,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-DATA = Path(os.environ.get("LPSCHED_DATA", Path(__file__).resolve().parents[3] / "shared"
-                           / "data"))
+from tests.shared_data import shared_file
+
 LPSCHED = str(Path(sys.executable).parent / "lpsched")
 
 #: the numpy the summaries' digests were taken with: another version may sum the means
@@ -47,7 +46,7 @@ CASES = {
 
 def _digests(args: list[str], out: Path) -> tuple[str, str]:
     """The two digests of one ``lpsched batch`` run (the command as a subprocess)."""
-    proc = subprocess.run([LPSCHED, "batch", str(DATA / args[0]), *args[1:], "--out",
+    proc = subprocess.run([LPSCHED, "batch", str(shared_file(args[0])), *args[1:], "--out",
                            str(out), "--json"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
@@ -64,8 +63,7 @@ def _digests(args: list[str], out: Path) -> tuple[str, str]:
     for name in CASES])
 def test_batch_answers_unchanged(name: str, tmp_path: Path) -> None:
     args, csv_digest, json_digest = CASES[name]
-    if not (DATA / args[0]).exists():
-        pytest.skip(f"needs ../shared/data ({args[0]})")
+    shared_file(args[0])
     csv_seen, json_seen = _digests(args, tmp_path / "jobs.csv")
     assert csv_seen == csv_digest  # the schedule: the same bytes in every environment
     if np.__version__ != PINNED_NUMPY:

@@ -17,7 +17,7 @@ from lpsched.batch.topology import fat_tree, kary_ntree, parse_topology
 from lpsched.cli import main
 from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
-from tests.batch.test_simulator import DATA
+from tests.shared_data import needs_shared, shared_file
 
 
 def busy(topo, ids):
@@ -232,10 +232,10 @@ def test_bad_topology_options_are_clear():
         simulate_batch(w, "easy", topology=kary_ntree(2, 2), qct=120)
 
 
-@pytest.mark.skipif(not (DATA / "UniLu-Gaia-2014-1.swf").exists(), reason="needs ../shared")
+@needs_shared("UniLu-Gaia-2014-1.swf")
 def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
     out = tmp_path / "s.csv"
-    code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "400", "--policy",
+    code = main(["batch", str(shared_file("UniLu-Gaia-2014-1.swf")), "--limit", "400", "--policy",
                  "conservative", "--alloc", "beplat", "--topology", "fat-tree:16,4,4,8",
                  "--penalty", "quadratic:2", "--reassign", "--out", str(out), "--json"])
     data = json.loads(capsys.readouterr().out)
@@ -247,17 +247,17 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
     rows = list(csv.DictReader(out.open()))
     killed = sum(r["final_state"] == "COMPLETED_WALLTIME_REACHED" for r in rows)
     assert killed == data["failed_jobs"] > 0  # penalised jobs past their estimate are killed
-    code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "400",
+    code = main(["batch", str(shared_file("UniLu-Gaia-2014-1.swf")), "--limit", "400",
                  "--alloc", "quasi-contiguous", "--topology", "kary-ntree:4,6", "--qct", "30",
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["valid"]
-    code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "200", "--offline",
+    code = main(["batch", str(shared_file("UniLu-Gaia-2014-1.swf")), "--limit", "200", "--offline",
                  "--policy", "conservative", "--alloc", "cont-ff", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["contiguous_jobs"] == 1.0 and data["mean_wait"] > 0
     # forced local takes its clusters from the tree (no --cluster-size needed)
-    code = main(["batch", str(DATA / "UniLu-Gaia-2014-1.swf"), "--limit", "300", "--alloc",
+    code = main(["batch", str(shared_file("UniLu-Gaia-2014-1.swf")), "--limit", "300", "--alloc",
                  "loc", "--topology", "fat-tree:16,4,4,8", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["local_jobs"] == 1.0
@@ -265,7 +265,7 @@ def test_cli_batch_with_a_fat_tree(capsys, tmp_path):
 
 # -- reduced reproductions ---------------------------------------------------------------------
 
-@pytest.mark.skipif(not (DATA / "hpc2n-excerpt.swf").exists(), reason="needs ../shared")
+@needs_shared("hpc2n-excerpt.swf")
 def test_contiguity_reproduction_reduced(tmp_path):
     """Seed 000 ch. 4 facts on 6 offline instances of 300 HPC2N jobs (240 processors,
     clusters of 16): becont within 2 % of basic's makespan on most instances, forced
@@ -273,7 +273,7 @@ def test_contiguity_reproduction_reduced(tmp_path):
     from lpsched.batch import reproduce as exp
     from lpsched.core import ResultStore, run_cells
 
-    cells = exp.contiguity_cells(str(DATA / "hpc2n-excerpt.swf"), 6, processors=240)
+    cells = exp.contiguity_cells(str(shared_file("hpc2n-excerpt.swf")), 6, processors=240)
     store = ResultStore(tmp_path / "c.sqlite")
     assert run_cells("contiguity", cells, exp.contiguity_cell, store, progress=False) == 36
     assert run_cells("contiguity", cells, exp.contiguity_cell, store, progress=False) == 0
@@ -285,9 +285,9 @@ def test_contiguity_reproduction_reduced(tmp_path):
     assert summary["basic"]["mean_deviation"] == 0.0
 
 
-@pytest.mark.skipif(not (DATA / "hpc2n-excerpt.swf").exists(), reason="needs ../shared")
+@needs_shared("hpc2n-excerpt.swf")
 def test_platform_level_reproduction_reduced(capsys, tmp_path):
-    code = main(["reproduce", "platform-level", "--trace", str(DATA / "hpc2n-excerpt.swf"),
+    code = main(["reproduce", "platform-level", "--trace", str(shared_file("hpc2n-excerpt.swf")),
                  "--instances", "2", "--out", str(tmp_path), "--quiet"])
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert code == 0 and set(summary) == {"basic", "becont", "beloc", "beplat", "cont",
@@ -298,9 +298,9 @@ def test_platform_level_reproduction_reduced(capsys, tmp_path):
     assert (tmp_path / "platform-level.csv").exists()
 
 
-@pytest.mark.skipif(not (DATA / "hpc2n-excerpt.swf").exists(), reason="needs ../shared")
+@needs_shared("hpc2n-excerpt.swf")
 def test_topology_aware_reproduction_reduced(capsys, tmp_path):
-    code = main(["reproduce", "topology-aware", "--trace", str(DATA / "hpc2n-excerpt.swf"),
+    code = main(["reproduce", "topology-aware", "--trace", str(shared_file("hpc2n-excerpt.swf")),
                  "--limit", "600", "--speedups", "0,50", "--out", str(tmp_path), "--quiet"])
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert code == 0 and len(summary) == 10  # 2 schedulers x (contiguous + 4 quasi)

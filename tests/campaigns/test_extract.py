@@ -4,8 +4,6 @@ every job placed once or reported."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,9 +18,9 @@ from lpsched.campaigns.schedule import validate
 from lpsched.campaigns.simulator import simulate
 from lpsched.core.swf import read_swf
 from lpsched.errors import InvalidInstanceError
+from tests.shared_data import needs_shared, shared_file
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-EGEE = DATA / "LPC-EGEE-2004-1.2-cln.swf.gz"
+EGEE = "LPC-EGEE-2004-1.2-cln.swf.gz"
 
 
 def test_max_keeps_the_linker_job() -> None:
@@ -150,10 +148,10 @@ def test_closed_loop_replay(tmp_path) -> None:
         extract(read_swf(path), replay="sideways")
 
 
-@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+@needs_shared(EGEE)
 def test_egee_extraction_round_trip() -> None:
     """B23: m = 140, tens of thousands of campaigns of 55 users; every job placed once."""
-    trace = read_swf(EGEE)
+    trace = read_swf(shared_file(EGEE))
     ex = extract(trace, 140, "max", deps=True)
     w = ex.workload
     unplaced = sum(len(v) for v in ex.unplaced.values())
@@ -288,11 +286,11 @@ def test_extract_session_round_trip_on_a_random_log(tmp_path) -> None:
         validate(simulate(ex.workload, policy_factory("ostrich", False)))
 
 
-@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+@needs_shared(EGEE)
 def test_egee_session_extraction_round_trip() -> None:
     """SESSION on LPC-EGEE: every job in exactly one campaign or reported; its campaigns
     refine MAX's (more of them: MAX's linker campaigns split at long pauses)."""
-    trace = read_swf(EGEE)
+    trace = read_swf(shared_file(EGEE))
     ses, mx = (extract(trace, 140, m).workload for m in ("session", "max"))
     assert np.array_equal(np.sort(ses.job_data["id"]), np.sort(mx.job_data["id"]))
     assert np.unique(ses.job_data["id"]).size == ses.jobs

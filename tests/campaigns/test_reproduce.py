@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from lpsched.campaigns import reproduce as exp
 from lpsched.core import ResultStore, run_cells
+from tests.shared_data import needs_shared, shared_file
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-EGEE = DATA / "LPC-EGEE-2004-1.2-cln.swf.gz"
+EGEE = "LPC-EGEE-2004-1.2-cln.swf.gz"
 
 
 def test_faircamp_reduced(tmp_path) -> None:
@@ -61,13 +59,13 @@ def test_profiles_reduced() -> None:
     assert s["ostrich"]["above_20"] <= s["fcfs"]["above_20"]
 
 
-@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+@needs_shared(EGEE)
 def test_egee_reduced() -> None:
     """B24/B25 qualitatively on the first 30,000 jobs: OStrich puts far more campaigns at
     stretch 1 than the original log."""
     rows = []
     for pol in ("ostrich", "original"):
-        rows += exp.ostrich_cell({"part": "egee", "trace": str(EGEE), "policy": pol,
+        rows += exp.ostrich_cell({"part": "egee", "trace": str(shared_file(EGEE)), "policy": pol,
                                   "deps": True, "limit": 30_000})
     s = exp.ostrich_summary(rows)["egee"]
     assert s["ostrich"]["share_1"] > 0.5 > s["original"]["share_1"]
@@ -144,7 +142,7 @@ def test_b26_check_hand_made() -> None:
          "ostrich": 0.25, "original": 1.0}]
 
 
-@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+@needs_shared(EGEE)
 def test_b26_reduced() -> None:
     """B26 on three weeks of December (jobs 76,308-95,778 of LPC-EGEE): the series covers
     Dec-Jan by the hour; the original log's series equals a brute-force computation from
@@ -158,14 +156,14 @@ def test_b26_reduced() -> None:
 
     rows = []
     for pol, deps in (("ostrich", True), ("ostrich", False), ("original", True)):
-        rows += exp.ostrich_cell({"part": "egee", "trace": str(EGEE), "policy": pol,
+        rows += exp.ostrich_cell({"part": "egee", "trace": str(shared_file(EGEE)), "policy": pol,
                                   "deps": deps, "limit": 19_471, "first": 76_308,
                                   "series": exp.SERIES})
     series = {f"{r['policy']}{'' if r['deps'] else '-nodeps'}":
               np.array(r["utilisation_dec_jan"]) for r in rows}
     assert {v.size for v in series.values()} == {62 * 24}
     assert all(v.min() >= 0 and v.max() <= 1 + 1e-6 for v in series.values())
-    c = read_swf(EGEE).columns
+    c = read_swf(shared_file(EGEE)).columns
     sel = slice(76_308, 76_308 + 19_471)
     keep = c["run"][sel] > 0
     start = (c["submit"][sel] + np.maximum(c["wait"][sel], 0))[keep]

@@ -6,6 +6,7 @@ import io
 import os
 import pty
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from lpsched.batch.simulator import simulate_batch
 from lpsched.cli.batch import batch_progress
 from lpsched.core.swf import Workload
 
-LPSCHED = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "lpsched"
+LPSCHED = Path(sys.executable).with_name("lpsched")  # the installed command
 
 
 class Tty(io.StringIO):

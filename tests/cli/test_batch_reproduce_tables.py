@@ -11,17 +11,17 @@ import gzip
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from lpsched.batch import reproduce as exp
 from lpsched.cli import build_parser
+from tests.shared_data import data_folder, needs_shared, shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
-LPSCHED = ROOT / ".venv" / "bin" / "lpsched"
-DATA = ROOT.parent / "shared" / "data"
+LPSCHED = Path(sys.executable).with_name("lpsched")  # the installed command
 
 
 def synthetic_swf(path: Path, jobs: int = 200, procs: int = 64, seed: int = 0,
@@ -109,14 +109,13 @@ def test_contiguity_planner_slices(tmp_path):
     assert bad.returncode == 2 and "--planner" in bad.stderr and bad.stdout == ""
 
 
-@pytest.mark.skipif(not (DATA / "CEA-Curie-2011-2.1-cln.swf.gz").exists(),
-                    reason="needs ../shared/data (CEA-Curie)")
+@needs_shared("CEA-Curie-2011-2.1-cln.swf.gz")
 def test_contiguity_rows_of_a_reduced_run_say_so_on_curie(tmp_path):
     """On 4 of the seed's 512 instances the ch. 4 rows that differ cite no decision (274's
     evidence is for the seed's setting): each row's note names the reduction; the two
     makespan means are calibration (decisions 272, 274); NFDH+LS cites 277."""
     res = run("reproduce", "contiguity", "--instances", "4", "--out", str(tmp_path / "o"),
-              "--quiet", env={"LPSCHED_DATA": str(DATA)})
+              "--quiet", env={"LPSCHED_DATA": str(data_folder())})
     table = check_table(res, tmp_path / "o", "contiguity")
     rows = {r["figure"]: r["verdict"] for r in table}
     assert rows["forced contiguous vs basic, mean makespan difference"] == "differs"
@@ -202,14 +201,13 @@ def test_platform_cells_take_table_5_2_periods(tmp_path):
     assert {c[2] for c in exp.platform_cells(str(other), instances=1)} == {1}
 
 
-@pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
-                    reason="needs ../shared/data")
+@needs_shared("KTH-SP2-1996-2.1-cln.swf.gz")
 def test_completed_is_table_5_2s_selection_on_kth():
     """Decision 268: status 1 and run time > 0 gives Table 5.2's job count (KTH: 20,483 of
     27,992 records; the other five agree too, see benchmarks/HISTORY.md ("Session 27"))."""
-    work = exp.load_trace(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"), "completed")
+    work = exp.load_trace(str(shared_file("KTH-SP2-1996-2.1-cln.swf.gz")), "completed")
     assert work.jobs == exp.CH5_PLATFORMS["kth_sp2"][2] == 20483
-    assert exp.load_trace(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz")).jobs == 27992
+    assert exp.load_trace(str(shared_file("KTH-SP2-1996-2.1-cln.swf.gz"))).jobs == 27992
 
 
 def test_completed_drops_failed_and_zero_length_jobs(tmp_path):

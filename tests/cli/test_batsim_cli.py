@@ -14,7 +14,6 @@ import pytest
 
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 JOBS_HEADER = ("job_id,workload_name,profile,submission_time,requested_number_of_resources,"
                "requested_time,success,final_state,starting_time,execution_time,finish_time,"
                "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,"
@@ -164,12 +163,10 @@ def test_convert_errors(tmp_path, workload):
 
 
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
-def test_hpc2n_swf_and_batsim_runs_write_the_same_csv(tmp_path, policy):
+def test_hpc2n_swf_and_batsim_runs_write_the_same_csv(tmp_path, policy, shared_data):
     """The Batsim workload ``convert`` makes of hpc2n-excerpt schedules exactly as the trace:
     the two jobs.csv files are byte-identical (every start time, end and processor set)."""
-    trace = DATA / "hpc2n-excerpt.swf"
-    if not trace.exists():
-        pytest.skip(f"{trace} is absent (the shared data folder)")
+    trace = shared_data("hpc2n-excerpt.swf")
     workload = tmp_path / "hpc2n.json"
     assert lpsched("convert", str(trace), "-o", str(workload)).returncode == 0
     a, b = tmp_path / "swf.csv", tmp_path / "batsim.csv"

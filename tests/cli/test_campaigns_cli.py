@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
+from tests.shared_data import needs_shared, shared_file
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-EGEE = DATA / "LPC-EGEE-2004-1.2-cln.swf.gz"
+EGEE = "LPC-EGEE-2004-1.2-cln.swf.gz"
 
 SWF = """; Version: 2.2
 ; MaxProcs: 4
@@ -142,9 +142,9 @@ def test_reproduce_faircamp_small(tmp_path) -> None:
     assert (tmp_path / "faircamp.csv").exists() and (tmp_path / "faircamp.sqlite").exists()
 
 
-@pytest.mark.skipif(not EGEE.exists(), reason="LPC-EGEE trace not in ../shared/data")
+@needs_shared(EGEE)
 def test_reproduce_ostrich_small(tmp_path) -> None:
-    proc = lpsched("reproduce", "ostrich", "--trace", str(EGEE), "--limit", "5000",
+    proc = lpsched("reproduce", "ostrich", "--trace", str(shared_file(EGEE)), "--limit", "5000",
                    "--instances", "1", "--jobs-per-instance", "500", "--out",
                    str(tmp_path), "--quiet", "--plots")
     data = json_and_table(proc, "ostrich")

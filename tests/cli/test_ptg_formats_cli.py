@@ -5,15 +5,30 @@ error; ``--cluster`` as a processor count (subprocess of the installed console s
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.cli.test_cli_subprocess import lpsched, one_json_object
+from tests.cli.test_cli_subprocess import lpsched
 from tests.ptg.test_formats import DAGGEN, DAX, WF14, WF15
 
 FILES = {"daggen.dot": DAGGEN, "wf15.json": json.dumps(WF15), "wf14.json": json.dumps(WF14),
          "mini.dax": DAX}
+
+
+def one_json_object(proc: subprocess.CompletedProcess[str]) -> Any:
+    """Exit 0, stdout one JSON object (one line), stderr only the ``lpsched: note:`` lines
+    of the modelling defaults used, each also a record of the JSON's ``assumptions``."""
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith("\n") and proc.stdout.count("\n") == 1, proc.stdout[:300]
+    doc = json.loads(proc.stdout)
+    notes = proc.stderr.splitlines()
+    assert all(n.startswith("lpsched: note: ") for n in notes), proc.stderr
+    assert [n.removeprefix("lpsched: note: ") for n in notes] == [
+        a["note"] for a in doc["assumptions"]]
+    return doc
 
 
 @pytest.mark.parametrize("name", sorted(FILES))
@@ -32,26 +47,32 @@ def test_schedule_each_format(tmp_path: Path, name: str) -> None:
 
 
 def test_one_processor_replays_the_recorded_runtimes(tmp_path: Path) -> None:
-    """On one processor of the reference speed, a WfCommons chain takes the sum of its
-    works / speed: p1 10 s × 4 cores + p2 5 s + add 20 s / (0.5 + 0.5/2) (decision 371)."""
+    """On one processor, a WfCommons instance takes the sum of its tasks' T(v, 1) = work /
+    speed (decisions 371, 484): p1 10 s on 4 cores, α = 1/4, takes 10 / (1/4 + 3/16) s;
+    p2 5 s on 1 core, sequential, 5 s; add its own α 0.5, 20 s on 2 cores: 20 / 0.75 s.
+    With ``--alpha 0`` p1 is perfectly parallel: 10 s × 4 cores."""
     f = tmp_path / "wf15.json"
     f.write_text(json.dumps(WF15))
     doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", "1@2e9",
                                   "--algorithm", "selfish", "--json"))
-    # on 1 processor T(v, 1) = work/s: 40 + 5 + 20/0.75 = 45 + 26.67 s, whatever the speed
-    assert doc["makespan"] == pytest.approx(40 + 5 + 20 / 0.75)
+    # on 1 processor T(v, 1) = work/s, whatever the speed
+    assert doc["makespan"] == pytest.approx(10 / 0.4375 + 5 + 20 / 0.75)
     assert doc["cluster"] == "P1@2e+09"
+    doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", "1@2e9",
+                                  "--algorithm", "selfish", "--json", "--alpha", "0"))
+    assert doc["makespan"] == pytest.approx(40 + 5 + 20 / 0.75)  # add keeps its own α
 
 
 def test_dax_work_follows_the_cluster_speed(tmp_path: Path) -> None:
     """Runtimes become work at the speed of the cluster used (decision 371): on one
-    processor the makespan is the recorded 13.5 + 10 × 4 + 2.5 = 56 s at any speed."""
+    processor the makespan is 13.5 + 10 / (1/4 + 3/16) + 2.5 s (ID00001 recorded on 4
+    cores, α = 1/4, decision 484) at any speed."""
     f = tmp_path / "mini.dax"
     f.write_text(DAX)
     for cluster in ("1@1e9", "1@4e9"):
         doc = one_json_object(lpsched("ptg", "schedule", str(f), "--cluster", cluster,
                                       "--algorithm", "selfish", "--json"))
-        assert doc["makespan"] == pytest.approx(56.0)
+        assert doc["makespan"] == pytest.approx(13.5 + 10 / 0.4375 + 2.5)
 
 
 @pytest.mark.parametrize(("name", "content", "words"), [
@@ -113,9 +134,14 @@ def test_generate_from_a_wfcommons_recipe(tmp_path: Path) -> None:
     p = lpsched("ptg", "generate", "--class", "wfcommons:montage", "--n", "60", "--seed", "3",
                 "-o", str(out))
     assert p.returncode == 0 and p.stdout == "" and str(out) in p.stderr
-    assert p.stderr.count("\n") == 1 and "dummy entry/exit" in p.stderr
+    first, *notes = p.stderr.splitlines()
+    assert "dummy entry/exit" in first and all(n.startswith("lpsched: note: ") for n in notes)
+    assert any(n.startswith("lpsched: note: alpha = 1") for n in notes)  # the α default
+    assert any("1e+09 flop/s" in n for n in notes)  # the reference speed of the work
     data = json.loads(out.read_text())
     assert data["name"] == "montage-60-s3" and data["reference_speed"] == 1e9
+    keys = {a["key"] for a in data["assumptions"]}
+    assert "reference_speed" in keys and keys & {"alpha_sequential", "alpha_recorded_cores"}
     doc = one_json_object(lpsched("ptg", "schedule", str(out), "--cluster", "64", "--json",
                                   "--algorithm", "cafm-lptf"))
     assert doc["valid"] is True

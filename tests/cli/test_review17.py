@@ -19,8 +19,7 @@ from lpsched.cli import main
 from tests.cli.test_batsim_cli import SWF, WORKLOAD, one_error
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-HPC2N = DATA / "hpc2n-excerpt.swf"
+HPC2N = "hpc2n-excerpt.swf"
 
 
 def write(path: Path, doc: Any) -> Path:
@@ -108,10 +107,9 @@ def test_killed_jobs_are_reported_and_equal_the_csv(tmp_path):
     assert "killed_jobs" not in plain  # nothing is ever stopped without the option
 
 
-@pytest.mark.skipif(not HPC2N.exists(), reason="../shared/data is absent")
-def test_killed_jobs_on_hpc2n_equal_the_csv(tmp_path):
+def test_killed_jobs_on_hpc2n_equal_the_csv(tmp_path, shared_data):
     out = tmp_path / "jobs.csv"
-    data = one_json_object(lpsched("batch", str(HPC2N), "--kill-at-estimate", "--json",
+    data = one_json_object(lpsched("batch", str(shared_data(HPC2N)), "--kill-at-estimate", "--json",
                                    "--out", str(out)))
     assert data["killed_jobs"] == killed_in_csv(out) == 320
 

@@ -86,8 +86,8 @@ def test_table_csv_counts_and_dict(tmp_path) -> None:
     assert path == tmp_path / "demo_vs_seed.csv"
     assert path.read_text() == table.csv_text()
     text = out.getvalue()
-    assert ("demo vs seed: 1 match, 1 close, 0 differ (explained by a decision), 1 differs, "
-            "1 not measured") in text
+    assert ("demo vs seed: match 1; close 1; differs, explained 0; "
+            "differs, unexplained 1; not measured 1 (4 rows)") in text
     assert text.splitlines()[1].startswith("figure")
 
 
@@ -101,10 +101,38 @@ def test_not_measured_shows_its_tolerance_or_none() -> None:
     assert rel.tolerance == "10 % rel."
 
 
-def test_printed_table_carries_the_note_column_when_a_row_has_one() -> None:
+def test_printed_table_carries_a_note_under_its_row() -> None:
     plain = FidelityTable("x", [compare("a", "L1", 1.0, 1.0)]).format()
-    assert "note" not in plain.splitlines()[0]
+    assert "note" not in plain
     noted = FidelityTable("x", [compare("a", "L1", 1.0, 1.0),
                                 compare("b", "L2", 1.0, 3.0, note="10 of 1,500 scenarios")])
     lines = noted.format().splitlines()
-    assert lines[0].split()[-1] == "note" and lines[2].endswith("10 of 1,500 scenarios")
+    assert "note" not in lines[0] and lines[2].startswith("b ")
+    assert lines[3] == "    note: 10 of 1,500 scenarios"
+
+
+def test_a_wide_table_wraps_to_the_width_and_loses_no_word() -> None:
+    figure = "Table 5.4 SDSC Blue best-effort local: mean wait over basic's, 30 instances"
+    note = "the reading of decision 251: jobs selected by status, " * 4
+    rows = [compare(figure, "000 L2944", Bound(">", 1.0), 0.992, tolerance=0.01,
+                    explained_by=251, note=note),
+            compare("T4", "003 L908", Range(1.0, 2.0), 1.5)]
+    table = FidelityTable("wide", rows)
+    for width in (100, 80):
+        text = table.format(width=width)
+        assert max(len(line) for line in text.splitlines()) <= width
+        # every word is printed once: wrapping moves words, never drops or cuts one
+        assert sorted(text.split()) == sorted(table.format(width=1000).split())
+        # the label stays whole on a line of its own, so it can be searched for
+        assert figure in text.splitlines()
+    # a single word longer than its column is kept whole (the line may then be wider)
+    long_word = FidelityTable("w", [compare("x" * 120, "L1", 1.0, 1.0)]).format(width=40)
+    assert "x" * 120 in long_word
+
+
+def test_summary_names_each_kind_before_its_count() -> None:
+    rows = [compare("a", "L1", 1.0, 1.0), compare("b", "L2", 1.0, 9.0),
+            compare("c", "L3", 1.0, 9.0, explained_by=4)]
+    assert FidelityTable("t", rows).summary() == (
+        "t vs seed: match 1; close 0; differs, explained 1; "
+        "differs, unexplained 1; not measured 0 (3 rows)")

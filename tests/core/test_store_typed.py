@@ -24,11 +24,11 @@ from lpsched.core import ResultStore, run_cells
 from lpsched.core import store as store_module
 from lpsched.core.store import check_row
 from lpsched.errors import StoreError
+from tests.shared_data import shared_file
 from tests.tasks.conftest import swf_text
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-HPC2N = DATA / "hpc2n-excerpt.swf"
-EGEE = DATA / "LPC-EGEE-2004-1.2-cln.swf.gz"
+HPC2N = "hpc2n-excerpt.swf"
+EGEE = "LPC-EGEE-2004-1.2-cln.swf.gz"
 
 LEGACY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS rows (
@@ -426,10 +426,8 @@ def trace(tmp_path: Path) -> Path:
     return path
 
 
-def _needs(path: Path) -> str:
-    if not path.exists():
-        pytest.skip(f"{path.name} not in ../shared/data")
-    return str(path)
+def _needs(name: str) -> str:
+    return str(shared_file(name))
 
 
 #: family -> (the smallest reproduction, its experiment): the fast options of the existing

@@ -1,13 +1,10 @@
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lpsched.core.swf import FIELDS, read_swf, to_workload, write_swf
 from lpsched.errors import InvalidInstanceError, ParseError, SwfParseError
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 TRACE = """; Version: 2.2
 ; MaxProcs: 8
@@ -76,14 +73,13 @@ def test_malformed_lines(tmp_path):
         read_swf(tmp_path / "missing.swf")
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="shared/data traces not available")
-def test_real_traces():
-    hpc = read_swf(DATA / "hpc2n-excerpt.swf")
+def test_real_traces(shared_data):
+    hpc = read_swf(shared_data("hpc2n-excerpt.swf"))
     assert hpc.jobs == 3170 and hpc.max_procs == 240
     w = to_workload(hpc)
     assert w.jobs + sum(w.dropped.values()) == hpc.jobs
     assert (np.diff(w.submit) >= 0).all() and (w.size <= 240).all() and (w.size >= 1).all()
-    nasa = read_swf(DATA / "NASA-iPSC-1993-3.1-cln.swf.gz")
+    nasa = read_swf(shared_data("NASA-iPSC-1993-3.1-cln.swf.gz"))
     assert nasa.jobs == 18239 and nasa.max_procs == 128
 
 

@@ -62,8 +62,9 @@ def test_the_unit_brings_the_longest_task_to_one_or_two() -> None:
 
 def test_ptg_schedule_with_a_huge_work_reports_its_lp_bound(tmp_path: Path) -> None:
     path = tmp_path / "p.json"
-    path.write_text(json.dumps({"tasks": [{"id": "a", "work": 1e30}, {"id": "b",
-                                                                       "work": 1e9}],
+    # alpha given (0): a task without one is a modelling default, noted on stderr
+    path.write_text(json.dumps({"tasks": [{"id": "a", "work": 1e30, "alpha": 0},
+                                          {"id": "b", "work": 1e9, "alpha": 0}],
                                 "edges": [["a", "b"]]}))
     row = one_json_object(lpsched("ptg", "schedule", str(path), "--cluster", "chti",
                                   "--algorithm", "selfish", "--json"))

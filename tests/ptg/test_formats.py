@@ -140,18 +140,26 @@ def test_amdahl_mapping_keeps_the_recorded_runtime() -> None:
         work, a = amdahl_from_trace(runtime, cores, 2e9, alpha)
         # T(cores) = work/s (α + (1-α)/cores) is the recorded runtime
         assert work / 2e9 * (a + (1 - a) / cores) == pytest.approx(runtime)
-    assert amdahl_from_trace(10.0, 4.0, 2e9) == (8e10, 0.0)  # runtime × cores × speed
+    # default α = 1/cores: one core is sequential, 4 cores a speed-up of at most 4
+    assert amdahl_from_trace(3.0, 1.0, 2e9) == (6e9, 1.0)
+    work, a = amdahl_from_trace(10.0, 4.0, 2e9)
+    assert a == 0.25 and work == pytest.approx(10.0 * 2e9 / (0.25 + 0.75 / 4))
+    assert amdahl_from_trace(10.0, 4.0, 2e9, 0.0) == (8e10, 0.0)  # runtime × cores × speed
 
 
 def test_wfcommons_15(tmp_path: Path) -> None:
     p = tmp_path / "wf.json"
     p.write_text(json.dumps(WF15))
     g = load_ptg(p, speed=2e9)
-    # p1: 10 s × 4 cores × 2e9; p2: 5 s × 1 core × 2e9; add: α 0.5 on 2 cores, 20 s:
-    # work = 20 × 2e9 / (0.5 + 0.25)
-    assert _work(g) == pytest.approx({"p1": 8e10, "p2": 1e10, "add": 20 * 2e9 / 0.75})
-    assert float(g.alpha[g.ids.index("add")]) == 0.5
-    assert float(g.alpha[g.ids.index("p1")]) == 0.0
+    # p1: 10 s on 4 cores, α = 1/4: work = 10 × 2e9 / (1/4 + (3/4)/4); p2: 5 s on 1 core,
+    # α = 1 (sequential): 5 × 2e9; add: its own α 0.5 on 2 cores, 20 s: 20 × 2e9 / 0.75
+    assert _work(g) == pytest.approx({"p1": 10 * 2e9 / 0.4375, "p2": 1e10,
+                                      "add": 20 * 2e9 / 0.75})
+    alpha = {g.ids[v]: float(g.alpha[v]) for v in range(g.n) if not g.dummy[v]}
+    assert alpha == {"p1": 0.25, "p2": 1.0, "add": 0.5}
+    origin = {g.ids[v]: g.alpha_from[v] for v in range(g.n) if not g.dummy[v]}
+    assert origin == {"p1": "cores", "p2": "cores", "add": "file"}
+    assert g.read_from == "wfcommons"
     assert _edges(g) == {("p1", "add"), ("p2", "add")}
     assert g.name == "tiny-montage" and g.extra["reference_speed"] == 2e9
     assert g.task_extra[g.ids.index("p1")]["cores"] == 4.0
@@ -161,7 +169,8 @@ def test_wfcommons_14_parents_by_name(tmp_path: Path) -> None:
     p = tmp_path / "old.json"
     p.write_text(json.dumps(WF14))
     g = load_ptg(p)  # reference speed 1e9
-    assert _work(g) == {"ID1": 6e9, "ID2": 6e9}
+    # ID1: 3 s on 2 cores, α = 1/2: 3e9 / (1/2 + 1/4); ID2: 6 s on 1 core, sequential
+    assert _work(g) == pytest.approx({"ID1": 4e9, "ID2": 6e9})
     assert _edges(g) == {("ID1", "ID2")}
 
 
@@ -194,7 +203,10 @@ def test_dax(tmp_path: Path) -> None:
     p = tmp_path / "mini.dax"
     p.write_text(DAX)
     g = load_ptg(p, speed=1e9)
-    assert _work(g) == pytest.approx({"ID00000": 13.5e9, "ID00001": 40e9, "ID00002": 2.5e9})
+    # one core: sequential, work = runtime × speed; ID00001: 10 s on 4 cores, α = 1/4
+    assert _work(g) == pytest.approx({"ID00000": 13.5e9, "ID00001": 10e9 / 0.4375,
+                                      "ID00002": 2.5e9})
+    assert g.times(1e9, 64)[g.ids.index("ID00000")] == pytest.approx(13.5)
     assert _edges(g) == {("ID00000", "ID00002"), ("ID00001", "ID00002")}
     assert g.name == "mini" and g.task_extra[g.ids.index("ID00002")]["type"] == "mDiffFit"
     q = tmp_path / "mini.xml"  # the suffix Pegasus tools often use
@@ -301,11 +313,12 @@ def test_wfcommons_recipe_is_deterministic_and_valid() -> None:
     assert g.ids == h.ids and np.array_equal(g.work, h.work)
     assert not np.array_equal(g.work, wfcommons_ptg("montage", 60, seed=4).work)
     real = ~g.dummy
-    assert real.sum() >= 50 and (g.alpha == 0).all() and (g.work[real] > 0).all()
-    # decision 371: work = runtime × cores × speed
+    assert real.sum() >= 50 and (g.work[real] > 0).all()
+    # decisions 371, 484: α = 1/cores, each task its recorded runtime on its recorded cores
     for v in np.flatnonzero(real)[:5]:
         t = g.task_extra[v]
-        assert g.work[v] == pytest.approx(t["runtime"] * t["cores"] * 1e9)
+        assert g.alpha[v] == pytest.approx(1 / t["cores"])
+        assert g.times(1e9, int(t["cores"]))[v] == pytest.approx(t["runtime"])
     pb = Problem([g], get_cluster("grelon"))
     b = lower_bounds(pb)
     r = run(pb, "selfish")

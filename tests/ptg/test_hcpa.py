@@ -381,3 +381,38 @@ def test_fallbacks_of_the_tail_are_exact(fallback: str, monkeypatch: pytest.Monk
     for b in (3, 17, 32):
         assert np.array_equal(every[b - 1], _naive(d, b, NO_BOUND)), b
     assert bool(merged) == (fallback == "keys not monotone")
+
+
+@pytest.mark.parametrize("bound", ["literal", "none", "budget:0.65", "fraction:0.5",
+                                   "sqrt:2", "efficiency:0.5", "level:0.5"])
+def test_a_sequential_task_never_gets_a_second_processor(bound: str) -> None:
+    """A task of α = 1 (a workflow task recorded on one core) takes the same time on any
+    number of processors: every bound caps it at one [L216-218: the task "that would
+    benefit"]. Without the cap the literal rule (whose key T(v, p+1)/(p+1) falls as p grows)
+    and plain CPA both gave the 100 s task of this chain all 32 processors."""
+    g = chain_fork({"s": (100.0, 1.0), "q": (50.0, 0.1)}, [("s", "q")])
+    d = single(g, SPEED)
+    hb = HcpaBound.parse(bound)
+    s = g.ids.index("s")
+    assert hb.caps(d, 32)[s] == 1 and hb.caps(d, 32)[g.ids.index("q")] > 1
+    p = hcpa_alloc(d, 32, bound=hb)
+    assert p[s] == 1 and p[g.ids.index("q")] > 1
+    assert [a[s] for a in all_allocs(Trajectory.build(d, 32, hb))] == [1] * 32
+
+
+def test_every_algorithm_keeps_sequential_tasks_on_one_processor() -> None:
+    from lpsched.ptg.problem import Problem
+    from lpsched.ptg.registry import ALGORITHMS, run
+    from tests.ptg.helpers import small_cluster
+
+    seq = chain_fork({"a": (13.5, 1.0), "b": (2.5, 1.0), "c": (8.0, 0.25)},
+                     [("a", "b"), ("c", "b")], "dax")
+    other = fft_ptg(4, seed=1, name="fft")
+    pb = Problem([seq, other], small_cluster(16))
+    for name in ALGORITHMS:
+        r = run(pb, name)
+        owned = np.flatnonzero(r.schedule.owner == 0)  # the first PTG's tasks, in order
+        assert r.valid, name
+        held = {seq.ids[v]: int(r.schedule.alloc[k]) for v, k in
+                zip(range(seq.n), owned, strict=True) if not seq.dummy[v]}
+        assert held["a"] == held["b"] == 1, (name, held)

@@ -16,10 +16,7 @@ from lpsched.ptg.reproduce import (
     fidelity_table,
     table2_comparison,
 )
-
-SEED = next(iter(sorted((Path(__file__).resolve().parents[3] / "shared" / "seeds")
-                        .glob("004_*.txt"))), None) if (
-    Path(__file__).resolve().parents[3] / "shared" / "seeds").is_dir() else None
+from tests.shared_data import seed_text
 
 #: rows whose seed value is derived (a count scaled to the run, a mean difference of 0, a
 #: ratio the seed states in words: "20% larger" [L624-625], "20% lower" [L690])
@@ -42,13 +39,12 @@ def _seed_table_summary() -> dict[str, object]:
     return {"utilisation_readings": {"used_processors": util}}
 
 
-@pytest.mark.skipif(SEED is None, reason="../shared (the seed texts) is absent")
 def test_every_row_cites_the_line_of_its_value() -> None:
     """Each numeric seed value appears on the lines its row cites (A19's median is on
     L660, A2's median on L574, A10's median on L620); every row cites seed lines, none
     the spec."""
-    assert SEED is not None
-    text = SEED.read_text(encoding="utf-8").splitlines()
+    seed = seed_text("004")
+    text = seed.read_text(encoding="utf-8").splitlines()
     table = fidelity_table(_seed_table_summary(), "literal")
     checked = 0
     for r in table.rows:

@@ -60,3 +60,60 @@ def test_pareto_plot_marks_the_front() -> None:
     (stair,) = ax.lines  # the staircase through the front, sorted by x
     assert list(stair.get_xdata()) == [1.0, 2.0, 3.0]
     plt.close(fig)
+
+
+def _saved_figures(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Every figure saved from now on (``Figure.savefig`` still writes the file)."""
+    from matplotlib.figure import Figure
+
+    saved: list = []
+    real = Figure.savefig
+
+    def spy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        saved.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    return saved
+
+
+def _legend_texts(fig) -> list[str]:
+    (ax,) = fig.axes
+    legend = ax.get_legend()
+    assert legend is not None, "the Gantt chart has no legend"
+    return [t.get_text() for t in legend.get_texts()]
+
+
+def test_saved_gantt_has_one_legend_entry_per_ptg(result: tuple, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    pb, r = result
+    saved = _saved_figures(monkeypatch)
+    plotting.gantt(r.schedule, pb.P, tmp_path / "named.png", "t", [g.name for g in pb.ptgs])
+    plotting.gantt(r.schedule, pb.P, tmp_path / "plain.png", "t")
+    assert [_legend_texts(f) for f in saved] == [["f", "s"], ["PTG 0", "PTG 1"]]
+    # each entry in its PTG's bar colour
+    handles = saved[0].axes[0].get_legend().legend_handles
+    bars = saved[0].axes[0].collections[0].get_facecolors()
+    colours = {tuple(np.round(c, 6)) for c in bars}
+    assert {tuple(np.round(h.get_facecolor(), 6)) for h in handles} == colours
+
+
+def test_cli_gantt_legend_names_every_graph(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lpsched ptg schedule A B --gantt out.png``: the saved chart's legend names each
+    PTG (two files with the same graph name: the files as typed)."""
+    from lpsched.cli import main
+    from lpsched.ptg.io import to_json
+
+    a, b, c = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    a.write_text(to_json(fft_ptg(4, seed=1, name="fft")))
+    b.write_text(to_json(strassen_ptg(seed=2, name="strassen")))
+    c.write_text(to_json(fft_ptg(4, seed=3, name="fft")))
+    saved = _saved_figures(monkeypatch)
+    out = tmp_path / "g.png"
+    assert main(["ptg", "schedule", str(a), str(b), "--cluster", "chti", "--algorithm",
+                 "selfish", "--no-lp", "--gantt", str(out)]) == 0
+    assert out.stat().st_size > 1000 and _legend_texts(saved[-1]) == ["fft", "strassen"]
+    assert main(["ptg", "schedule", str(a), str(b), str(c), "--cluster", "chti",
+                 "--algorithm", "selfish", "--no-lp", "--gantt", str(out)]) == 0
+    assert _legend_texts(saved[-1]) == [str(a), "strassen", str(c)]

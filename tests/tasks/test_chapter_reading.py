@@ -25,6 +25,7 @@ from lpsched.tasks.instance import (
 from lpsched.tasks.policies import get_policy
 from lpsched.tasks.schedule import check_bounds, validate_schedule
 from lpsched.tasks.simulator import evaluate, simulate
+from tests.shared_data import shared_file
 
 #: (status, run time) of the hand-made trace's jobs, in submission order
 JOBS = [(1, 100), (1, 0), (0, 50), (5, 40), (1, 30), (-1, 20), (1, 0), (0, 0), (1, 70),
@@ -205,15 +206,12 @@ def test_a_schedule_below_a_proven_bound_is_refused() -> None:
         check_bounds({"max_stretch": 200.0, "max_flow": 0.0}, bounds)
 
 
-# -- the real traces (skipped without ../shared/data) -------------------------------------
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
+# -- the real traces (skipped without them: tests/shared_data.py) ---------------------------
 
 def _trace_path(short: str) -> Path:
     from lpsched.tasks.instance import TRACES
 
-    return DATA / next(t.file for t in TRACES.values() if t.short == short)
+    return shared_file(next(t.file for t in TRACES.values() if t.short == short))
 
 
 @pytest.mark.parametrize("short", [
@@ -226,8 +224,6 @@ def test_chapter_selection_gives_table_3_1_counts(short: str) -> None:
     """Decision 285 (calibration): completed jobs of positive run time are exactly Table
     3.1's "# tasks"; completed alone leaves SDSC 4 over (RICC 2)."""
     path = _trace_path(short)
-    if not path.exists():
-        pytest.skip("the real traces are not here")
     figures = exp.trace_figures(str(path))
     assert figures["jobs"] == exp.TABLE_3_1[short][1]
     if short == "SDSC-Blue-4.1":

@@ -3,17 +3,14 @@ KTH-SP2 trace when ../shared/data is there."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import pytest
 
 from lpsched.core import ResultStore, run_cells
 from lpsched.tasks import reproduce as exp
 from lpsched.tasks.instance import trace_info
+from tests.shared_data import needs_shared, shared_file
 
-DATA = Path(os.environ.get("LPSCHED_DATA", Path(__file__).resolve().parents[3] / "shared"
-                           / "data"))
+KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 
 def test_cells_use_table_3_2_parameters(tmp_path: Path) -> None:
@@ -44,15 +41,14 @@ def test_reduced_run_on_a_synthetic_trace(busy_swf: Path) -> None:
     assert len(exp.findings(summ)) == 4
 
 
-@pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
-                    reason="the real traces are not here")
+@needs_shared(KTH)
 def test_kth_redirection_lowers_stretch_against_gspt() -> None:
     """§3.5.2 on KTH-SP2 (Table 3.2 parameters, 3 instances): on the chapter's jobs
     (decision 285) GSPT-RD lowers the max and L2 stretch against GSPT, by more than a quarter,
     and the preemptive GSRPT is lower still on every stretch metric; the total stretch is
     within 5 % (973 against 954: on 3 windows it does not improve). On every job line
     (the reading before decision 285) it lowered all three."""
-    path = str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz")
+    path = str(shared_file(KTH))
     for jobs in (exp.CHAPTER_SELECTION, exp.LEGACY_SELECTION):
         cells = exp.comparison_cells([path], 3, policies=("gspt", "gspt-rd", "gsrpt"),
                                      jobs=jobs)
@@ -92,8 +88,7 @@ def test_skipped_cells_are_counted_per_policy(tmp_path: Path) -> None:
     assert exp.findings(list(summ.values())) == []
 
 
-@pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
-                    reason="the real traces are not here")
+@needs_shared(KTH)
 def test_kth_exact_upper_is_feasible_on_the_lp() -> None:
     """The review's example (KTH-SP2 seed 3, bounded max-stretch): the bisection's last
     "yes", 1.5117408, is infeasible on the LP; the reported ``upper`` is feasible there
@@ -101,7 +96,7 @@ def test_kth_exact_upper_is_feasible_on_the_lp() -> None:
     trace (the selection before decision 285)."""
     from lpsched.tasks.bounds import lp_feasible, max_weighted_flow_bound
 
-    inst = exp.instance(str(DATA / "KTH-SP2-1996-2.1-cln.swf.gz"), 3, "all", "keep")
+    inst = exp.instance(str(shared_file(KTH)), 3, "all", "keep")
     r, p, w, m = inst.release, inst.p, inst.weights(), inst.processors
     assert not lp_feasible(r, p, r + 1.5117408 * w, m)
     bound = max_weighted_flow_bound(inst, "flow")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,13 +22,12 @@ from lpsched.tasks.bounds import lower_bounds
 from lpsched.tasks.instance import TaskInstance, instance_from_trace
 from lpsched.tasks.policies import ALL_POLICIES, get_policy
 from lpsched.tasks.simulator import simulate
+from tests.shared_data import needs_shared, shared_file
 
-DATA = Path(os.environ.get("LPSCHED_DATA", Path(__file__).resolve().parents[3] / "shared"
-                           / "data"))
-CURIE = DATA / "CEA-Curie-2011-2.1-cln.swf.gz"
+CURIE = "CEA-Curie-2011-2.1-cln.swf.gz"
 LPSCHED = str(Path(sys.executable).parent / "lpsched")
 
-pytestmark = pytest.mark.skipif(not CURIE.exists(), reason="needs ../shared/data (Curie)")
+pytestmark = needs_shared(CURIE)
 
 EXPECTED = {
     ("random:15d", 0): {
@@ -73,7 +71,7 @@ _CACHE: dict[tuple[str, int], TaskInstance] = {}
 
 def _instance(window: str, seed: int) -> TaskInstance:
     if (window, seed) not in _CACHE:
-        inst = instance_from_trace(str(CURIE), window, seed)
+        inst = instance_from_trace(str(shared_file(CURIE)), window, seed)
         digest = hashlib.sha256(inst.release.tobytes() + inst.p.tobytes()).hexdigest()
         assert digest == EXPECTED[window, seed]["instance"]
         _CACHE[window, seed] = inst
@@ -121,8 +119,8 @@ def test_the_issue_command_prints_the_same_row(tmp_path: Path) -> None:
     """``lpsched tasks`` + ``lpsched online --policy spt-rd --json`` as a user runs them:
     the row (less its timings) is the one printed before the speed work."""
     path = tmp_path / "curie60.json"
-    subprocess.run([LPSCHED, "tasks", str(CURIE), "--window", "random:60d", "--seed", "1",
-                    "-o", str(path)], check=True, capture_output=True)
+    subprocess.run([LPSCHED, "tasks", str(shared_file(CURIE)), "--window", "random:60d",
+                    "--seed", "1", "-o", str(path)], check=True, capture_output=True)
     proc = subprocess.run([LPSCHED, "online", str(path), "--policy", "spt-rd", "--json"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -1,4 +1,4 @@
-"""Speed and quality of the approximation algorithms (issue #4): prints Markdown.
+"""Speed and quality of the approximation algorithms against their guarantees: prints Markdown.
 
     python benchmarks/bench_approx.py
 """

@@ -1,4 +1,4 @@
-"""Side-by-side measurements of max-stretch levers on the balanced family (issue 13 item 2).
+"""Side-by-side measurements of max-stretch levers on the balanced family.
 
     python benchmarks/bench_balanced_levers.py ab '{"relaxation_basis": false}' '{}'
     python benchmarks/bench_balanced_levers.py cbs3m --profile simgrid --instances 20
@@ -32,10 +32,11 @@ from lpsched import max_stretch, random_bags
 from lpsched.bags import maxstretch
 from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import DUAL, PRIMAL, SEARCH_OPTIONS
+from lpsched.bags.maxstretch.buffer_model import StretchModel
+from lpsched.bags.maxstretch.conditioning import condition
+from lpsched.bags.maxstretch.problem import StretchProblem
 from lpsched.bags.policies import cbs3m, get_policy
 from lpsched.bags.simulator import simulate
-from lpsched.bags.stretch_conditioning import condition
-from lpsched.bags.stretch_model import StretchModel, StretchProblem
 from lpsched.solvers.highs import HighsModel
 
 

@@ -1,14 +1,14 @@
-"""Batch simulator on the real SWF traces of shared/data (issues #5, 13): prints Markdown.
+"""Batch simulator on the real SWF traces of shared/data: prints Markdown.
 
     python benchmarks/bench_batch.py [path/to/shared/data] [--repeats 3] [--quick]
                                      [--end-to-end-only] [--cli-repeats 5]
 
 Two kinds of figures, always named as such:
 
-* **end to end** (issue 13): the installed ``lpsched batch TRACE --policy easy --alloc basic
+* **end to end**: the installed ``lpsched batch TRACE --policy easy --alloc basic
   --out s.csv --json`` as a user runs it (Python start, imports, parsing, simulation,
-  validation, metrics, CSV), in a subprocess, beside the plain textbook simulator
-  the plain simulator ``benchmarks/plain_easy.py`` (issue 34: the afternoon simulator, the
+  validation, metrics, CSV), in a subprocess, beside the plain simulator
+  ``benchmarks/plain_easy.py`` (the EASY simulator a user writes in an afternoon, the
   same CSV byte for byte) on every trace and the textbook simulator
   ``benchmarks/textbook_easy.py`` on the small ones, alternated run by run so that all see
   the same load; wall and CPU (user + system) time and peak memory of each child, medians of
@@ -174,26 +174,26 @@ def end_to_end(data: Path, names: list[str], repeats: int, textbook_on: set[str]
     print()
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("data", nargs="?",
-                    default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--cli-repeats", type=int, default=5)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--end-to-end-only", action="store_true")
-    args = ap.parse_args()
-    print("Measured with:\n" + versions_report("- ") + "\n")
-    data = Path(args.data)
-    names = ["hpc2n-excerpt.swf", "lublin_256.swf", "UniLu-Gaia-2014-1.swf"]
-    if not args.quick:
-        names.append("CEA-Curie-2011-2.1-cln.swf.gz")
-    end_to_end(data, names, args.cli_repeats, set(names[:3]))
-    if args.end_to_end_only:
-        return
+def inner_loop(data: Path, names: list[str], repeats: int) -> dict[str, Workload]:
+    """The inner-loop table of whole traces under the three policies (module doc).
+
+    Parameters
+    ----------
+    data : Path
+        The folder of the SWF traces.
+    names : list of str
+        Trace files to measure (absent ones are skipped).
+    repeats : int
+        Runs of each simulation (the median is printed).
+
+    Returns
+    -------
+    dict
+        Trace file -> its workload, for the tables that follow.
+    """
     traces = {}
     print("## Inner loop: whole traces, basic allocation (the simulation alone, median of",
-          args.repeats, "runs; reading and validation timed apart)")
+          repeats, "runs; reading and validation timed apart)")
     print()
     print(f"Load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}.")
     print()
@@ -211,7 +211,7 @@ def main() -> None:
         for policy in ("fcfs", "easy", "conservative"):
             if policy == "conservative" and name.startswith("CEA-Curie"):
                 continue  # not a target; see RESULTS.md
-            sec, sched, _ = timed(work, args.repeats, policy=policy)
+            sec, sched, _ = timed(work, repeats, policy=policy)
             t1 = time.perf_counter()
             validate_batch(work, sched, m)
             check = time.perf_counter() - t1
@@ -221,56 +221,101 @@ def main() -> None:
                   f"{sec:.2f} | {work.jobs / sec:.0f} | {check:.1f} |")
         print(f"| {name} | (reading and converting the trace: {load:.2f} s) "
               "| | | | | | | | |")
+    return traces
+
+
+def gaia_tables(gaia: Workload, repeats: int) -> None:
+    """The two UniLu-Gaia tables: conservative's compression rules, EASY's allocators.
+
+    Parameters
+    ----------
+    gaia : Workload
+        The UniLu-Gaia trace's jobs.
+    repeats : int
+        Runs of each allocator's simulation (the median is printed).
+    """
+    print()
+    print("## Inner loop: conservative on UniLu-Gaia, what happens when jobs end early "
+          "(the simulation alone, one run each)")
+    print()
+    print("| compression | mean wait (s) | utilisation | jobs after their first "
+          "reservation | seconds |")
+    print("|---|---|---|---|---|")
+    for comp in ("textbook", "reassign", "rebuild", "none"):
+        sec, sched, stats = timed(gaia, 1, policy="conservative", compression=comp)
+        met = batch_metrics(gaia, sched, int(gaia.processors))
+        late = int((sched.start > stats["first_reservation"] + 1e-6).sum())
+        print(f"| {comp} | {met['mean_wait']:.0f} | {met['utilisation']:.3f} | {late} | "
+              f"{sec:.2f} |")
+    print()
+    print("## Inner loop: EASY on UniLu-Gaia with each allocator (fat-tree:16,4,4,8; the "
+          "simulation alone, median of",
+          repeats, "runs)")
+    print()
+    print("| alloc | seconds | jobs/s | mean wait (s) | locality factor | "
+          "platform level factor |")
+    print("|---|---|---|---|---|---|")
+    topo = parse_topology("fat-tree:16,4,4,8", int(gaia.processors))
+    for alloc in ("basic", "becont", "cont", "beloc", "loc", "beplat", "plat",
+                  "contiguous", "quasi-contiguous"):
+        sec, sched, _ = timed(gaia, repeats, policy="easy", alloc=alloc, topology=topo)
+        validate_batch(gaia, sched, topo.installed, topology=topo, forced=alloc)
+        met = batch_metrics(gaia, sched, topo.installed, topology=topo)
+        print(f"| {alloc} | {sec:.2f} | {gaia.jobs / sec:.0f} | {met['mean_wait']:.0f} | "
+              f"{met['locality_factor']:.3f} | {met['platform_level_factor']:.3f} |")
+
+
+def curie_growth(curie: Workload, repeats: int) -> None:
+    """The growth table: EASY on the first N jobs of CEA-Curie, and the fitted exponent.
+
+    Parameters
+    ----------
+    curie : Workload
+        The CEA-Curie trace's jobs.
+    repeats : int
+        Runs of each prefix's simulation (the median is printed).
+    """
+    print()
+    print("## Inner loop: growth with the number of jobs, EASY on the first N jobs of "
+          "CEA-Curie "
+          f"(median of {repeats})")
+    print()
+    print("| jobs | seconds | jobs/s | microseconds per job |")
+    print("|---|---|---|---|")
+    sizes, secs = (10_000, 50_000, 100_000, 300_000), []
+    for n in sizes:
+        sec, _, _ = timed(first(curie, n), repeats, policy="easy")
+        secs.append(sec)
+        print(f"| {n} | {sec:.2f} | {n / sec:.0f} | {1e6 * sec / n:.1f} |")
+    slope = np.polyfit(np.log(sizes), np.log(secs), 1)[0]
+    print()
+    print(f"Time grows as jobs^{slope:.2f} (least-squares slope of log time on log jobs).")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data", nargs="?",
+                    default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--cli-repeats", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--end-to-end-only", action="store_true")
+    args = ap.parse_args()
+    print("Measured with:\n" + versions_report("- ") + "\n")
+    data = Path(args.data)
+    names = ["hpc2n-excerpt.swf", "lublin_256.swf", "UniLu-Gaia-2014-1.swf"]
+    if not args.quick:
+        names.append("CEA-Curie-2011-2.1-cln.swf.gz")
+    end_to_end(data, names, args.cli_repeats, set(names[:3]))
+    if args.end_to_end_only:
+        return
+    traces = inner_loop(data, names, args.repeats)
     gaia = traces.get("UniLu-Gaia-2014-1.swf")
     if gaia is not None:
-        print()
-        print("## Inner loop: conservative on UniLu-Gaia, what happens when jobs end early "
-              "(the simulation alone, one run each)")
-        print()
-        print("| compression | mean wait (s) | utilisation | jobs after their first "
-              "reservation | seconds |")
-        print("|---|---|---|---|---|")
-        for comp in ("textbook", "reassign", "rebuild", "none"):
-            sec, sched, stats = timed(gaia, 1, policy="conservative", compression=comp)
-            met = batch_metrics(gaia, sched, int(gaia.processors))
-            late = int((sched.start > stats["first_reservation"] + 1e-6).sum())
-            print(f"| {comp} | {met['mean_wait']:.0f} | {met['utilisation']:.3f} | {late} | "
-                  f"{sec:.2f} |")
-        print()
-        print("## Inner loop: EASY on UniLu-Gaia with each allocator (fat-tree:16,4,4,8; the "
-              "simulation alone, median of",
-              args.repeats, "runs)")
-        print()
-        print("| alloc | seconds | jobs/s | mean wait (s) | locality factor | "
-              "platform level factor |")
-        print("|---|---|---|---|---|---|")
-        topo = parse_topology("fat-tree:16,4,4,8", int(gaia.processors))
-        for alloc in ("basic", "becont", "cont", "beloc", "loc", "beplat", "plat",
-                      "contiguous", "quasi-contiguous"):
-            sec, sched, _ = timed(gaia, args.repeats, policy="easy", alloc=alloc,
-                                  topology=topo)
-            validate_batch(gaia, sched, topo.installed, topology=topo, forced=alloc)
-            met = batch_metrics(gaia, sched, topo.installed, topology=topo)
-            print(f"| {alloc} | {sec:.2f} | {gaia.jobs / sec:.0f} | {met['mean_wait']:.0f} | "
-                  f"{met['locality_factor']:.3f} | {met['platform_level_factor']:.3f} |")
+        gaia_tables(gaia, args.repeats)
     curie = traces.get("CEA-Curie-2011-2.1-cln.swf.gz")
     if curie is not None:
-        print()
-        print("## Inner loop: growth with the number of jobs, EASY on the first N jobs of "
-              "CEA-Curie "
-              f"(median of {args.repeats})")
-        print()
-        print("| jobs | seconds | jobs/s | microseconds per job |")
-        print("|---|---|---|---|")
-        sizes, secs = (10_000, 50_000, 100_000, 300_000), []
-        for n in sizes:
-            sec, _, _ = timed(first(curie, n), args.repeats, policy="easy")
-            secs.append(sec)
-            print(f"| {n} | {sec:.2f} | {n / sec:.0f} | {1e6 * sec / n:.1f} |")
-        slope = np.polyfit(np.log(sizes), np.log(secs), 1)[0]
-        print()
-        print(f"Time grows as jobs^{slope:.2f} (least-squares slope of log time on log jobs).")
-
+        curie_growth(curie, args.repeats)
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,5 @@
-"""Seed 000 ch. 4's makespan figures under each candidate reading (issue 29 item 4,
-decision 272): the whole ch. 4 seed-vs-ours table per reading, on the same instances.
+"""Seed 000 ch. 4's makespan figures under each candidate reading (decision 272): the whole
+ch. 4 seed-vs-ours table per reading, on the same instances.
 
     python benchmarks/bench_batch_ch4_readings.py [--instances 64] [--readings base,textbook]
 
@@ -7,7 +7,7 @@ Readings (each alone against ``base``): ``base`` (offline, all jobs at 0, real r
 conservative with reassignment, requested size, forced = wait); ``textbook`` / ``none``
 (the compression rule); ``window`` (300 consecutive jobs with their submission times);
 ``allocated`` (field 5 as the size); ``laststart`` (makespan read as the last start time,
-without the tail of the last jobs). Second round (decision 274): ``fallback`` (a forced
+without the tail of the last jobs). The readings of decision 274: ``fallback`` (a forced
 rule refused at the reserved start takes the best-effort processors: the simulator's
 ``becont-ff`` / ``beloc`` for ``cont-ff`` / ``loc``, the same answer whenever the forced
 shape exists); ``warmup`` (``window`` preceded by the 300 jobs before it, measured on the

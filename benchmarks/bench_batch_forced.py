@@ -1,5 +1,5 @@
-"""Growth of forced allocators under conservative backfilling (issue 29 item 2, decisions
-265-266): seconds per run of ``simulate_batch`` on the first N jobs of a trace, online (the
+"""Growth of forced allocators under conservative backfilling (decisions 265-266): seconds
+per run of ``simulate_batch`` on the first N jobs of a trace, online (the
 trace's submission times) or offline (all at 0, ``batch --offline``), for each N.
 
     python benchmarks/bench_batch_forced.py KTH-SP2-1996-2.1-cln.swf.gz cont-ff reassign \\

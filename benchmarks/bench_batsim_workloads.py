@@ -1,14 +1,15 @@
-"""How many of a folder's Batsim workloads ``lpsched batch`` runs, and why the others do
-not (issue 33 item 2).
+"""How many of a folder's Batsim workloads ``lpsched batch`` runs, and why the others do not.
 
 Usage::
 
     python benchmarks/bench_batsim_workloads.py FOLDER [--platform FILE] [--lenient]
 
 Every ``FOLDER/**/*.json`` is read with :func:`lpsched.batch.batsim.load_jobs` and, when it
-reads, simulated with EASY backfilling on its ``nb_res`` (or the platform's hosts). One line
-per workload (``run``, or the first error line), then the counts. The workloads are not in
-the repository: fetch Batsim (github.com/oar-team/batsim, ``workloads/``).
+reads, simulated with EASY backfilling on its ``nb_res`` (or the platform's compute hosts,
+:func:`lpsched.batch.batsim.read_platform`). One line per workload (``run``, or the first
+error line), then the counts. The workloads are not in the repository: fetch Batsim
+(github.com/oar-team/batsim, ``workloads/``). Decisions 365-369 say how each profile type
+is read.
 """
 
 from __future__ import annotations
@@ -24,7 +25,22 @@ from lpsched.errors import LpschedError
 
 
 def run_one(path: Path, platform: str | None, lenient: bool) -> tuple[str, str]:
-    """``("run", summary)`` or ``("refused", the error line)`` for one workload."""
+    """Read and simulate one workload.
+
+    Parameters
+    ----------
+    path : Path
+        A Batsim workload (``.json``).
+    platform : str, optional
+        A platform file (``--platform``).
+    lenient : bool
+        Skip the malformed jobs and the profile types not simulated.
+
+    Returns
+    -------
+    tuple of (str, str)
+        ``("run", summary)`` or ``("refused", the error line)``.
+    """
     try:
         loaded = load_jobs(path, lenient=lenient, platform=platform)
         work = loaded.work.require_jobs()
@@ -41,8 +57,19 @@ def run_one(path: Path, platform: str | None, lenient: bool) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Report every workload of the folder and the counts; exit 0."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Report every workload of the folder and the counts.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command line (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--platform", default=None)
     parser.add_argument("--lenient", action="store_true")

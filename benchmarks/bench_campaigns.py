@@ -1,4 +1,4 @@
-"""Campaign family (seed 002, issue 11) timings and peak memory: prints Markdown.
+"""Campaign family (seed 002) timings and peak memory: prints Markdown.
 
     python benchmarks/bench_campaigns.py [path/to/shared/data] [--repeats 3]
 
@@ -22,9 +22,9 @@ import numpy as np
 from lpsched.campaigns.extract import extract
 from lpsched.campaigns.faircamp import faircamp
 from lpsched.campaigns.generators import faircamp_workload
-from lpsched.campaigns.metrics import campaign_stretch, original_run
+from lpsched.campaigns.metrics import campaign_stretch
 from lpsched.campaigns.policies import policy_factory
-from lpsched.campaigns.schedule import validate
+from lpsched.campaigns.schedule import original_run, validate
 from lpsched.campaigns.simulator import simulate
 from lpsched.core.swf import read_swf
 from lpsched.core.versions import versions_report

@@ -1,5 +1,5 @@
 """One reproduction, end to end, on each executor of the runner: 1 and 2 local processes and
-a Dask cluster of 2 single-threaded workers (issue 14: "its measured speed-up on Dask").
+a Dask cluster of 2 single-threaded workers: the speed-up measured on Dask.
 
     python benchmarks/bench_executors.py [--repeats 3] -- reproduce redirection \
         --traces KTH-SP2,SDSC-Blue-4.1,HPC2N --instances 4

@@ -1,5 +1,5 @@
-"""Issue 34's table: every family's hot path as a user runs it, beside the plain way, against
-the goal (what `make bench` runs; under 5 minutes on the 2-core machine).
+"""Every family's hot path as a user runs it, beside the plain way, against the speed goal
+(what `make bench` runs; under 5 minutes on the 2-core machine).
 
     python benchmarks/bench_hotpaths.py [--data ../shared/data] [--repeats 3]
                                         [--rows batch-gaia,batch-curie,online,maxstretch]
@@ -9,7 +9,7 @@ validation and output included): wall and CPU time (user + system) and peak resi
 from ``wait4``, medians of ``--repeats`` runs, lpsched and the plain way alternated run by
 run so that both see the same load; the load average is printed before and after. The
 installed package's bytecode is written first, as ``pip install`` writes it (decision 437:
-a user's commands read compiled modules; a session with ``PYTHONDONTWRITEBYTECODE`` set
+a user's commands read compiled modules; a shell with ``PYTHONDONTWRITEBYTECODE`` set
 would otherwise compile every lpsched module in every measured run). Rows:
 
 * ``batch-gaia``, ``batch-curie``: ``lpsched batch TRACE --policy easy --alloc basic --out
@@ -44,7 +44,7 @@ from _measure import Run, compile_package, load, lpsched_command, measure, media
 HERE = Path(__file__).resolve().parent
 GAIA, CURIE = "UniLu-Gaia-2014-1.swf", "CEA-Curie-2011-2.1-cln.swf.gz"
 #: the online row's instance: a 60-day window of Curie (seed 000 ch. 3, method C)
-ONLINE_TASKS = ["--window", "random:60d", "--seed", "1"]  # issue 34: 71,756 tasks, 96 CPUs
+ONLINE_TASKS = ["--window", "random:60d", "--seed", "1"]  # 71,756 tasks, 96 CPUs
 ROWS = ("batch-gaia", "batch-curie", "online", "maxstretch")
 
 

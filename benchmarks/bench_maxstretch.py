@@ -1,23 +1,23 @@
-"""Benchmarks of the optimal max-stretch (issues #2 and #13): prints a Markdown report.
+"""Benchmarks of the optimal max-stretch (lpsched.bags.maxstretch): prints a Markdown report.
 
     python benchmarks/bench_maxstretch.py                 # 20x10 instances, medians of 3 runs
     python benchmarks/bench_maxstretch.py --large         # also 50x10 and 100x20
-    python benchmarks/bench_maxstretch.py --family balanced   # issue 13's benchmark set only
+    python benchmarks/bench_maxstretch.py --family balanced   # the balanced benchmark set only
     python benchmarks/bench_maxstretch.py --family balanced --large  # + the 5 100x20 ones
     python benchmarks/bench_maxstretch.py --held-out 10  # 100x20 seeds 5..14 only
     python benchmarks/bench_maxstretch.py --floor        # the floor of the 5x ratio (oracles)
     python benchmarks/bench_maxstretch.py --highs-floor 5 --first-solve simplex,ipm
-                                         # issue 34: the search's CPU and its HiGHS floor
+                                         # the search's CPU and its HiGHS floor
 
 The default formulation is ``"auto"`` (offline: the path LP by column generation,
-:mod:`lpsched.bags.stretch_paths`); the balanced report runs the buffer model
+:mod:`lpsched.bags.maxstretch.paths`); the balanced report runs the buffer model
 (``formulation="buffers"``, the default before) beside it on the 20x10 instances, and a
 simgrid 20x10 table compares the two as well. Column-generation figures: ``rounds`` are
 master solves, ``columns`` the paths generated (seed paths not counted), ``size`` the
 master's final rows x columns.
 
 Two families: ``simgrid`` (``random_bags(20, 10, seed=s)``, communication-bound: the
-single-resource bound is usually the optimum) and ``balanced`` (issue 13's benchmark set:
+single-resource bound is usually the optimum) and ``balanced`` (the balanced benchmark set:
 :func:`balanced_set`, 20 seeded 20x10 instances and 5 seeded 100x20 ones, computation and
 communication of the same order). Every figure is measured in this run, side by side on
 the same instances; times are the inner call ``max_stretch(inst, ...)`` (no Python start,
@@ -40,11 +40,11 @@ import numpy as np
 import pulp
 
 from lpsched import check_plan, max_stretch, random_bags
-from lpsched.bags import stretch_paths
 from lpsched.bags.instance import Instance
-from lpsched.bags.maxstretch import StretchSearch
-from lpsched.bags.stretch_model import StretchModel, StretchProblem
-from lpsched.bags.stretch_results import StretchPlan
+from lpsched.bags.maxstretch import StretchSearch, paths
+from lpsched.bags.maxstretch.buffer_model import StretchModel
+from lpsched.bags.maxstretch.problem import StretchProblem
+from lpsched.bags.maxstretch.results import StretchPlan
 from lpsched.core.versions import versions_report
 from lpsched.solvers import console
 from lpsched.solvers.highs import HighsModel
@@ -54,7 +54,7 @@ NO_BOUND = {"relaxation_bound": False, "window_bound": False}
 DEFAULT = "intervals (default: bounds + worker generation + tangent-guided + Newton)"
 VARIANTS: dict[str, dict[str, Any]] = {
     DEFAULT: {"method": "intervals"},
-    "intervals, no window bound (issue 13's other lever only)": {"method": "intervals",
+    "intervals, no window bound (the guided search alone)": {"method": "intervals",
                                                                   "window_bound": False},
     "intervals, all workers": {"method": "intervals", "worker_generation": False},
     "intervals, no bound": {"method": "intervals", **NO_BOUND},
@@ -71,7 +71,7 @@ PAPER = "intervals-lp (paper's Alg. 2), no bound, all workers"
 
 
 def balanced_set(large: bool = False) -> list[tuple[str, Instance]]:
-    """Issue 13's benchmark set: ``random_bags(profile="balanced", seed=s)`` for s = 0..19
+    """The balanced benchmark set: ``random_bags(profile="balanced", seed=s)`` for s = 0..19
     (20 applications x 10 workers), and with ``large`` ``random_bags(100, 20,
     profile="balanced", seed=s)`` for s = 0..4."""
     out = [(f"balanced 20x10 seed {s}", random_bags(profile="balanced", seed=s))
@@ -110,7 +110,7 @@ RATIOS = (
 def balanced_report(repeats: int, large: bool, time_limit: float) -> None:
     """The balanced family: per variant, median wall and CPU time, LP solves, and the
     ratio bisection / intervals measured in this run."""
-    print("## Offline optimum on the balanced family (issue 13)")
+    print("## Offline optimum on the balanced family")
     print()
     print(f"`benchmarks.bench_maxstretch.balanced_set()`; median of {repeats} runs per instance "
           "and variant, all in this run; inner call `max_stretch(inst, ...)` only.")
@@ -220,7 +220,7 @@ def held_out_report(count: int, time_limit: float) -> None:
 
 
 def large_ratio_report(count: int, time_limit: float) -> None:
-    """Issue 13's "intervals >= 5x faster than bisection (tol 1e-7)" on balanced 100x20
+    """The target "intervals >= 5x faster than bisection (tol 1e-7)" on balanced 100x20
     (seeds 0..count-1), the default search and bisection alternated per instance in this
     run, one run each: CPU seconds of the inner call ``max_stretch(inst, method=...)``."""
     print(f"## bisection 1e-7 / intervals on balanced 100x20, seeds 0..{count - 1}: one run "
@@ -276,7 +276,7 @@ print(json.dumps({"cpu": cpu, "runs": log, "stretch": res.stretch.hex()}))
 
 
 def highs_floor_report(count: int, repeats: int, first_solves: list[str]) -> None:
-    """Issue 34's max-stretch row against its floor: for balanced 100x20 seeds
+    """The max-stretch search against its HiGHS floor: for balanced 100x20 seeds
     0..count-1 (one-port, the row's instances), the CPU of ``max_stretch(inst)`` in a
     fresh child and, in the same run, the CPU of every HiGHS ``run`` it makes. With the
     LP sequence fixed (the default's answers are pinned byte for byte), the sum of the
@@ -364,12 +364,12 @@ def cpu_runs(fn: Callable[[], Any], repeats: int) -> list[tuple[float, Any]]:
 
 def tasks_question(fn: Callable[[], Any]) -> Any:
     """``fn()`` with every path check asking for the tasks delivered instead of the
-    fraction of every application (:data:`stretch_paths.FRACTION_CHECKS` off)."""
-    before, stretch_paths.FRACTION_CHECKS = stretch_paths.FRACTION_CHECKS, False
+    fraction of every application (:data:`paths.FRACTION_CHECKS` off)."""
+    before, paths.FRACTION_CHECKS = paths.FRACTION_CHECKS, False
     try:
         return fn()
     finally:
-        stretch_paths.FRACTION_CHECKS = before
+        paths.FRACTION_CHECKS = before
 
 
 #: The rows of :func:`floor_report`: (label, question, search keywords or ``one_check``
@@ -422,11 +422,11 @@ def _floor_instance(inst: Instance, formulation: str, repeats: int,
 
 
 def floor_report(repeats: int, time_limit: float) -> None:
-    """Issue 13's "intervals >= 5x faster than bisection (tol 1e-7)" against its floor on
+    """The target "intervals >= 5x faster than bisection (tol 1e-7)" against its floor on
     the balanced 20x10 set, per formulation, all in this run: the searches and the
     oracles of :func:`one_check` in both path questions, and the saving on the cold first
     check (which both searches make) that 5x would need."""
-    print(f"## The floor of bisection / intervals on balanced 20x10 (issue 13), {repeats} "
+    print(f"## The floor of bisection / intervals on balanced 20x10, {repeats} "
           "runs per instance")
     print()
     print("Per instance the median over its runs; the tables give medians over the 20 "
@@ -612,12 +612,12 @@ def main() -> None:
                          "parameter (decision 228), default search, one run each")
     ap.add_argument("--floor", action="store_true",
                     help="only: bisection / intervals against a one-check oracle on "
-                         "balanced 20x10 (issue 13's 5x target)")
+                         "balanced 20x10 (the 5x target, decision 230)")
     ap.add_argument("--large-ratio", type=int, default=0, metavar="K",
                     help="only: bisection 1e-7 / intervals on balanced 100x20 seeds "
-                         "0..K-1, one run each (issue 13's 5x target at the large size)")
+                         "0..K-1, one run each (the 5x target at the large size)")
     ap.add_argument("--highs-floor", type=int, default=0, metavar="K",
-                    help="only: issue 34's row, balanced 100x20 seeds 0..K-1, the search's "
+                    help="only: balanced 100x20 seeds 0..K-1, the search's "
                          "CPU beside the CPU of its HiGHS runs (the floor), --repeats "
                          "children each")
     ap.add_argument("--first-solve", default="simplex",
@@ -781,7 +781,7 @@ def main() -> None:
           f"{1000 * t_attrs:.2f} ms ({t_attrs / t_arrays:.1f}x).")
     print()
 
-    print("## No solve hangs near the optimum (the hazard of issue #2)")
+    print("## No solve hangs near the optimum (infeasibility proofs, decision 10)")
     print()
     print("Cold feasibility LPs (all workers, fresh HiGHS model each) just below and above the "
           f"optimum, seeds 0..{args.instances - 1}:")

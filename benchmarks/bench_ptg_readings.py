@@ -1,5 +1,5 @@
 """The readings of A7 and A26 (seed 004 [L552-558], [L676-697]) tried on stored rows,
-with bootstrap intervals over scenarios (issue 32, decision 412).
+with bootstrap intervals over scenarios (decision 412).
 
     .venv/bin/python benchmarks/bench_ptg_readings.py DIR/ptg.csv [DIR2/ptg.csv ...]
         [--boot 1000] [--json OUT]

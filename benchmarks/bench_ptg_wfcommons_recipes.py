@@ -1,4 +1,4 @@
-"""Every WfCommons recipe as a PTG (issue 33 item 3, decision 371): draw ``--n`` tasks
+"""Every WfCommons recipe as a PTG (decision 371): draw ``--n`` tasks
 (``--seed``), schedule on grelon (seed 004 Table 1) with the 19 algorithms, check that every
 schedule is valid and above the makespan lower bound, and print the best and worst
 ``Cmax/LB``. Needs the optional ``wfcommons`` package.

@@ -1,4 +1,4 @@
-"""Seed 003 Tables 4-8 reproduction: timing, throughput and runner scaling (issue #3).
+"""Seed 003 Tables 4-8 reproduction: timing, throughput and runner scaling.
 
     python benchmarks/bench_reproduction.py --instances 1000 --scaling 100 --out results/bench
 

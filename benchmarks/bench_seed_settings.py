@@ -1,5 +1,5 @@
-"""The seeds' own settings of issue 29, measured as a user runs them (helper 29-forced,
-decisions 460-462): whole ``reproduce`` commands as child processes, CPU (user + system)
+"""The batch reproductions in the seeds' own settings, measured as a user runs them
+(decisions 460-462): whole ``reproduce`` commands as child processes, CPU (user + system)
 and peak memory, for one or more versions of the package (``PYTHONPATH`` folders), run
 alternately so the versions share the same minutes of the machine's load.
 

@@ -1,7 +1,7 @@
-"""Online task policies and their lower bounds on the real traces (issue 14): prints Markdown.
+"""Online task policies and their lower bounds on the real traces: prints Markdown.
 
     python benchmarks/bench_tasks.py [path/to/shared/data] [--repeats 3]
-        [--skip-policies | --policies-only | --issue34]
+        [--skip-policies | --policies-only | --curie-row]
 
 1. Method-C instances of Table 3.1 (seed 0): build time, tasks, processors, Q.
 2. Every policy on a 70,000-task, 160-processor instance (the first 70,000 tasks of a
@@ -14,7 +14,7 @@
 3. The lower bounds on 3,000-task instances (the first 3,000 tasks of a window of each
    trace with that many): exact search and speed-m, time and number of feasibility tests;
    "proven gap": ``upper / value − 1``, the optimum lying in ``[value, upper]``.
-4. Issue 34's row (``--issue34`` alone, or with the others): ``lpsched tasks
+4. The 60-day Curie row (``--curie-row`` alone, or with the others): ``lpsched tasks
    CEA-Curie-2011-2.1-cln.swf.gz --window random:60d --seed 1`` (71,756 tasks on 96
    processors), then ``lpsched online curie60.json --policy spt-rd --json`` (Table 3.2's
    parameters, the speed-m lower bounds) as a user runs it: wall, CPU (user + system) and
@@ -140,10 +140,10 @@ def bounds(insts: dict[str, TaskInstance], n: int = 3000) -> None:
               f"{sf.seconds:.3f} |")
 
 
-def issue34(data: Path, repeats: int) -> None:
-    """Issue 34's online row, end to end (module doc, section 4)."""
+def curie_row(data: Path, repeats: int) -> None:
+    """The online row on a 60-day Curie window, end to end (module doc, section 4)."""
     trace = data / TRACES["CEA-Curie-2011-2.1-cln"].file
-    print(f"\n## Issue 34: `lpsched online --policy spt-rd` on Curie, 60 days, seed 1 ({load()})\n")
+    print(f"\n## `lpsched online --policy spt-rd` on Curie, 60 days, seed 1 ({load()})\n")
     with tempfile.TemporaryDirectory() as tmp:
         inst = f"{tmp}/curie60.json"
         made = measure([*lpsched_command(), "tasks", str(trace), "--window", "random:60d",
@@ -165,13 +165,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-policies", action="store_true", help="sections 1 and 3 only")
     ap.add_argument("--policies-only", action="store_true", help="section 2 only")
-    ap.add_argument("--issue34", action="store_true", help="section 4 only")
+    ap.add_argument("--curie-row", action="store_true", help="section 4 only")
     args = ap.parse_args()
     data = Path(args.data)
     print("```\n" + versions_report() + "\n```\n")
     print(f"load average at the start: {os.getloadavg()[0]:.1f}\n")
-    if args.issue34:
-        issue34(data, args.repeats)
+    if args.curie_row:
+        curie_row(data, args.repeats)
         return
     if not args.skip_policies:
         big = big_instance(data)
@@ -179,7 +179,7 @@ def main() -> None:
         end_to_end(big, args.repeats)
     if not args.policies_only:
         bounds(instances(data))
-        issue34(data, args.repeats)
+        curie_row(data, args.repeats)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -1,6 +1,6 @@
 """Seed 000 ch. 5's platform-level rows under declared readings, and the decomposition of
-each variant's sum flow against basic's (issue 29; docs/pending/decisions-29-ch5.md,
-decisions 405-409 and 419-423).
+each variant's sum flow against basic's (decisions 405-409 and 419-423 of
+docs/decisions.md).
 
 Each instance is the one ``lpsched reproduce platform-level`` runs (seed 000 §5.7
 [L3660-L3719]: 7-day periods drawn by :func:`~lpsched.batch.reproduce.period_instance`,

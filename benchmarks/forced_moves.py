@@ -1,5 +1,5 @@
-"""How much work conservative backfilling's compression rule itself asks for (issue 29
-item 2): on the first N jobs of a trace, the re-insertions tried and the reservations that
+"""How much work conservative backfilling's compression rule itself asks for (decision
+382): on the first N jobs of a trace, the re-insertions tried and the reservations that
 actually moved under ``textbook`` compression, and the turns and the jobs started early
 under ``reassign``, counted by wrapping the simulator's methods (the schedule is the
 simulator's own: the start-time hash is printed as in ``bench_batch_forced.py``).

@@ -1,5 +1,5 @@
-"""The plain way (issue 34): the EASY simulator a user writes in an afternoon, in plain Python
-and numpy, that ``lpsched batch TRACE --policy easy --alloc basic --out jobs.csv --json`` is
+"""The plain way: the EASY simulator a user writes in an afternoon, in plain Python and
+numpy, that ``lpsched batch TRACE --policy easy --alloc basic --out jobs.csv --json`` is
 measured against.
 
     python benchmarks/plain_easy.py TRACE.swf[.gz] [--out jobs.csv] [--json]
@@ -88,6 +88,94 @@ def read_jobs(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
             np.maximum(estimate[keep], 0.0), m)
 
 
+def take_lowest(free_lo: list[int], free_hi: list[int], need: int) -> list[int]:
+    """Take the ``need`` lowest free ids out of the free intervals (``basic``).
+
+    Parameters
+    ----------
+    free_lo, free_hi : list of int
+        The free processors: sorted disjoint intervals ``[lo, hi)``, changed in place.
+    need : int
+        Processors wanted (at most the free ones).
+
+    Returns
+    -------
+    list of int
+        The ids taken as flat ``[lo, hi)`` intervals.
+    """
+    taken: list[int] = []
+    while need:
+        a, b = free_lo[0], free_hi[0]
+        if b - a <= need:
+            taken += (a, b)
+            need -= b - a
+            del free_lo[0], free_hi[0]
+        else:
+            taken += (a, a + need)
+            free_lo[0] = a + need
+            need = 0
+    return taken
+
+
+def give_back(free_lo: list[int], free_hi: list[int], ids: list[int]) -> None:
+    """Put a job's intervals back among the free ones, merged with their neighbours.
+
+    Parameters
+    ----------
+    free_lo, free_hi : list of int
+        The free processors: sorted disjoint intervals ``[lo, hi)``, changed in place.
+    ids : list of int
+        The job's processors as flat ``[lo, hi)`` intervals.
+    """
+    for k in range(0, len(ids), 2):
+        a, b = ids[k], ids[k + 1]
+        p = bisect.bisect_left(free_lo, a)
+        if p and free_hi[p - 1] == a:  # merge with the interval before
+            if p < len(free_lo) and free_lo[p] == b:
+                free_hi[p - 1] = free_hi[p]
+                del free_lo[p], free_hi[p]
+            else:
+                free_hi[p - 1] = b
+        elif p < len(free_lo) and free_lo[p] == b:
+            free_lo[p] = a
+        else:
+            free_lo.insert(p, a)
+            free_hi.insert(p, b)
+
+
+def shadow_time(running: dict[int, float], size: list[int], need: int, nfree: int,
+                now: float) -> tuple[float, int]:
+    """The head's shadow time and the processors free then.
+
+    Parameters
+    ----------
+    running : dict
+        Running job -> its estimated end (a job past its estimate counts as ending now).
+    size : list of int
+        Processors per job.
+    need : int
+        The head's processors.
+    nfree : int
+        Processors free now.
+    now : float
+        The current time (s).
+
+    Returns
+    -------
+    tuple of (float, int)
+        The earliest time ``need`` processors are free by the estimated ends, and how many
+        are free then.
+    """
+    shadow, have = now, nfree
+    for t, j in sorted((max(e, now), j) for j, e in running.items()):
+        if t > shadow:
+            if have >= need:
+                break
+            shadow = t
+        have += size[j]
+    return shadow, have
+
+
 def simulate(submit: list[float], run: list[float], size: list[int], estimate: list[float],
              m: int) -> tuple[list[float], list[list[int]]]:
     """EASY with ``basic`` allocation on ``m`` processors: each job's start time and its
@@ -121,47 +209,19 @@ def simulate(submit: list[float], run: list[float], size: list[int], estimate: l
 
     def begin(j: int, now: float) -> None:
         nonlocal nfree
-        need, taken = size[j], []
-        while need:  # the lowest free ids
-            a, b = free_lo[0], free_hi[0]
-            if b - a <= need:
-                taken += (a, b)
-                need -= b - a
-                del free_lo[0], free_hi[0]
-            else:
-                taken += (a, a + need)
-                free_lo[0] = a + need
-                need = 0
-        procs[j] = taken
+        procs[j] = take_lowest(free_lo, free_hi, size[j])
         nfree -= size[j]
         start[j] = now
         running[j] = now + estimate[j]
         heapq.heappush(ends, (now + run[j], j))
 
-    def release(j: int) -> None:
-        nonlocal nfree
-        ids = procs[j]
-        for k in range(0, len(ids), 2):
-            a, b = ids[k], ids[k + 1]
-            p = bisect.bisect_left(free_lo, a)
-            if p and free_hi[p - 1] == a:  # merge with the interval before
-                if p < len(free_lo) and free_lo[p] == b:
-                    free_hi[p - 1] = free_hi[p]
-                    del free_lo[p], free_hi[p]
-                else:
-                    free_hi[p - 1] = b
-            elif p < len(free_lo) and free_lo[p] == b:
-                free_lo[p] = a
-            else:
-                free_lo.insert(p, a)
-                free_hi.insert(p, b)
-        nfree += size[j]
-        del running[j]
-
     while ends or i < n:
         now = min(ends[0][0] if ends else math.inf, submit[i] if i < n else math.inf)
         while ends and ends[0][0] == now:
-            release(heapq.heappop(ends)[1])
+            j = heapq.heappop(ends)[1]
+            give_back(free_lo, free_hi, procs[j])
+            nfree += size[j]
+            del running[j]
         while i < n and submit[i] == now:
             queue.append(i)
             i += 1
@@ -172,15 +232,9 @@ def simulate(submit: list[float], run: list[float], size: list[int], estimate: l
         del queue[:k]
         if not queue:
             continue
-        head = queue[0]  # (2) the head's shadow time and the extra processors
-        shadow, have = now, nfree
-        for t, j in sorted((max(e, now), j) for j, e in running.items()):
-            if t > shadow:
-                if have >= size[head]:
-                    break
-                shadow = t
-            have += size[j]
-        extra = have - size[head]
+        # (2) the head's shadow time and the extra processors
+        shadow, have = shadow_time(running, size, size[queue[0]], nfree, now)
+        extra = have - size[queue[0]]
         bound = shadow + 1e-9 * max(1.0, abs(shadow))
         started = []
         for q in range(1, len(queue)):  # (3) backfilling

@@ -7,7 +7,8 @@ Each ``DIR`` is the ``--out`` folder of ``lpsched reproduce cbs3m`` (its ``cbs3m
 store is read through :class:`lpsched.core.ResultStore`, partial stores allowed: the tables
 use the instances that have every policy's row). With one folder it prints that run's
 score; with two, Tables 4-8 side by side (seed average, old, new; Table 4's "best %" too)
-and both scores. This is the script behind RESULTS.md's section "Issue 13 (item 5)":
+and both scores. This is the script behind the score of decision 36 (10 against 100 Mbit/s
+links for the ``simgrid`` profile):
 
     lpsched reproduce cbs3m --instances 1000 --jobs 2 --base-bandwidth 1.25e6 --out old
     lpsched reproduce cbs3m --instances 1000 --jobs 2 --out new      # 100 Mbit/s default
@@ -23,7 +24,7 @@ A ``DIR`` may be several folders joined by commas (runs of the same reading on d
 seeds, e.g. ``--first-seed 0`` and ``--first-seed 80``), pooled. ``--bootstrap N`` (two
 runs) adds the paired bootstrap of the score difference (new - old) over the instances
 both runs have: N resamples of those instances with replacement, the same draw for both
-runs, and its 5 % / 95 % quantiles (issue 31, decisions 321 and 324).
+runs, and its 5 % / 95 % quantiles (decisions 321 and 324).
 
 ``--mwma OPTION=VALUE ...`` (one run) recomputes the two MWMA rows of that run under a
 reading of decision 322 (the options of :class:`lpsched.bags.policies.mwma.MWMA`, e.g.
@@ -94,7 +95,7 @@ def load_rows(folders: str | Path, dispatcher: str = "lazy") -> list[dict[str, A
 
 def load(folder: str | Path, dispatcher: str = "lazy") -> dict[str, dict[str, dict[str, Any]]]:
     """Tables 4-8 (``reproduce.tables``) of the store(s) in ``folder`` (:func:`load_rows`),
-    over the seed's 18 policies with the CBS3M ``dispatcher`` (issue 31)."""
+    over the seed's 18 policies with the CBS3M ``dispatcher`` (decision 318)."""
     return rep.tables(load_rows(folder, dispatcher))
 
 
@@ -262,7 +263,7 @@ def main() -> None:
                     help="the arrival dates of --ms-bound's instances")
     ap.add_argument("--dispatcher", choices=("lazy", "eager"), default="lazy",
                     help="CBS3M rows: the registered dispatcher or the eager variant "
-                    "(issue 31; both folders)")
+                    "(decision 318; both folders)")
     args = ap.parse_args()
     if args.ms_bound > 0:
         reading = parse_mwma(args.mwma or [])

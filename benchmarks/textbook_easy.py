@@ -1,5 +1,5 @@
-"""A plain EASY backfilling simulator written from the textbook (issue 13 item 3): the
-reference ``lpsched batch --policy easy --alloc basic`` must beat end to end.
+"""A plain EASY backfilling simulator written from the textbook: the reference ``lpsched
+batch --policy easy --alloc basic`` is measured against end to end.
 
     python benchmarks/textbook_easy.py TRACE.swf[.gz] [--out schedule.csv] [--json]
 

@@ -64,8 +64,7 @@ extensions = [
 
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "notebooks/.ipynb_checkpoints", "**/.ipynb_checkpoints",
-                    "pending"]  # helpers' notes of a session, merged then removed
+exclude_patterns = ["_build", "notebooks/.ipynb_checkpoints", "**/.ipynb_checkpoints"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 
 # -- API reference --------------------------------------------------------------------------

@@ -9,7 +9,7 @@ The most used entry points are re-exported here::
 
 The names are loaded on first use (PEP 562 ``__getattr__``): ``import lpsched`` alone, and
 every command that does not need them (``lpsched batch``), imports neither scipy nor
-highspy. ``from lpsched import max_stretch`` works as before.
+highspy (decision 160). ``from lpsched import max_stretch`` works all the same.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from lpsched.errors import (
     InvalidInstanceError,
     InvalidPlanError,
     LpschedError,
+    LpschedWarning,
     ParseError,
     SolverError,
 )
@@ -38,13 +39,13 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     )
     from lpsched.bags.check import PlanCheck, check_plan
     from lpsched.bags.maxstretch import critical_values, max_stretch, online_max_stretch
+    from lpsched.bags.maxstretch.results import MaxStretchResult, StretchPlan
     from lpsched.bags.schedule import metrics, validate
     from lpsched.bags.steady_state import (
         dedicated_makespans,
         dedicated_throughputs,
         throughput,
     )
-    from lpsched.bags.stretch_results import MaxStretchResult, StretchPlan
 
 #: lazily re-exported name -> the module that defines it
 _LAZY = {
@@ -53,7 +54,7 @@ _LAZY = {
     **dict.fromkeys(("PlanCheck", "check_plan"), "lpsched.bags.check"),
     **dict.fromkeys(("critical_values", "max_stretch", "online_max_stretch"),
                     "lpsched.bags.maxstretch"),
-    **dict.fromkeys(("MaxStretchResult", "StretchPlan"), "lpsched.bags.stretch_results"),
+    **dict.fromkeys(("MaxStretchResult", "StretchPlan"), "lpsched.bags.maxstretch.results"),
     **dict.fromkeys(("metrics", "validate"), "lpsched.bags.schedule"),
     **dict.fromkeys(("dedicated_makespans", "dedicated_throughputs", "throughput"),
                     "lpsched.bags.steady_state"),
@@ -84,6 +85,7 @@ __all__ = [
     "InvalidInstanceError",
     "InvalidPlanError",
     "LpschedError",
+    "LpschedWarning",
     "MaxStretchResult",
     "ParseError",
     "PlanCheck",

@@ -1,4 +1,4 @@
-"""Every public function and method documents its arguments and its result (issue 33 item 5).
+"""Every public function and method documents its arguments and its result.
 
 The API reference (``make docs``, numpydoc) shows a ``Parameters`` and a ``Returns`` table
 only when the docstring has those sections. These tests walk the public API as the site does
@@ -124,7 +124,7 @@ def test_every_checked_function_has_parameters_and_returns(modules: list[ModuleT
             if lacks:
                 missing.append(f"{name}: no {' or '.join(lacks)} section")
     assert checked > 300, f"only {checked} functions walked: the walk is broken"
-    assert not missing, ("public functions without numpydoc sections (issue 33 item 5):\n"
+    assert not missing, ("public functions without numpydoc sections:\n"
                          + "\n".join(missing))
 
 

@@ -322,12 +322,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _results() -> dict[str, object]:
-    """One result of each type with a ``to_frame()``, by ``module path:class``: every one
-    is called without arguments (each result knows what it is of)."""
+    """One result of each type with a ``to_frame()``, by ``module path:class`` (the file
+    that defines its class): every one is called without arguments (each result knows what
+    it is of)."""
     from lpsched.bags.comparison import compare_policies
     from lpsched.batch.simulator import simulate_batch
     from lpsched.core.swf import Workload
+    from lpsched.ptg.comparison import compare_algorithms
     from lpsched.tasks.comparison import compare_policies as compare_tasks
+    from lpsched.tasks.simulator import evaluate as evaluate_task_policy
 
     inst = random_bags(3, 2, seed=4)
     sim = simulate(inst, get_policy("cbs3m-edf-online"))
@@ -339,30 +342,30 @@ def _results() -> dict[str, object]:
     batch, _ = simulate_batch(work, "easy", alloc="becont-ff")
     camp = simulate_campaigns(faircamp_workload(3, jobs=40, seed=1),
                               policy_factory("ostrich", parallel=False))
-    tasks = simulate_tasks(TaskInstance(2, [0.0, 0.5, 1.0], [4.0, 1.0, 2.0]),
-                           get_task_policy("srpt"))
-    ptg = run_ptg(Problem([fft_ptg(4, seed=3), fft_ptg(4, seed=4)], get_cluster("chti")),
-                  "cafm-k-shelves")
+    task_inst = TaskInstance(2, [0.0, 0.5, 1.0], [4.0, 1.0, 2.0])
+    tasks = simulate_tasks(task_inst, get_task_policy("srpt"))
+    problem = Problem([fft_ptg(4, seed=3), fft_ptg(4, seed=4)], get_cluster("chti"))
+    ptg = run_ptg(problem, "cafm-k-shelves")
     lpt_res = lpt([2, 3, 4, 6, 2, 2], machines=3)
-    return {
-        "bags/schedule.py:Schedule": sim.schedule,
-        "bags/schedule.py:Metrics": metrics(inst, sim.schedule),
-        "bags/simulator.py:SimResult": sim,
-        "bags/stretch_results.py:StretchPlan": stretch.plan,
-        "bags/stretch_results.py:MaxStretchResult": stretch,
-        "bags/comparison.py:PolicyComparison": compare_policies(
-            inst, ["fifo-rr", "fifo-dd", "mwma-ms"]),
-        "batch/schedule.py:BatchSchedule": batch,
-        "campaigns/schedule.py:CampaignRun": camp,
-        "tasks/schedule.py:TaskSchedule": tasks,
-        "tasks/comparison.py:PolicyComparison": compare_tasks(
-            TaskInstance(2, [0.0, 0.5, 1.0], [4.0, 1.0, 2.0]), ["srpt", "spt-rd"]),
-        "ptg/schedule.py:PtgSchedule": ptg.schedule,
-        "ptg/schedule.py:Metrics": ptg.metrics,
-        "ptg/registry.py:RunResult": ptg,
-        "approx/certified.py:MachineSchedule": lpt_res.schedule,
-        "approx/certified.py:Certified": lpt_res,
-    }
+    found = [
+        sim.schedule, metrics(inst, sim.schedule), sim, stretch.plan, stretch,
+        compare_policies(inst, ["fifo-rr", "fifo-dd", "mwma-ms"]),
+        batch, camp, tasks, evaluate_task_policy(task_inst, "srpt"),
+        compare_tasks(task_inst, ["srpt", "spt-rd"]),
+        ptg.schedule, ptg.metrics, ptg, compare_algorithms(problem, ["selfish",
+                                                                     "cafm-k-shelves"]),
+        lpt_res.schedule, lpt_res,
+    ]
+    return {_kind(obj): obj for obj in found}
+
+
+def _kind(obj: object) -> str:
+    """``module path:class`` of the class of ``obj``, as :func:`_classes_with_to_frame`
+    names it (``bags/schedule.py:Schedule``)."""
+    import inspect
+
+    source = Path(inspect.getsourcefile(type(obj)) or "").resolve()
+    return f"{source.relative_to(ROOT / 'lpsched').as_posix()}:{type(obj).__name__}"
 
 
 def _classes_with_to_frame() -> set[str]:

@@ -1,4 +1,4 @@
-"""Issue 28, item 8: a fuzzer over every command family, with metamorphic pairs.
+"""A fuzzer over every command family, with metamorphic pairs (decision 257).
 
 ``tests/cli/test_fuzz.py`` mutates the bags instances and SWF traces field by field; this
 module covers what it does not:

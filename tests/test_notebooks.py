@@ -1,4 +1,4 @@
-"""Every notebook runs headless, top to bottom (issue #2: notebooks cannot rot)."""
+"""Every notebook runs headless, top to bottom, so that no notebook rots."""
 
 from pathlib import Path
 

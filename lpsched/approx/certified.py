@@ -14,8 +14,11 @@ from lpsched.errors import InvalidInstanceError
 
 @dataclass(frozen=True)
 class MachineSchedule:
-    """Task ``j`` runs on machine ``machine[j]`` during ``[start[j], end[j]]``. For hybrid
-    platforms machines ``0..m-1`` are CPUs and ``m..m+k-1`` GPUs."""
+    """A schedule of independent tasks on machines: one machine and one interval per task.
+
+    Task ``j`` runs on machine ``machine[j]`` during ``[start[j], end[j]]``. On a hybrid
+    platform machines ``0..m-1`` are the CPUs and ``m..m+k-1`` the GPUs.
+    """
 
     machine: np.ndarray
     start: np.ndarray
@@ -68,9 +71,11 @@ class MachineSchedule:
 
 
 class ScheduleLike(Protocol):
-    """What :class:`Certified` needs of a schedule: its makespan and its JSON form
-    (:class:`MachineSchedule`, :class:`~lpsched.approx.packing.RigidSchedule`,
-    :class:`~lpsched.approx.moldable.MoldableSchedule`)."""
+    """What :class:`Certified` needs of a schedule: its makespan and its JSON form.
+
+    :class:`MachineSchedule`, :class:`~lpsched.approx.packing.RigidSchedule` and
+    :class:`~lpsched.approx.moldable.MoldableSchedule` provide both.
+    """
 
     @property
     def makespan(self) -> float:
@@ -92,14 +97,18 @@ S = TypeVar("S", bound=ScheduleLike)
 
 @dataclass(frozen=True)
 class Certified(Generic[S]):
-    """``makespan`` of ``schedule``; ``lower_bound`` <= OPT (proved); ``guarantee`` proven
-    against that bound; ``tolerance`` the relative slack of a numerical search (0 if none);
-    ``opt_guarantee`` the ratio proven against the optimum when it is smaller than the one
-    certifiable from the bound (e.g. LPT's 4/3 − 1/(3m)).
+    """A schedule with the lower bound computed alongside it and the ratio proven between them.
+
+    ``makespan`` is the schedule's; ``lower_bound`` <= OPT (proved); ``guarantee`` is proven
+    against that bound; ``tolerance`` is the relative slack of a numerical search (0 if
+    none); ``opt_guarantee`` is the ratio proven against the optimum when it is smaller than
+    the one certifiable from the bound (e.g. LPT's 4/3 − 1/(3m)); ``extra`` holds what the
+    algorithm reports besides (bisection steps, allotments, ...).
 
     Generic in the schedule's type: ``Certified[MachineSchedule]`` (list scheduling, LPT,
     CPU+GPU), ``Certified[RigidSchedule]`` (NFDH+LS), ``Certified[MoldableSchedule]`` (MRT,
-    K shelves)."""
+    K shelves).
+    """
 
     algorithm: str
     schedule: S
@@ -117,10 +126,12 @@ class Certified(Generic[S]):
         return self.makespan / self.lower_bound if self.lower_bound > 0 else 1.0
 
     def holds(self) -> bool:
-        """``lower_bound <= makespan <= guarantee·(1 + tolerance)·lower_bound`` (up to 1e-9
-        relative): the certificate. A lower bound above the makespan of a schedule is no
-        bound (``OPT <= makespan``), so the result is not certified, even when the
-        guarantee is ``inf``.
+        """Whether the certificate holds: the bound is below the makespan, within the guarantee.
+
+        The certificate is ``lower_bound <= makespan <= guarantee·(1 + tolerance)·
+        lower_bound``, both sides up to 1e-9 relative. A lower bound above the makespan of a
+        schedule is no bound (``OPT <= makespan``), so the result is not certified, even
+        when the guarantee is ``inf``.
 
         Returns
         -------
@@ -133,8 +144,9 @@ class Certified(Generic[S]):
             1 + 1e-9) + 1e-12
 
     def to_dict(self, schedule: bool = False) -> dict[str, Any]:
-        """The JSON form printed by ``lpsched approx hybrid/identical/moldable --json``:
-        algorithm, makespan, bound, guarantees, ``ratio_to_lower_bound``, ``certified``
+        """The JSON form printed by ``lpsched approx hybrid/identical/moldable --json``.
+
+        Algorithm, makespan, bound, guarantees, ``ratio_to_lower_bound``, ``certified``
         (:meth:`holds`: the bound is below the makespan and the guarantee holds) and the
         ``extra`` fields; with ``schedule=True`` also the schedule's own
         :meth:`~ScheduleLike.to_dict`.
@@ -258,8 +270,10 @@ def _kind(value: Any) -> str:
 
 
 def check_time(field: str, value: Any, positive: bool = False) -> float:
-    """One processing time: a real number (not a boolean, string or list), finite,
-    ``> 0`` (``positive``) or ``>= 0``, within :data:`TIME_MIN`/:data:`TIME_MAX`.
+    """Check one processing time and return it as a float.
+
+    A time is a real number (not a boolean, string or list), finite, ``> 0``
+    (``positive``) or ``>= 0``, within :data:`TIME_MIN`/:data:`TIME_MAX`.
 
     Parameters
     ----------
@@ -308,8 +322,10 @@ def _plain_floats(values: list[Any]) -> np.ndarray | None:
 
 
 def check_times(name: str, times: Any, positive: bool = False) -> np.ndarray:
-    """Processing times as a 1-D float array; each entry checked by :func:`check_time`,
-    the first bad one named ``name[i]`` (InvalidInstanceError).
+    """Check a list of processing times and return it as a 1-D float array.
+
+    Each entry is checked as by :func:`check_time`; the first bad one is named ``name[i]``
+    (InvalidInstanceError).
 
     Parameters
     ----------
@@ -353,9 +369,10 @@ def check_times(name: str, times: Any, positive: bool = False) -> np.ndarray:
 
 
 def check_time_table(name: str, rows: Any, width: int) -> np.ndarray:
-    """A table of positive times, one row per job and ``width`` columns, as an
-    ``(n, width)`` float array; a ragged row is named ``name[j]``, a bad entry
-    ``name[j][p]`` (InvalidInstanceError). An empty list is a table of 0 rows.
+    """Check a table of positive times, one row per job and ``width`` columns.
+
+    A ragged row is named ``name[j]``, a bad entry ``name[j][p]`` (InvalidInstanceError).
+    An empty list is a table of 0 rows.
 
     Parameters
     ----------
@@ -410,7 +427,9 @@ def check_time_table(name: str, rows: Any, width: int) -> np.ndarray:
 
 
 def check_count(name: str, value: Any, minimum: int = 1, maximum: int = MAX_MACHINES) -> int:
-    """A whole number (not a boolean) in ``[minimum, maximum]``.
+    """Check a count (machines, processors, clusters): a whole number in a range.
+
+    The range is ``[minimum, maximum]``; a boolean or a float (``2.0`` included) is refused.
 
     Parameters
     ----------

@@ -44,7 +44,10 @@ def _inputs(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int,
 
 def hybrid_step(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int,
                 lam: float) -> np.ndarray | None:
-    """The dual step at ``λ``: ``on_cpu`` (boolean per task) or ``None`` for NO.
+    """Run the 2-dual step at a guess ``λ``: an allocation of the tasks, or a proof of NO.
+
+    The four steps of the module doc: ``on_cpu`` (boolean per task), or ``None`` when no
+    schedule of length ``<= λ`` exists.
 
     Parameters
     ----------
@@ -96,8 +99,10 @@ def hybrid_step(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int,
 
 def hybrid_step_32(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int, lam: float,
                    eps: float = 0.1) -> np.ndarray | None:
-    """The (3/2 + ε)-dual step at ``λ`` (seed 000 [L966–L989]; design from Bleuse,
-    Kedad-Sidhoum, Monna, Mounié and Trystram, the thesis' ref. [38]).
+    """Run the (3/2 + ε)-dual step at a guess ``λ``: an allocation, or a proof of NO.
+
+    Seed 000 [L966–L989] sketches it; the design follows Bleuse, Kedad-Sidhoum, Monna,
+    Mounié and Trystram (the thesis' ref. [38]).
 
     In any schedule of length ``<= λ``: at most ``m`` tasks longer than ``λ/2`` run on CPUs
     and at most ``k`` longer than ``λ/2`` on GPUs (two cannot share a processor), the CPU area
@@ -227,7 +232,10 @@ def _schedule_32(p: np.ndarray, q: np.ndarray, m: int, k: int, on_cpu: np.ndarra
 
 
 def hybrid_lower_bound(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int) -> float:
-    """``max(max_j min(p_j, p̄_j), Σ_j min(p_j, p̄_j)/(m + k))`` <= OPT.
+    """The CPU+GPU lower bound ``max(max_j min(p_j, p̄_j), Σ_j min(p_j, p̄_j)/(m + k))``.
+
+    Every task takes at least its shorter time, and the ``m + k`` machines share at least
+    the sum of those.
 
     Parameters
     ----------
@@ -257,7 +265,7 @@ def hybrid_lower_bound(cpu: ArrayLike, gpu: ArrayLike, cpus: int, gpus: int) -> 
 
 def hybrid_allocation_schedule(cpu: np.ndarray, gpu: np.ndarray, cpus: int, gpus: int,
                                on_cpu: np.ndarray, gpu_order: np.ndarray) -> MachineSchedule:
-    """List schedules of an allocation: CPU tasks by index, GPU tasks in ``gpu_order``.
+    """List-schedule an allocation: the CPU tasks by index, the GPU tasks in ``gpu_order``.
 
     Parameters
     ----------
@@ -291,9 +299,11 @@ def hybrid_allocation_schedule(cpu: np.ndarray, gpu: np.ndarray, cpus: int, gpus
 def hybrid_schedule(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus: int,
                     variant: str = "2", eps: float = 1e-6, dp_eps: float = 0.1,
                     ) -> Certified[MachineSchedule]:
-    """The 2-dual-approximation (``variant="2"``) or the (3/2 + ``dp_eps``) one
-    (``"3/2"``, :func:`hybrid_step_32`) with binary search on ``λ`` (relative precision
-    ``eps``).
+    """Schedule independent tasks on CPUs and GPUs by a dual approximation, certified.
+
+    The 2-dual-approximation (``variant="2"``, :func:`hybrid_step`) or the (3/2 +
+    ``dp_eps``) one (``"3/2"``, :func:`hybrid_step_32`), with a binary search on ``λ`` to
+    relative precision ``eps``.
 
     Parameters
     ----------

@@ -1,10 +1,17 @@
-"""Exact references: MIPs solved by HiGHS for small instances (issue #4).
+"""Exact references: MIPs solved by HiGHS to proven optimality, for small instances.
 
-Every function returns :class:`ExactResult`: the best makespan found, the proven lower
-bound, and ``optimal`` only when HiGHS proved it within the time limit (status ``TIME_LIMIT``
-keeps the incumbent and the bound — never reported as optimal). ``time_limit`` is a number
-of seconds ``> 0`` (``None`` or ``inf``: no limit); 0, a negative number or NaN is refused
-(HiGHS would run without a limit).
+They are the optimum the approximation algorithms are measured against
+(``approx identical --exact``, :mod:`lpsched.approx.ratios`, the tests). Every function
+returns :class:`ExactResult`: the best makespan found, the proven lower bound, and
+``optimal`` only when HiGHS proved it within the time limit (status ``TIME_LIMIT`` keeps the
+incumbent and the bound — never reported as optimal). ``time_limit`` is a number of seconds
+``> 0`` (``None`` or ``inf``: no limit); 0, a negative number or NaN is refused (HiGHS would
+run without a limit).
+
+Both MIP gaps are 0 and each MIP is solved in a time unit where the largest time lies in
+``[1, 2)`` (a power of two: the same numbers, rescaled without rounding), since HiGHS'
+tolerances are absolute; the makespan is always recomputed from the schedule in the
+caller's unit, never read from the objective (decision 87).
 """
 
 from __future__ import annotations
@@ -25,10 +32,15 @@ from lpsched.solvers import Solution, Status, solve_highs
 
 @dataclass(frozen=True)
 class ExactResult:
-    """``makespan`` of the best schedule found (recomputed from it, never read from the
-    MIP's objective), ``bound`` the proven lower bound, ``optimal`` only when proven;
-    ``machine`` the assignment (rigid jobs: each job's first processor); ``schedule`` the
-    start times (rigid jobs) or the :class:`~lpsched.approx.moldable.MoldableSchedule`."""
+    """The answer of an exact MIP: the best makespan found and the bound HiGHS proved.
+
+    ``makespan`` is the best schedule's (recomputed from it, never read from the MIP's
+    objective), ``bound`` the proven lower bound, ``optimal`` true only when proven;
+    ``machine`` the assignment (rigid jobs: each job's first processor; moldable jobs: each
+    job's allotment); ``schedule`` the start times (rigid jobs) or the
+    :class:`~lpsched.approx.moldable.MoldableSchedule`; ``status`` HiGHS' status
+    (``"optimal"`` or ``"time_limit"``).
+    """
 
     makespan: float
     bound: float
@@ -39,8 +51,9 @@ class ExactResult:
 
 
 def check_time_limit(time_limit: float | None) -> float | None:
-    """A MIP time limit: ``None`` (no limit) or a number of seconds ``> 0`` (``inf``: no
-    limit).
+    """Check a MIP time limit: ``None`` (no limit) or a number of seconds ``> 0``.
+
+    ``inf`` also means no limit.
 
     Parameters
     ----------
@@ -121,7 +134,7 @@ def _assignment_mip(times: np.ndarray, time_limit: float | None) -> ExactResult:
 
 def makespan_identical(times: ArrayLike, machines: int, time_limit: float | None = 10.0,
                        ) -> ExactResult:
-    """Optimal P||Cmax by MIP (symmetric; small instances).
+    """Optimal P||Cmax (independent jobs, identical machines) by MIP, for small instances.
 
     Parameters
     ----------
@@ -155,7 +168,7 @@ def makespan_identical(times: ArrayLike, machines: int, time_limit: float | None
 
 def makespan_hybrid(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus: int,
                     time_limit: float | None = 10.0) -> ExactResult:
-    """Optimal CPU+GPU makespan by MIP (machines 0..m-1 CPUs, then the GPUs).
+    """Optimal CPU+GPU makespan by MIP (machines 0..m-1 are the CPUs, then the GPUs).
 
     Parameters
     ----------
@@ -196,15 +209,16 @@ def makespan_hybrid(cpu_times: ArrayLike, gpu_times: ArrayLike, cpus: int, gpus:
 
 def makespan_rigid(jobs: ArrayLike, processors: int, cluster_size: int | None = None,
                    local: bool = False, time_limit: float | None = 10.0) -> ExactResult:
-    """Optimal makespan of rigid jobs ``(time, size)`` on ``processors`` numbered in a line,
-    every job on **contiguous** processors and, with ``local=True``, inside one cluster of
-    ``cluster_size`` (seed 000 ch. 4's ``C^C`` and ``C^{C+L}``).
+    """Optimal makespan of rigid jobs on contiguous processors, optionally inside one cluster.
 
-    A 2-D packing MIP: start ``s_j``, first processor ``f_j`` (integer), and for every pair
-    four binaries "i before j", "j before i", "i left of j", "j left of i", at least one true,
-    each enabling its big-M separation; locality adds an integer cluster ``c_j`` with
-    ``ℓ·c_j <= f_j`` and ``f_j + size_j <= ℓ·(c_j + 1)``. For small instances (a dozen jobs).
-    ``machine`` in the result holds each job's first processor.
+    Jobs ``(time, size)`` run on ``processors`` numbered in a line, every job on
+    **contiguous** processors and, with ``local=True``, inside one cluster of
+    ``cluster_size`` (seed 000 ch. 4's ``C^C`` and ``C^{C+L}``). A 2-D packing MIP: start
+    ``s_j``, first processor ``f_j`` (integer), and for every pair four binaries "i before
+    j", "j before i", "i left of j", "j left of i", at least one true, each enabling its
+    big-M separation; locality adds an integer cluster ``c_j`` with ``ℓ·c_j <= f_j`` and
+    ``f_j + size_j <= ℓ·(c_j + 1)``. For small instances (a dozen jobs). ``machine`` in the
+    result holds each job's first processor.
 
     Parameters
     ----------
@@ -320,17 +334,17 @@ def _compact_rigid(p: np.ndarray, size: np.ndarray, first: np.ndarray, start: np
 
 def makespan_moldable(times: ArrayLike, processors: int, time_limit: float | None = 10.0,
                       ) -> ExactResult:
-    """Optimal makespan of independent moldable jobs (``times[j][p−1]`` on ``p``
-    processors, any processor set) by a time-indexed MIP; the times must be whole numbers
-    (scale them first).
+    """Optimal makespan of independent moldable jobs by a time-indexed MIP.
 
-    Binary ``x[j, p, s]``: job ``j`` starts at slot ``s`` on ``p`` processors; one start per
-    job; in every unit slot the running jobs use at most ``m`` processors; ``Cmax >= s + T``
-    of each job. Because processors may be any free ones, a profile within ``m`` at every
-    slot is a schedule (jobs get free processors in start order). The horizon is MRT's
-    makespan (an integer-time optimum is never later), so the model has at most
-    ``n·m·H`` binaries: a few jobs on a few processors. ``schedule`` holds the
-    :class:`~lpsched.approx.moldable.MoldableSchedule`; ``machine`` the allotments.
+    Job ``j`` takes ``times[j][p−1]`` on any ``p`` processors; the times must be whole
+    numbers (scale them first). Binary ``x[j, p, s]``: job ``j`` starts at slot ``s`` on
+    ``p`` processors; one start per job; in every unit slot the running jobs use at most
+    ``m`` processors; ``Cmax >= s + T`` of each job. Because processors may be any free
+    ones, a profile within ``m`` at every slot is a schedule (jobs get free processors in
+    start order). The horizon is MRT's makespan (an integer-time optimum is never later), so
+    the model has at most ``n·m·H`` binaries: a few jobs on a few processors. ``schedule``
+    holds the :class:`~lpsched.approx.moldable.MoldableSchedule`; ``machine`` the
+    allotments.
 
     Parameters
     ----------
@@ -406,7 +420,9 @@ def makespan_moldable(times: ArrayLike, processors: int, time_limit: float | Non
 
 
 def makespan(instance: Mapping[str, Any], time_limit: float | None = 10.0) -> ExactResult:
-    """The exact MIP for the problem ``instance`` describes (its keys choose it):
+    """Solve the exact MIP of the problem an instance describes (its keys choose it).
+
+    The keys and the MIP they choose:
 
     * ``{"times": [...], "machines": m}`` — P||Cmax (:func:`makespan_identical`);
     * ``{"cpu_times", "gpu_times", "cpus", "gpus"}`` — CPU+GPU (:func:`makespan_hybrid`);

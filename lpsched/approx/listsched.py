@@ -27,8 +27,10 @@ from lpsched.errors import InvalidInstanceError
 
 def schedule_in_order(times: np.ndarray, machines: int, order: Sequence[int] | np.ndarray,
                       first_machine: int = 0) -> MachineSchedule:
-    """List-schedule ``times[order]`` on ``machines`` identical machines (earliest free
-    machine, ties lowest index); machine ids start at ``first_machine``.
+    """List-schedule jobs in a given order on identical machines.
+
+    Each job of ``times[order]`` goes to the earliest free machine (ties: lowest index);
+    machine ids start at ``first_machine``.
 
     Parameters
     ----------
@@ -58,7 +60,7 @@ def schedule_in_order(times: np.ndarray, machines: int, order: Sequence[int] | n
 
 
 def lower_bound(times: np.ndarray, machines: int) -> float:
-    """``max(Σp/m, max p)``: no schedule on ``m`` machines is shorter.
+    """The lower bound ``max(Σp/m, max p)``: no schedule on ``m`` machines is shorter.
 
     Parameters
     ----------
@@ -77,8 +79,10 @@ def lower_bound(times: np.ndarray, machines: int) -> float:
 
 def list_scheduling(times: ArrayLike, machines: int,
                     order: Sequence[int] | None = None) -> Certified[MachineSchedule]:
-    """Graham's list scheduling (default order: the given one); ``times`` must list at
-    least one job (InvalidInstanceError otherwise, as for hybrid and moldable jobs).
+    """Schedule by Graham's list scheduling, certified against ``max(Σp/m, max p)``.
+
+    The list is the given order by default; ``times`` must list at least one job
+    (InvalidInstanceError otherwise, as for hybrid and moldable jobs).
 
     Parameters
     ----------
@@ -110,8 +114,10 @@ def list_scheduling(times: ArrayLike, machines: int,
 
 
 def lpt(times: ArrayLike, machines: int) -> Certified[MachineSchedule]:
-    """Longest Processing Time first: :func:`list_scheduling` on the times sorted by
-    decreasing length (ties: lower index). O(n log n).
+    """Schedule by Longest Processing Time first, certified against ``max(Σp/m, max p)``.
+
+    :func:`list_scheduling` on the times sorted by decreasing length (ties: lower index);
+    O(n log n).
 
     Parameters
     ----------

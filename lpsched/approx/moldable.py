@@ -57,15 +57,22 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lpsched.approx.certified import Certified, check_count, check_time_table
-from lpsched.errors import InvalidInstanceError, InvalidScheduleError
+from lpsched.errors import InvalidInstanceError, InvalidScheduleError, LpschedWarning
 
 _TOL = 1e-12
 
 
+class MonotonyWarning(LpschedWarning):
+    """A moldable job's work decreases with more processors: the table was accepted
+    (``repair=True``) but the 3/2 guarantee of the MRT algorithm does not hold for it."""
+
+
 @dataclass(frozen=True)
 class MoldableSchedule:
-    """Job ``j`` runs on ``processors[j]`` (``allotment[j]`` ids) during
-    ``[start[j], end[j]]``."""
+    """A schedule of moldable jobs: each job's processor set and interval.
+
+    Job ``j`` runs on ``processors[j]`` (``allotment[j]`` ids) during ``[start[j], end[j]]``.
+    """
 
     start: np.ndarray
     end: np.ndarray
@@ -99,8 +106,11 @@ class MoldableSchedule:
 
 @dataclass(frozen=True)
 class MrtStep:
-    """An accepted guess ``d``: ``shelf[j]`` is 0 (small), 1 (S1) or 2 (S2) and
-    ``allotment[j]`` its processors; ``work`` the knapsack's total work incl. small jobs."""
+    """The shelves MRT's dual test chose for an accepted guess ``d``.
+
+    ``shelf[j]`` is 0 (small), 1 (S1) or 2 (S2) and ``allotment[j]`` its processors;
+    ``work`` the knapsack's total work, small jobs included.
+    """
 
     d: float
     shelf: np.ndarray
@@ -110,8 +120,7 @@ class MrtStep:
 
 def check_table(times: ArrayLike, processors: int, repair: bool = False,
                 ) -> tuple[np.ndarray, bool]:
-    """The time table as an ``(n, m)`` float array, validated; returns it and whether the
-    work is monotonic.
+    """Check a moldable time table and say whether its work is monotonic.
 
     ``times[j][p−1]`` is job ``j`` on ``p`` processors; the table must have one column per
     processor, numbers (not booleans or strings) in ``[TIME_MIN, TIME_MAX]``
@@ -164,14 +173,15 @@ def check_table(times: ArrayLike, processors: int, repair: bool = False,
                 f"{work[j, p]:.6g} on {p + 1}: the work must be non-decreasing (pass "
                 "repair=True to accept it without the 3/2 guarantee)")
         warnings.warn(f"job {j}: work decreases from {p + 1} to {p + 2} processors; the 3/2 "
-                      "guarantee does not hold", stacklevel=3)
+                      "guarantee does not hold", MonotonyWarning, stacklevel=3)
         return arr, False
     return arr, True
 
 
 def canonical(times: np.ndarray, x: float) -> np.ndarray:
-    """``γ_j(x)`` for every job: fewest processors with ``T[j, γ−1] <= x`` (``m + 1`` if
-    none). O(n·m), since the time is non-increasing.
+    """``γ_j(x)`` for every job: the fewest processors with ``T[j, γ−1] <= x``.
+
+    ``m + 1`` when no allotment reaches ``x``; O(n·m), since the time is non-increasing.
 
     Parameters
     ----------
@@ -190,7 +200,7 @@ def canonical(times: np.ndarray, x: float) -> np.ndarray:
 
 
 def simple_lower_bound(times: np.ndarray, monotonic: bool = True) -> float:
-    """A lower bound on the optimal makespan of the table ``times`` (``(n, m)``).
+    """A lower bound on the optimal makespan of a moldable time table ``times`` (``(n, m)``).
 
     Parameters
     ----------
@@ -231,9 +241,11 @@ def simple_lower_bound(times: np.ndarray, monotonic: bool = True) -> float:
 
 
 def knapsack_max(weight: np.ndarray, value: np.ndarray, capacity: int) -> np.ndarray:
-    """Exact 0/1 knapsack by dynamic programming over the integer capacity, O(n·C) with
-    numpy rows; returns the chosen mask. Ties: the smallest total weight among the
-    best-value solutions (spec DECIDE-21), then the earlier items.
+    """Solve a 0/1 knapsack exactly and return the mask of the items chosen.
+
+    Dynamic programming over the integer capacity, O(n·C) with numpy rows. Ties: the
+    smallest total weight among the best-value solutions (spec DECIDE-21), then the earlier
+    items.
 
     Parameters
     ----------
@@ -271,7 +283,9 @@ def knapsack_max(weight: np.ndarray, value: np.ndarray, capacity: int) -> np.nda
 
 
 def mrt_test(times: np.ndarray, d: float) -> MrtStep | None:
-    """MRT's dual test for guess ``d`` (module doc); ``None`` is a proof that ``OPT > d``.
+    """Run MRT's dual test for a guess ``d``: the shelves of a ``3d/2`` schedule, or a proof.
+
+    ``None`` is a proof that ``OPT > d`` (module doc).
 
     Parameters
     ----------
@@ -330,8 +344,10 @@ def _left_shift(times: np.ndarray, allot: np.ndarray, start: np.ndarray,
 
 def list_schedule(times: np.ndarray, allot: np.ndarray,
                   order: np.ndarray | None = None) -> MoldableSchedule:
-    """Rigid list scheduling: in ``order`` (default: decreasing time), each job starts when
-    ``allot[j]`` processors are free, on the earliest-free ones. O(n·m log m).
+    """List-schedule jobs with fixed allotments: each starts when its processors are free.
+
+    In ``order`` (default: decreasing time), each job starts when ``allot[j]`` processors
+    are free, on the earliest-free ones. O(n·m log m).
 
     Parameters
     ----------
@@ -525,8 +541,11 @@ def _shelves(times: np.ndarray, step: MrtStep) -> MoldableSchedule | None:
 
 
 def build_schedule(times: np.ndarray, step: MrtStep) -> tuple[MoldableSchedule, str] | None:
-    """A schedule of length ``<= 3d/2`` for an accepted guess, and how it was built
-    (``"shelves"`` or ``"list"``); ``None`` if neither construction reaches ``3d/2``.
+    """Build a schedule of length ``<= 3d/2`` for an accepted guess of MRT's dual test.
+
+    The shelves with MRT's transformation rules first, else list scheduling with the
+    test's allotments; returns the schedule and how it was built (``"shelves"`` or
+    ``"list"``), ``None`` if neither construction reaches ``3d/2``.
 
     Parameters
     ----------
@@ -562,8 +581,9 @@ class _Search:
 
 def mrt(times: ArrayLike, processors: int, eps: float = 1e-3, repair: bool = False,
         ) -> Certified[MoldableSchedule]:
-    """Mounié–Rapine–Trystram ``3/2(1 + eps)`` dual approximation (module doc).
+    """Schedule moldable jobs by the Mounié–Rapine–Trystram ``3/2(1 + eps)`` dual approximation.
 
+    The dual test, its bisection and the ``3d/2`` construction are the module doc's.
     ``times[j][p−1]``: job ``j`` on ``p`` processors (one column per processor). Returns a
     :class:`Certified` whose schedule is a :class:`MoldableSchedule`; ``extra`` holds
     ``d_star`` (the smallest accepted guess, ``<= (1 + eps)·OPT``: spec DECIDE-20 reports
@@ -664,20 +684,21 @@ def _mrt(T: np.ndarray, monotonic: bool, eps: float) -> Certified[MoldableSchedu
 def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
            weights: ArrayLike | None = None, eps: float = 1e-3, repair: bool = False,
            compact: bool = True) -> Certified[MoldableSchedule]:
-    """K-shelf algorithm (seed 004 [L365–L377, L410–L418]; spec §5.3, DECIDE-22/23).
+    """Schedule moldable jobs in shelves of doubling length (the K-shelf algorithm).
 
-    ``C = cmax`` or MRT's ``d*``; ``t_min = min_j T[j, m−1]``; ``K = max(1,
-    ceil(log2(C/t_min)))`` shelves of length ``L_k = C/2^(K−k)``; shelf ``k`` packs, among
-    the remaining jobs that fit (``T[j, m−1] <= L_k``), a subset of maximal total weight
-    (default: unit weights) with ``Σ γ_j(L_k) <= m`` (exact DP); jobs left after shelf ``K``
-    go into extra shelves of length ``C`` (DECIDE-22); a shelf starts at the nominal end of
-    the previous non-empty one (DECIDE-23); shelves are not shuffled. With ``compact``
-    (default) the boxes are then list-scheduled in shelf order, [11]'s compaction without its
-    random shuffles: every job then starts no later than its shelf (at a shelf's start all
-    earlier shelves are over and the shelf's own jobs fit side by side), so compaction never
-    lengthens the schedule; ``compact=False`` keeps the nominal shelves (CAFM's boxes, which
-    it backfills). The result's ``guarantee`` is ``inf``: no makespan bound is proven for
-    this variant (on one processor, nominal shelves hold one job each).
+    Seed 004 [L365–L377, L410–L418]; spec §5.3, DECIDE-22/23. ``C = cmax`` or MRT's ``d*``;
+    ``t_min = min_j T[j, m−1]``; ``K = max(1, ceil(log2(C/t_min)))`` shelves of length
+    ``L_k = C/2^(K−k)``; shelf ``k`` packs, among the remaining jobs that fit
+    (``T[j, m−1] <= L_k``), a subset of maximal total weight (default: unit weights) with
+    ``Σ γ_j(L_k) <= m`` (exact DP); jobs left after shelf ``K`` go into extra shelves of
+    length ``C`` (DECIDE-22); a shelf starts at the nominal end of the previous non-empty
+    one (DECIDE-23); shelves are not shuffled. With ``compact`` (default) the boxes are then
+    list-scheduled in shelf order, [11]'s compaction without its random shuffles: every job
+    then starts no later than its shelf (at a shelf's start all earlier shelves are over and
+    the shelf's own jobs fit side by side), so compaction never lengthens the schedule;
+    ``compact=False`` keeps the nominal shelves (CAFM's boxes, which it backfills). The
+    result's ``guarantee`` is ``inf``: no makespan bound is proven for this variant (on one
+    processor, nominal shelves hold one job each).
 
     Parameters
     ----------
@@ -772,7 +793,9 @@ def kshelf(times: ArrayLike, processors: int, cmax: float | None = None,
 
 
 def validate_moldable(times: np.ndarray, sched: MoldableSchedule) -> None:
-    """Each job runs once, for ``T[j, allotment−1]``, on ``allotment`` distinct processors of
+    """Check a moldable schedule independently of the algorithm that made it.
+
+    Each job runs once, for ``T[j, allotment−1]``, on ``allotment`` distinct processors of
     the machine, and no processor runs two jobs at once (InvalidScheduleError).
 
     Parameters
@@ -817,8 +840,10 @@ def validate_moldable(times: np.ndarray, sched: MoldableSchedule) -> None:
 
 
 def amdahl_table(work: ArrayLike, serial: ArrayLike, processors: int) -> np.ndarray:
-    """``T[j, p−1] = work_j·(serial_j + (1 − serial_j)/p)`` — Amdahl's law, monotonic for
-    ``0 <= serial_j <= 1`` (time falls, work ``work_j·(serial_j·p + 1 − serial_j)`` rises).
+    """Build the time table of Amdahl's law, ``T[j, p−1] = work_j·(serial_j + (1 − serial_j)/p)``.
+
+    Monotonic for ``0 <= serial_j <= 1``: time falls, work ``work_j·(serial_j·p + 1 −
+    serial_j)`` rises.
 
     Parameters
     ----------

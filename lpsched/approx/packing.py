@@ -78,7 +78,7 @@ def _jobs(jobs: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 def nfdh(widths: ArrayLike, heights: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Batch index of every rectangle and the height of every batch (NFDH).
+    """Pack rectangles by Next-Fit Decreasing Height: each one's batch and each batch's height.
 
     Parameters
     ----------
@@ -118,7 +118,9 @@ def nfdh(widths: ArrayLike, heights: ArrayLike) -> tuple[np.ndarray, np.ndarray]
 
 
 def nfdh_ls(jobs: ArrayLike, clusters: int, cluster_size: int) -> Certified[RigidSchedule]:
-    """NFDH+LS (Theorem 4): contiguous and local, ``Cmax <= 3·max(A/m, pmax)``.
+    """Schedule rigid jobs on clusters by NFDH+LS, contiguous and local, certified ratio 3.
+
+    Theorem 4 of seed 000 ch. 4: ``Cmax <= 3·max(A/m, pmax)``.
 
     Parameters
     ----------
@@ -192,8 +194,10 @@ def nfdh_ls(jobs: ArrayLike, clusters: int, cluster_size: int) -> Certified[Rigi
 def validate_rigid(p: np.ndarray, size: np.ndarray, sched: RigidSchedule, processors: int,
                    cluster_size: int | None = None, contiguous: bool = True,
                    local: bool = False) -> None:
-    """No processor runs two jobs at once; sizes and durations respected; ranges inside the
-    machine (contiguous by representation) and, if ``local``, inside one cluster.
+    """Check a rigid-job schedule independently of the algorithm that made it.
+
+    No processor runs two jobs at once; sizes and durations are the jobs'; ranges lie inside
+    the machine (contiguous by representation) and, if ``local``, inside one cluster.
 
     Parameters
     ----------

@@ -45,7 +45,11 @@ from lpsched.approx.packing import nfdh_ls, validate_rigid
 
 @dataclass
 class RatioReport:
-    """Worst observed ratio per algorithm (against OPT when known, else the lower bound)."""
+    """The worst observed ratio per algorithm, its guarantee, the trials and the violations.
+
+    A ratio is measured against the optimum when it is known (small instances solved by
+    MIP), else against the certified lower bound.
+    """
 
     worst: dict[str, tuple[float, float]] = field(default_factory=dict)
     trials: dict[str, int] = field(default_factory=dict)
@@ -86,7 +90,9 @@ class RatioReport:
 
 
 def graham_tight(m: int) -> tuple[np.ndarray, float]:
-    """m(m−1) unit tasks then one of length m: list scheduling gives 2m − 1, OPT = m.
+    """Graham's tight instance: m(m−1) unit tasks then one of length m.
+
+    List scheduling in this order gives 2m − 1, OPT = m: the ratio ``2 − 1/m``.
 
     Parameters
     ----------
@@ -104,7 +110,9 @@ def graham_tight(m: int) -> tuple[np.ndarray, float]:
 
 
 def lpt_tight(m: int) -> tuple[np.ndarray, float]:
-    """2m−1, 2m−1, 2m−2, 2m−2, ..., m+1, m+1, m, m, m: LPT gives 4m − 1, OPT = 3m.
+    """LPT's tight instance: 2m−1, 2m−1, 2m−2, 2m−2, ..., m+1, m+1, m, m, m.
+
+    LPT gives 4m − 1, OPT = 3m: the ratio ``4/3 − 1/(3m)``.
 
     Parameters
     ----------
@@ -124,7 +132,9 @@ def lpt_tight(m: int) -> tuple[np.ndarray, float]:
 
 def check_ratios(trials: int = 200, seed: int = 0, small: int = 8,
                  time_limit: float = 5.0) -> RatioReport:
-    """Run ``trials`` random instances per generator (see module doc).
+    """Check every approximation guarantee on random and tight instances (module doc).
+
+    ``trials`` random instances per generator; what ``lpsched check-ratios`` prints.
 
     Parameters
     ----------
@@ -270,10 +280,11 @@ def _packing(rep: RatioReport, rng: np.random.Generator, trials: int,
 
 
 def moldable_table(rng: np.random.Generator, n: int, m: int, kind: int) -> np.ndarray:
-    """Monotonic time tables: 0 Amdahl with random serial fractions, 1 power law
-    ``w/p^a`` (``a`` in [0, 1]), 2 near the MRT thresholds (many jobs of similar length
-    with serial fractions 0.2–0.6, which overflow shelf S2), 3 a mix of perfectly parallel
-    and sequential jobs.
+    """Draw a random monotonic moldable time table of one of four families.
+
+    Kind 0: Amdahl with random serial fractions; 1: power law ``w/p^a`` (``a`` in [0, 1]);
+    2: near the MRT thresholds (many jobs of similar length with serial fractions 0.2–0.6,
+    which overflow shelf S2); 3: a mix of perfectly parallel and sequential jobs.
 
     Parameters
     ----------

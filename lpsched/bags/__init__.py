@@ -1,11 +1,11 @@
 """Seed 003: concurrent bags of tasks on a heterogeneous star platform.
 
-Instances (star platforms, applications), steady-state throughput, the max-stretch
-polyhedra and their searches (Algorithms 1-2, online re-solve), the plan checker, 1-D load
-balancing and the schedule constructions of Theorems 3, 4 and 6, the master-worker
-simulator with its 18 policies, and the reproduction of Tables 4-8. This package's top
-level exports the instance types and their files (JSON, and SimGrid platform files:
-:mod:`lpsched.bags.simgrid`).
+Instances (star platforms, applications), steady-state throughput, the optimal
+max-stretch (:mod:`lpsched.bags.maxstretch`: the polyhedra (K)/(K1), Algorithms 1-2, the
+online re-solve), the plan checker, 1-D load balancing and the schedule constructions of
+Theorems 3, 4 and 6, the master-worker simulator with its 18 policies, and the reproduction
+of Tables 3-8. This package's top level exports the instance types and their files (JSON,
+and SimGrid platform files: :mod:`lpsched.bags.simgrid`).
 """
 
 from lpsched.bags.generators import PROFILES, random_bags

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from lpsched.bags.instance import Instance
+from lpsched.bags.maxstretch import StretchPlan
 from lpsched.bags.steady_state import dedicated_makespans, dedicated_throughputs
-from lpsched.bags.stretch_results import StretchPlan
 from lpsched.core import tolerances
 from lpsched.errors import InvalidPlanError, ParseError
 
@@ -42,7 +42,7 @@ ULPS = 8.0
 _EPS = float(np.finfo(float).eps)
 #: Absolute precision of the capacity rows of a plan from the max-stretch LPs, as a fraction
 #: of the largest ``MS*``: the LPs measure time in units of it
-#: (:mod:`lpsched.bags.stretch_model`) and HiGHS holds rows to
+#: (:mod:`lpsched.bags.maxstretch.buffer_model`) and HiGHS holds rows to
 #: :data:`~lpsched.core.tolerances.LP_FEASIBILITY` of its scaled model (residuals up to
 #: 1.3e-9 of it seen on skewed instances), so a plan cannot be verified below this.
 LP_RESOLUTION = 10 * tolerances.LP_FEASIBILITY
@@ -242,8 +242,8 @@ def _check_memory(out: PlanCheck, active: np.ndarray, recomputed: np.ndarray,
 
 def _check_state(out: PlanCheck, inst: Instance, plan: StretchPlan, apps: np.ndarray,
                  all_ms: np.ndarray, tol: float) -> bool:
-    """The plan's initial state against the instance (seed 003 §3.5; review of session 26:
-    a plan leaving an application out, or sending tasks before its release, passed).
+    """The plan's initial state against the instance (seed 003 §3.5; decision 231: a plan
+    leaving an application out, or sending tasks before its release, is refused).
     Offline (``t_new`` is ``None``): every application, windows starting at the releases,
     all tasks at the master, nothing buffered. Online: distinct applications of the
     instance, windows from ``max(r_k, t_new)``, at most the application's tasks left.
@@ -445,9 +445,10 @@ def _plan_numbers(name: str, value: Any, path: str, what: str = "plan field") ->
 
 
 def plan_from_dict(data: Any, inst: Instance, path: str) -> StretchPlan:
-    """Read a plan (the ``plan`` object of ``lpsched solve --json --plan``, or the object
-    itself) for the instance ``inst``, checking every field before :func:`check_plan`
-    reads it: numbers only (no booleans or text), finite, arrays of the shapes the plan's
+    """Read a plan for the instance ``inst``, checking every field :func:`check_plan` reads.
+
+    The plan is the ``plan`` object of ``lpsched solve --json --plan``, or the object
+    itself. Numbers only (no booleans or text), finite, arrays of the shapes the plan's
     ``apps``, the instance's workers and the plan's ``epochs`` imply, ``apps`` distinct
     whole numbers indexing ``inst``'s applications, ``port`` one of the two models.
 

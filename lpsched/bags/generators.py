@@ -1,8 +1,8 @@
 """Seeded generators of synthetic workloads.
 
 :func:`random_bags` follows seed 003 §4.2, Tables 1 and 2, with the sampling procedure of
-shared/specs/seed003_spec.md §7.3 (decisions A23-A28 in docs/decisions.md) for the ``mpi``
-and ``simgrid`` profiles. The ``balanced`` profile (issue 13) keeps the seed's platform
+shared/specs/seed003_spec.md §7.3 (its assumptions A23-A28; decision 4) for the ``mpi``
+and ``simgrid`` profiles. The ``balanced`` profile (not in the seed) keeps the seed's platform
 shape, one-port model and log-normal releases, but draws per-task sizes directly so that
 computation and communication are of the same order (see :data:`BALANCED`).
 """
@@ -18,18 +18,18 @@ from lpsched.bags.instance import Application, Instance
 from lpsched.bags.platform import Port, StarPlatform
 from lpsched.errors import InvalidInstanceError
 
-#: Base link bandwidth (10 Mbit/s, the literal "10 Mbps" of seed 003 [L796], decision A25;
+#: Base link bandwidth (10 Mbit/s, the literal "10 Mbps" of seed 003 [L796], spec A25;
 #: the ``mpi`` profile's) and base CPU speed (1 Gflop/s).
 BASE_BANDWIDTH = 1.25e6
 #: The ``simgrid`` profile's base link bandwidth: 100 Mbit/s, the "Fast Ethernet" of [L796]
-#: (decision 36, issue 13 item 5): the reading closest to the seed's Tables 4-8.
+#: (decision 36): the reading closest to the seed's Tables 4-8.
 SIMGRID_BANDWIDTH = 12.5e6
 BASE_SPEED = 1e9
 
 
 @dataclass(frozen=True)
 class TaskDraws:
-    """Per-task draws of the ``balanced`` profile (issue 13): ``Π ~ U{tasks}`` (inclusive),
+    """Per-task draws of the ``balanced`` profile: ``Π ~ U{tasks}`` (inclusive),
     work per task ``~ U[work]`` flop and input size per task ``~ U[size]`` bytes, each
     application on its own."""
 
@@ -65,10 +65,10 @@ class BagsProfile:
     integer_slowdowns: bool = True
 
 
-#: Issue 13's balanced family: 10-130 tasks of U[3, 10] Gflop and U[4, 20] MB per
-#: application; speeds 1 Gflop/s / U[1, 10] and bandwidths 10 MB/s / U[1, 10], so that one
-#: task takes 3-100 s to compute and 0.4-20 s to send: with 10 workers sharing one port, the
-#: master's port and the CPUs carry loads of the same order (tested).
+#: The balanced family (not in the seed; decisions 147-148): 10-130 tasks of U[3, 10] Gflop
+#: and U[4, 20] MB per application; speeds 1 Gflop/s / U[1, 10] and bandwidths 10 MB/s /
+#: U[1, 10], so that one task takes 3-100 s to compute and 0.4-20 s to send: with 10 workers
+#: sharing one port, the master's port and the CPUs carry loads of the same order (tested).
 BALANCED = BagsProfile(
     10, 20, max_work_per_app=130 * 10e9, min_work_per_task=3e9,
     max_comm_per_app=130 * 20e6, min_comm_per_task=4e6, min_tasks=10,
@@ -81,7 +81,7 @@ PROFILES: dict[str, BagsProfile] = {
     # Table 2: the SimGrid experiments (10 workers, 20 applications), 100 Mbit/s links
     # before slowdowns (decision 36).
     "simgrid": BagsProfile(10, 20, 409e9, 3.1e9, 6e9, 40e6, base_bandwidth=SIMGRID_BANDWIDTH),
-    # Issue 13: computation and communication of the same order (decision in h1 notes).
+    # Not in the seed: computation and communication of the same order (decision 147).
     "balanced": BALANCED,
 }
 
@@ -118,7 +118,7 @@ def _split_totals(rng: np.random.Generator, n: int,
 
 def _per_task(rng: np.random.Generator, n: int,
               draws: TaskDraws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Issue 13's balanced draws: ``Π``, then work, then size, each a vector of ``n``."""
+    """The balanced family's draws: ``Π``, then work, then size, each a vector of ``n``."""
     tasks = rng.integers(draws.tasks[0], draws.tasks[1] + 1, size=n)
     work = rng.uniform(draws.work[0], draws.work[1], size=n)
     size = rng.uniform(draws.size[0], draws.size[1], size=n)
@@ -137,7 +137,7 @@ def random_bags(
     integer_slowdowns: bool | None = None,
     port: str = "one-port",
 ) -> Instance:
-    """A random CBS3M-style instance (seed 003 §4.2, Tables 1-2; issue 13 for ``balanced``).
+    """A random CBS3M-style instance (seed 003 §4.2, Tables 1-2, or the balanced family).
 
     Each worker gets slowdowns ``a_u, c_u`` on its link and CPU (``b_u = base_bandwidth/a_u``,
     ``s_u = base_speed/c_u``), integers ``U{1..10}`` for ``mpi``/``simgrid`` (seed 003
@@ -155,15 +155,8 @@ def random_bags(
     ``base_bandwidth``, ``base_speed`` and ``integer_slowdowns`` default to the profile's
     own (``None``): 12.5e6 B/s (100 Mbit/s) for ``simgrid``, 1.25e6 B/s (10 Mbit/s) for
     ``mpi``, 1e7 B/s for ``balanced``. The same ``seed`` gives the same instance on every
-    machine (numpy's PCG64); the ``mpi`` and ``simgrid`` random draws are unchanged by
-    issue 13 (pinned by a test), ``simgrid``'s bandwidths being 10 times those of before
-    (decision 36; ``base_bandwidth=1.25e6`` gives the old instances back).
-
-    >>> inst = random_bags(3, 2, seed=1)
-    >>> (inst.n, inst.p, inst.platform.port)
-    (3, 2, 'one-port')
-    >>> bool(random_bags(profile="balanced", seed=0).tasks.min() >= 10)
-    True
+    machine (numpy's PCG64); the ``mpi`` and ``simgrid`` random draws are pinned by a test,
+    and ``base_bandwidth=1.25e6`` gives ``simgrid`` the seed's literal 10 Mbit/s links.
 
     Parameters
     ----------
@@ -201,6 +194,19 @@ def random_bags(
     ------
     InvalidInstanceError
         An unknown ``profile``, ``arrivals`` or ``port``, or ``apps``/``workers`` below 1.
+
+    Notes
+    -----
+    The balanced family is decisions 147-148; ``simgrid``'s 100 Mbit/s links, decision 36;
+    the generator's reading of Tables 1-2, decision 4.
+
+    Examples
+    --------
+    >>> inst = random_bags(3, 2, seed=1)
+    >>> (inst.n, inst.p, inst.platform.port)
+    (3, 2, 'one-port')
+    >>> bool(random_bags(profile="balanced", seed=0).tasks.min() >= 10)
+    True
     """
     if profile not in PROFILES:
         raise InvalidInstanceError("profile", profile, f"must be one of {sorted(PROFILES)}")

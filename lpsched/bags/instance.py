@@ -305,24 +305,27 @@ class Instance:
                         self.origin)
 
     def rebased(self) -> Instance:
-        """The same instance with its times counted from the first release: every release
-        minus ``r0 = min r``, and ``origin`` grown by ``r0`` (seed 003 §2.2: only the
-        differences of release dates matter to flows and stretches). The differences are
-        exact when the releases lie within a factor 2 of each other (Sterbenz), else
-        rounded once, to the precision of the difference; the times a schedule is built
-        from then keep the digits the absolute dates would lose (a release of 1e17 s has a
-        spacing of 16 s).
+        """The same instance with its times counted from the first release.
 
-        >>> from lpsched.bags import random_bags
-        >>> inst = random_bags(3, 2, seed=1)
-        >>> r = inst.rebased()
-        >>> float(r.release.min()), r.origin == float(inst.release.min())
-        (0.0, True)
+        Every release minus ``r0 = min r``, and ``origin`` grown by ``r0`` (seed 003 §2.2:
+        only the differences of release dates matter to flows and stretches). The
+        differences are exact when the releases lie within a factor 2 of each other
+        (Sterbenz), else rounded once, to the precision of the difference; the times a
+        schedule is built from then keep the digits the absolute dates would lose (a release
+        of 1e17 s has a spacing of 16 s).
 
         Returns
         -------
         Instance
             The rebased instance (this one itself when the first release is already 0).
+
+        Examples
+        --------
+        >>> from lpsched.bags import random_bags
+        >>> inst = random_bags(3, 2, seed=1)
+        >>> r = inst.rebased()
+        >>> float(r.release.min()), r.origin == float(inst.release.min())
+        (0.0, True)
         """
         r0 = float(self.release.min())
         if r0 == 0.0:

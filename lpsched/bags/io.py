@@ -1,4 +1,4 @@
-"""JSON files for star-platform instances (the format of issue #2)::
+"""JSON files for star-platform instances::
 
     {"platform": {"speeds": [1.0, 0.5], "bandwidths": [10.0, 2.0],
                   "master_bandwidth": null, "port": "one-port"},
@@ -134,13 +134,14 @@ def time_resolution(inst: Instance) -> np.ndarray:
 
 
 def fit_time_origin(inst: Instance) -> Instance:
-    """``inst`` with its times counted from the first release when the absolute dates
-    would cost precision (:data:`REBASE_RESOLUTION`), the offset kept in
+    """``inst`` with its times counted from its first release when absolute dates lose precision.
+
+    The threshold is :data:`REBASE_RESOLUTION`; the offset is kept in
     :attr:`Instance.origin` (:meth:`Instance.rebased`; makespans and the saved file give
-    absolute dates back); refused when, even so, an application's times cannot be told
+    absolute dates back). Refused when, even so, an application's times cannot be told
     apart to :data:`TIME_RESOLUTION` of its ``MS*`` (a release date far beyond the others
-    relative to that application's duration). Issue 28: release dates of 1e17 s lost the
-    durations, and a simulation reported a max-stretch below its own LP bound.
+    relative to that application's duration). Release dates of 1e17 s lost the durations,
+    and a simulation reported a max-stretch below its own LP bound.
 
     Parameters
     ----------
@@ -156,6 +157,10 @@ def fit_time_origin(inst: Instance) -> Instance:
     ------
     InvalidInstanceError
         Names the application and its release date.
+
+    Notes
+    -----
+    Decision 251.
 
     Examples
     --------

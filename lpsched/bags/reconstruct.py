@@ -33,8 +33,8 @@ import numpy as np
 
 from lpsched.bags.instance import Instance
 from lpsched.bags.loadbalance import s1d, s1d_reversed
+from lpsched.bags.maxstretch import StretchPlan
 from lpsched.bags.schedule import Schedule
-from lpsched.bags.stretch_results import StretchPlan
 from lpsched.errors import LpschedError
 
 

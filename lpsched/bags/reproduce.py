@@ -1,11 +1,11 @@
-"""Reproduction of seed 003 Tables 3–8 and Figures 5–10 (the MPI and SimGrid experiments,
-[L837–L1015]).
+"""Reproduction of seed 003 Tables 3–8 and Figures 5–10 (the MPI and SimGrid experiments).
 
-Issue 31 added: the greedy heuristics' reading in every cell key (:func:`reading`,
-decisions 316–317), the eager CBS3M variants beside the seed's 18 (:func:`select` gives
-the seed's 18 with one dispatcher; the tables normalise among those), Figures 5–10
-(:func:`load_curves`, :func:`figure5_rows`, :func:`write_figures`) and the seed-vs-ours
-table (:func:`fidelity`, through :mod:`lpsched.core.fidelity`).
+The seed's experiments are [L837–L1015]. Every cell key holds the greedy heuristics'
+reading (:func:`reading`, decisions 316–317); the eager CBS3M variants run beside the
+seed's 18 (:func:`select` gives the seed's 18 with one dispatcher; the tables normalise
+among those); Figures 5–10 come from :func:`load_curves`, :func:`figure5_rows` and
+:func:`write_figures`, and the seed-vs-ours table from :func:`fidelity` (through
+:mod:`lpsched.core.fidelity`).
 
 One cell = (instance seed, policy): a fresh Table-2 instance (20 applications, 10 workers,
 one-port; decision A27) simulated under one policy, with the (K1) optimum as the lower bound.
@@ -124,7 +124,7 @@ def outcome(exc: LpschedError) -> str:
 def reading() -> str:
     """The greedy heuristics' reading of today's registered policies, as the cells' last key
     element: ``"dd_request=<idle|received>;switch=<dispatch|complete>"``
-    (:mod:`lpsched.bags.policies.greedy`, issue 31).
+    (:mod:`lpsched.bags.policies.greedy`).
 
     Returns
     -------
@@ -201,11 +201,12 @@ def make_policy(name: str, read: str | None = None) -> StarPolicy:
 
 
 def cell(key: tuple[Any, ...]) -> list[dict[str, Any]]:
-    """Simulate policy ``key[1]`` on the instance of seed ``key[0]`` (profile ``key[2]``;
-    ``key[3]`` is the generator's base bandwidth, bytes/s; without it, the profile's;
-    ``key[4]`` the greedy reading, :func:`reading`; without it, decision A17/A20's
-    ``dd_request=idle;switch=dispatch``, the reading before issue 31; ``key[5]``, when
-    present, the generator's ``arrivals``, absolute dates without it, decision 321).
+    """Simulate policy ``key[1]`` on the instance of seed ``key[0]``, as one result row.
+
+    ``key[2]`` is the profile; ``key[3]`` the generator's base bandwidth, bytes/s (without
+    it, the profile's); ``key[4]`` the greedy reading, :func:`reading` (without it, spec
+    A17/A20's ``dd_request=idle;switch=dispatch``, the keys' first reading); ``key[5]``,
+    when present, the generator's ``arrivals`` (absolute dates without it).
 
     One row, with ``status`` and ``reason``: a policy that cannot finish, or whose schedule
     is invalid, is reported in its row (metrics ``None``) instead of failing the cell.
@@ -265,13 +266,14 @@ def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
           base_bandwidth: float | None = None,
           greedy_reading: str | None = None, eager: bool = False,
           arrivals: str = "absolute") -> list[tuple[Any, ...]]:
-    """The cells ``(seed, policy, profile, base bandwidth, greedy reading)``: the bandwidth
-    (``None``: the profile's) and the reading (``None``: :func:`reading`) are always in the
-    key, so a store filled under another default (10 Mbit/s for ``simgrid`` before issue 13,
-    decision 36; the greedy reading before issue 31) is never read back as today's.
-    ``policies`` default to the seed's 18, plus the eager CBS3M variants when ``eager``.
-    ``arrivals="interarrival"`` (decision 321) adds a sixth key element; the default,
-    absolute dates, keeps five, so the stores of before stay valid.
+    """The cells ``(seed, policy, profile, base bandwidth, greedy reading)`` of a run.
+
+    The bandwidth (``None``: the profile's) and the reading (``None``: :func:`reading`) are
+    always in the key, so a store filled under another default (10 Mbit/s links for
+    ``simgrid``, or another greedy reading) is never read back as today's. ``policies``
+    default to the seed's 18, plus the eager CBS3M variants when ``eager``.
+    ``arrivals="interarrival"`` adds a sixth key element; the default, absolute dates,
+    keeps five, so the stores of five-element keys stay valid.
 
     Parameters
     ----------
@@ -280,7 +282,7 @@ def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
         ``first_seed, first_seed + 1, ...``.
     profile : str
         The generator: ``"simgrid"`` (seed 003 Table 2, the default), ``"mpi"`` (Table
-        1, the set-up of Table 3) or ``"balanced"`` (issue 13's, computation and
+        1, the set-up of Table 3) or ``"balanced"`` (not in the seed: computation and
         communication of one order).
     first_seed : int
         The seed of the first instance (default 0).
@@ -295,7 +297,7 @@ def cells(instances: int, profile: str = "simgrid", first_seed: int = 0,
         The greedy heuristics' reading (:func:`parse_reading`); ``None`` (the default)
         takes today's, :func:`reading`.
     eager : bool
-        With the default policies, also the ``cbs3m-*-eager`` variants (issue 31);
+        With the default policies, also the ``cbs3m-*-eager`` variants (decision 318);
         default ``False``.
     arrivals : str
         The generator's release dates: ``"absolute"`` (log-normal dates, the default) or
@@ -341,10 +343,11 @@ EAGER = "-eager"
 
 
 def select(rows: list[dict[str, Any]], dispatcher: str = "lazy") -> list[dict[str, Any]]:
-    """The rows of the seed's 18 policies, CBS3M being the plan dispatcher ``dispatcher``:
+    """The rows of the seed's 18 policies, CBS3M being the plan dispatcher ``dispatcher``.
+
     ``"lazy"`` (the registered ``cbs3m-*``, spec §4.4) or ``"eager"`` (the ``cbs3m-*-eager``
-    rows, renamed ``cbs3m-*`` so that they take the seed's CBS3M rows; issue 31). Tables
-    4–8 normalise by the best of these 18, as the seed compares its 18.
+    rows, renamed ``cbs3m-*`` so that they take the seed's CBS3M rows). Tables 4–8
+    normalise by the best of these 18, as the seed compares its 18.
 
     Parameters
     ----------
@@ -381,7 +384,8 @@ def select(rows: list[dict[str, Any]], dispatcher: str = "lazy") -> list[dict[st
 
 def relative(rows: list[dict[str, Any]], metric: str, tol: float = 1e-9,
              ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Per-instance values of ``metric`` as Tables 4–8 normalise them (decision A29):
+    """Per-instance values of ``metric`` as Tables 4–8 normalise them (spec A29).
+
     ``(policies, load, rel, best)`` over the instances that have every policy's row, with
     ``load`` the LP optimum of each instance (the "load" of Figures 6–10 [L878]), ``rel``
     (instances x policies) the value over the LP optimum (max-stretch) or over the best of
@@ -433,8 +437,9 @@ def relative(rows: list[dict[str, Any]], metric: str, tol: float = 1e-9,
 
 
 def tables(rows: list[dict[str, Any]], tol: float = 1e-9) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{metric: {policy: {"min", "avg", "sd", "max", "best", "n", "failed"}}}`` (module
-    doc) over the policies of ``rows`` (:func:`select` gives the seed's 18). Instances
+    """The statistics of Tables 4–8: ``{metric: {policy: {"min", "avg", ...}}}``.
+
+    Over the policies of ``rows`` (:func:`select` gives the seed's 18; module doc). Instances
     count when every policy has a row; ``n`` is the number of them the policy finished,
     ``failed`` the others; statistics over finished runs only (NaN when none), ``best`` in
     percent of all counted instances.
@@ -633,12 +638,13 @@ def best_policies(rows: list[dict[str, Any]], metric: str, count: int = 4) -> li
 
 def load_curves(rows: list[dict[str, Any]], metric: str, policies: list[str] | None = None,
                 bins: int = 8) -> list[dict[str, Any]]:
-    """The data of Figures 6–10 [L878, L915–L1015]: ``metric`` (normalised as in Tables
-    4–8) against the load, the instance's LP optimal max-stretch, cut into ``bins`` bins of
-    equal width between the smallest and the largest load (empty bins left out). One row
-    per (bin, policy) with the finished runs' ``instances``, ``mean``, ``sd``, ``min`` and
-    ``max`` (columns :data:`CURVE_COLUMNS`). ``policies`` default to
-    :func:`best_policies`.
+    """The data of Figures 6–10 [L878, L915–L1015]: ``metric`` against the load.
+
+    ``metric`` is normalised as in Tables 4–8; the load is the instance's LP optimal
+    max-stretch, cut into ``bins`` bins of equal width between the smallest and the largest
+    load (empty bins left out). One row per (bin, policy) with the finished runs'
+    ``instances``, ``mean``, ``sd``, ``min`` and ``max`` (columns :data:`CURVE_COLUMNS`).
+    ``policies`` default to :func:`best_policies`.
 
     Parameters
     ----------
@@ -733,7 +739,8 @@ def write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool = False,
                   = _open_csv, bins: int = 8,
                   saver: Callable[[Any, Path], None] | None = None,
                   draw: bool = True) -> list[Path]:
-    """Figures 6–10 (and 5 when ``figure5``, the MPI set-up) into ``out``:
+    """Write Figures 6–10 (and 5 when ``figure5``, the MPI set-up) into ``out``.
+
     ``fig<N>_<metric>.csv`` (the data, :func:`load_curves` / :func:`figure5_rows`) and
     ``fig<N>_<metric>.png`` beside it when ``draw`` (:mod:`lpsched.bags.plotting`, saved
     by ``saver(figure, path)``, default :func:`lpsched.bags.plotting.save`; without
@@ -841,8 +848,8 @@ SEED_TABLE3 = {"cbs3m-edf-offline": 1.28, "cbs3m-edf-online": 1.31,
                "fifo-rr": 4.26, "mwma-ms": 2.24, "mwma-nbt": 1.48, "spt-dd": 4.76,
                "spt-mct": 1.97, "srpt-mct": 2.00, "swrpt-mct": 2.03}
 #: Decisions of docs/decisions.md holding the evidence for the figures that still differ
-#: (issue 31: the readings tried, decisions 316–319; MWMA's six readings and the argument
-#: that the seed's two MWMA rows cannot both come from today's NBT, decision 323).
+#: (the readings tried, decisions 316–319; MWMA's six readings and the argument that the
+#: seed's two MWMA rows cannot both come from today's NBT, decision 323).
 EXPLAINED: dict[str, int | None] = {"greedy": 317, "mwma": 323, "cbs3m": 321,
                                     "leaders": 318, "table3": 319}
 
@@ -918,8 +925,9 @@ def _noise(stats: dict[str, Any]) -> float:
 
 
 def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTable:
-    """The seed-vs-ours table of ``reproduce cbs3m`` (issue 31, :mod:`lpsched.core.fidelity`):
-    one row per published figure. ``simgrid``: Table 4's averages (all 18 rows), CBS3M
+    """The seed-vs-ours table of ``reproduce cbs3m``: one row per published figure.
+
+    Built by :mod:`lpsched.core.fidelity`. ``simgrid``: Table 4's averages (all 18 rows), CBS3M
     EDF online's maximum and best %, the RR = DD identity, the leaders of Tables 6 and 7
     under both CBS3M dispatchers; ``mpi``: Table 3's averages and order. Figures of the
     other set-up are ``not measured``. Tolerances: two standard errors of our average
@@ -1025,7 +1033,7 @@ def format_dispatchers(rows: list[dict[str, Any]]) -> str:
     if not any(str(r["policy"]).endswith(EAGER) for r in rows):
         return ""
     tabs = {d: tables(select(rows, d)) for d in ("lazy", "eager")}
-    lines = ["CBS3M dispatchers (issue 31): lazy (spec §4.4) vs eager, avg (best %)"]
+    lines = ["CBS3M dispatchers: lazy (spec §4.4) vs eager, avg (best %)"]
     head = f"{'Algorithm':<20}"
     metrics = ("max_stretch", "makespan", "max_flow")
     for metric in metrics:

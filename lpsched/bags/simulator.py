@@ -154,10 +154,12 @@ class StarPolicy(Protocol):
         """
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
-        """The next send, ``(application, worker)``, to start now, or ``None`` to send nothing
-        until the next event. Called repeatedly while a send can start (one-port: the port is
-        free; multiport: some link is free, :meth:`StarSimulator.free_links`); the application
-        must be released with tasks left at the master and the worker's link free.
+        """The next send, ``(application, worker)``, to start now, or ``None``.
+
+        ``None`` sends nothing until the next event. Called repeatedly while a send can start
+        (one-port: the port is free; multiport: some link is free,
+        :meth:`StarSimulator.free_links`); the application must be released with tasks left
+        at the master and the worker's link free.
 
         Parameters
         ----------
@@ -398,11 +400,23 @@ class SimResult:
 
 
 class StarSimulator:
-    """Simulate ``policy`` on ``inst`` (one-port). Read-only state for policies:
-    ``now``, ``released``, ``unsent[k]``, ``sent[k, u]`` (dispatched), ``in_flight[u]``,
-    ``queued[u]``, ``busy[u]``, ``ready[u]`` (when ``u`` would finish everything assigned
-    to it if it computed in FIFO order), ``done[k]``, ``comm``/``comp`` times, ``ms``/``rho``
-    (``MS*``, ``ρ*`` of the platform's port model), :meth:`free_links`."""
+    """Simulate ``policy`` on ``inst``, one-port or bounded multiport.
+
+    Read-only state for policies: ``now``, ``released``, ``unsent[k]``, ``sent[k, u]``
+    (dispatched), ``in_flight[u]``, ``queued[u]``, ``busy[u]``, ``ready[u]`` (when ``u``
+    would finish everything assigned to it if it computed in FIFO order), ``done[k]``,
+    ``comm``/``comp`` times, ``ms``/``rho`` (``MS*``, ``ρ*`` of the platform's port model),
+    :meth:`free_links`.
+
+    Parameters
+    ----------
+    inst : Instance
+        The star platform and its applications.
+    policy : StarPolicy
+        The master's policy (a fresh object: policies keep state).
+    time_limit : float or None
+        Wall-clock budget of the simulation in seconds (``None``: none).
+    """
 
     def __init__(self, inst: Instance, policy: StarPolicy,
                  time_limit: float | None = None) -> None:

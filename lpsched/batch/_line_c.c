@@ -1,8 +1,10 @@
-/* The compiled FCFS/EASY kernel on a line (issue 34, decisions 443-449): the event loop of
- * lpsched/batch/line.py::_simulate_line, rule for rule, against the CPython C API only.
+/* The compiled FCFS/EASY kernel on a line (decisions 443-449): the event loop of
+ * lpsched/batch/line.py's Python kernel, rule for rule, against the CPython C API only.
  *
- * line.py's Python loop is the reference and the fallback; this file repeats it with C
- * arrays in place of Python lists, and tests/batch/test_34_ckernel.py holds both equal
+ * line.py's Python kernel (_run_python and the _Line moves it calls: start_job,
+ * finish_job, _fcfs_starts, _shadow, _easy_backfill) is the reference and the fallback;
+ * this file repeats it with C arrays in place of Python lists, and
+ * tests/batch/test_line_compiled.py holds both equal
  * (start, end, processor runs, first reservations, events, progress calls, errors). The
  * caller (line.py) sends only inputs on which both are defined identically: integer sizes
  * in [0, m] and estimates without NaN, so every sorted key below is unique and totally
@@ -449,7 +451,7 @@ static PyMethodDef methods[] = {
     {"simulate", simulate, METH_VARARGS,
      "simulate(subs, order, run, size, est, n, m, easy, progress, error, start, end, "
      "first_resv, off, cnt) -> (runs_lo, runs_hi, passes)\n\n"
-     "The FCFS/EASY event loop of lpsched.batch.line._simulate_line on C arrays: the inputs "
+     "The FCFS/EASY event loop of lpsched.batch.line's Python kernel on C arrays: the inputs "
      "are float64/int64 buffers of n items in submission order (subs, order) or job order "
      "(run, size, est); start, end, first_resv, off and cnt are written in place; the runs "
      "taken come back as two bytearrays of int64."},
@@ -458,7 +460,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_line_c",
-    "The compiled FCFS/EASY kernel of lpsched.batch.line (issue 34; line.py is the "
+    "The compiled FCFS/EASY kernel of lpsched.batch.line (line.py's Python kernel is the "
     "reference and the fallback).", -1, methods, NULL, NULL, NULL, NULL
 };
 

@@ -1,4 +1,4 @@
-"""Types of the compiled kernel ``_line_c.c`` (issue 34; built only where a C compiler is)."""
+"""Types of the compiled kernel ``_line_c.c`` (built only where a C compiler is)."""
 
 from collections.abc import Callable
 from typing import Any

@@ -132,10 +132,11 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
              topology: Topology | None = None, qct: int = 20,
              counts: np.ndarray | None = None,
              clusters: np.ndarray | None = None) -> np.ndarray | None:
-    """Processor ids for a job of ``size`` under ``rule`` (module doc). ``counts``
-    (optional, :func:`block_counts` of ``free``) lets ``basic`` skip busy buckets;
-    ``clusters`` (optional, :func:`cluster_counts` of ``free``) spares the cluster and tree
-    rules a sum over the whole mask (decision 460: the same ids).
+    """Choose the processor ids of a job of ``size`` under ``rule`` (the module's list).
+
+    ``counts`` (:func:`block_counts` of ``free``) lets ``basic`` skip busy buckets;
+    ``clusters`` (:func:`cluster_counts` of ``free``) spares the cluster and tree rules a
+    sum over the whole mask. Either gives the same ids as the mask alone.
 
     Parameters
     ----------
@@ -163,6 +164,11 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     numpy.ndarray or None
         The ids chosen (``size`` of them), or ``None`` when a forced rule cannot place the
         job now (the scheduler then waits).
+
+    Notes
+    -----
+    Decision 460: the kept counts give the same ids. Decision 390: a job of no processor
+    gets none under every rule.
     """
     if rule not in ALLOCATORS:
         raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
@@ -236,11 +242,12 @@ def cluster_counts(free: np.ndarray, cluster_size: int) -> np.ndarray:
 def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
               cluster_size: int | None = None, total: int | None = None,
               clusters: np.ndarray | None = None) -> np.ndarray:
-    """Per size in ``sizes``, whether ``rule`` can place a job of that size on the free
-    processors ``free`` *at all*: exact for ``cont``/``cont-ff`` (the longest free run) and
-    ``loc`` (the ``⌈size/ℓ⌉`` fullest clusters), the free count for the other rules (a
-    necessary condition there). One pass over the mask for a whole queue (issue 29: a
-    pass need not try a job its forced rule must refuse).
+    """Say, per size, whether ``rule`` can place a job of that size on ``free`` at all.
+
+    Exact for ``cont``/``cont-ff`` (the longest free run) and ``loc`` (the ``⌈size/ℓ⌉``
+    fullest clusters), the free count for the other rules (a necessary condition there).
+    One pass over the mask for a whole queue: a pass need not try a job its forced rule
+    must refuse.
 
     Parameters
     ----------
@@ -285,7 +292,7 @@ def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: in
     reading only the clusters needed (``per_cluster``: their free counts, if kept)."""
     if per_cluster is None:
         per_cluster = free[lo:hi].reshape(-1, cluster).sum(axis=1)
-    # decreasing free count, ties lower index: a stable sort (the former two-key lexsort)
+    # decreasing free count, ties lower index: a stable sort
     order = np.argsort(-per_cluster, kind="stable")
     order = order[: int(np.searchsorted(np.cumsum(per_cluster[order]), size)) + 1]
     # the chosen clusters' ids, cluster after cluster in that order, increasing inside
@@ -401,23 +408,37 @@ ZERO_RUN = 1e-6
 
 def slice_plan(run: np.ndarray, size: np.ndarray, m: int, rule: str,
                cluster_size: int | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Seed 000 ch. 4 Algorithm 1 [L2759–L2786] offline (reading (h), decision 274): jobs
-    in queue order, each planned at the first time slice whose processors free over its
-    whole run (``P = ∩ S[j]``, [L2771–L2773]) let ``rule`` choose ``size`` of them; a
-    forced rule's refusal rejects that slice and the next is tried [L2838–L2840]. The
-    chosen processors are reserved at once (processor *sets*, not counts), so with exact
-    run times every plan is the schedule. A job of run time 0 holds its processors
-    :data:`ZERO_RUN` seconds.
+    """Plan jobs submitted at 0 by time slices: seed 000 ch. 4 Algorithm 1 offline.
+
+    Jobs in queue order, each planned at the first time slice whose processors free over
+    its whole run (``P = ∩ S[j]``, [000 L2771–L2773]) let ``rule`` choose ``size`` of
+    them; a forced rule's refusal rejects that slice and the next is tried [000
+    L2838–L2840]. The chosen processors are reserved at once (processor *sets*, not
+    counts), so with exact run times every plan is the schedule. A job of run time 0 holds
+    its processors :data:`ZERO_RUN` seconds.
 
     Parameters
     ----------
-    run, size : arrays of the jobs' run times and sizes (all submitted at 0).
-    m : processors; rule : an allocator of :data:`ALLOCATORS` without a topology.
-    cluster_size : ℓ for ``beloc``/``loc``.
+    run : numpy.ndarray
+        The jobs' run times (all submitted at 0).
+    size : numpy.ndarray
+        The jobs' sizes, each in ``1..m``.
+    m : int
+        Processors.
+    rule : str
+        An allocator of :data:`ALLOCATORS` without a topology.
+    cluster_size : int, optional
+        ``ℓ`` for ``beloc``/``loc``.
 
     Returns
     -------
-    (start times, processor ids per job).
+    tuple of (numpy.ndarray, list of numpy.ndarray)
+        The start times and the processor ids of each job.
+
+    Notes
+    -----
+    Algorithm 1 [000 L2759–L2786] read as the ch. 4 table's planner, reading (h) of
+    decision 274.
     """
     if (size > m).any() or (size < 1).any():
         raise InvalidInstanceError("size", int(size.max()), f"every job needs 1..{m} "

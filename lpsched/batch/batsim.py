@@ -1,6 +1,9 @@
-"""Batsim's file formats (issues 17, 33): the ``jobs.csv`` schedule that evalys reads, JSON
-workloads (each profile mapped to a rigid job, decisions 365-369), read, written and
-converted to and from SWF.
+"""Batsim's file formats: the ``jobs.csv`` evalys reads, JSON workloads, and Batsim's machine.
+
+Batsim's ``jobs.csv`` schedule is written; JSON workloads (each profile mapped to a rigid
+job) are read, written and converted to and from SWF; a platform file gives Batsim's
+machine (its compute hosts and their speed, :func:`read_platform`, through the one
+platform reader :mod:`lpsched.platforms`). Decisions 175-183 and 365-369 hold the readings.
 
 **Sources.** The Batsim documentation, "Jobs" output (``docs/output-jobs.rst``: the columns,
 their meaning and order, the final states) and "Workload" input (``docs/input-workload.rst``:
@@ -29,8 +32,8 @@ column by column (integral columns as whole numbers, one ``%`` format per row, i
 
 **Workloads** (:func:`read_batsim`, :func:`batsim_to_workload`): a JSON object with ``jobs``
 (a list), ``profiles`` (an object) and ``nb_res``. lpsched simulates rigid jobs of known run
-time; each job's profile is mapped to its duration on the job's ``res`` hosts (issue 33,
-decisions 365-369; the semantics are Batsim's documentation, "Workload" input,
+time; each job's profile is mapped to its duration on the job's ``res`` hosts (decisions
+365-369; the semantics are Batsim's documentation, "Workload" input,
 ``docs/input-workload.rst`` of Batsim 5, and ``doc/profiles.md`` of Batsim 1-3 for the old
 type names, checked against ``Profile::from_json`` in ``src/profiles.cpp``):
 
@@ -99,7 +102,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -123,6 +125,8 @@ from lpsched.core.swf import (
     to_workload,
 )
 from lpsched.errors import InvalidInstanceError, ParseError
+from lpsched.platforms.model import Platform
+from lpsched.platforms.units import parse_speeds
 
 #: Batsim's ``jobs.csv`` columns, in Batsim's order (docs/output-jobs.rst, src/export.cpp)
 JOBS_COLUMNS = ("job_id", "workload_name", "profile", "submission_time",
@@ -210,12 +214,12 @@ def delay_names(delays: np.ndarray) -> list[str]:
 
 
 def interval_sets(runs: ProcSets, first: int, stop: int) -> list[str]:
-    """Batsim's interval-set text of jobs ``first`` to ``stop - 1`` from their runs
-    (``[lo, hi)`` of consecutive ids, increasing, none adjacent): inclusive ranges
-    separated by spaces, ``0-3 7``. Every run is one row of a byte table (its first id,
-    ``-`` and its last id, a space), the digits of all runs written at once; the used
-    cells read in order are the text, cut once per job (issue 34): O(runs) numpy work and
-    one slice per job.
+    """Write Batsim's interval-set text (``0-3 7``) of jobs ``first`` to ``stop - 1``.
+
+    The runs (``[lo, hi)`` of consecutive ids, increasing, none adjacent) become inclusive
+    ranges separated by spaces. Every run is one row of a byte table (its first id, ``-``
+    and its last id, a space), the digits of all runs written at once; the used cells read
+    in order are the text, cut once per job: O(runs) numpy work and one slice per job.
 
     Parameters
     ----------
@@ -392,20 +396,48 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
 
 @dataclass(frozen=True)
 class BatsimWorkload:
-    """The jobs of a Batsim workload, checked, in file order: ``job`` (lpsched's job
-    numbers, int64: the ids themselves when every id is a whole number, else 1, 2, ... in
-    file order), ``subtime`` (s), ``res`` (resources), ``walltime`` (s, ``-1``: none),
-    ``delay`` (s, the duration of the job's profile: module doc), ``profile`` (its name);
-    ``nb_res`` (``None``: not given); ``ids`` (each job's id as the file gives it, a string:
-    ``"comp1-ok"``, ``"7"``; empty: the job numbers). From a file also ``path``,
-    ``records`` (jobs in the file) and, when read leniently, the positions skipped
-    (``skipped``, 0-based indices into ``jobs``) and the reasons (``skip_reasons``,
-    counted), and the ``res`` rounded up (``rounded``, ``{"res": n}``: fractional ``res``
-    under ``lenient``); ``approximated`` counts the jobs whose duration leaves something
-    out (``"communication ignored"``: a parallel task with ``com`` amounts, decision 367;
-    ``"slowest host speed"``: a parallel task on a heterogeneous platform); ``speed`` is
-    the host speed (flop/s) that turned profiles' flops into seconds (the platform's, else
-    :data:`DEFAULT_SPEED`), ``None`` when no duration was computed from flops."""
+    """The jobs of a Batsim workload, checked, in file order.
+
+    Attributes
+    ----------
+    job : numpy.ndarray
+        lpsched's job numbers (int64): the ids themselves when every id is a whole number,
+        else 1, 2, ... in file order.
+    subtime : numpy.ndarray
+        Submission times (s).
+    res : numpy.ndarray
+        Resources requested.
+    walltime : numpy.ndarray
+        Walltimes (s, ``-1``: none).
+    delay : numpy.ndarray
+        The duration of each job's profile (s, module doc).
+    profile : tuple of str
+        Each job's profile name.
+    nb_res : int or None
+        The workload's ``nb_res`` (``None``: not given).
+    path : str
+        The file read.
+    records : int
+        The jobs in the file.
+    skipped : tuple of int
+        Read leniently: the positions skipped (0-based indices into ``jobs``).
+    skip_reasons : dict
+        The reasons of the skipped jobs, counted.
+    rounded : dict
+        The ``res`` rounded up (``{"res": n}``: fractional ``res`` under ``lenient``).
+    ids : tuple of str
+        Each job's id as the file gives it (``"comp1-ok"``, ``"7"``); empty: the job
+        numbers.
+    approximated : dict
+        The jobs whose duration leaves something out, counted: ``"communication
+        ignored"`` (a parallel task with ``com`` amounts, decision 367), ``"slowest host
+        speed"`` (a parallel task on a heterogeneous platform).
+    unsimulated : int
+        The jobs skipped because their profile type is not simulated.
+    speed : float or None
+        The host speed (flop/s) that turned profiles' flops into seconds (the platform's,
+        else :data:`DEFAULT_SPEED`), ``None`` when no duration was computed from flops.
+    """
 
     job: np.ndarray
     subtime: np.ndarray
@@ -457,10 +489,21 @@ class BatsimWorkload:
 
 @dataclass(frozen=True)
 class BatsimPlatform:
-    """The compute hosts of a Batsim platform (a SimGrid XML file): ``hosts`` (names, in
-    file order) and ``speeds`` (flop/s, each host's current pstate). Batsim's master host
-    (``role`` ``master``, else the host named ``master_host``) and storage hosts (``role``
-    ``storage``) do not compute and are left out (Batsim's documentation, "Platform")."""
+    """The compute hosts of a Batsim platform file, with their speeds.
+
+    Batsim's master host (``role`` ``master``, else the host named ``master_host``) and
+    storage hosts (``role`` ``storage``) do not compute and are left out (Batsim's
+    documentation, "Platform"; :func:`lpsched.platforms.compute_hosts`).
+
+    Attributes
+    ----------
+    hosts : tuple of str
+        The compute hosts, in the file's order.
+    speeds : numpy.ndarray
+        flop/s of each, in the pstate it starts in.
+    path : str
+        The file read.
+    """
 
     hosts: tuple[str, ...]
     speeds: np.ndarray
@@ -473,8 +516,12 @@ class BatsimPlatform:
 
     @property
     def speed(self) -> float:
-        """The speed durations are computed with: the slowest compute host (flop/s), the
-        speed of every host on a homogeneous platform (decision 366)."""
+        """The speed durations are computed with: the slowest compute host (flop/s).
+
+        On a homogeneous platform it is every host's speed; on a heterogeneous one no
+        allocation runs a job longer (SimGrid's parallel task progresses at the rate of its
+        slowest member).
+        """
         return float(self.speeds.min())
 
     @property
@@ -483,20 +530,18 @@ class BatsimPlatform:
         return bool(self.speeds.max() == self.speeds.min())
 
 
-#: SimGrid's speed units (flop/s): ``f``/``flops`` with an SI prefix
-_SPEED = re.compile(r"^\s*([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGTPEZY]?)(f|flops)?\s*$")
-_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
-           "E": 1e18, "Z": 1e21, "Y": 1e24}
+#: What ``batch --platform`` takes from a platform file, in its refusals.
+MACHINE = "Batsim's machine (its compute hosts)"
 
 
 def parse_speed(text: str, pstate: int = 0) -> float:
-    """A SimGrid host speed in flop/s: the ``pstate``-th of a comma-separated list,
-    ``100Mf``, ``1Gf``, ``16.673E9flops``, ``42f`` or a bare number.
+    """Read a SimGrid host speed in flop/s: the ``pstate``-th of a comma-separated list.
 
     Parameters
     ----------
     text : str
-        The ``speed`` attribute.
+        The ``speed`` attribute (``100Mf``, ``1Gf``, ``16.673E9flops``, ``42f`` or a bare
+        number; SimGrid's units, :func:`lpsched.platforms.parse_speeds`).
     pstate : int
         The current pstate (the host's ``pstate`` attribute, 0 by default).
 
@@ -508,51 +553,71 @@ def parse_speed(text: str, pstate: int = 0) -> float:
     Raises
     ------
     ValueError
-        Not a speed SimGrid writes, or no such pstate.
+        Not a speed SimGrid reads, or no such pstate.
 
     Examples
     --------
     >>> parse_speed("100.0Mf, 50Mf"), parse_speed("100.0Mf, 50Mf", 1), parse_speed("1Gf")
     (100000000.0, 50000000.0, 1000000000.0)
     """
-    parts = text.split(",")
-    if not 0 <= pstate < len(parts):
-        raise ValueError(f"pstate {pstate} but the speed {text!r} lists {len(parts)}")
-    match = _SPEED.match(parts[pstate])
-    if match is None:
-        raise ValueError(f"speed {parts[pstate].strip()!r} is not a SimGrid speed (such as "
-                         "100Mf, 1Gf, 16.673E9flops)")
-    return float(match.group(1)) * _PREFIX[match.group(2)]
+    speeds = parse_speeds(text)
+    if not 0 <= pstate < len(speeds):
+        raise ValueError(f"pstate {pstate} but the speed {text!r} lists {len(speeds)}")
+    return speeds[pstate]
 
 
-def _radical(text: str) -> list[int]:
-    """A SimGrid cluster ``radical``: ``0-511``, ``0-3,7``."""
-    out: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.strip().partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
-
-
-def read_platform(path: str | Path) -> BatsimPlatform:
-    """The compute hosts of a Batsim platform file (SimGrid XML: ``<host>``, ``<cluster>``
-    and ``<cabinet>`` elements in any zone; a cluster's or cabinet's hosts are ``prefix``
-    + each number of ``radical`` + ``suffix``) with their speeds.
+def machine_from_platform(plat: Platform) -> BatsimPlatform:
+    """Project a platform onto Batsim's machine: its compute hosts and their speeds.
 
     Parameters
     ----------
-    path : str or Path
-        The ``.xml`` file.
+    plat : Platform
+        A platform read by :func:`lpsched.platforms.read_platform`.
 
     Returns
     -------
     BatsimPlatform
-        The compute hosts, the master and storage hosts left out.
+        The compute hosts (:func:`lpsched.platforms.compute_hosts`: the master and the
+        storage hosts left out), in the file's order, each at its speed in the pstate it
+        starts in.
+
+    Raises
+    ------
+    PlatformRefused
+        No compute host, or one of speed 0 in its pstate.
+    """
+    from lpsched.platforms import compute_hosts, refuse, zero_speed
+
+    hosts = compute_hosts(plat)
+    if not hosts:
+        raise refuse(plat.path, MACHINE, "no compute host (every host is the master or a "
+                     "storage, or there is none)")
+    idle = zero_speed(hosts)
+    if idle is not None:
+        raise refuse(plat.path, MACHINE, idle[1], idle[0].line)
+    return BatsimPlatform(tuple(h.name for h in hosts),
+                          np.array([h.speed for h in hosts], float), plat.path)
+
+
+def read_platform(path: str | Path) -> BatsimPlatform:
+    """Read the compute hosts of a Batsim platform file (a SimGrid platform) with their speeds.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.xml`` file (or a stream).
+
+    Returns
+    -------
+    BatsimPlatform
+        The compute hosts, the master and storage hosts left out
+        (:func:`machine_from_platform` of :func:`lpsched.platforms.read_platform`).
 
     Raises
     ------
     ParseError
-        The file cannot be read or parsed, a speed is not SimGrid's, or no host computes.
+        The file cannot be read or is not a SimGrid platform (naming the line), or a
+        :class:`~lpsched.platforms.PlatformRefused` when no host computes.
 
     Examples
     --------
@@ -569,38 +634,9 @@ def read_platform(path: str | Path) -> BatsimPlatform:
     >>> plat.hosts, plat.speed
     (('a', 'n0', 'n1'), 2000000000.0)
     """
-    import xml.etree.ElementTree as ET
+    from lpsched.platforms import read_platform as read_platform_file
 
-    where = str(path)
-    raw = read_input(where)  # a regular file or a pipe
-    try:  # SimGrid accepts blank lines before the XML declaration; so does lpsched
-        root = ET.fromstring(raw.lstrip())
-    except ET.ParseError as exc:
-        raise ParseError(where, f"not a SimGrid platform (XML): {exc}") from None
-    hosts: list[tuple[str, float, str]] = []
-    for elem in root.iter():
-        if elem.tag not in ("host", "cluster", "cabinet"):
-            continue
-        role = next((p.get("value", "") for p in elem.findall("prop")
-                     if p.get("id") == "role"), "")
-        try:
-            speed = parse_speed(elem.get("speed", ""), int(elem.get("pstate", "0")))
-            names = [elem.get("id", "")] if elem.tag == "host" else \
-                [f"{elem.get('prefix', '')}{i}{elem.get('suffix', '')}"
-                 for i in _radical(elem.get("radical", ""))]
-        except ValueError as exc:
-            raise ParseError(where, f"<{elem.tag} id={elem.get('id')!r}>: {exc}") from None
-        hosts.extend((name, speed, role) for name in names)
-    has_master = any(role == "master" for _, _, role in hosts)
-    compute = [(n, v) for n, v, role in hosts if role not in ("master", "storage")
-               and (has_master or n != "master_host")]
-    if not compute:
-        raise ParseError(where, "no compute host (every <host> or <cluster> is the master or "
-                         "a storage, or there is none)")
-    if any(v <= 0 for _, v in compute):
-        raise ParseError(where, "a compute host has speed 0 in its current pstate")
-    return BatsimPlatform(tuple(n for n, _ in compute),
-                          np.array([v for _, v in compute], float), where)
+    return machine_from_platform(read_platform_file(path))
 
 
 def _reject_constant(name: str) -> float:
@@ -1053,10 +1089,11 @@ def swf_to_batsim(trace: SwfTrace, size: str = "requested", estimate: str = "req
 
 
 def batsim_to_swf(bw: BatsimWorkload, processors: int | None = None) -> SwfTrace:
-    """The SWF trace of every job of ``bw``, in submission order (ties in file order):
-    field 1 the job number, 2 ``subtime`` in whole seconds, 4 the duration, 8 ``res``, 9
+    """Convert every job of ``bw`` to an SWF trace, in submission order (ties in file order).
+
+    Field 1 is the job number, 2 ``subtime`` in whole seconds, 4 the duration, 8 ``res``, 9
     the walltime (``-1``: none), every other field ``-1``; the header ``MaxProcs`` is
-    ``processors`` or ``nb_res`` (decision 368).
+    ``processors`` or ``nb_res``.
 
     Job numbers are the ids when every id is a whole number >= 1; otherwise (a string id,
     an id 0) the jobs are numbered 1, 2, ... in submission order and each id is kept in a
@@ -1076,6 +1113,10 @@ def batsim_to_swf(bw: BatsimWorkload, processors: int | None = None) -> SwfTrace
     -------
     SwfTrace
         Ready for :func:`~lpsched.core.swf.write_swf`.
+
+    Notes
+    -----
+    Whole seconds and job numbers are decisions 365 and 368.
 
     Examples
     --------
@@ -1156,11 +1197,12 @@ def _swf_ids(trace: SwfTrace) -> dict[int, str]:
 
 
 def write_batsim(bw: BatsimWorkload, out: IO[str], description: str = "") -> None:
-    """Write ``bw`` as a Batsim JSON workload to the text stream ``out``: ``nb_res`` (when
-    known), ``description`` (when given), ``jobs`` one per line in ``bw``'s order (``id``,
-    ``subtime``, ``res``, ``walltime`` with ``-1`` for none, ``profile``) and one
-    ``{"type": "delay", "delay": D}`` profile per name; whole numbers written without a
-    fraction.
+    """Write ``bw`` as a Batsim JSON workload to the text stream ``out``.
+
+    The document holds ``nb_res`` (when known), ``description`` (when given), ``jobs`` one
+    per line in ``bw``'s order (``id``, ``subtime``, ``res``, ``walltime`` with ``-1`` for
+    none, ``profile``) and one ``{"type": "delay", "delay": D}`` profile per name; whole
+    numbers are written without a fraction.
 
     Parameters
     ----------

@@ -1,6 +1,7 @@
-"""The seed-vs-ours tables of the batch reproductions (issue 29 item 6): one row per
-published figure of seed 000 ch. 4 (contiguity and locality), ch. 5 (platform level) and
-seed 001 (topology-aware allocation), built from the summaries of
+"""Build the seed-vs-ours tables of the batch reproductions.
+
+One row per published figure of seed 000 ch. 4 (contiguity and locality), ch. 5 (platform
+level) and seed 001 (topology-aware allocation), built from the summaries of
 :mod:`lpsched.batch.reproduce` with :func:`lpsched.core.fidelity.compare`.
 
 Roles as decisions 272 and 274 declared them before the runs: ch. 4's two makespan means
@@ -76,9 +77,10 @@ SEED001_BREAK_EVEN = {"llnl_thunder": (Range(5, 30), "001 L158"),
 
 def contiguity_table(summary: Mapping[str, Mapping[str, Any]], note: str = "",
                      planner: str = "profile", reduced: str = "") -> FidelityTable:
-    """Seed 000 ch. 4 §4.6 against :func:`~lpsched.batch.reproduce.contiguity_summary`;
-    under ``planner="slices"`` (reading (h)) every row that differs is one decision 274
-    reports.
+    """Compare seed 000 ch. 4 §4.6 with :func:`~lpsched.batch.reproduce.contiguity_summary`.
+
+    Under ``planner="slices"`` (reading (h)) every row that differs is one the slices
+    reading explains.
 
     Parameters
     ----------
@@ -235,9 +237,11 @@ def platform_table(per_platform: Mapping[str, Mapping[str, Mapping[str, float]]]
 def topology_table(per_trace: Mapping[str, list[dict[str, Any]]],
                    missing: Mapping[str, str], reduced: str = "",
                    blocked_head: str = "kill-advanced") -> FidelityTable:
-    """Seed 001 §7: the break-even speed-up of contiguous allocation per workload (FCFS and
-    backfilling), and "speed-ups around 10 % are enough" for quasi-contiguous in some cases
-    [L186] (the smallest break-even of the quasi-contiguous variants over the workloads and
+    """Compare seed 001 §7's break-even speed-ups with ours.
+
+    The break-even speed-up of contiguous allocation per workload (FCFS and backfilling),
+    and "speed-ups around 10 % are enough" for quasi-contiguous in some cases [001 L186]
+    (the smallest break-even of the quasi-contiguous variants over the workloads and
     schedulers). A break-even beyond the speed-up grid is shown as ``inf``.
 
     Parameters

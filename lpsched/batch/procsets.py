@@ -1,5 +1,4 @@
-"""Processor sets as runs of consecutive ids (issue 13, the lean batch path; seed 000 ch. 5
-§5.6 Alg. 2, ``basic`` allocation).
+"""Processor sets as runs of consecutive ids (``basic`` allocation, seed 000 ch. 5 §5.6 Alg. 2).
 
 A job of the batch simulator holds a set of processor ids. Stored one id at a time they cost
 ``Σ sizes`` (2·10^8 ids on CEA-Curie: 870 MB, and as many numpy element writes to take,
@@ -29,10 +28,13 @@ import numpy as np
 
 
 class FreeLine:
-    """The free processors of a line of ``m``: sorted disjoint runs ``[lo[i], hi[i])``, no
-    two adjacent (merged on release). :meth:`take` is ``basic`` (the ``size`` lowest free
-    ids) in O(runs taken + 1) plus a memmove, :meth:`give` O(log F) plus a memmove per run
-    (``F`` free runs, at most one more than the running jobs)."""
+    """The free processors of a line of ``m``, as sorted disjoint runs of ids.
+
+    The runs ``[lo[i], hi[i])`` are never adjacent (merged on release). :meth:`take` is
+    ``basic`` (the ``size`` lowest free ids) in O(runs taken + 1) plus a memmove,
+    :meth:`give` O(log F) plus a memmove per run (``F`` free runs, at most one more than
+    the running jobs).
+    """
 
     __slots__ = ("free", "hi", "lo")
 
@@ -165,14 +167,14 @@ class ProcSets(Sequence[np.ndarray]):
 
 
 def proc_runs(procs: Sequence[np.ndarray]) -> tuple[ProcSets, np.ndarray]:
-    """The runs of ``procs`` (a :class:`ProcSets`, kept, or any list of id arrays, whose
-    ids are sorted per job and cut where they stop being consecutive), and per job whether
-    an id repeats. O(Σ sizes) for id arrays whose jobs are already sorted (the mask path's),
-    plus a sort of each job that is not; O(1) for runs.
+    """Read processor sets as runs of consecutive ids, and say which jobs repeat an id.
 
-    The ids are checked per job with one vectorised difference over their concatenation
-    (job boundaries masked); only the jobs with a descending step are sorted, each on its
-    own (issue 29, decision 480). The ids are kept as ``int32`` when they fit.
+    ``procs`` is a :class:`ProcSets` (kept as it is) or any list of id arrays, whose ids
+    are sorted per job and cut where they stop being consecutive. O(Σ sizes) for id arrays
+    whose jobs are already sorted (the mask path's), plus a sort of each job that is not;
+    O(1) for runs. The ids are checked per job with one vectorised difference over their
+    concatenation (job boundaries masked); only the jobs with a descending step are
+    sorted, each on its own. The ids are kept as ``int32`` when they fit.
 
     Parameters
     ----------
@@ -185,6 +187,10 @@ def proc_runs(procs: Sequence[np.ndarray]) -> tuple[ProcSets, np.ndarray]:
         The runs (``lo``, ``hi``: ``int32`` when every id fits, ``int64`` otherwise), and
         per job (bool) whether one of its ids repeats (always ``False`` for a
         :class:`ProcSets`).
+
+    Notes
+    -----
+    Decision 480: no global sort of the ids; int32 where they fit.
     """
     if isinstance(procs, ProcSets):
         return procs, np.zeros(len(procs), bool)

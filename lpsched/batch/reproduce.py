@@ -1,5 +1,6 @@
-"""Reproductions of the batch-cluster experiments (issue #5), run through the resumable
-runner (:func:`lpsched.core.runner.run_cells`):
+"""Reproduce the batch-cluster experiments of seeds 000 ch. 4-5 and 001.
+
+Each experiment runs through the resumable runner (:func:`lpsched.core.runner.run_cells`):
 
 * ``contiguity`` — seed 000 ch. 4 §3.6 [L2872–L2923]: offline instances of 300 jobs drawn
   at random from a trace (sizes ``<= m``), all submitted at 0, real run times as
@@ -29,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.allocation import slice_plan
-from lpsched.batch.schedule import BatchSchedule
+from lpsched.batch.schedule import BatchSchedule, above_min_level, batch_metrics
 from lpsched.batch.simulator import BLOCKED_HEAD, simulate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
-from lpsched.batch.validation import above_min_level, batch_metrics, validate_batch
+from lpsched.batch.validation import validate_batch
 from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
 
@@ -85,11 +86,13 @@ ZERO_RUN_CHOICES = ("keep", "drop")
 
 
 def selection(status: str | None, zero_run: str = "keep") -> str | None:
-    """The job selection a cell carries in its status slot: ``status`` alone when
-    ``zero_run`` is the rule :func:`load_trace` reads from it by default (``drop`` exactly
-    for ``completed``, the seed's selection), so the stored results of the default runs
-    keep their keys; else ``"STATUS;zero-run=RULE"``. The options stay separate, as in
-    ``lpsched tasks``: ``--status completed`` selects statuses, ``--zero-run`` run times.
+    """Give the job selection a cell carries in its status slot.
+
+    ``status`` alone when ``zero_run`` is the rule :func:`load_trace` reads from it by
+    default (``drop`` exactly for ``completed``, the seed's selection), so the stored
+    results of the default runs keep their keys; else ``"STATUS;zero-run=RULE"``. The
+    options stay separate, as in ``lpsched tasks``: ``--status completed`` selects
+    statuses, ``--zero-run`` run times.
 
     Parameters
     ----------
@@ -159,9 +162,10 @@ def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
                      processors: int = 512, cluster: int = 16, first_seed: int = 0,
                      status: str | None = None, planner: str = "profile",
                      zero_run: str = "keep") -> list[list[Any]]:
-    """The cells of seed 000 ch. 4 §4.6 (defaults: :data:`CH4_DEFAULTS`); reads the trace
-    once: it must have a job of at most ``processors``. ``status``: the SWF statuses kept
-    (:func:`load_trace`; ch. 4 names none, decision 268); ``planner``: one of
+    """Build the cells of seed 000 ch. 4 §4.6 (defaults: :data:`CH4_DEFAULTS`).
+
+    Reads the trace once: it must have a job of at most ``processors``. ``status``: the
+    SWF statuses kept (:func:`load_trace`; ch. 4 names none); ``planner``: one of
     :data:`CH4_PLANNERS`.
 
     Parameters
@@ -189,6 +193,10 @@ def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
     -------
     list of list
         One cell per instance and allocator (``CONTIGUITY_ALLOCS`` and ``nfdh-ls``).
+
+    Notes
+    -----
+    Decision 268: ch. 4 names no status selection, so every job is kept by default.
     """
     check_processors(processors)
     status = selection(status, zero_run)
@@ -207,8 +215,10 @@ def contiguity_cells(trace: str, instances: int = 512, jobs: int = 300,
 
 def contiguity_instance(trace: str, seed: int, jobs: int, processors: int,
                         status: str | None = None) -> Workload:
-    """``jobs`` jobs of size ``<= processors`` drawn without replacement (seeded), all
-    submitted at 0, estimates = real run times (offline, decision 53; seed 000 [L2881]).
+    """Draw one ch. 4 instance: ``jobs`` jobs of size ``<= processors``, all submitted at 0.
+
+    Drawn without replacement (seeded); the estimates are the real run times (offline,
+    seed 000 [L2881]).
 
     Parameters
     ----------
@@ -228,6 +238,10 @@ def contiguity_instance(trace: str, seed: int, jobs: int, processors: int,
     -------
     Workload
         The instance: offline, estimates = run times, ``processors`` as the machine.
+
+    Notes
+    -----
+    Decision 55: ch. 4's instances are offline, with exact estimates.
     """
     work = load_trace(trace, status)
     fit = np.flatnonzero(work.size <= processors)
@@ -238,12 +252,13 @@ def contiguity_instance(trace: str, seed: int, jobs: int, processors: int,
 
 
 def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
-    """The row of one contiguity cell ``[trace, seed, jobs, m, ℓ, alloc]``: conservative
-    backfilling with the seed's reassignment and allocator ``alloc`` (validated; with
-    planner ``slices``, cell[7], Algorithm 1's processor-set slices), or NFDH+LS
-    at the smallest cluster size of :data:`CH4_CLUSTER_SIZES` (at least ``ℓ``, dividing
-    ``m``) holding every job, named in ``cluster`` (``makespan`` None when there is
-    none, decision 277).
+    """Run one contiguity cell ``[trace, seed, jobs, m, ℓ, alloc]`` and give its row.
+
+    Conservative backfilling with the seed's reassignment and allocator ``alloc``
+    (validated; with planner ``slices``, cell[7], Algorithm 1's processor-set slices), or
+    NFDH+LS at the smallest cluster size of :data:`CH4_CLUSTER_SIZES` (at least ``ℓ``,
+    dividing ``m``) holding every job, named in ``cluster`` (``makespan`` None when there
+    is none).
 
     Parameters
     ----------
@@ -256,6 +271,10 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
         One row: ``seed``, ``alloc``, ``jobs``, ``makespan`` (s; None for NFDH+LS without a
         fitting cluster size), ``contiguous_jobs``, ``local_jobs`` and the allocator's
         measures.
+
+    Notes
+    -----
+    Decision 277: NFDH+LS runs at the smallest cluster size that holds every job.
     """
     trace, seed, jobs, m, ell, alloc = cell[:6]
     status = cell[6] if len(cell) > 6 and cell[6] != "all" else None
@@ -340,8 +359,10 @@ def contiguity_summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]
 # -- seed 000 ch. 5: platform level on fat trees, online with penalties ---------------------
 
 def default_fat_tree(processors: int, cluster: int = 16, arity: int = 4) -> str:
-    """Clusters of ``cluster`` processors, switches of ``arity`` children, as many levels as
-    needed to cover the machine (decision 51: the seed gives no shapes).
+    """Give the smallest fat tree covering a machine: clusters, then switches of ``arity``.
+
+    Clusters of ``cluster`` processors, switches of ``arity`` children, as many levels as
+    needed to cover the machine (the seed gives no shapes).
 
     Parameters
     ----------
@@ -356,6 +377,10 @@ def default_fat_tree(processors: int, cluster: int = 16, arity: int = 4) -> str:
     -------
     str
         The ``--topology`` text, e.g. ``fat-tree:16,4,4``.
+
+    Notes
+    -----
+    Decision 51: the tree shapes lpsched chooses where the seeds give none.
     """
     arities, leaves = [], cluster
     while leaves < processors:
@@ -403,11 +428,13 @@ def platform_cells(trace: str, instances: int = 30, periods: int | None = None,
                    topology: str | None = None, penalty: str = "quadratic",
                    factor: float = 2.0, first_seed: int = 0, status: str | None = "completed",
                    estimate: str = "requested", zero_run: str = "drop") -> list[list[Any]]:
-    """The platform-level cells of one trace: every seed and allocator of
-    :data:`PLATFORM_ALLOCS` on the fat tree ``topology`` (default: the smallest covering
-    the machine), checked before any cell runs. ``periods`` defaults to Table 5.2's for
-    the trace's platform (1 for another trace); ``status`` and ``estimate`` select the jobs
-    and the estimates (:func:`load_trace`; defaults :data:`CH5_DEFAULTS`).
+    """Build the platform-level cells of one trace (seed 000 ch. 5).
+
+    Every seed and allocator of :data:`PLATFORM_ALLOCS` on the fat tree ``topology``
+    (default: the smallest covering the machine), checked before any cell runs.
+    ``periods`` defaults to Table 5.2's for the trace's platform (1 for another trace);
+    ``status`` and ``estimate`` select the jobs and the estimates (:func:`load_trace`;
+    defaults :data:`CH5_DEFAULTS`).
 
     Parameters
     ----------
@@ -644,7 +671,8 @@ def topology_cells(trace: str, speedups: list[float], limit: int = 0,
         One cell per scheduler, allocator and speed-up (basic at 0 only): ``[trace, limit,
         k, policy, alloc, qct, speedup]``, then the status when not every job's, and, for
         EASY under ``kill-advanced``, the status (or ``None``) and ``"kill-advanced"``
-        (FCFS cells and ``wait`` cells keep the keys of the runs before decision 387).
+        (FCFS cells and ``wait`` cells keep the keys they have without the kill rule, so
+        stored results stay reachable).
     """
     status = selection(status, zero_run)
     work = load_trace(trace, status)

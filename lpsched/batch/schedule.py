@@ -1,6 +1,15 @@
-"""A batch schedule (:class:`BatchSchedule`): per job its start, end and processors, as
+"""A batch schedule and what is measured on it.
+
+:class:`BatchSchedule` holds, per job, its start, end and processors, as
 :func:`lpsched.batch.simulator.simulate_batch` returns it and
-:func:`lpsched.batch.validation.validate_batch` checks it."""
+:func:`lpsched.batch.validation.validate_batch` checks it. :func:`batch_metrics` measures
+it (wait, flow, stretch, bounded slowdown, utilisation, contiguous and local jobs),
+:func:`placement_factors` gives seed 000 §4.10's placement factors on a tree and
+:func:`above_min_level` the jobs spread above their minimal platform level; all read the
+processor sets once, as runs (:meth:`BatchSchedule.runs`), and each job's placement from
+them (:mod:`lpsched.batch.placement`). :mod:`lpsched.batch.validation` re-exports the three
+measures.
+"""
 
 from __future__ import annotations
 
@@ -11,23 +20,33 @@ from typing import Any
 
 import numpy as np
 
+from lpsched.batch import placement
+from lpsched.batch.allocation import is_contiguous, is_local
 from lpsched.batch.procsets import ProcSets, proc_runs
+from lpsched.batch.topology import Topology
 from lpsched.core.swf import Workload
 
 
 @dataclass(frozen=True)
 class BatchSchedule:
-    """Per job (workload order): start, end, and its processors (``procs[j]``, an array of
-    ids; a :class:`~lpsched.batch.procsets.ProcSets` of runs under ``basic`` on a line, a
-    list of arrays otherwise); ``failed``: the jobs a placement penalty pushed past their
-    estimate; ``killed``: every job stopped at its estimate (``failed``, and under ``kill``
-    the jobs whose run time exceeds it), Batsim's ``COMPLETED_WALLTIME_REACHED``.
+    """A batch schedule: per job (workload order) its start, end and processors.
+
+    ``procs[j]`` is an array of ids (a :class:`~lpsched.batch.procsets.ProcSets` of runs
+    under ``basic`` on a line, a list of arrays otherwise); ``failed``: the jobs a
+    placement penalty pushed past their estimate; ``killed``: every job stopped at its
+    estimate (``failed``, and under ``kill`` the jobs whose run time exceeds it), Batsim's
+    ``COMPLETED_WALLTIME_REACHED``.
 
     :meth:`runs` reads the processor sets as runs once and keeps them (a private cache,
     outside the fields: not compared, not printed, not pickled), for the validation and
-    the metrics (decision 481). The workload simulated and the machine's size
-    are kept the same way (:meth:`remember`, which
-    :func:`~lpsched.batch.simulator.simulate_batch` calls), for :meth:`to_frame`."""
+    the metrics. The workload simulated and the machine's size are kept the same way
+    (:meth:`remember`, which :func:`~lpsched.batch.simulator.simulate_batch` calls), for
+    :meth:`to_frame`.
+
+    Notes
+    -----
+    Decision 481: one reading of the processor sets per schedule.
+    """
 
     start: np.ndarray
     end: np.ndarray
@@ -38,11 +57,12 @@ class BatchSchedule:
     killed: np.ndarray | None = None
 
     def runs(self) -> tuple[ProcSets, np.ndarray]:
-        """Every job's processors as runs of consecutive ids, and per job whether an id
-        repeats: :func:`~lpsched.batch.procsets.proc_runs` of :attr:`procs`, computed on
-        the first call and kept while :attr:`procs` holds the same arrays (the same
-        objects: a job whose array is replaced is read again; the arrays themselves are
-        not to be written in place, the schedule being frozen).
+        """Read every job's processors as runs of consecutive ids, once.
+
+        :func:`~lpsched.batch.procsets.proc_runs` of :attr:`procs`, with per job whether
+        an id repeats, computed on the first call and kept while :attr:`procs` holds the
+        same arrays (the same objects: a job whose array is replaced is read again; the
+        arrays themselves are not to be written in place, the schedule being frozen).
 
         Returns
         -------
@@ -134,7 +154,7 @@ class BatchSchedule:
             :func:`batch_metrics`' means.
             Per run: ``jobs`` (int), ``processors`` (int, the machine's size: the
             simulator's, else ``work.processors``), then the entries of
-            :func:`~lpsched.batch.validation.batch_metrics` (``makespan``,
+            :func:`batch_metrics` (``makespan``,
             ``mean_wait``, ``max_wait``, ``mean_flow`` in s, ``mean_bounded_slowdown``,
             ``utilisation``, ``contiguous_jobs``, ``mean_stretch``), ``failed`` and
             ``killed`` (int, counts).
@@ -162,7 +182,6 @@ class BatchSchedule:
            jobs  makespan  mean_wait  utilisation
         0     2      15.0        5.0          1.0
         """
-        from lpsched.batch.allocation import is_contiguous
         from lpsched.core.frames import frame
 
         if per not in ("job", "run"):
@@ -207,7 +226,6 @@ class BatchSchedule:
 
     def _run_frame(self, work: Workload, processors: int | None, bound: float) -> Any:
         """:meth:`to_frame`'s one row per run."""
-        from lpsched.batch.validation import batch_metrics
         from lpsched.core.frames import frame
 
         if processors is None:
@@ -220,3 +238,169 @@ class BatchSchedule:
                                "failed": int(self._flags(self.failed).sum()),
                                "killed": int(self._flags(self.killed).sum())}
         return frame({k: [v] for k, v in row.items()}, "BatchSchedule.to_frame(per='run')")
+
+
+def runs_of(sched: BatchSchedule) -> tuple[ProcSets, np.ndarray]:
+    """Read a schedule's processor sets as runs of consecutive ids.
+
+    Parameters
+    ----------
+    sched : BatchSchedule
+        A schedule; any other object with ``procs`` (a sequence of id arrays) is read too.
+
+    Returns
+    -------
+    tuple of (ProcSets, numpy.ndarray)
+        The runs and the per-job repeated-id flags, as
+        :func:`~lpsched.batch.procsets.proc_runs`: a :class:`BatchSchedule`'s are read
+        once and kept (:meth:`BatchSchedule.runs`), another object's at each call.
+    """
+    return sched.runs() if isinstance(sched, BatchSchedule) else proc_runs(sched.procs)
+
+
+def above_min_level(sched: BatchSchedule, topology: Topology) -> np.ndarray:
+    """Say, per job, whether it is spread above its minimal platform level.
+
+    ``L_cur > L_min``: seed 001's quasi-contiguous placements, seed 000 §5.3's ``R > 0``;
+    a job of no processor never is. Vectorised over the schedule's runs.
+
+    Parameters
+    ----------
+    sched : BatchSchedule
+        A schedule (:func:`~lpsched.batch.simulator.simulate_batch`).
+    topology : Topology
+        The tree the jobs ran on.
+
+    Returns
+    -------
+    numpy.ndarray
+        Booleans, one per job.
+    """
+    runs = runs_of(sched)[0]
+    sizes = runs.sizes()
+    above = placement.levels(runs, topology) > placement.min_levels(sizes, topology)
+    return (sizes > 0) & above
+
+
+def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
+                      ) -> dict[str, float]:
+    """Measure how the jobs were placed on a tree: seed 000 §4.10's placement factors.
+
+    Means over all jobs: the contiguity factor (runs of consecutive ids per job), the
+    locality factor (clusters used / ``⌈size/ℓ⌉``), the platform level factor (``L_cur /
+    L_min``); and the success rate (share of jobs not killed by a penalty). A job of no
+    processor counts as placed ideally.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`~lpsched.batch.simulator.simulate_batch`).
+    topology : Topology
+        The tree the jobs ran on.
+
+    Returns
+    -------
+    dict
+        ``contiguity_factor``, ``locality_factor``, ``platform_level_factor``,
+        ``success_rate`` (floats) and ``failed_jobs`` (int).
+
+    Notes
+    -----
+    Decision 390: a job of no processor has no level and counts as ideally placed.
+    """
+    failed = sched.failed if sched.failed is not None else np.zeros(work.jobs, bool)
+    procs, sizes = sched.procs, work.size
+    if len(procs) == work.jobs > 0 and sizes.dtype.kind in "iu" and \
+            placement.integral(procs) and not ((sizes <= 0) | (sizes > topology.leaves)).any():
+        held, _ = runs_of(sched)
+        count = np.diff(held.offsets)
+        if (count > 0).all():  # every job holds a processor: the factors job by job,
+            # as arrays in job order (the same values and the same np.mean as below)
+            least = np.ceil(sizes / topology.cluster_size).astype(np.int64)
+            loc_of = placement.clusters_used(held, topology.cluster_size) / least
+            lvl_of = (placement.levels(held, topology)
+                      / placement.min_levels(sizes, topology))
+            return {"contiguity_factor": float(np.mean(count)),
+                    "locality_factor": float(np.mean(loc_of)),
+                    "platform_level_factor": float(np.mean(lvl_of)),
+                    "success_rate": float(1 - failed.mean()),
+                    "failed_jobs": int(failed.sum())}
+    runs, loc, lvl = [], [], []  # the job-by-job reading (its errors on odd jobs)
+    for j, ids in enumerate(procs):
+        s = np.sort(ids)
+        size = int(work.size[j])
+        runs.append(1 + int((np.diff(s) != 1).sum()))
+        if not size and not s.size:  # on no processor: placed ideally (decision 390)
+            loc.append(1.0)
+            lvl.append(1.0)
+            continue
+        loc.append(topology.clusters_used(s) / topology.min_clusters(size))
+        lvl.append(topology.level_of(s) / topology.min_level(size))
+    return {"contiguity_factor": float(np.mean(runs)), "locality_factor": float(np.mean(loc)),
+            "platform_level_factor": float(np.mean(lvl)),
+            "success_rate": float(1 - failed.mean()) if work.jobs else 1.0,
+            "failed_jobs": int(failed.sum())}
+
+
+def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
+                  bound: float = 10.0, cluster_size: int | None = None,
+                  topology: Topology | None = None) -> dict[str, float]:
+    """Measure a schedule: wait, flow, stretch, bounded slowdown, makespan, utilisation.
+
+    Also the share of contiguous (and, with clusters, local) jobs; with a topology, the
+    placement factors of :func:`placement_factors`.
+
+    Parameters
+    ----------
+    work : Workload
+        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
+    sched : BatchSchedule
+        Their schedule (:func:`~lpsched.batch.simulator.simulate_batch`).
+    processors : int
+        The machine (for the utilisation).
+    bound : float
+        The bounded slowdown's floor on the run time (s; default 10).
+    cluster_size : int, optional
+        Processors per cluster: adds ``local_jobs``.
+    topology : Topology, optional
+        Adds :func:`placement_factors`.
+
+    Returns
+    -------
+    dict
+        ``makespan``, ``mean_wait``, ``max_wait``, ``mean_flow`` (s), ``mean_stretch``,
+        ``mean_bounded_slowdown``, ``utilisation``, ``contiguous_jobs`` (share), and the
+        optional entries above.
+
+    Notes
+    -----
+    The stretch is the flow over the run time floored at 1 s (decision 52); the bounded
+    slowdown ``max(1, flow / max(run time, bound))``.
+    """
+    if topology is not None:
+        cluster_size = topology.cluster_size
+    wait = sched.start - work.submit
+    flow = sched.end - work.submit
+    runtime = sched.end - sched.start
+    bsld = np.maximum(1.0, flow / np.maximum(runtime, bound))
+    span = sched.makespan - float(work.submit.min()) if work.jobs else 0.0
+    util = float((runtime * work.size).sum() / (processors * span)) if span > 0 else 0.0
+    out = {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
+           "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
+           "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util,
+           "contiguous_jobs": placement.contiguous_share(runs_of(sched)[0])}
+    # stretch = flow / run time, run times floored at 1 s (decision 52)
+    out["mean_stretch"] = float((flow / np.maximum(runtime, 1.0)).mean()) if work.jobs \
+        else 0.0
+    if cluster_size:
+        procs = sched.procs
+        if int(cluster_size) > 0 and len(procs) and placement.integral(procs):
+            local = placement.local(runs_of(sched)[0], int(cluster_size))
+            out["local_jobs"] = float(np.mean(local))
+        else:  # the job-by-job reading
+            out["local_jobs"] = float(np.mean([is_local(p, cluster_size) for p in procs]))
+    if topology is not None:
+        out.update(placement_factors(work, sched, topology))
+    return out

@@ -1,5 +1,6 @@
-"""Batch-cluster simulator for rigid jobs: FCFS, EASY and conservative backfilling
-(issue #5; seed 000 ch. 4–5, seed 001).
+"""Simulate rigid jobs on a batch cluster: FCFS, EASY and conservative backfilling.
+
+Seed 000 ch. 4-5 and seed 001.
 
 Jobs arrive online (``Workload``: submit, run, size, estimate). Scheduling decisions use the
 **estimates** (what the user requested); jobs then run their actual time (``kill=True``
@@ -51,11 +52,11 @@ estimates):
 * ``speedup=s`` (percent) — seed 001 §5.1: under ``contiguous``/``quasi-contiguous``
   allocation every job of two or more processors runs ``T·(1 − s/100)``.
 
-**Cost** (issues 13 and 34, the lean batch path). FCFS and EASY under ``basic`` on a line
-(no topology, no penalty), the common case, run in one function whose state is local
-variables (:func:`lpsched.batch.line._simulate_line`, the rules below inlined; its
-processor runs go to flat ``array('q')`` buffers, 16 bytes a run); every other case runs
-:class:`_BatchSim`, which tests/batch/test_line_kernel.py uses as the kernel's reference.
+**Cost**. FCFS and EASY under ``basic`` on a line (no topology, no penalty), the common
+case, run in one kernel (:func:`lpsched.batch.line._simulate_line`: the rules below on
+plain containers, compiled where the extension is built; its processor runs go to flat
+int64 buffers, 16 bytes a run); every other case runs :class:`_BatchSim`, which
+tests/batch/test_line_kernel.py uses as the kernel's reference.
 The event loop is the simulator's own, in the
 order of :class:`~lpsched.core.engine.Engine` (ends, submissions, one pass) but with plain
 Python containers: a heap of ends (O(log n) per job), the sorted submissions, a sorted
@@ -93,13 +94,13 @@ from lpsched.batch.allocation import (
 )
 from lpsched.batch.line import _simulate_line
 from lpsched.batch.procsets import FreeLine, ProcSets
-from lpsched.batch.schedule import BatchSchedule
-from lpsched.batch.topology import Topology
-from lpsched.batch.validation import (  # noqa: F401  (re-exported: the public API)
+from lpsched.batch.schedule import (  # noqa: F401  (re-exported: the public API)
+    BatchSchedule,
     batch_metrics,
     placement_factors,
-    validate_batch,
 )
+from lpsched.batch.topology import Topology
+from lpsched.batch.validation import validate_batch  # noqa: F401  (re-exported)
 from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, LpschedError
 
@@ -202,17 +203,23 @@ class Profile:
         self.add(start, start + length, -size)
 
     def trim(self, now: float) -> None:
-        """Forget the past: the profile starts at ``now``; and merge the breakpoints whose
-        free count equals the previous one's (reservations added and let go leave them:
-        on KTH offline, 5,700 breakpoints for 1,000 jobs). Merging changes no answer:
-        every search reads maximal runs of breakpoints with enough free processors, the
-        first breakpoint with too few, or the first where a running minimum or maximum
-        changes, and a merged breakpoint is none of these (decision 381).
+        """Forget the past and merge the breakpoints that change nothing.
+
+        The profile starts at ``now``; the breakpoints whose free count equals the previous
+        one's are merged (reservations added and let go leave them: on KTH offline, 5,700
+        breakpoints for 1,000 jobs). Merging changes no answer: every search reads maximal
+        runs of breakpoints with enough free processors, the first breakpoint with too few,
+        or the first where a running minimum or maximum changes, and a merged breakpoint is
+        none of these.
 
         Parameters
         ----------
         now : float
             The new start of the profile (s), at least its current start.
+
+        Notes
+        -----
+        Decision 381: the merge is part of forced conservative backfilling's speed.
         """
         i = int(np.searchsorted(self.times, now, side="right")) - 1
         if i > 0 or self.times[0] < now:
@@ -226,12 +233,13 @@ class Profile:
                 self.times, self.free = self.times[keep], free[keep]
 
     def earliest(self, size: int, length: float, after: float | None = None) -> float:
-        """Earliest start (``>= after`` when given, else from the profile's start) where
-        ``size`` processors stay free for ``length``: the first maximal run of breakpoints
-        with enough free processors that lasts ``length`` (a slot ending where a
-        reservation starts is compared with a relative tolerance, since ``start + length``
-        rounds differently from that boundary). The first run is tested alone, then every
-        later run at once (:func:`_first_fit`).
+        """Find the earliest start where ``size`` processors stay free for ``length``.
+
+        From ``after`` when given, else from the profile's start: the first maximal run of
+        breakpoints with enough free processors that lasts ``length`` (a slot ending where
+        a reservation starts is compared with a relative tolerance, since ``start +
+        length`` rounds differently from that boundary). The first run is tested alone,
+        then every later run at once (:func:`_first_fit`).
 
         Parameters
         ----------
@@ -274,14 +282,16 @@ class Profile:
 
 
     def held_until(self, top: int, least_size: int = 0) -> np.ndarray:
-        """``h[s]`` for ``s = 0..top``: the breakpoint time where the free count first drops
+        """Tabulate, per size ``s``, when the free count first drops below ``s``.
+
+        ``h[s]`` for ``s = 0..top``: the breakpoint time where the free count first drops
         below ``s`` from the profile's start (``inf`` if never, ``-inf`` if already at the
         start). A breakpoint ``k`` has ``s`` free on every breakpoint up to it exactly when
         ``times[k] < h[s]`` or ``k = 0 < h[s]``: one table of ``top + 1`` entries answers
-        that test for every job (decision 279) instead of a search of the breakpoints per
-        job. Entries below ``least_size`` are not wanted: the running minimum stops at the
-        first breakpoint with fewer free (found by doubling chunks), since the later ones
-        cannot change the entries from ``least_size`` up.
+        that test for every job instead of a search of the breakpoints per job. Entries
+        below ``least_size`` are not wanted: the running minimum stops at the first
+        breakpoint with fewer free (found by doubling chunks), since the later ones cannot
+        change the entries from ``least_size`` up.
 
         Parameters
         ----------
@@ -294,13 +304,18 @@ class Profile:
         -------
         numpy.ndarray
             float, ``top + 1`` entries (``h[s]``, seconds, ``±inf`` as described).
+
+        Notes
+        -----
+        Decision 279: one table for every job in place of a search per job.
         """
         return self._held(np.arange(top + 1), least_size)
 
     def held_for(self, sizes: np.ndarray) -> np.ndarray:
-        """:meth:`held_until`'s entries at ``sizes`` only: ``held_until(sizes.max(),
-        sizes.min())[sizes]``, without the table of every size up to the largest (on
-        80,640 processors the table cost more than the test it serves; decision 461).
+        """Give :meth:`held_until`'s entries at ``sizes`` only.
+
+        ``held_until(sizes.max(), sizes.min())[sizes]``, without the table of every size up
+        to the largest (on 80,640 processors the table cost more than the test it serves).
 
         Parameters
         ----------
@@ -311,6 +326,10 @@ class Profile:
         -------
         numpy.ndarray
             float, one per size: ``h[size]`` of :meth:`held_until`.
+
+        Notes
+        -----
+        Decision 461.
         """
         return self._held(sizes, int(sizes.min()))
 
@@ -330,10 +349,11 @@ class Profile:
         return h
 
     def reached_at(self, sizes: np.ndarray) -> np.ndarray:
-        """Per entry of ``sizes``: the breakpoint time where the free count first reaches
-        it (``-inf`` at the profile's start, ``inf`` if never): some breakpoint before a
-        time ``t`` has that many free exactly when this is ``< t`` (decision 279). A table
-        over the sizes when there are fewer sizes than entries.
+        """Give, per size, the breakpoint time where the free count first reaches it.
+
+        ``-inf`` at the profile's start, ``inf`` if never: some breakpoint before a time
+        ``t`` has that many free exactly when this is ``< t``. A table over the sizes when
+        there are fewer sizes than entries.
 
         Parameters
         ----------
@@ -343,8 +363,12 @@ class Profile:
         Returns
         -------
         numpy.ndarray
-            float, one per size: the first breakpoint time with at least that many free (``-inf``
-            at the start, ``inf`` if never).
+            float, one per size: the first breakpoint time with at least that many free
+            (``-inf`` at the start, ``inf`` if never).
+
+        Notes
+        -----
+        Decision 279: one table for every job in place of a search per job.
         """
         most = np.maximum.accumulate(self.free)
         top = int(sizes.max()) if sizes.size else 0
@@ -460,10 +484,12 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
                    progress: Callable[[int, int, float], None] | None = None,
                    blocked_head: str = "wait",
                    ) -> tuple[BatchSchedule, dict[str, Any]]:
-    """Run ``policy`` on ``work`` with the allocation rule ``alloc`` (module doc); returns
-    the schedule and run statistics. ``topology`` (its ``installed`` = the machine) gives
-    the tree for ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent),
-    the clusters for ``beloc``/``loc`` and the levels for ``penalty``. ``compression``
+    """Simulate a batch scheduler on a workload: FCFS, EASY or conservative backfilling.
+
+    ``policy`` runs on ``work`` with the allocation rule ``alloc`` (the module's list).
+    ``topology`` (its ``installed`` = the machine) gives the tree for
+    ``beplat``/``plat``/``contiguous``/``quasi-contiguous`` (``qct`` percent), the
+    clusters for ``beloc``/``loc`` and the levels for ``penalty``. ``compression``
     (conservative only; default ``"textbook"``) is one of :data:`COMPRESSIONS`.
     ``progress(started, jobs, now)``, when given, is called every 4,096 events and at the
     end (the CLI draws a line on a terminal's stderr from it).
@@ -792,11 +818,19 @@ class _BatchSim:
         self.alloc_free = self.free[:m] if alloc in _RUN_RULES else self.free
 
     def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
-        """Run the events to the end: at each instant the jobs ending (in the order they
-        started), then those submitted (submission order, ties by index), then the
-        conservative wake-ups, then one scheduling pass — the order of the event engine
-        (:class:`lpsched.core.engine.Engine`: ends, submissions, passes) without an object
-        per event: O(log n) per end, O(1) per submission."""
+        """Run the events to the end and give the schedule and its statistics.
+
+        At each instant the jobs ending (in the order they started), then those submitted
+        (submission order, ties by index), then the conservative wake-ups, then one
+        scheduling pass: the order of the event engine (:class:`lpsched.core.engine.Engine`:
+        ends, submissions, passes) without an object per event: O(log n) per end, O(1) per
+        submission.
+
+        Returns
+        -------
+        tuple of (BatchSchedule, dict)
+            As :func:`simulate_batch`.
+        """
         work = self.work
         order = np.lexsort((np.arange(work.jobs), work.submit))
         subs = work.submit[order].tolist()
@@ -984,10 +1018,16 @@ class _BatchSim:
         self.rebuild_pass(self.now)
 
     def wake_for_head(self) -> None:
-        """Decision 388 (a): a pass at the head's reservation time when it lies ahead ("When
-        the time of the reservation is reached" [001 L51]; a running job's estimated end is
-        no event of its own when the job overruns it). Each such time is a release time:
-        finitely many."""
+        """Wake the simulation at the head's reservation time when it lies ahead.
+
+        "When the time of the reservation is reached" [001 L51]: a running job's estimated
+        end is no event of its own when the job overruns it, so the pass at that time is
+        asked for. Each such time is a release time: finitely many.
+
+        Notes
+        -----
+        Decision 388 (a).
+        """
         t_h = self.shadow(self.sizes_l[self.queue[0]], self.now)[0]
         if t_h > self.now and t_h != self.wake_for:
             self.wake_for = t_h
@@ -1005,14 +1045,25 @@ class _BatchSim:
                 self.qarr = self.qarr[k:]  # still ``queue[:len(qarr)]``
 
     def kill_for_head(self) -> bool:
-        """Seed 001 §3's rule [001 L51–L53] as decisions 387 and 388 read it: when the
-        head's reservation time (the shadow time by the estimates) has come and the rule
-        cannot place it, kill jobs advanced past it (submitted after it, started by
-        backfilling) — of the shortest latest-started-first prefix that lets the rule place
-        it, those whose processors the placement uses — then start it. None is killed if
-        all of them would not suffice (remembered until a job starts or ends). A killed job
-        returns to the queue at its submission position. Returns whether the head started
-        (O(m) per check; O(running) per kill)."""
+        """Kill advanced jobs for a head whose reservation time has come; start it.
+
+        Seed 001 §3's rule [001 L51–L53]: when the head's reservation time (the shadow time
+        by the estimates) has come and the rule cannot place it, kill jobs advanced past
+        it (submitted after it, started by backfilling), of the shortest
+        latest-started-first prefix that lets the rule place it, those whose processors the
+        placement uses, then start it. None is killed if all of them would not suffice
+        (remembered until a job starts or ends). A killed job returns to the queue at its
+        submission position. O(m) per check; O(running) per kill.
+
+        Returns
+        -------
+        bool
+            Whether the head started.
+
+        Notes
+        -----
+        Decisions 387 and 388.
+        """
         queue, rank = self.queue, self.rank
         head = queue[0]
         size = self.sizes_l[head]
@@ -1041,10 +1092,28 @@ class _BatchSim:
         return True
 
     def victims_for(self, victims: list[int], size: int) -> list[int] | None:
-        """Decision 388 (c): the kill order for a head of ``size`` — of the shortest prefix
-        of ``victims`` (latest started first) whose processors, with the free ones, let the
-        rule place it, first those whose processors that placement uses, then the others
-        as a fallback; ``None`` when all of them would not suffice."""
+        """Choose which advanced jobs to kill, in order, for a head of ``size``.
+
+        Of the shortest prefix of ``victims`` (latest started first) whose processors, with
+        the free ones, let the rule place the head, first those whose processors that
+        placement uses, then the others as a fallback.
+
+        Parameters
+        ----------
+        victims : list of int
+            The running jobs advanced past the head, latest started first.
+        size : int
+            The head's processors.
+
+        Returns
+        -------
+        list of int or None
+            The kill order; ``None`` when all of them would not suffice.
+
+        Notes
+        -----
+        Decision 388 (c).
+        """
         if self.line is not None:  # ``basic`` on a line: the free runs as a mask
             if self.nfree + sum(self.sizes_l[v] for v in victims) < size:
                 return None
@@ -1079,8 +1148,17 @@ class _BatchSim:
                               or [np.zeros(0, np.int64)])
 
     def kill_job(self, v: int) -> None:
-        """Stop the running job ``v`` now (decision 387): its processors are free, its end
-        event is gone, and it is waiting again with no start."""
+        """Stop the running job ``v`` now: free its processors, drop its end, clear its start.
+
+        Parameters
+        ----------
+        v : int
+            The running job killed (it is waiting again, with no start).
+
+        Notes
+        -----
+        Decision 387.
+        """
         ends = self.ends
         at = next(i for i, e in enumerate(ends) if e[2] == v)
         ends[at] = ends[-1]
@@ -1097,11 +1175,12 @@ class _BatchSim:
         self.nstarted -= 1
 
     def fixed_pass(self) -> None:
-        """Conservative backfilling with reservations kept from submission (module doc), on
-        a persistent profile ``plan``: running jobs hold their slot until their estimated
-        end, queued jobs their reservation; only starts, early ends and re-plans edit it.
-        A job overrunning its estimate is not extended in the plan: jobs due on its
-        processors fail to start and are re-planned from the next end until they fit.
+        """Run one pass of conservative backfilling with reservations kept from submission.
+
+        On a persistent profile ``plan``: running jobs hold their slot until their
+        estimated end, queued jobs their reservation; only starts, early ends and re-plans
+        edit it. A job overrunning its estimate is not extended in the plan: jobs due on
+        its processors fail to start and are re-planned from the next end until they fit.
 
         The rule reads the waiting jobs in queue (submission) order; a job's turn can change
         something only when it is new (its reservation), due (its slot has come), or, in a
@@ -1110,10 +1189,14 @@ class _BatchSim:
         the free counts, one vectorised test for every waiting job), ``reassign`` needs
         ``size`` free now. Only those turns are taken, in queue order; the test is redone
         for the later jobs after a turn that freed part of the plan (a move or a re-plan).
-        The skipped turns are the ones that left the plan unchanged (decision 266): a
-        pass costs O(log n) per due job plus, after an early end, O(waiting jobs) in numpy
-        and one profile search per job that passes the test, instead of one profile search
-        per waiting job."""
+        The skipped turns are the ones that left the plan unchanged: a pass costs O(log n)
+        per due job plus, after an early end, O(waiting jobs) in numpy and one profile
+        search per job that passes the test, instead of one profile search per waiting job.
+
+        Notes
+        -----
+        Decision 266: only the turns that can change the plan are taken.
+        """
         now = self.now
         prof = self.plan
         if prof is None:
@@ -1192,10 +1275,27 @@ class _BatchSim:
         self.freed_base, self.prev_seq = self.prev_seq, start_seq
 
     def reassign_keys(self, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Slot starts, sizes and the times up to which ``reassign`` needs the processors
-        free (the earlier of the slot's start and ``now + estimate``, read with
-        :meth:`Profile.earliest`'s tolerance) of the waiting jobs ``ranks``: fixed during a
-        pass for the jobs after the current turn, so gathered once a pass (decision 279)."""
+        """Gather what ``reassign`` tests of the waiting jobs ``ranks``, once a pass.
+
+        Their slot starts, sizes and the times up to which ``reassign`` needs the
+        processors free (the earlier of the slot's start and ``now + estimate``, read with
+        :meth:`Profile.earliest`'s tolerance): fixed during a pass for the jobs after the
+        current turn.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            Waiting jobs, by submission rank, in queue order.
+
+        Returns
+        -------
+        tuple of (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+            Slot starts, sizes and the times the processors must stay free until.
+
+        Notes
+        -----
+        Decision 279.
+        """
         rs, size = self.resv_r[ranks], self.size_r[ranks]
         ends = self.now + np.maximum(self.len_r[ranks], 0.0)
         ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
@@ -1203,10 +1303,11 @@ class _BatchSim:
 
     def movable(self, ranks: np.ndarray, rule: str,
                 keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        """Positions in ``ranks`` (waiting jobs, queue order) of the jobs that may move in a
-        compression pass under ``rule`` (:meth:`fixed_pass`): a necessary condition, each
-        position then gets the exact test of its turn; the others are stamped as unable to
-        move at this point of the plan's history.
+        """Find the waiting jobs that may move in a compression pass under ``rule``.
+
+        Positions in ``ranks`` (waiting jobs, queue order), by a necessary condition: each
+        position then gets the exact test of its turn (:meth:`fixed_pass`); the others are
+        stamped as unable to move at this point of the plan's history.
 
         ``reassign`` (start now): ``size`` free processors now, and ``size`` free in the plan
         on every breakpoint from now to the earlier of its slot and ``now + estimate`` (the
@@ -1217,7 +1318,26 @@ class _BatchSim:
         slot that did not fit then fits only if some of it was freed since), and ``size``
         free somewhere between now and its slot (the running maximum). Both read a table
         of the plan (:meth:`Profile.held_until`, :meth:`Profile.reached_at`), not a search
-        of the breakpoints per job (decision 279)."""
+        of the breakpoints per job.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            Waiting jobs, by submission rank, in queue order.
+        rule : {"reassign", "textbook"}
+            The compression rule.
+        keys : tuple of numpy.ndarray, optional
+            :meth:`reassign_keys` of ``ranks``, when already gathered.
+
+        Returns
+        -------
+        numpy.ndarray
+            The positions (int) that may move.
+
+        Notes
+        -----
+        Decision 279.
+        """
         prof, now = self.plan, self.now
         assert prof is not None
         if rule == "reassign":
@@ -1267,11 +1387,26 @@ class _BatchSim:
             self.wake_at(t)
 
     def turn(self, j: int, due: bool, rule: str) -> bool:
-        """One waiting job's turn in a fixed-reservation pass (the rules of the module doc):
-        a due job starts if its allocation places it, else is re-planned from the next end;
-        otherwise ``textbook`` re-inserts it at its earliest fitting time and ``reassign``
-        starts it now if it fits now without touching any other reservation. Returns
-        whether part of the plan was let go (a later job may now move)."""
+        """Take one waiting job's turn in a fixed-reservation pass.
+
+        A due job starts if its allocation places it, else is re-planned from the next
+        end; otherwise ``textbook`` re-inserts it at its earliest fitting time and
+        ``reassign`` starts it now if it fits now without touching any other reservation.
+
+        Parameters
+        ----------
+        j : int
+            The job.
+        due : bool
+            Its slot has come.
+        rule : str
+            The compression rule of this pass (``"none"`` without an early end).
+
+        Returns
+        -------
+        bool
+            Whether part of the plan was let go (a later job may now move).
+        """
         prof, now, slot = self.plan, self.now, self.slot
         assert prof is not None
         size, length = self.sizes_l[j], max(self.est_l[j], 1e-12)
@@ -1308,17 +1443,33 @@ class _BatchSim:
         return False
 
     def next_change(self, j: int) -> float:
-        """The earliest time a due job ``j`` that cannot start now may be placed: the next
-        end (now when a job that started this instant ends at it too). The free processors
-        grow only at ends, so a retry before the next end fails again: planning from now
-        instead gave a forced allocator a slot the count profile offered but the free
-        processors' shape could not honour, re-planned one rounding step later at every
-        pass — zero-length jobs refused in turn then advanced the clock by one ulp a pass
-        and never reached the next end (issue 29, decision 265). Each refusal of ``j`` is
-        thus followed by at least one end before its next try: at most ``n + 1`` refusals
-        per job, so finitely many passes. The next end is the simulator's event, not an
-        estimate the scheduler reads: it is when the scheduler is told processors came back,
-        and so the first instant its retry can succeed."""
+        """Give the earliest time a due job ``j`` that cannot start now may be placed.
+
+        The next end (now when a job that started this instant ends at it too). The free
+        processors grow only at ends, so a retry before the next end fails again: planning
+        from now instead gave a forced allocator a slot the count profile offered but the
+        free processors' shape could not honour, re-planned one rounding step later at
+        every pass; zero-length jobs refused in turn then advanced the clock by one ulp a
+        pass and never reached the next end. Each refusal of ``j`` is thus followed by at
+        least one end before its next try: at most ``n + 1`` refusals per job, so finitely
+        many passes. The next end is the simulator's event, not an estimate the scheduler
+        reads: it is when the scheduler is told processors came back, and so the first
+        instant its retry can succeed.
+
+        Parameters
+        ----------
+        j : int
+            The due job.
+
+        Returns
+        -------
+        float
+            The next end (s).
+
+        Notes
+        -----
+        Decision 265.
+        """
         if self.ends:
             return max(self.ends[0][0], self.now)
         raise LpschedError(f"job {int(self.work.job[j])} (size {self.sizes_l[j]}) cannot be "
@@ -1327,11 +1478,29 @@ class _BatchSim:
 
     def reinsert(self, j: int, size: int, length: float, rs: float, re: float,
                  ) -> tuple[bool, bool]:
-        """Textbook compression of one queued job (Mu'alem & Feitelson 2001): its reservation
-        ``[rs, re)`` removed from the plan and re-inserted at the earliest fitting time
-        ``t >= now`` (never after ``rs``: the old slot still fits); ``j`` starts when
-        ``t = now`` and its allocation places it. Returns whether it moved and whether it
-        started. One profile search: O(breakpoints)."""
+        """Compress one queued job by the textbook rule (Mu'alem & Feitelson 2001).
+
+        Its reservation ``[rs, re)`` is removed from the plan and re-inserted at the
+        earliest fitting time ``t >= now`` (never after ``rs``: the old slot still fits);
+        ``j`` starts when ``t = now`` and its allocation places it. One profile search:
+        O(breakpoints).
+
+        Parameters
+        ----------
+        j : int
+            The job.
+        size : int
+            Its processors.
+        length : float
+            Its estimate (s, at least 1e-12).
+        rs, re : float
+            Its reservation's start and end (s).
+
+        Returns
+        -------
+        tuple of (bool, bool)
+            Whether it moved and whether it started.
+        """
         prof, now = self.plan, self.now
         assert prof is not None
         # only the breakpoints before ``re`` (decision 381): a run that starts before ``rs``
@@ -1381,12 +1550,20 @@ class _BatchSim:
         return Profile.from_releases(self.now, self.nfree, ends, self.work.size[jobs])
 
     def easy_backfill(self, now: float) -> None:
-        """EASY after the FCFS part: the head's reservation at the shadow time ``t_h``, then,
-        in queue order, any job that fits now and either ends by ``t_h`` or uses only the
-        ``extra`` processors the head leaves free at ``t_h`` — an O(1) test per queued job,
-        equal to checking the whole (never decreasing) profile; O(queue) per pass, in plain
-        Python (no array is built for a pass), and only the newly submitted jobs when no job
-        started or ended since a pass that started none (the others are refused again)."""
+        """Run EASY's backfilling after the FCFS part of a pass.
+
+        The head's reservation at the shadow time ``t_h``, then, in queue order, any job
+        that fits now and either ends by ``t_h`` or uses only the ``extra`` processors the
+        head leaves free at ``t_h``: an O(1) test per queued job, equal to checking the
+        whole (never decreasing) profile; O(queue) per pass, in plain Python (no array is
+        built for a pass), and only the newly submitted jobs when no job started or ended
+        since a pass that started none (the others are refused again).
+
+        Parameters
+        ----------
+        now : float
+            The current time (s).
+        """
         queue, sizes_l, est_l, begin = self.queue, self.sizes_l, self.est_l, self.begin
         head = queue[0]
         size_h = sizes_l[head]
@@ -1408,7 +1585,8 @@ class _BatchSim:
             # numpy (too wide for the free count now, of a size refused on these free
             # processors, or neither ending by the shadow time nor within ``extra``); a
             # start changes all three, so the search is redone after each start.
-            # The loop tests every job it reads as before: the same jobs start
+            # The loop still tests every job it reads: the same jobs start as a scan of
+            # every position
             for k in self.backfill_candidates(qarr, lo, nfree, now, bound, extra):
                 j = queue[k]
                 size = sizes_l[j]
@@ -1451,12 +1629,26 @@ class _BatchSim:
         return (np.flatnonzero(ok) + lo).tolist()
 
     def shadow(self, size: int, now: float) -> tuple[float, int]:
-        """Earliest time ``size`` processors are free by the estimates, and how many are
-        free then. Only releases change the free count, so it never decreases: the first
-        time enough are free holds for any length (what :meth:`Profile.earliest` gives).
-        Remembered until the running set changes, unless an estimate has run out (its
-        release then moves with ``now``) or the remembered time has passed (it was ``now``
-        of an earlier pass)."""
+        """Give the earliest time ``size`` processors are free by the estimates, and how many.
+
+        Only releases change the free count, so it never decreases: the first time enough
+        are free holds for any length (what :meth:`Profile.earliest` gives). Remembered
+        until the running set changes, unless an estimate has run out (its release then
+        moves with ``now``) or the remembered time has passed (it was ``now`` of a past
+        pass).
+
+        Parameters
+        ----------
+        size : int
+            The head's processors.
+        now : float
+            The current time (s).
+
+        Returns
+        -------
+        tuple of (float, int)
+            The shadow time (s) and the processors free then.
+        """
         memo = self.shadow_memo
         key = (self.version, size, self.nfree)
         if key in memo and memo[key][0] >= now and (

@@ -1,6 +1,8 @@
-"""Tree topologies of batch clusters (issue #5): the fat tree of seed 000 ch. 5 §4.2 and the
-k-ary n-tree of seed 001 §2, as aligned blocks of processor ids with an explicit networkx
-graph for inspection and path checks.
+"""Tree topologies of batch clusters: seed 000 ch. 5's fat tree and seed 001's k-ary n-tree.
+
+The fat tree of seed 000 ch. 5 §4.2 and the k-ary n-tree of seed 001 §2 are kept as
+aligned blocks of processor ids, with an explicit networkx graph for inspection and path
+checks.
 
 Both are hierarchies of **levels** ``1..L``: a level-``l`` node (switch) serves an aligned
 block ``[b·B_l, (b+1)·B_l)`` of processor ids, ``B_1`` being a cluster (one leaf switch) and

@@ -1,28 +1,39 @@
-"""Checks and measures of a batch schedule, independent of the simulator that made it
-(seed 000 §4.10's placement factors; the validation of issue #5): :func:`validate_batch`,
-:func:`batch_metrics`, :func:`placement_factors`.
+"""Check a batch schedule, independently of the simulator that made it.
 
-The processor sets are read as runs of consecutive ids
+:func:`validate_batch` checks that every job ran once, after its submission, on as many
+distinct processors of the machine as it asked for, that no processor ran two jobs at
+once, and the shape its allocation rule forces (contiguous, local, at its minimal
+platform level, quasi-contiguous). The processor sets are read as runs of consecutive ids
 (:func:`~lpsched.batch.procsets.proc_runs`), never from the simulator's state, once per
-schedule (:meth:`BatchSchedule.runs`, shared by the validation and the metrics); the
-per-job rules (locality, platform level) and the placement factors are computed from the
-runs for every job at once (issue 29, decisions 480–483), with the former job-by-job code
-kept for the schedules it would stop on with an error of its own (an empty or too wide
-job, ids that are not whole numbers), so that every value and every message stays the
-same.
+schedule (:meth:`BatchSchedule.runs`, shared with the measures); the per-job rules
+(locality, platform level) are computed from the runs for every job at once
+(:mod:`lpsched.batch.placement`). A schedule those readings cannot take (an empty or too
+wide job, ids that are not whole numbers) is read job by job, with that reading's own
+error, so every value and every message is the same either way.
+
+The measures of a schedule (:func:`batch_metrics`, :func:`placement_factors`,
+:func:`above_min_level`) are :mod:`lpsched.batch.schedule`'s, re-exported here.
+
+Notes
+-----
+Decisions 480-483: one reading of the runs, the per-job rules vectorised, pinned
+outputs.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
+from lpsched.batch import placement
 from lpsched.batch.allocation import is_local
-from lpsched.batch.procsets import ProcSets, proc_runs
-from lpsched.batch.schedule import BatchSchedule
+from lpsched.batch.procsets import ProcSets
+from lpsched.batch.schedule import BatchSchedule, runs_of
+from lpsched.batch.schedule import above_min_level as above_min_level  # re-exported
+from lpsched.batch.schedule import batch_metrics as batch_metrics  # re-exported
+from lpsched.batch.schedule import placement_factors as placement_factors  # re-exported
 from lpsched.batch.topology import Topology
 from lpsched.core.swf import Workload
 from lpsched.errors import InvalidScheduleError
@@ -32,7 +43,9 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
                    contiguous: bool = False, cluster_size: int | None = None,
                    local: bool = False, topology: Topology | None = None,
                    forced: str | None = None, qct: int = 20) -> None:
-    """Every job ran once, after its submission, on ``size`` distinct processors of the
+    """Check a batch schedule; raise :class:`~lpsched.errors.InvalidScheduleError` if broken.
+
+    Every job ran once, after its submission, on ``size`` distinct processors of the
     machine, and no processor ran two jobs at once; with ``contiguous`` / ``local`` (or
     ``forced`` = ``"cont"`` / ``"loc"``) every job is contiguous / spans the fewest clusters
     it can (clusters from ``topology`` when given); with a
@@ -51,7 +64,7 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     work : Workload
         The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
     sched : BatchSchedule
-        Their schedule (:func:`simulate_batch`).
+        Their schedule (:func:`~lpsched.batch.simulator.simulate_batch`).
     processors : int
         The machine (ids ``0 .. processors − 1``).
     contiguous, local : bool
@@ -78,7 +91,7 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     if late.any():
         raise InvalidScheduleError("release", "a job started before its submission",
                                    int(np.argmax(late)))
-    runs, repeated = _runs_of(sched)
+    runs, repeated = runs_of(sched)
     lo, hi, offsets = runs.lo, runs.hi, runs.offsets
     inner = np.ones(lo.size, bool)  # run r and r + 1 belong to the same job
     bounds = offsets[1:-1]
@@ -87,14 +100,14 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     if len(runs) != work.jobs or (runs.sizes() != work.size).any() or repeated.any() \
             or (hi <= lo).any() or overlapping.any():
         raise InvalidScheduleError("size", "a job has the wrong number of processors")
-    first, last = _extent(runs)
+    first, last = placement.extent(runs)
     broken = (last - first != work.size) & (work.size > 0) if contiguous else \
         np.zeros(work.jobs, bool)
     upto = int(np.argmax(broken)) if broken.any() else work.jobs
     if local:
         cs = int(cluster_size or 0)
-        if cs > 0 and _integral(sched.procs):
-            away = np.flatnonzero(~_local(runs, cs)[:upto])
+        if cs > 0 and placement.integral(sched.procs):
+            away = np.flatnonzero(~placement.local(runs, cs)[:upto])
             if away.size:
                 j = int(away[0])
                 raise InvalidScheduleError("locality", f"job {j} spans too many clusters", j)
@@ -109,71 +122,6 @@ def validate_batch(work: Workload, sched: BatchSchedule, processors: int,
     _sweep(runs, sched.start, sched.end, outside)
 
 
-def _runs_of(sched: BatchSchedule) -> tuple[ProcSets, np.ndarray]:
-    """The schedule's runs, read once per schedule (:meth:`BatchSchedule.runs`)."""
-    return sched.runs() if isinstance(sched, BatchSchedule) else proc_runs(sched.procs)
-
-
-def _integral(procs: Sequence[np.ndarray]) -> bool:
-    """Every job's ids are whole numbers (the vectorised readings assume it)."""
-    return isinstance(procs, ProcSets) or all(np.asarray(p).dtype.kind in "iu"
-                                              for p in procs)
-
-
-def _clusters_used(runs: ProcSets, cluster_size: int) -> np.ndarray:
-    """Per job, the distinct clusters (``id // cluster_size``) of its ids, from its runs
-    (increasing): each run's clusters, less one where a run starts in the cluster its
-    predecessor of the same job ends in; :meth:`Topology.clusters_used` of every job."""
-    first = runs.lo // cluster_size
-    last = (runs.hi - 1) // cluster_size
-    part = (last - first + 1).astype(np.int64)
-    if part.size > 1:
-        inner = np.ones(part.size - 1, bool)  # run r and r + 1 belong to the same job
-        bounds = runs.offsets[1:-1]
-        inner[bounds[(bounds > 0) & (bounds < part.size)] - 1] = False
-        part[1:] -= inner & (first[1:] == last[:-1])
-    total = np.zeros(part.size + 1, np.int64)
-    np.cumsum(part, out=total[1:])
-    return total[runs.offsets[1:]] - total[runs.offsets[:-1]]
-
-
-def _local(runs: ProcSets, cluster_size: int) -> np.ndarray:
-    """Per job, :func:`~lpsched.batch.allocation.is_local`: clusters used ``<=
-    ⌈size/ℓ⌉`` (the same float division and ceiling)."""
-    least = np.ceil(runs.sizes() / cluster_size)
-    return _clusters_used(runs, cluster_size) <= least
-
-
-def _levels(runs: ProcSets, topology: Topology) -> np.ndarray:
-    """Per job (each holding at least one id), :meth:`Topology.level_of`: the smallest
-    level whose aligned block holds its lowest and highest id."""
-    first, last = _extent(runs)
-    last = last - 1
-    level = np.full(len(runs), topology.levels, np.int64)
-    for lvl in range(topology.levels, 0, -1):
-        b = topology.block_sizes[lvl - 1]
-        level[first // b == last // b] = lvl
-    return level
-
-
-def _min_levels(size: np.ndarray, topology: Topology) -> np.ndarray:
-    """Per size (at most the tree's leaves), :meth:`Topology.min_level`: one plus the
-    levels whose blocks are smaller."""
-    level = np.ones(size.size, np.int64)
-    for b in topology.block_sizes:
-        level += size > b
-    return level
-
-
-def _extent(runs: ProcSets) -> tuple[np.ndarray, np.ndarray]:
-    """Per job its lowest id and its highest id + 1 (0 and 0 for a job without any)."""
-    offsets = runs.offsets
-    held = np.flatnonzero(np.diff(offsets) > 0)
-    first, last = np.zeros(len(runs), np.int64), np.zeros(len(runs), np.int64)
-    first[held], last[held] = runs.lo[offsets[held]], runs.hi[offsets[held + 1] - 1]
-    return first, last
-
-
 def _check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
                   forced: str | None, qct: int) -> None:
     """The platform-level rules of :func:`validate_batch` (``plat``, ``contiguous``,
@@ -181,11 +129,12 @@ def _check_levels(work: Workload, sched: BatchSchedule, topology: Topology,
     if forced not in ("plat", "contiguous", "quasi-contiguous"):
         return
     procs, sizes = sched.procs, work.size
-    if len(procs) == work.jobs and sizes.dtype.kind in "iu" and _integral(procs) and \
+    if len(procs) == work.jobs and sizes.dtype.kind in "iu" and placement.integral(procs) and \
             not (sizes > topology.leaves).any():
-        runs, _ = _runs_of(sched)
+        runs, _ = runs_of(sched)
         if (np.diff(runs.offsets) > 0).all():  # every job holds a processor
-            least, level = _min_levels(sizes, topology), _levels(runs, topology)
+            least = placement.min_levels(sizes, topology)
+            level = placement.levels(runs, topology)
             for j in np.flatnonzero(level != least).tolist():
                 _level_error(j, procs[j], int(sizes[j]), int(least[j]), int(level[j]),
                              topology, forced, qct)
@@ -221,7 +170,7 @@ def _sweep(runs: ProcSets, start: np.ndarray, end: np.ndarray, outside: np.ndarr
     two dicts by its start. A run's check reads the pieces it covers, which its update then
     replaces by one: amortised O(log R) per run; a run that is exactly one piece (most of
     them: a processor set taken again as it was freed) is two dict reads and a write
-    (issue 34, decision 438). The runs are put in sweep order by numpy and read in chunks
+    (decision 438). The runs are put in sweep order by numpy and read in chunks
     (bounded memory). ``outside[j]``: job ``j`` uses a processor outside the machine (an
     error when the sweep reaches it)."""
     order = np.lexsort((end, start))
@@ -273,142 +222,3 @@ def _sweep(runs: ProcSets, start: np.ndarray, end: np.ndarray, outside: np.ndarr
         j = int(np.lexsort((end, start))[bad[0]])
         raise InvalidScheduleError("processors", f"job {j} uses a processor outside the "
                                    "machine", j)
-
-
-def above_min_level(sched: BatchSchedule, topology: Topology) -> np.ndarray:
-    """Per job, whether it is spread above its minimal platform level, ``L_cur > L_min``
-    (seed 001's quasi-contiguous placements; seed 000 §5.3's ``R > 0``); a job of no
-    processor never is. Vectorised over the schedule's runs.
-
-    Parameters
-    ----------
-    sched : BatchSchedule
-        A schedule (:func:`~lpsched.batch.simulator.simulate_batch`).
-    topology : Topology
-        The tree the jobs ran on.
-
-    Returns
-    -------
-    numpy.ndarray
-        Booleans, one per job.
-    """
-    runs = _runs_of(sched)[0]
-    sizes = runs.sizes()
-    return (sizes > 0) & (_levels(runs, topology) > _min_levels(sizes, topology))
-
-
-def placement_factors(work: Workload, sched: BatchSchedule, topology: Topology,
-                      ) -> dict[str, float]:
-    """Seed 000 §4.10, means over all jobs: contiguity factor (contiguous runs of ids per
-    job), locality factor (clusters used / ``⌈size/ℓ⌉``), platform level factor
-    (``L_cur / L_min``); and the success rate (share of jobs not killed by a penalty).
-
-    Parameters
-    ----------
-    work : Workload
-        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
-    sched : BatchSchedule
-        Their schedule (:func:`simulate_batch`).
-    topology : Topology
-        The tree the jobs ran on.
-
-    Returns
-    -------
-    dict
-        ``contiguity_factor``, ``locality_factor``, ``platform_level_factor``,
-        ``success_rate`` (floats) and ``failed_jobs`` (int).
-    """
-    failed = sched.failed if sched.failed is not None else np.zeros(work.jobs, bool)
-    procs, sizes = sched.procs, work.size
-    if len(procs) == work.jobs > 0 and sizes.dtype.kind in "iu" and _integral(procs) and \
-            not ((sizes <= 0) | (sizes > topology.leaves)).any():
-        runs_of, _ = _runs_of(sched)
-        count = np.diff(runs_of.offsets)
-        if (count > 0).all():  # every job holds a processor: the factors job by job,
-            # as arrays in job order (the same values and the same np.mean as below)
-            least = np.ceil(sizes / topology.cluster_size).astype(np.int64)
-            loc_of = _clusters_used(runs_of, topology.cluster_size) / least
-            lvl_of = _levels(runs_of, topology) / _min_levels(sizes, topology)
-            return {"contiguity_factor": float(np.mean(count)),
-                    "locality_factor": float(np.mean(loc_of)),
-                    "platform_level_factor": float(np.mean(lvl_of)),
-                    "success_rate": float(1 - failed.mean()),
-                    "failed_jobs": int(failed.sum())}
-    runs, loc, lvl = [], [], []  # the job-by-job reading (its errors on odd jobs)
-    for j, ids in enumerate(procs):
-        s = np.sort(ids)
-        size = int(work.size[j])
-        runs.append(1 + int((np.diff(s) != 1).sum()))
-        if not size and not s.size:  # on no processor: placed ideally (decision 390)
-            loc.append(1.0)
-            lvl.append(1.0)
-            continue
-        loc.append(topology.clusters_used(s) / topology.min_clusters(size))
-        lvl.append(topology.level_of(s) / topology.min_level(size))
-    return {"contiguity_factor": float(np.mean(runs)), "locality_factor": float(np.mean(loc)),
-            "platform_level_factor": float(np.mean(lvl)),
-            "success_rate": float(1 - failed.mean()) if work.jobs else 1.0,
-            "failed_jobs": int(failed.sum())}
-
-
-def batch_metrics(work: Workload, sched: BatchSchedule, processors: int,
-                  bound: float = 10.0, cluster_size: int | None = None,
-                  topology: Topology | None = None) -> dict[str, float]:
-    """Wait, flow, stretch, bounded slowdown (bound 10 s), makespan, utilisation, and the
-    share of contiguous (and, with clusters, local) jobs; with a topology also the
-    placement factors of :func:`placement_factors`.
-
-    Parameters
-    ----------
-    work : Workload
-        The jobs (seed 000 §4.5's rigid jobs: submit, run, size, estimate; SWF job numbers).
-    sched : BatchSchedule
-        Their schedule (:func:`simulate_batch`).
-    processors : int
-        The machine (for the utilisation).
-    bound : float
-        The bounded slowdown's floor on the run time (s; default 10).
-    cluster_size : int, optional
-        Processors per cluster: adds ``local_jobs``.
-    topology : Topology, optional
-        Adds :func:`placement_factors`.
-
-    Returns
-    -------
-    dict
-        ``makespan``, ``mean_wait``, ``max_wait``, ``mean_flow`` (s), ``mean_stretch``,
-        ``mean_bounded_slowdown``, ``utilisation``, ``contiguous_jobs`` (share), and the
-        optional entries above.
-    """
-    if topology is not None:
-        cluster_size = topology.cluster_size
-    wait = sched.start - work.submit
-    flow = sched.end - work.submit
-    runtime = sched.end - sched.start
-    bsld = np.maximum(1.0, flow / np.maximum(runtime, bound))
-    span = sched.makespan - float(work.submit.min()) if work.jobs else 0.0
-    util = float((runtime * work.size).sum() / (processors * span)) if span > 0 else 0.0
-    out = {"makespan": sched.makespan, "mean_wait": float(wait.mean()),
-           "max_wait": float(wait.max()), "mean_flow": float(flow.mean()),
-           "mean_bounded_slowdown": float(bsld.mean()), "utilisation": util,
-           "contiguous_jobs": _contiguous_share(_runs_of(sched)[0])}
-    # stretch = flow / run time, run times floored at 1 s (decision 52)
-    out["mean_stretch"] = float((flow / np.maximum(runtime, 1.0)).mean()) if work.jobs \
-        else 0.0
-    if cluster_size:
-        procs = sched.procs
-        if int(cluster_size) > 0 and len(procs) and _integral(procs):
-            local = _local(_runs_of(sched)[0], int(cluster_size))
-            out["local_jobs"] = float(np.mean(local))
-        else:  # the job-by-job reading
-            out["local_jobs"] = float(np.mean([is_local(p, cluster_size) for p in procs]))
-    if topology is not None:
-        out.update(placement_factors(work, sched, topology))
-    return out
-
-
-def _contiguous_share(runs: ProcSets) -> float:
-    """The share of jobs on one run of consecutive ids (:func:`is_contiguous` of each),
-    read from the runs: ``highest − lowest + 1 = size``."""
-    first, last = _extent(runs)
-    return float(np.mean(last - first == runs.sizes())) if len(runs) else float("nan")

@@ -1,5 +1,8 @@
-"""Seed 002: fair scheduling of user campaigns (MULTICAMP, FairCamp, OStrich, parallel
-OStrich, campaign extraction from SWF logs). See docs/architecture.md."""
+"""Seed 002: fair scheduling of user campaigns (MULTICAMP, FairCamp, OStrich, parallel OStrich,
+campaign extraction from SWF logs).
+
+See docs/families/campaigns.md.
+"""
 
 from lpsched.campaigns.instance import Workload, from_dict, load_workload, save_workload, to_dict
 

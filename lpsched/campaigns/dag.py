@@ -1,8 +1,10 @@
 """The dependency DAG of a campaign extracted from a log (seed 002 §5.6, [L1322-L1332],
-spec A12): ``a -> b`` iff ``end_a <= submit_b`` (same campaign, original log times),
-transitively reduced. A workload whose JSON says ``"deps_rule": "interval-order"`` stores
-no edge lists: the edges are recomputed from each job's ``submit0`` / ``end0`` on loading
-(decision 110; the LPC-EGEE DAGs hold 4 million edges).
+spec A12): ``a -> b`` iff ``end_a <= submit_b``, transitively reduced.
+
+Edges join jobs of the same campaign, on the original log's times. A workload whose JSON
+says ``"deps_rule": "interval-order"`` stores no edge lists: the edges are recomputed from
+each job's ``submit0`` / ``end0`` on loading (decision 110; the LPC-EGEE DAGs hold 4
+million edges).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ INTERVAL_ORDER = "interval-order"
 def dependency_edges(camp: np.ndarray, submit: np.ndarray, end: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Transitively reduced dependency DAG of every campaign (module doc, [L1322-L1332]).
+
     Returns global (src, dst) job indices. O(n log n + edges).
 
     Parameters

@@ -130,8 +130,10 @@ def _nothing_placed(trace: SwfTrace, unplaced: dict[str, list[int]]) -> ParseErr
 
 def split_pieces(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
                  downtime: float) -> tuple[np.ndarray, np.ndarray]:
-    """Piece of each job and the start time of each piece (spec A14). A gap counts when
-    no job runs (``[start, end)``) and none is submitted for ``>= downtime``. O(n log n).
+    """Piece of each job and the start time of each piece (spec A14).
+
+    A gap counts when no job runs (``[start, end)``) and none is submitted for ``>= downtime``. O(n
+    log n).
 
     Parameters
     ----------
@@ -250,16 +252,14 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
             threshold: float = 600.0, replay: str = "open",
             session_gap: float = SESSION_GAP,
             status: str | Iterable[int] | None = STATUS) -> Extraction:
-    """The campaign workload of an SWF log (module doc). ``processors`` defaults to the
-    header's ``MaxProcs``. Every job of the log is either in exactly one campaign or
-    reported in ``unplaced`` with its reason. ``method``: one of :data:`METHODS`
-    (``threshold``: ARRIVAL's largest gap; ``session_gap``: SESSION's largest think time,
-    both in seconds; see :func:`detect`). ``replay="closed"`` (spec A13): a user's
-    first campaign of each piece keeps its submission time, the next ones are submitted
-    their original think time after the previous one completes. ``status``: the jobs kept
-    by their SWF status (:func:`lpsched.core.swf.parse_status`: ``"all"``, the default,
-    decision 300; ``"completed"``; ``"completed,0"``); the others are reported in
-    ``unplaced`` as ``"status N not selected"``. O(n log n + edges).
+    """The campaign workload of an SWF log (module doc): every job of the log is in exactly one
+    campaign or reported in ``unplaced`` with its reason.
+
+    ``method`` chooses the detection (:func:`detect`); ``replay="closed"`` (spec A13) keeps
+    the submission time of a user's first campaign of each piece and submits the next ones
+    their original think time after the previous one completes. The jobs of a status not
+    selected are reported in ``unplaced`` as ``"status N not selected"``. O(n log n +
+    edges).
 
     Parameters
     ----------
@@ -282,7 +282,8 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
     session_gap : float
         SESSION's largest think time (s; default :data:`SESSION_GAP`).
     status : str or iterable of int or None
-        The SWF statuses kept (default :data:`STATUS`, ``"all"``).
+        The SWF statuses kept (:func:`lpsched.core.swf.parse_status`: ``"all"``, the default
+        :data:`STATUS`; ``"completed"``; ``"completed,0"``).
 
     Returns
     -------
@@ -297,6 +298,11 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
         times 0 or unknown, all jobs wider than the machine, no status selected...).
     InvalidInstanceError
         For an unknown ``replay``, ``method`` or ``status``, or a machine size missing.
+
+    Notes
+    -----
+    Every status is kept by default (decision 300); a log where no job can be placed is an
+    input error (decision 301).
     """
     if replay not in ("open", "closed"):
         raise InvalidInstanceError("replay", replay, "'open' or 'closed'")
@@ -352,8 +358,10 @@ def extract(trace: SwfTrace, processors: int | None = None, method: str = "max",
 
 
 def closed_loop(w: Workload) -> Workload:
-    """Closed-loop replay of an extracted workload (spec A13): think time = the original
-    gap between the previous campaign's last end and this submission (>= 0). O(n).
+    """Closed-loop replay of an extracted workload (spec A13): think time = the original gap between
+    the previous campaign's last end and this submission (>= 0).
+
+    O(n).
 
     Parameters
     ----------

@@ -35,8 +35,7 @@ def check_sequential(w: Workload) -> None:
     jobs should be considered sequential [...] This is assumed in most of this thesis, with
     the exception of Chapter 6" ([L755]), and the ρ-schedule behind the Eq. 4.1 deadlines
     is "calculated by a ρ-approximation algorithm using all the processors" ([L1059]; LPT
-    here, spec A3), which ignores ``q``. Packed mode used to accept ``q > 1`` and then
-    start a job on fewer free processors than it needs (review C, finding 2).
+    here, spec A3), which ignores ``q``.
 
     Parameters
     ----------
@@ -47,6 +46,11 @@ def check_sequential(w: Workload) -> None:
     ------
     InvalidInstanceError
         If a job needs more than one processor (``q > 1``), naming the largest ``q``.
+
+    Notes
+    -----
+    A packed mode that took ``q > 1`` would start a job on fewer free processors than it
+    needs (decision 245).
 
     Examples
     --------
@@ -123,9 +127,11 @@ class _FairCamp:
 
 
 def faircamp(w: Workload) -> CampaignRun:
-    """Run FairCamp on ``w`` (module doc). Sequential jobs without dependencies (the
-    ρ-schedule is LPT). Raises :class:`InvalidScheduleError` if a campaign misses its
-    deadline (Prop 4.1, B13: a finding, never silenced).
+    """Run FairCamp on ``w`` (module doc).
+
+    Sequential jobs without dependencies (the ρ-schedule is LPT). Raises
+    :class:`InvalidScheduleError` if a campaign misses its deadline (Prop 4.1, B13: a finding, never
+    silenced).
 
     Guarantees: ``C_i^u <= d_i^u`` (Prop 4.1); ``C_last^u <= k Σ Δ(ζ) <= kρ ΣΔ*`` (Cor 4.1).
     Complexity: O(n log n).
@@ -178,11 +184,14 @@ def faircamp(w: Workload) -> CampaignRun:
 
 
 class FairCampPacked(Policy):
-    """FairCamp under reading (ii) of "available(resources)" (spec A3): the Eq. 4.1
-    deadlines as campaign priorities (EDF), jobs dispatched as processors free up (LPT
-    inside a campaign), no waiting for the whole machine. Prop 4.1's proof does not cover
-    it: ``C <= d`` is reported (``deadlines_met``), not enforced. Sequential jobs only
-    (:func:`check_sequential`, checked at :meth:`attach`)."""
+    """FairCamp under reading (ii) of "available(resources)" (spec A3): EDF on the Eq. 4.1
+    deadlines, jobs dispatched as processors free up.
+
+    The deadlines are campaign priorities, LPT orders the jobs inside a campaign, and no
+    campaign waits for the whole machine. Prop 4.1's proof does not cover it: ``C <= d`` is
+    reported (``deadlines_met``), not enforced. Sequential jobs only (:func:`check_sequential`,
+    checked at :meth:`attach`).
+    """
 
     name = "faircamp"
 
@@ -268,8 +277,9 @@ class FairCampPacked(Policy):
 
 def faircamp_packed(w: Workload) -> CampaignRun:
     """FairCamp, reading (ii) (:class:`FairCampPacked`); ``deadlines_met`` in the info.
-    O(n log n). Raises :class:`InvalidInstanceError` for parallel jobs
-    (:func:`check_sequential`), before simulating anything.
+
+    O(n log n). Raises :class:`InvalidInstanceError` for parallel jobs (:func:`check_sequential`),
+    before simulating anything.
 
     Parameters
     ----------

@@ -52,8 +52,9 @@ def _build(m: int, k: int, p: np.ndarray, offsets: np.ndarray, owner: np.ndarray
 
 def faircamp_workload(users: int, jobs: int = 10_000, seed: int = 0, processors: int = 10,
                       p_new: float = 0.1, exponent: float = ZIPF_EXPONENT) -> Workload:
-    """The ch. 4 workload (module doc, B16). Deterministic by ``seed``; O(n + users).
-    Sizes within the module's limits (:func:`check_sizes`).
+    """The ch. 4 workload (module doc, B16).
+
+    Deterministic by ``seed``; O(n + users). Sizes within the module's limits (:func:`check_sizes`).
 
     >>> w = faircamp_workload(3, jobs=50, seed=1)
     >>> (w.processors, w.jobs, w.users)
@@ -96,9 +97,10 @@ def faircamp_workload(users: int, jobs: int = 10_000, seed: int = 0, processors:
 
 def profiles_workload(users: int = 10, jobs: int = 10_000, seed: int = 0,
                       processors: int = 64, p_new: float = 0.02) -> Workload:
-    """The ch. 5 two-profile workload (module doc, B27/B28). Job lengths are drawn by the
-    owner's profile: users ``< users // 2`` are short-job users. O(n). Sizes within the
-    module's limits (:func:`check_sizes`).
+    """The ch. 5 two-profile workload (module doc, B27/B28).
+
+    Job lengths are drawn by the owner's profile: users ``< users // 2`` are short-job users. O(n).
+    Sizes within the module's limits (:func:`check_sizes`).
 
     >>> w = profiles_workload(4, jobs=100, seed=2)
     >>> bool(w.p.max() <= 36000)

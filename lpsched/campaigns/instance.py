@@ -5,7 +5,7 @@ lengths, ``q`` sizes) grouped by campaign through CSR offsets (campaign ``c`` ow
 ``offsets[c]:offsets[c+1]``). A user's campaigns are sequential (``t_{i+1} >= C_i``,
 [L784]) in the order they appear.
 
-Submission modes (issue 11, workload JSON): a campaign with ``submit`` = a time is
+Submission modes (the workload JSON): a campaign with ``submit`` = a time is
 *open-loop* (from a trace) and is released at ``max(submit, C_{i-1})`` (spec A13, decision
 90); ``submit`` = ``None`` (``nan`` here) is *closed-loop*, released ``think`` after the
 user's previous campaign completes, the first at time 0.
@@ -196,7 +196,9 @@ def _validate_deps(w: Workload, camp: np.ndarray) -> None:
 
 
 def topological_order(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
-    """Kahn's algorithm on ``n`` nodes; ``None`` when the graph has a cycle. O(n + e).
+    """Kahn's algorithm on ``n`` nodes; ``None`` when the graph has a cycle.
+
+    O(n + e).
 
     Parameters
     ----------
@@ -231,10 +233,11 @@ def topological_order(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | 
 
 def make_workload(processors: int, campaigns: list[dict[str, Any]], users: int | None = None,
                   extra: dict[str, Any] | None = None) -> Workload:
-    """Build a :class:`~lpsched.campaigns.instance.Workload` from campaign dicts in the JSON
-    shape (issue 11):
-    ``{"user", "submit", "think", "jobs": [{"p", "q"}, ...], "deps": [[a, b], ...]}``
-    (``deps`` local job indices). Every field is checked; the message names it. O(n).
+    """Build a :class:`~lpsched.campaigns.instance.Workload` from campaign dicts in the JSON shape:
+    ``{"user", "submit", "think", "jobs": [{"p", "q"}, ...], "deps": [[a, b], ...]}`` (``deps``
+    local job indices).
+
+    Every field is checked; the message names it. O(n).
 
     Parameters
     ----------
@@ -399,7 +402,9 @@ def _whole(v: Any, where: str, hi: float = MAX_TIME) -> int:
 
 
 def to_dict(w: Workload) -> dict[str, Any]:
-    """The workload JSON (issue 11), extra keys kept; inverse of :func:`from_dict`. O(n).
+    """The workload JSON, extra keys kept; inverse of :func:`from_dict`.
+
+    O(n).
 
     Parameters
     ----------
@@ -458,7 +463,9 @@ def _deps_by_campaign(w: Workload) -> dict[int, list[list[int]]]:
 
 
 def from_dict(data: Any) -> Workload:
-    """Parse and validate the workload JSON object (issue 11). O(n).
+    """Parse and validate the workload JSON object.
+
+    O(n).
 
     Parameters
     ----------

@@ -10,21 +10,59 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from lpsched.campaigns.instance import Workload
 from lpsched.campaigns.offline import lpt
-from lpsched.campaigns.schedule import CampaignRun
 from lpsched.errors import InvalidInstanceError
 
 #: a campaign stretch within this of 1 counts as optimal (spec A15)
 OPTIMAL_EPS = 1e-9
 
 
-def campaign_stretch(run: CampaignRun) -> np.ndarray:
-    """(S1) ``(C_i - t_i) / max(W_i/m, p_max,i)`` per campaign. O(n).
+class CampaignRunLike(Protocol):
+    """What the measures of this module read of a run.
+
+    :class:`lpsched.campaigns.schedule.CampaignRun`, which every policy returns, is one;
+    this module does not import it, so that the run's per-run frame can call
+    :func:`summary`.
+    """
+
+    @property
+    def policy(self) -> str:
+        """The policy's name."""
+
+    @property
+    def workload(self) -> Workload:
+        """The workload run."""
+
+    @property
+    def release(self) -> np.ndarray:
+        """``t_i``, each campaign's submission to the scheduler (s)."""
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """The policy's own data, JSON-ready."""
+
+    @property
+    def events(self) -> int:
+        """Engine events processed."""
+
+    @property
+    def end(self) -> np.ndarray:
+        """Each job's end (s)."""
+
+    @property
+    def completion(self) -> np.ndarray:
+        """``C_i``, each campaign's completion (s)."""
+
+
+def campaign_stretch(run: CampaignRunLike) -> np.ndarray:
+    """(S1) ``(C_i - t_i) / max(W_i/m, p_max,i)`` per campaign.
+
+    O(n).
 
     Parameters
     ----------
@@ -39,18 +77,11 @@ def campaign_stretch(run: CampaignRun) -> np.ndarray:
     return (run.completion - run.release) / run.workload.lower_bound
 
 
-def campaign_stretch_from_log(run: CampaignRun) -> np.ndarray:
-    """(S1) measured from the log's submission time instead of the effective release:
-    ``(C_i - submit_i) / l_i`` for open-loop campaigns (``submit_i <= t_i =
-    max(submit_i, C_{i-1})``, decision 90), ``campaign_stretch`` for closed-loop ones.
-    O(n).
+def campaign_stretch_from_log(run: CampaignRunLike) -> np.ndarray:
+    """(S1) measured from the log's submission time instead of the effective release.
 
-    >>> from lpsched.campaigns.instance import make_workload
-    >>> w = make_workload(1, [{"user": 0, "submit": 0.0, "jobs": [{"p": 2.0}]},
-    ...                       {"user": 0, "submit": 1.0, "jobs": [{"p": 2.0}]}])
-    >>> run = CampaignRun("x", w, np.array([0.0, 2.0]), np.array([0.0, 2.0]))
-    >>> campaign_stretch(run).tolist(), campaign_stretch_from_log(run).tolist()
-    ([1.0, 1.0], [1.0, 1.5])
+    ``(C_i - submit_i) / l_i`` for open-loop campaigns (``submit_i <= t_i = max(submit_i,
+    C_{i-1})``), :func:`campaign_stretch` for closed-loop ones. O(n).
 
     Parameters
     ----------
@@ -61,6 +92,20 @@ def campaign_stretch_from_log(run: CampaignRun) -> np.ndarray:
     -------
     numpy.ndarray
         Shape ``(campaigns,)``.
+
+    Notes
+    -----
+    The effective release is decision 90's submission rule.
+
+    Examples
+    --------
+    >>> from lpsched.campaigns.instance import make_workload
+    >>> from lpsched.campaigns.schedule import CampaignRun
+    >>> w = make_workload(1, [{"user": 0, "submit": 0.0, "jobs": [{"p": 2.0}]},
+    ...                       {"user": 0, "submit": 1.0, "jobs": [{"p": 2.0}]}])
+    >>> run = CampaignRun("x", w, np.array([0.0, 2.0]), np.array([0.0, 2.0]))
+    >>> campaign_stretch(run).tolist(), campaign_stretch_from_log(run).tolist()
+    ([1.0, 1.0], [1.0, 1.5])
     """
     w = run.workload
     submitted = np.where(np.isnan(w.submit), run.release, w.submit)
@@ -68,8 +113,10 @@ def campaign_stretch_from_log(run: CampaignRun) -> np.ndarray:
 
 
 def rho_lengths(w: Workload) -> np.ndarray:
-    """``Δ(ζ_i^u)``: the LPT makespan of each campaign alone on all m processors (the
-    denominators of S2 for sequential jobs); ``l`` for parallel workloads. O(n log n).
+    """``Δ(ζ_i^u)``: the LPT makespan of each campaign alone on all m processors (the denominators
+    of S2 for sequential jobs); ``l`` for parallel workloads.
+
+    O(n log n).
 
     Parameters
     ----------
@@ -87,8 +134,10 @@ def rho_lengths(w: Workload) -> np.ndarray:
                      for c in range(w.campaigns)])
 
 
-def user_stretch(run: CampaignRun, denominators: np.ndarray | None = None) -> np.ndarray:
-    """(S2) ``ΣΔ^u / Σ_i den_i`` per user (``nan`` for users without campaigns). O(n).
+def user_stretch(run: CampaignRunLike, denominators: np.ndarray | None = None) -> np.ndarray:
+    """(S2) ``ΣΔ^u / Σ_i den_i`` per user (``nan`` for users without campaigns).
+
+    O(n).
 
     Parameters
     ----------
@@ -111,8 +160,10 @@ def user_stretch(run: CampaignRun, denominators: np.ndarray | None = None) -> np
         return np.where(base > 0, flow / np.where(base > 0, base, 1.0), np.nan)
 
 
-def job_stretch(run: CampaignRun) -> np.ndarray:
-    """(S3) ``(C_ij - t_i) / p_ij`` per job. O(n).
+def job_stretch(run: CampaignRunLike) -> np.ndarray:
+    """(S3) ``(C_ij - t_i) / p_ij`` per job.
+
+    O(n).
 
     Parameters
     ----------
@@ -128,9 +179,11 @@ def job_stretch(run: CampaignRun) -> np.ndarray:
     return (run.end - run.release[w.camp]) / w.p
 
 
-def utilisation(run: CampaignRun) -> float:
-    """Executed area over ``m`` times the span from the first submission to the last
-    completion, summed over the trace pieces (each piece on its own machine). O(n).
+def utilisation(run: CampaignRunLike) -> float:
+    """Executed area over ``m`` times the span from the first submission to the last completion,
+    summed over the trace pieces (each piece on its own machine).
+
+    O(n).
 
     Parameters
     ----------
@@ -154,14 +207,12 @@ def utilisation(run: CampaignRun) -> float:
 
 def utilisation_series(q: np.ndarray, start: np.ndarray, end: np.ndarray, m: int,
                        t0: float, t1: float, width: float) -> np.ndarray:
-    """Utilisation per time bin (seed 002 Figs. 5.7-5.11): busy area of the jobs
-    ``[start, end)`` (``q`` processors each) inside each bin ``[t0 + i w, t0 + (i+1) w)``
-    of ``[t0, t1)``, over ``m · w`` (the last bin may be shorter: its own length). Exact
-    (the cumulative busy area is piecewise linear); O((n + bins) log n).
+    """Utilisation per time bin (seed 002 Figs. 5.7-5.11): the busy area of the jobs inside each
+    bin over the bin's capacity.
 
-    >>> utilisation_series(np.array([2, 1]), np.array([0.0, 5.0]), np.array([15.0, 30.0]),
-    ...                    4, 0.0, 30.0, 10.0).tolist()
-    [0.625, 0.5, 0.25]
+    The jobs run over ``[start, end)`` on ``q`` processors each; the bins are ``[t0 + i w, t0
+    + (i+1) w)`` of ``[t0, t1)``, each over ``m · w`` (the last bin may be shorter: its own
+    length). Exact (the cumulative busy area is piecewise linear); O((n + bins) log n).
 
     Parameters
     ----------
@@ -189,6 +240,12 @@ def utilisation_series(q: np.ndarray, start: np.ndarray, end: np.ndarray, m: int
     ------
     InvalidInstanceError
         A window that is not finite, empty, or a width <= 0.
+
+    Examples
+    --------
+    >>> utilisation_series(np.array([2, 1]), np.array([0.0, 5.0]), np.array([15.0, 30.0]),
+    ...                    4, 0.0, 30.0, 10.0).tolist()
+    [0.625, 0.5, 0.25]
     """
     if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0 and width > 0):
         raise InvalidInstanceError("window", (t0, t1, width), "t0 < t1 finite, width > 0")
@@ -213,8 +270,8 @@ def _busy_area_until(q: np.ndarray, s: np.ndarray, e: np.ndarray, t: np.ndarray
     return out
 
 
-def summary(run: CampaignRun, seconds: float, valid: bool) -> dict[str, Any]:
-    """The ``lpsched campaigns run --json`` object (issue 11), each stretch named.
+def summary(run: CampaignRunLike, seconds: float, valid: bool) -> dict[str, Any]:
+    """The ``lpsched campaigns run --json`` object, each stretch named.
 
     Parameters
     ----------
@@ -250,22 +307,3 @@ def summary(run: CampaignRun, seconds: float, valid: bool) -> dict[str, Any]:
         "events": run.events, "seconds": seconds}
     out.update({k: v for k, v in run.info.items() if np.isscalar(v)})
     return out
-
-
-def original_run(w: Workload) -> CampaignRun:
-    """The original log's schedule as a baseline (spec A15): each job starts at its logged
-    start ``start0``; the campaign's submission is its first job's (clipped) submit time.
-
-    Parameters
-    ----------
-    w : Workload
-        An extracted workload whose ``job_data`` holds ``start0``.
-
-    Returns
-    -------
-    CampaignRun
-        Policy ``"original"``.
-    """
-    start = w.job_data["start0"]
-    release = np.where(np.isnan(w.submit), 0.0, w.submit)
-    return CampaignRun("original", w, start, release)

@@ -179,9 +179,11 @@ class OfflineSchedule:
 
 def acamp(w: Workload, user: int) -> tuple[np.ndarray, float]:
     """A-camp (Prop 3.3 [L848-L850], B10): LPT on each campaign of ``user``, campaigns
-    concatenated campaign-compactly. Guarantee ``ΣΔ <= ρ ΣΔ*`` with ``ρ = 4/3 - 1/(3m)``.
-    Returns the starts of that user's jobs (offset 0) and ``ΣΔ``. O(n log n). Raises
-    :class:`InvalidInstanceError` for parallel jobs or dependencies (:func:`check_offline`).
+    concatenated campaign-compactly.
+
+    Guarantee ``ΣΔ <= ρ ΣΔ*`` with ``ρ = 4/3 - 1/(3m)``. Returns the starts of that
+    user's jobs (offset 0) and ``ΣΔ``. O(n log n). Raises :class:`InvalidInstanceError`
+    for parallel jobs or dependencies (:func:`check_offline`).
 
     Parameters
     ----------
@@ -219,10 +221,12 @@ def _acamp(w: Workload, camps: np.ndarray) -> tuple[np.ndarray, float]:
 
 def multicamp(w: Workload) -> OfflineSchedule:
     """MULTICAMP (Prop 3.5 [L872-L878], B5): each user's A-camp block, users ordered by
-    non-decreasing ``ΣΔ(ζ^u)``, blocks back to back. Offline: every campaign submitted when
-    its predecessor completes (think 0). Guarantee: the ``r``-th user gets
-    ``ΣΔ <= r ρ ΣΔ*`` (vector ratio ``(ρ, 2ρ, ..., kρ)``). O(n log n). Raises
-    :class:`InvalidInstanceError` for parallel jobs or dependencies (:func:`check_offline`).
+    non-decreasing ``ΣΔ(ζ^u)``, blocks back to back.
+
+    Offline: every campaign submitted when its predecessor completes (think 0).
+    Guarantee: the ``r``-th user gets ``ΣΔ <= r ρ ΣΔ*`` (vector ratio ``(ρ, 2ρ, ...,
+    kρ)``). O(n log n). Raises :class:`InvalidInstanceError` for parallel jobs or
+    dependencies (:func:`check_offline`).
 
     Parameters
     ----------
@@ -261,9 +265,10 @@ def multicamp(w: Workload) -> OfflineSchedule:
 
 
 def multicmax(w: Workload) -> OfflineSchedule:
-    """MULTICMAX (Saule-Trystram [L519-L523], B5-B6): each user's jobs (campaign barriers
-    ignored) as one LPT block on all machines; blocks by non-decreasing makespan. Guarantee
-    ``(ρ, 2ρ, ..., kρ)`` for the users' makespans. O(n log n).
+    """MULTICMAX (Saule-Trystram [L519-L523], B5-B6): each user's jobs (campaign barriers ignored)
+    as one LPT block on all machines; blocks by non-decreasing makespan.
+
+    Guarantee ``(ρ, 2ρ, ..., kρ)`` for the users' makespans. O(n log n).
 
     Parameters
     ----------
@@ -358,8 +363,10 @@ def round_robin_flows(k: int, n: int) -> list[int]:
 
 
 def fair_share_factor(usage: np.ndarray, share: float) -> np.ndarray:
-    """Slurm's fair-share factor ``F = 2^(-U/S)`` [L645-L667] (B8), ``U`` the normalised
-    usage of each user, ``S`` the normalised share. O(k).
+    """Slurm's fair-share factor ``F = 2^(-U/S)`` [L645-L667] (B8), ``U`` the normalised usage of
+    each user, ``S`` the normalised share.
+
+    O(k).
 
     >>> fair_share_factor(np.array([1.0, 0.0, 0.0]), 1 / 3).tolist()
     [0.125, 1.0, 1.0]

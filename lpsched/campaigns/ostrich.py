@@ -69,8 +69,10 @@ class VirtualClock:
         return tag <= self.V + TAG_TOL * max(1.0, abs(self.V))
 
     def advance(self, now: float, snap: float = -math.inf) -> list[int]:
-        """Bring V to ``now`` (rate of the closing interval), at least to ``snap``; return
-        the campaigns that became eligible. Users whose last tag is crossed leave.
+        """Bring V to ``now`` (rate of the closing interval), at least to ``snap``; return the
+        campaigns that became eligible.
+
+        Users whose last tag is crossed leave.
 
         Parameters
         ----------
@@ -217,12 +219,15 @@ class VirtualClock:
 
 
 class OStrich(Policy):
-    """OStrich on the simulator (module doc). ``gate``: the start gate ``s >= s̃``;
-    ``resize_mode``: V's capacity (module doc: ``"none"``, ``"literal"``,
-    ``"fragmentation_only"``; ``resize=True`` is the older spelling of ``"literal"``);
-    ``first_fit``: greedy first fit over the whole queue (Algorithm 3's ``execute``)
-    instead of strict priority; ``lifo_ties``: equal tags go to the latest submission first
-    (the adversarial order of Prop 5.2, B22) instead of the earliest (spec A5).
+    """OStrich on the simulator (module doc): campaigns by virtual finish tag, optionally behind
+    the start gate, on V's capacity of ``resize_mode``.
+
+    ``gate``: the start gate ``s >= s̃``; ``resize_mode``: V's capacity (module doc:
+    ``"none"``, ``"literal"``, ``"fragmentation_only"``; ``resize=True`` is another spelling
+    of ``"literal"``); ``first_fit``: greedy first fit over the whole queue (Algorithm 3's
+    ``execute``) instead of strict priority; ``lifo_ties``: equal tags go to the latest
+    submission first (the adversarial order of Prop 5.2, B22) instead of the earliest (spec
+    A5).
 
     Raises
     ------

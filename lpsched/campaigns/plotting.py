@@ -1,6 +1,8 @@
 """Figures of the campaign reproductions (seed 002 Figs. 4.3, 4.4, 5.6, 5.9-5.11, 5.13), drawn with
-matplotlib's object API (no pyplot state, any backend). Each function takes the stored rows
-of :mod:`lpsched.campaigns.reproduce` and returns ``{name: Figure}``; the caller saves them.
+matplotlib's object API (no pyplot state, any backend).
+
+Each function takes the stored rows of :mod:`lpsched.campaigns.reproduce` and returns ``{name:
+Figure}``; the caller saves them.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ and a Slurm-like fair-share factor; plus the registry of every policy by name.
 
 The per-user policies keep their state for the users present in the simulated workload (or
 trace piece) only, indexed ``0 .. U-1`` in increasing user id: a pass or a tick costs
-O(U), whatever the ids and the configured ``users`` (review C, finding 5).
+O(U), whatever the ids and the configured ``users`` (decision 247).
 """
 
 from __future__ import annotations
@@ -109,12 +109,19 @@ def check_tick(w: Workload, tick: float) -> None:
 
 
 class Fcfs(Policy):
-    """FCFS over jobs (module doc). One pass is O(started · log n).
+    """FCFS over jobs (module doc).
+
+    One pass is O(started · log n).
 
     ``order="submission"``: jobs by campaign release time (an online FCFS queue);
     ``order="generation"``: by the campaign's index in the workload, the order the ch. 4
-    generator emits the job stream (decision 93: the non-reactive FCFS of [L918-L926] that
-    the FairCamp simulation compares with)."""
+    generator emits the job stream (the non-reactive FCFS of [L918-L926] that the
+    FairCamp simulation compares with).
+
+    Notes
+    -----
+    The two orders and the default are decision 93.
+    """
 
     name = "fcfs"
 
@@ -204,10 +211,17 @@ class SpaceShare(_PerUser):
     name = "space-share"
 
     def schedule(self) -> None:
-        """Split the ``m`` processors among the users with an open campaign (``m // k`` each, one
-        more for the first ``m % k`` by user id) and start each user's jobs in FIFO order while
-        they fit its share; if nothing runs, start the first waiting head job anyway (decision
-        105). O(U) plus the jobs started."""
+        """Split the ``m`` processors among the users with an open campaign and start each user's
+        jobs in FIFO order while they fit its share.
+
+        Each user gets ``m // k`` processors, one more for the first ``m % k`` by user id; if
+        nothing runs, the first waiting head job starts anyway. O(U) plus the jobs started.
+
+        Notes
+        -----
+        Starting a job wider than its share on an idle machine keeps the policy from deadlocking
+        (decision 105).
+        """
         sim = self.sim
         active = np.flatnonzero(self.open_campaigns > 0)
         k = active.size

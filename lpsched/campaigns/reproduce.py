@@ -35,12 +35,11 @@ from lpsched.campaigns.instance import Workload
 from lpsched.campaigns.metrics import (
     campaign_stretch,
     campaign_stretch_from_log,
-    original_run,
     user_stretch,
     utilisation_series,
 )
 from lpsched.campaigns.policies import policy_factory
-from lpsched.campaigns.schedule import CampaignRun, validate
+from lpsched.campaigns.schedule import CampaignRun, original_run, validate
 from lpsched.campaigns.simulator import simulate
 from lpsched.core.swf import SwfTrace, read_swf
 
@@ -59,10 +58,11 @@ SEED_RATIOS = {5: 1.35, 10: 2.24, 20: 3.4}
 def faircamp_cells(users: tuple[int, ...] = FAIRCAMP_USERS, instances: int = 1000,
                    jobs: int = 10_000, first_seed: int = 0,
                    exponent: float = ZIPF_EXPONENT) -> list[dict[str, Any]]:
-    """The cells of the FairCamp reproduction (seed 002 Figs. 4.3-4.4): one per user count
-    ``k`` in ``users`` and instance seed, each run by :func:`faircamp_cell`. ``exponent``:
-    the Zipf law of the campaign owners, 1.4267 ([L1124], the default, decision 92) or
-    the prose's 1 ([L1136]: "twice the second most frequent user"; decision 303).
+    """The cells of the FairCamp reproduction (seed 002 Figs. 4.3-4.4): one per user count ``k``
+    in ``users`` and instance seed, each run by :func:`faircamp_cell`.
+
+    ``exponent`` is the Zipf law of the campaign owners: 1.4267 ([L1124], the default) or the
+    prose's 1 ([L1136]: "twice the second most frequent user").
 
     Parameters
     ----------
@@ -82,6 +82,10 @@ def faircamp_cells(users: tuple[int, ...] = FAIRCAMP_USERS, instances: int = 100
     list of dict
         One cell per (k, seed): ``k``, ``seed``, ``jobs``, ``policies`` and, when not the
         default, ``exponent``.
+
+    Notes
+    -----
+    The default exponent is decision 92's; the prose's reading is decision 303's.
     """
     # "policies" is part of the store key: stores made under the old names are recomputed;
     # the exponent is, when it is not the default (stores of the default stay valid)
@@ -109,7 +113,7 @@ def _faircamp_run(w: Workload, name: str) -> CampaignRun:
 
 
 #: The fields every stored row of each experiment has, checked when rows are read back
-#: (:func:`lpsched.core.store.check_row`; issue 10): a damaged store is one line.
+#: (:func:`lpsched.core.store.check_row`): a damaged store is one line.
 ROW_SCHEMAS: dict[str, dict[str, str]] = {
     "faircamp": {"k": "int>=1", "seed": "int>=0", "policy": "text", "jobs": "int>=0"},
     "ostrich": {"part": "text", "policy": "text", "campaigns": "int>=0"},
@@ -118,6 +122,7 @@ ROW_SCHEMAS: dict[str, dict[str, str]] = {
 
 def faircamp_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """Every policy of :data:`FAIRCAMP_POLICIES` on one instance; each schedule validated.
+
     O(n log n).
 
     Parameters
@@ -213,11 +218,12 @@ def _ratio_se(num: np.ndarray, den: np.ndarray, ratio: float) -> float:
 def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000,
                   users: int | tuple[int, ...] = PROFILE_USERS, limit: int = 0,
                   first_seed: int = 0, status: str = STATUS) -> list[dict[str, Any]]:
-    """The cells of the OStrich reproduction (seed 002 ch. 5, Figs. 5.6-5.13): the
-    LPC-EGEE replay of ``trace`` (its jobs selected by SWF ``status``, decision 300) under
-    OStrich and FCFS with and without dependencies and the original schedule, then
-    ``instances`` synthetic user-profile workloads for each user count of ``users`` (the
-    sweep of decision 302).
+    """The cells of the OStrich reproduction (seed 002 ch. 5, Figs. 5.6-5.13): the LPC-EGEE
+    replays of ``trace``, then the synthetic user-profile workloads.
+
+    The replays (the jobs selected by SWF ``status``) run under OStrich and FCFS with and
+    without dependencies, beside the original schedule; then ``instances`` profile workloads
+    for each user count of ``users``.
 
     Parameters
     ----------
@@ -241,6 +247,10 @@ def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000,
     list of dict
         Five ``egee`` cells (OStrich and FCFS with and without dependencies, the original
         log), then the ``profiles`` cells.
+
+    Notes
+    -----
+    The status default is decision 300; the user-count sweep is decision 302.
     """
     cells: list[dict[str, Any]] = [
         {"part": "egee", "trace": trace, "policy": pol, "deps": deps, "limit": limit,
@@ -248,7 +258,7 @@ def ostrich_cells(trace: str, instances: int = 40, jobs: int = 10_000,
         for pol, deps in (("ostrich", True), ("ostrich", False), ("fcfs", True),
                           ("fcfs", False), ("original", True))]
     sweep = (users,) if isinstance(users, int) else tuple(users)
-    # "row_version" 2: the rows carry their user count (stores made before are recomputed)
+    # "row_version" 2: the rows carry their user count (rows without it are recomputed)
     cells += [{"part": "profiles", "seed": first_seed + i, "jobs": jobs, "users": k,
                "row_version": 2} for k in sweep for i in range(instances)]
     return cells
@@ -273,15 +283,15 @@ def ostrich_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
 
 def check_trace(path: str, status: str = STATUS, processors: int = 140,
                 limit: int = 0) -> int:
-    """Refuse, before any cell runs, a trace (its first ``limit`` jobs, 0: all) where no
-    job can be placed on ``processors`` under ``status`` (seed 002 §5.5; decision 301).
+    """Refuse, before any cell runs, a trace (its first ``limit`` jobs, 0: all) where no job can
+    be placed on ``processors`` under ``status`` (seed 002 §5.5).
 
     Parameters
     ----------
     path : str
         The SWF trace (LPC-EGEE in the seed).
     status : str
-        Which SWF statuses are kept (decision 300).
+        Which SWF statuses are kept.
     processors : int
         The machine size jobs must fit (140, seed 002 §5.7).
     limit : int
@@ -297,6 +307,10 @@ def check_trace(path: str, status: str = STATUS, processors: int = 140,
     ------
     ParseError
         Naming the trace and each reason's count. Reads the trace once; O(n log n).
+
+    Notes
+    -----
+    The refusal is decision 301; the status filter decision 300.
     """
     from lpsched.campaigns.extract import _keep, _nothing_placed
 
@@ -349,11 +363,12 @@ B26_LOAD, B26_GAIN = 0.10, 1.20
 
 
 def dec_jan_window(trace: SwfTrace) -> tuple[float, float, str] | None:
-    """The seed's extract, "an interval of two months (December and January)" [L1364]:
+    """The seed's extract, "an interval of two months (December and January)" [L1364], as
+    seconds from the log's start.
+
     ``[Dec 1, Feb 1)`` at midnight in the installation's time zone (header
-    ``TimeZoneString``, else UTC), the first December 1 at or after the log's start
-    (header ``UnixStartTime``), as seconds from the log's start, and its ISO start.
-    ``None`` without ``UnixStartTime``. O(1).
+    ``TimeZoneString``, else UTC), the first December 1 at or after the log's start (header
+    ``UnixStartTime``), and its ISO start. ``None`` without ``UnixStartTime``. O(1).
 
     Parameters
     ----------
@@ -459,7 +474,7 @@ def b26_check(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     load is above 10%, this scenario [OStrich without dependencies] achieves system
     utilization at least 20% greater than the one obtained with job dependencies."
 
-    Reading (decision recorded in the issue notes): for each replay, the mean hourly
+    Reading: for each replay, the mean hourly
     utilisation over the hours of Dec-Jan in which its own utilisation exceeds 10%; the
     check holds iff no-deps >= 1.2 x with-deps (relative "20% greater"). Also reported:
     the absolute reading (+20 points) and the paired reading (the same hours, those where
@@ -476,6 +491,10 @@ def b26_check(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     dict or None
         The window, the statement and reading, both replays' busy-hour figures, ``ratio``,
         ``holds`` and the other readings.
+
+    Notes
+    -----
+    The reading is decision 145.
     """
     series = _egee_series(rows)
     if "ostrich" not in series or "ostrich-nodeps" not in series:
@@ -510,9 +529,10 @@ def b26_check(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def ostrich_series_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The Dec-Jan utilisation series as CSV rows, one per hour: the hour's index, its
-    start in seconds from the log's start and as a date, one column per replay. Empty
-    when no row carries a series. O(hours).
+    """The Dec-Jan utilisation series as CSV rows, one per hour: the hour's index, its start in
+    seconds from the log's start and as a date, one column per replay.
+
+    Empty when no row carries a series. O(hours).
 
     Parameters
     ----------
@@ -569,10 +589,12 @@ SEED_B27 = {"fcfs_share_above_20": 0.423, "ostrich_share_above_20": 0.013,
 
 
 def b28_distance(prof: dict[str, Any]) -> float | None:
-    """Decision 302's calibration criterion for the user count: ``Σ |ln(ours / seed)|``
-    over B28's three numbers (short OStrich 12.8, long FCFS 6.3, long OStrich 6.8) plus
-    ``ln(50 / ours)`` when short FCFS is below the seed's "above 50" (0 above). ``None``
-    when a figure is missing. O(1).
+    """The calibration criterion of the user count: how far B28's figures of one user count lie
+    from the seed's, on a log scale.
+
+    ``Σ |ln(ours / seed)|`` over B28's three numbers (short OStrich 12.8, long FCFS 6.3, long
+    OStrich 6.8) plus ``ln(50 / ours)`` when short FCFS is below the seed's "above 50" (0
+    above). ``None`` when a figure is missing. O(1).
 
     Parameters
     ----------
@@ -584,6 +606,10 @@ def b28_distance(prof: dict[str, Any]) -> float | None:
     -------
     float or None
         The distance (0: every figure on the seed's).
+
+    Notes
+    -----
+    The criterion is decision 302's, written before the sweep was run.
     """
     try:
         ours = {"short_fcfs": prof["fcfs"]["short_max_stretch"],
@@ -601,10 +627,12 @@ def b28_distance(prof: dict[str, Any]) -> float | None:
 
 def ostrich_summary(rows: list[dict[str, Any]],
                     default_users: int = PROFILE_DEFAULT_USERS) -> dict[str, Any]:
-    """EGEE shares beside the seed's (B24-B25), B26 (:func:`b26_check`) and the profile
-    figures (B27-B28): ``"profiles"`` for ``default_users`` (or the only user count
-    run), ``"profiles_sweep"`` for every user count run, each with its B28 distance
-    (:func:`b28_distance`), and ``"criterion_users"``, the count decision 302's criterion
+    """The figures of the OStrich reproduction beside the seed's: EGEE shares (B24-B25), B26
+    (:func:`b26_check`) and the profile figures (B27-B28).
+
+    ``"profiles"`` holds the figures of ``default_users`` (or of the only user count run),
+    ``"profiles_sweep"`` those of every user count run, each with its B28 distance
+    (:func:`b28_distance`), and ``"criterion_users"`` the count the calibration criterion
     picks on these rows.
 
     Parameters
@@ -620,6 +648,10 @@ def ostrich_summary(rows: list[dict[str, Any]],
     dict
         ``egee`` (per replay), ``b26``, ``profiles``, ``profiles_users``,
         ``profiles_sweep``, ``criterion_users`` and the ``seed`` figures.
+
+    Notes
+    -----
+    The criterion is decision 302's.
     """
     egee = {f"{r['policy']}{'' if r['deps'] else '-nodeps'}": {
         k: r[k] for k in EGEE_KEYS if k in r} for r in rows if r["part"] == "egee"}
@@ -649,8 +681,10 @@ def ostrich_summary(rows: list[dict[str, Any]],
 
 
 def profiles_sweep_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """The user-count sweep of B27-B28 as CSV rows, one per user count: every figure of
-    both policies, the seed's beside them, the B28 distance of decision 302. O(counts).
+    """The user-count sweep of B27-B28 as CSV rows, one per user count: every figure of both
+    policies, the seed's beside them, and the B28 distance.
+
+    O(counts).
 
     Parameters
     ----------
@@ -662,6 +696,10 @@ def profiles_sweep_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     list of dict
         ``users``, per policy its figures (``fcfs_...``, ``ostrich_...``),
         ``below_2_ratio``, ``b28_distance`` and ``default``.
+
+    Notes
+    -----
+    The B28 distance is decision 302's criterion.
     """
     out = []
     for k, v in summary["profiles_sweep"].items():
@@ -677,7 +715,7 @@ def profiles_sweep_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-# -- seed-vs-ours tables (lpsched.core.fidelity; issue 30) ------------------------------
+# -- seed-vs-ours tables (lpsched.core.fidelity) ---------------------------------------
 
 #: the decisions that hold the evidence of a difference (docs/decisions.md)
 EXPLAINED = {"faircamp": 303, "egee": 305, "b26": 145, "profiles": 302}
@@ -690,12 +728,10 @@ def _too_noisy(instances: int, noise: float) -> str:
 
 
 def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) -> Any:
-    """The seed-vs-ours table of ``reproduce faircamp`` (seed 002 §4.6, B16-B17), one row
-    per published figure, from :func:`faircamp_summary` (the headline pairing, decisions
-    91, 93, 303). Figures of a k not run are ``not measured``. Tolerances (decision
-    306): a ratio 0.05 (1.35 and 2.24 are printed to 0.01), 0.1 where the seed says
-    "approximately" or "irrelevant"; the FairCamp median 1; the FCFS tail 3 per 1,000
-    (about one Poisson standard deviation of 7); the shares of a range 0. O(rows).
+    """The seed-vs-ours table of ``reproduce faircamp`` (seed 002 §4.6, B16-B17), one row per
+    published figure, from :func:`faircamp_summary`.
+
+    The rows read the headline pairing; figures of a k not run are ``not measured``. O(rows).
 
     Parameters
     ----------
@@ -708,6 +744,14 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
     -------
     FidelityTable
         Experiment ``"faircamp"``, one row per figure of B16-B17.
+
+    Notes
+    -----
+    Tolerances: a ratio 0.05 (1.35 and 2.24 are printed to 0.01), 0.1 where the seed says
+    "approximately" or "irrelevant"; FairCamp's median 1; the FCFS tail 3 per 1,000 (about
+    one Poisson standard deviation of 7); the shares of a range 0 (decision 306). A reduced
+    run widens a mean's tolerance to its noise (decision 430). The headline pairing is
+    decisions 91 and 93, the evidence on it decision 303.
     """
     from lpsched.core.fidelity import Bound, FidelityTable, compare, not_measured
 
@@ -770,12 +814,13 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
 
 
 def ostrich_fidelity(summary: dict[str, Any]) -> Any:
-    """The seed-vs-ours table of ``reproduce ostrich`` (seed 002 §5.5, B23-B28), one row
-    per published figure, from :func:`ostrich_summary`; B27-B28 at the reported user
-    count (decision 302: B28 is its calibration, B27 its validation). Tolerances
-    (decision 306): B23 campaigns 2 % relative, users 0; the B24-B25 shares 2 points
-    (read off 0.15-wide histogram bins); B27 2 points (FCFS) and 1 point (OStrich); B28
-    10 % relative. O(rows).
+    """The seed-vs-ours table of ``reproduce ostrich`` (seed 002 §5.5, B23-B28), one row per
+    published figure, from :func:`ostrich_summary`.
+
+    B27-B28 are read at the reported user count (B28 its calibration, B27 its validation).
+    Tolerances: B23 campaigns 2 % relative, users 0; the B24-B25 shares 2 points (read off
+    0.15-wide histogram bins); B27 2 points (FCFS) and 1 point (OStrich); B28 10 % relative.
+    O(rows).
 
     Parameters
     ----------
@@ -786,6 +831,10 @@ def ostrich_fidelity(summary: dict[str, Any]) -> Any:
     -------
     FidelityTable
         Experiment ``"ostrich"``, one row per figure of B23-B28.
+
+    Notes
+    -----
+    The user count's calibration is decision 302, the tolerances decision 306.
     """
     from lpsched.core.fidelity import Bound, FidelityTable, compare, not_measured
 

@@ -291,8 +291,10 @@ def _check_virtual_area(run: CampaignRun) -> None:
 
 
 def job_available(run: CampaignRun, eligible_at: np.ndarray | None = None) -> np.ndarray:
-    """When each job could start: its campaign's release (or, given, the time the campaign
-    became eligible in V) and its predecessors' ends, whichever is last. O(n + edges).
+    """When each job could start: its campaign's release (or, given, the time the campaign became
+    eligible in V) and its predecessors' ends, whichever is last.
+
+    O(n + edges).
 
     Parameters
     ----------
@@ -318,17 +320,13 @@ def job_available(run: CampaignRun, eligible_at: np.ndarray | None = None) -> np
 def virtual_capacity_area(q: np.ndarray, start: np.ndarray, end: np.ndarray,
                           avail: np.ndarray, intervals: np.ndarray, m: int,
                           mode: str) -> float:
-    """The area V serves over the union of disjoint ``intervals`` (rows ``[a, b)``, the
-    periods with an active user) under ``mode`` (:data:`VIRTUAL_AREA_RULE`), from R's
-    schedule: on each interval between consecutive event times R's state after the
-    events (busy processors, jobs with ``avail <= t < start`` waiting) is constant. One
-    sweep, O((n + I) log(n + I)).
+    """The area V serves over the union of disjoint ``intervals`` under ``mode``, recomputed
+    from R's schedule.
 
-    >>> q, s, e = np.array([1, 2]), np.array([0.0, 2.0]), np.array([4.0, 3.0])
-    >>> avail, iv = np.array([0.0, 1.0]), np.array([[0.0, 5.0]])
-    >>> [virtual_capacity_area(q, s, e, avail, iv, 3, mode)  # job 1 waits during [1, 2)
-    ...  for mode in ("literal", "fragmentation_only", "none")]
-    [6.0, 13.0, 15.0]
+    The intervals (rows ``[a, b)``) are the periods with an active user; ``mode`` is a rule
+    of :data:`VIRTUAL_AREA_RULE`. On each interval between consecutive event times R's state
+    after the events (busy processors, jobs with ``avail <= t < start`` waiting) is constant.
+    One sweep, O((n + I) log(n + I)).
 
     Parameters
     ----------
@@ -352,6 +350,14 @@ def virtual_capacity_area(q: np.ndarray, start: np.ndarray, end: np.ndarray,
     -------
     float
         The area, in processor-seconds.
+
+    Examples
+    --------
+    >>> q, s, e = np.array([1, 2]), np.array([0.0, 2.0]), np.array([4.0, 3.0])
+    >>> avail, iv = np.array([0.0, 1.0]), np.array([[0.0, 5.0]])
+    >>> [virtual_capacity_area(q, s, e, avail, iv, 3, mode)  # job 1 waits during [1, 2)
+    ...  for mode in ("literal", "fragmentation_only", "none")]
+    [6.0, 13.0, 15.0]
     """
     iv = np.asarray(intervals, dtype=float).reshape(-1, 2)
     t = np.unique(np.concatenate((start, end, avail, iv.ravel())))
@@ -379,8 +385,10 @@ def virtual_capacity_area(q: np.ndarray, start: np.ndarray, end: np.ndarray,
 
 def busy_area_inside(q: np.ndarray, start: np.ndarray, end: np.ndarray,
                      intervals: np.ndarray) -> float:
-    """Busy area ``Σ q · |[s, e) ∩ I|`` of jobs over the union of disjoint ``intervals``
-    (rows ``[a, b)``), by one sweep. O((n + I) log(n + I)).
+    """Busy area ``Σ q · |[s, e) ∩ I|`` of jobs over the union of disjoint ``intervals`` (rows ``[a,
+    b)``), by one sweep.
+
+    O((n + I) log(n + I)).
 
     >>> busy_area_inside(np.array([2]), np.array([0.0]), np.array([4.0]),
     ...                  np.array([[1.0, 2.0], [3.0, 9.0]]))
@@ -442,8 +450,9 @@ def _check_releases(w: Workload, release: np.ndarray, completion: np.ndarray,
 
 
 def previous_campaign(w: Workload) -> np.ndarray:
-    """Index of each campaign's predecessor of the same user and trace piece (-1 for the
-    first). O(n log n).
+    """Index of each campaign's predecessor of the same user and trace piece (-1 for the first).
+
+    O(n log n).
 
     Parameters
     ----------
@@ -462,3 +471,24 @@ def previous_campaign(w: Workload) -> np.ndarray:
     same = key[order][1:] == key[order][:-1]
     prev[order[1:][same]] = order[:-1][same]
     return prev
+
+
+def original_run(w: Workload) -> CampaignRun:
+    """The original log's schedule as a baseline (spec A15).
+
+    Each job starts at its logged start ``start0``; the campaign's submission is its first
+    job's (clipped) submit time.
+
+    Parameters
+    ----------
+    w : Workload
+        An extracted workload whose ``job_data`` holds ``start0``.
+
+    Returns
+    -------
+    CampaignRun
+        Policy ``"original"``.
+    """
+    start = w.job_data["start0"]
+    release = np.where(np.isnan(w.submit), 0.0, w.submit)
+    return CampaignRun("original", w, start, release)

@@ -272,8 +272,10 @@ class Simulator:
 
 
 def simulate(w: Workload, make_policy: Any) -> CampaignRun:
-    """Run ``make_policy()`` on ``w``, each trace piece on its own (spec §5.7, A14); the
-    pieces' results are merged in the workload's order. See the module doc.
+    """Run ``make_policy()`` on ``w``, each trace piece on its own (spec §5.7, A14); the pieces'
+    results are merged in the workload's order.
+
+    See the module doc.
 
     Parameters
     ----------

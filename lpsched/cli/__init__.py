@@ -2,8 +2,9 @@
 
 A command line that names one command builds only that family's commands (:data:`COMMANDS`,
 :func:`parse_command_line`: ``lpsched batch`` imports neither the other families' command
-modules nor what they import); ``--help``, ``reproduce`` and every usage error are read by
-the whole parser (:func:`build_parser`), so what a user sees is the same (issue 34).
+modules nor what they import, which keeps its start-up short); ``--help``, ``reproduce`` and
+every usage error are read by the whole parser (:func:`build_parser`), so what a user sees
+is the same either way (decision 434).
 
 Exit status and what reaches stderr (:func:`main`):
 
@@ -36,14 +37,30 @@ Every exception that ends a command prints exactly one line on stderr (``lpsched
 error (an unknown option, a value of the wrong type) is one line too, ending with the
 ``--help`` to read (exit 2).
 
-Warnings (numpy ``RuntimeWarning`` such as overflow, scipy, anything issued through
-:mod:`warnings` while a command runs, also in ``reproduce``'s worker processes) are
-captured, never printed as they happen: after a command that exits with 0, at most one
-line sums them up on stderr, ``lpsched: note: 12 numerical warnings (first: overflow
-encountered in multiply)`` (also after ``--json``: stdout stays one JSON value); after
-any other exit status only the error line is printed.
-Running Python with explicit warning options (``-W ...`` or ``PYTHONWARNINGS``) turns the
-capture off, so those options keep their meaning.
+Warnings (numpy ``RuntimeWarning`` such as overflow, scipy, lpsched's own
+:class:`~lpsched.errors.LpschedWarning`, anything issued through :mod:`warnings` while a
+command runs, also in ``reproduce``'s worker processes) are captured, never printed as they
+happen. After a command that exits with 0 they are summed up on stderr (also after
+``--json``: stdout stays one JSON value), each different warning (category and message) in
+full, once, with its count:
+
+* when every warning says the same, one line: ``lpsched: note: 12 numerical warnings
+  (first: overflow encountered in multiply)``;
+* otherwise a line counting them all, then one line per different warning, in the order
+  first met::
+
+      lpsched: note: 3 warnings:
+      lpsched: note: - t.swf: header MaxProcs given again with another value (...) (2 times)
+      lpsched: note: - overflow encountered in multiply
+
+  at most :data:`SHOWN_WARNINGS` different ones (a flood of distinct messages ends with one
+  line counting the rest), each message on one line, cut only beyond
+  :data:`WARNING_CHARS` characters. A warning of a worker process counts once per batch of
+  cells it occurred in.
+
+After any other exit status only the error line is printed. Running Python with explicit
+warning options (``-W ...`` or ``PYTHONWARNINGS``) turns the capture off, so those options
+keep their meaning.
 """
 
 from __future__ import annotations
@@ -110,9 +127,11 @@ def _root(cls: type[_Parser]) -> tuple[_Parser, Any]:
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The whole command line; each family adds its own subcommands. Given the command
-    line ``argv``, the ``ptg`` subcommands are only built when it names ``ptg`` (their
-    option choices import networkx; ``lpsched --help`` lists ``ptg`` all the same).
+    """Build the whole ``lpsched`` parser; each family adds its own subcommands.
+
+    Given the command line ``argv``, the ``ptg`` subcommands are only built when it names
+    ``ptg`` (their option choices import networkx; ``lpsched --help`` lists ``ptg`` all the
+    same).
 
     Parameters
     ----------
@@ -198,10 +217,9 @@ def _command_name(argv: Sequence[str]) -> str | None:
 
 
 def _command_parser(argv: Sequence[str]) -> argparse.ArgumentParser | None:
-    """The parser of the one command ``argv`` names (its family's module alone is imported:
-    issue 34, ``lpsched batch``'s start-up), the same global options and the same
-    subparser, options and help as :func:`build_parser`'s; ``None`` when ``argv`` names no
-    command of :data:`COMMANDS`."""
+    """The parser of the one command ``argv`` names (its family's module alone is imported,
+    for a short start-up), the same global options and the same subparser, options and help
+    as :func:`build_parser`'s; ``None`` when ``argv`` names no command of :data:`COMMANDS`."""
     name = _command_name(argv)
     if name is None:
         return None
@@ -219,10 +237,11 @@ def _command_parser(argv: Sequence[str]) -> argparse.ArgumentParser | None:
 
 
 def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
-    """``argv`` parsed as :func:`build_parser`'s parser parses it, building only the
-    parser of the command it names when it names one (the others' modules are not
-    imported: issue 34); a usage error, ``--help`` and every other line go to the whole
-    parser, so their output is the same.
+    """Parse ``argv`` as :func:`build_parser`'s parser does, building only the parser of the
+    command it names.
+
+    The other families' modules are not imported; a usage error, ``--help`` and every
+    other line go to the whole parser, so their output is the same.
 
     Parameters
     ----------
@@ -239,6 +258,11 @@ def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
     SystemExit
         From ``argparse``: ``--help`` (status 0), ``--version``, a usage error (status 2,
         its one line printed by the whole parser).
+
+    Notes
+    -----
+    Decision 434: ``lpsched batch`` imports neither the other families' command modules nor
+    what they import.
     """
     parser = _command_parser(argv)
     if parser is not None:
@@ -328,7 +352,7 @@ def _main(argv: list[str]) -> int:
     with summary.capture():
         code = _run(args.func, args)
     if code == 0 and summary.count and not sys.stderr.closed:
-        print(summary.line(), file=sys.stderr)
+        print("\n".join(summary.lines()), file=sys.stderr)
     return code
 
 
@@ -366,7 +390,7 @@ class _Terminated(BaseException):
 
 def _terminate_on_sigterm() -> Any:
     """Turn ``SIGTERM`` into :class:`_Terminated` in this process (a worker process forked
-    from it dies of the signal as before); returns the previous handler (``None``: not
+    from it dies of the signal, as by default); returns the previous handler (``None``: not
     installed, off the main thread)."""
     import signal
     import threading
@@ -496,13 +520,23 @@ def _bad_input(exc: BaseException) -> str:
     return f"{exc.filename}: {what}" if exc.filename is not None else what
 
 
+#: the different warnings a command's summary prints in full; further ones are counted
+SHOWN_WARNINGS = 10
+#: the longest warning message printed (characters): a bound for the values of a hostile
+#: file that a message quotes, far above any message lpsched or its libraries write
+WARNING_CHARS = 2000
+
+
 class _WarningSummary:
-    """Counts the warnings issued while a command runs and keeps the first (module doc)."""
+    """The warnings issued while a command runs (module doc): how many, whether all are
+    numerical (``RuntimeWarning``), and each different one (category and message) with its
+    count, the first :data:`SHOWN_WARNINGS` of them; the others are only counted."""
 
     def __init__(self) -> None:
         self.count = 0
         self.numerical = True
-        self.first = ""
+        self.kept: dict[tuple[type[Warning], str], int] = {}
+        self.rest = 0
 
     @contextlib.contextmanager
     def capture(self) -> Iterator[None]:
@@ -516,13 +550,29 @@ class _WarningSummary:
                file: Any = None, line: Any = None) -> None:
         self.count += 1
         self.numerical &= issubclass(category, RuntimeWarning)
-        if not self.first:
-            self.first = _one_line(str(message), 160) or category.__name__
+        key = (category, _one_line(str(message), WARNING_CHARS) or category.__name__)
+        if key in self.kept:
+            self.kept[key] += 1
+        elif len(self.kept) < SHOWN_WARNINGS:
+            self.kept[key] = 1
+        else:
+            self.rest += 1
 
-    def line(self) -> str:
+    def lines(self) -> list[str]:
+        """The summary: one line when every warning says the same, else a line per
+        different warning after a first line that counts them all."""
         kind = "numerical warning" if self.numerical else "warning"
         plural = "" if self.count == 1 else "s"
-        return f"lpsched: note: {self.count} {kind}{plural} (first: {self.first})"
+        if len(self.kept) == 1 and not self.rest:
+            text = next(iter(self.kept))[1]
+            return [f"lpsched: note: {self.count} {kind}{plural} (first: {text})"]
+        lines = [f"lpsched: note: {self.count} {kind}{plural}:"]
+        lines += [f"lpsched: note: - {text}" + (f" ({n} times)" if n > 1 else "")
+                  for (_, text), n in self.kept.items()]
+        if self.rest:
+            lines.append(f"lpsched: note: - and {self.rest} more, of other kinds (the first "
+                         f"{SHOWN_WARNINGS} different warnings are shown)")
+        return lines
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -241,7 +241,7 @@ def _cmd_check_ratios(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """approx hybrid / moldable, check-ratios.
+    """Add ``approx hybrid``, ``approx identical``, ``approx moldable`` and ``check-ratios``.
 
     Parameters
     ----------

@@ -826,7 +826,7 @@ def add_reproduce(rep_sub: Any) -> None:
                     "the profile's: 12.5e6 = 100 Mbit/s for simgrid, 1.25e6 = 10 Mbit/s "
                     "for mpi)")
     # the defaults are written out, not read from bags.policies.greedy: importing it here
-    # would load scipy for every command (tests/cli/test_bags_cli_31.py keeps them equal)
+    # would load scipy for every command (tests/cli/test_bags.py keeps them equal)
     cb.add_argument("--dd-request", choices=("idle", "received"), default=None,
                     help="when a DD worker asks for a task: once idle, or once its last "
                     "task has arrived (default: received, the registered policies' "

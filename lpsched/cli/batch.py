@@ -32,7 +32,7 @@ from lpsched.cli.outputs import atomic_output, check_output, check_output_folder
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 #: :data:`lpsched.batch.simulator.BLOCKED_HEAD`, spelled here so that building the parser
-#: does not load the simulator (tests/batch/test_387_blocked_head.py checks they agree)
+#: does not load the simulator (tests/batch/test_blocked_head.py checks they agree)
 BLOCKED_HEAD = ("wait", "kill-advanced")
 
 
@@ -364,8 +364,9 @@ def _read_swf(path: str, lenient: bool) -> Any:
 def _cmd_batch(args: argparse.Namespace) -> int:
     """Options and ``--out`` are checked before the trace is read; the schedule CSV is
     written atomically (an existing file is replaced) once the simulation is validated."""
+    from lpsched.batch.schedule import batch_metrics
     from lpsched.batch.simulator import simulate_batch
-    from lpsched.batch.validation import batch_metrics, validate_batch
+    from lpsched.batch.validation import validate_batch
 
     if args.out == "-" and args.json:
         raise LpschedError("--out - and --json both write to stdout: give --out a file name")
@@ -465,10 +466,12 @@ def _print_batch(out: dict[str, Any], args: argparse.Namespace, work: Any, m: in
 
 def batch_progress(stream: Any, after: float = 2.0, every: float = 1.0,
                    ) -> Callable[[int, int, float], None] | None:
-    """A progress line for :func:`~lpsched.batch.simulator.simulate_batch` on ``stream``
-    when it is a terminal (``None`` otherwise: pipes and files get no control characters):
-    jobs started, simulated time and wall time, drawn once the run has lasted ``after``
-    seconds, then at most every ``every`` seconds, and ended with a newline (issue 29).
+    """Make a progress line for :func:`~lpsched.batch.simulator.simulate_batch` on a terminal.
+
+    ``None`` when ``stream`` is not a terminal (pipes and files get no control
+    characters). The line shows the jobs started, the simulated time and the wall time;
+    it is drawn once the run has lasted ``after`` seconds, then at most every ``every``
+    seconds, and ended with a newline.
 
     Parameters
     ----------

@@ -1,4 +1,14 @@
-"""What every family's subcommands share: JSON output and JSON input files."""
+"""What every family's subcommands share: JSON output and input, runner options, traces.
+
+* ``--json`` output: :func:`dump_json` (one line of strict JSON; non-finite numbers as
+  ``null``, file names as strict UTF-8);
+* JSON input files: :func:`read_json` (size limit, strict and finite JSON, the file and
+  field named in every error), :func:`looks_like_json`, :func:`swf_input`;
+* the ``argparse`` types every command uses alike: :func:`seed`, :func:`jobs`,
+  :func:`executor`;
+* the ``reproduce`` experiments: :func:`add_runner_options`, :func:`run_experiment`,
+  :func:`report_fidelity`, and the traces folder (:func:`data_folder`, :func:`data_file`).
+"""
 
 from __future__ import annotations
 
@@ -25,11 +35,13 @@ def _escape_surrogate(match: re.Match[str]) -> str:
 
 
 def utf8_text(text: str) -> str:
-    r"""``text`` as strict UTF-8 text: each byte of a file name that is not UTF-8 (kept by
-    Python as a lone surrogate, ``\udcff``) becomes the four characters ``\xff``, any other
-    lone surrogate the six characters ``\ud800``; text without them is returned as it is.
-    A strict JSON parser refuses a lone surrogate, so every ``--json`` output goes through
-    this (:func:`dump_json`).
+    r"""Return ``text`` as strict UTF-8 text, every lone surrogate written as an escape.
+
+    Each byte of a file name that is not UTF-8 (kept by Python as a lone surrogate,
+    ``\udcff``) becomes the four characters ``\xff``, any other lone surrogate the six
+    characters ``\ud800``; text without them is returned as it is. A strict JSON parser
+    refuses a lone surrogate, so every ``--json`` output goes through this
+    (:func:`dump_json`).
 
     Parameters
     ----------
@@ -50,9 +62,10 @@ def utf8_text(text: str) -> str:
 
 
 def utf8_strings(o: Any) -> Any:
-    """``o`` with every string in it, dict keys included, made strict UTF-8 by
-    :func:`utf8_text`: for the JSON files commands write (an extracted workload names its
-    trace), as :func:`dump_json` does for ``--json``.
+    """Return ``o`` with every string in it, dict keys included, made strict UTF-8.
+
+    Each string goes through :func:`utf8_text`: for the JSON files commands write (an
+    extracted workload names its trace), as :func:`dump_json` does for ``--json``.
 
     Parameters
     ----------
@@ -98,11 +111,13 @@ def _clean(o: Any) -> Any:
 
 
 def dump_json(obj: Any) -> str:
-    """``obj`` as one line of strict JSON: numpy arrays and scalars become lists and
-    numbers, every non-finite float (``nan``, ``inf``, inside arrays too) becomes
-    ``null``, because JSON has neither ``NaN`` nor ``Infinity``, and every string is
-    strict UTF-8: a byte of a file name that is not UTF-8 is written as the text ``\\xff``
-    (:func:`utf8_text`), never as a lone surrogate, which strict parsers refuse.
+    """Return ``obj`` as one line of strict JSON.
+
+    numpy arrays and scalars become lists and numbers, every non-finite float (``nan``,
+    ``inf``, inside arrays too) becomes ``null``, because JSON has neither ``NaN`` nor
+    ``Infinity``, and every string is strict UTF-8: a byte of a file name that is not UTF-8
+    is written as the text ``\\xff`` (:func:`utf8_text`), never as a lone surrogate, which
+    strict parsers refuse.
 
     Parameters
     ----------
@@ -134,9 +149,10 @@ def dump_json(obj: Any) -> str:
 
 
 def read_json(path: str) -> Any:
-    """Read the JSON file ``path``, hardened against hostile files (every family's readers
-    use it): a file that cannot be read, is larger than the JSON limit (refused from its
-    size before it is read: :func:`lpsched.core.inputs.max_json_bytes`, 256 MiB unless
+    """Read the JSON file ``path``, hardened against hostile files (every family's readers use it).
+
+    A file that cannot be read, is larger than the JSON limit (refused from its size before
+    it is read: :func:`lpsched.core.inputs.max_json_bytes`, 256 MiB unless
     ``$LPSCHED_MAX_JSON_BYTES`` says otherwise), is not UTF-8, is not JSON, is nested too
     deeply, or holds ``NaN``/``Infinity`` or a number outside the float range raises
     :class:`~lpsched.errors.ParseError` naming the file and the offending field
@@ -166,9 +182,10 @@ def read_json(path: str) -> Any:
 
 
 def looks_like_json(path: str | Path) -> bool:
-    """Whether the file ``path`` looks like JSON rather than an SWF trace: it is named
-    ``.json``, or its first character after blanks (and a byte-order mark) is ``{`` or
-    ``[``. An unreadable file does not.
+    """Tell whether the file ``path`` looks like JSON rather than an SWF trace.
+
+    It does when it is named ``.json``, or its first character after blanks (and a
+    byte-order mark) is ``{`` or ``[``. An unreadable file does not.
 
     Parameters
     ----------
@@ -196,7 +213,9 @@ def looks_like_json(path: str | Path) -> bool:
 
 @contextlib.contextmanager
 def swf_input(path: str, command: str) -> Iterator[None]:
-    """Around the reading of the SWF trace ``path`` by ``command`` (``lpsched tasks``): a
+    """Reword the parse error of an SWF reader given a JSON file, naming what reads JSON.
+
+    Around the reading of the SWF trace ``path`` by ``command`` (``lpsched tasks``): a
     :class:`~lpsched.errors.ParseError` on a file that looks like JSON
     (:func:`looks_like_json`) becomes one saying so, rather than the SWF parser's
     ``expected 18 fields, found 1``; the commands that read Batsim workloads are named.
@@ -233,8 +252,9 @@ def swf_input(path: str, command: str) -> Iterator[None]:
 
 
 def seed(text: str) -> int:
-    """``argparse`` type of every ``--seed`` / ``--first-seed`` option: a whole number
-    >= 0 (numpy's generators refuse negative seeds; a bad one is a usage error, exit 2).
+    """Read a ``--seed`` or ``--first-seed`` value: a whole number >= 0 (an ``argparse`` type).
+
+    numpy's generators refuse negative seeds; a bad one is a usage error, exit 2.
 
     Parameters
     ----------
@@ -262,8 +282,9 @@ def seed(text: str) -> int:
 
 
 def jobs(text: str) -> int:
-    """``argparse`` type of ``--jobs``: a whole number >= 1 (0 or a negative count is a
-    usage error, exit 2, in every experiment).
+    """Read a ``--jobs`` value: a whole number >= 1 (an ``argparse`` type).
+
+    0 or a negative count is a usage error, exit 2, in every experiment.
 
     Parameters
     ----------
@@ -304,9 +325,10 @@ def _whole_at_least(text: str, least: int) -> int:
 
 
 def executor(text: str) -> str:
-    """``argparse`` type of ``--executor``: ``local`` or ``dask://HOST:PORT`` with a host
-    and a port (:func:`lpsched.core.runner.parse_executor`; otherwise a usage error, exit 2,
-    before any work).
+    """Read an ``--executor`` value: ``local`` or ``dask://HOST:PORT`` (an ``argparse`` type).
+
+    The host and the port are checked by :func:`lpsched.core.runner.parse_executor`;
+    anything else is a usage error, exit 2, before any work.
 
     Parameters
     ----------
@@ -342,11 +364,12 @@ def executor(text: str) -> str:
 
 
 def add_runner_options(parser: Any, out_help: str) -> None:
-    """The options every ``lpsched reproduce`` experiment shares (the resumable runner of
-    :mod:`lpsched.core.runner`): ``--jobs`` (local worker processes), ``--executor``
-    (``local`` or ``dask://HOST:PORT``), ``--out`` (the folder of the result store and
-    the tables; created if missing), ``--quiet`` (no progress bar) and ``--json`` (one
-    JSON value on stdout, issue 33).
+    """Add the options every ``lpsched reproduce`` experiment shares to its parser.
+
+    The options of the resumable runner of :mod:`lpsched.core.runner`: ``--jobs`` (local
+    worker processes), ``--executor`` (``local`` or ``dask://HOST:PORT``), ``--out`` (the
+    folder of the result store and the tables; created if missing), ``--quiet`` (no
+    progress bar) and ``--json`` (one JSON value on stdout).
 
     Parameters
     ----------
@@ -375,9 +398,11 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
                    group: Callable[[Any], Any] | None = None,
                    cost: Callable[[Any], float] | None = None,
                    ) -> tuple[list[dict[str, Any]], int, float]:
-    """Run the ``cells`` of experiment ``name`` through the resumable runner into
-    ``folder/<name>.sqlite`` (its table ``name``, typed after ``schema`` when given:
-    :mod:`lpsched.core.store`) with the options of :func:`add_runner_options`.
+    """Run the ``cells`` of experiment ``name`` through the resumable runner.
+
+    The rows go to ``folder/<name>.sqlite`` (its table ``name``, typed after ``schema``
+    when given: :mod:`lpsched.core.store`); the options are those of
+    :func:`add_runner_options`.
 
     Parameters
     ----------
@@ -422,10 +447,11 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
 
 def report_fidelity(table: Any, folder: str | Path, *, json_mode: bool = False,
                     stream: Any = None) -> Path:
-    """End a ``reproduce`` run with its seed-vs-ours table (:mod:`lpsched.core.fidelity`):
-    write ``folder/<experiment>_vs_seed.csv`` atomically and print the table and its
+    """End a ``reproduce`` run with its seed-vs-ours table (:mod:`lpsched.core.fidelity`).
+
+    Write ``folder/<experiment>_vs_seed.csv`` atomically and print the table and its
     one-line summary, on stdout, or on stderr under ``--json`` (whose stdout must stay one
-    JSON value: put ``table.to_dict()`` in it under ``"vs_seed"``). Returns the CSV path.
+    JSON value: put ``table.to_dict()`` in it under ``"vs_seed"``).
 
     Parameters
     ----------
@@ -471,9 +497,11 @@ DATA_HELP = ("the folder of the seeds' traces (default: $LPSCHED_DATA, else ../s
 
 
 def data_folder(explicit: str | None) -> Path | None:
-    """The traces folder of every ``reproduce`` (issue 33 item 5): ``--data`` when given (it
-    must be a folder), else ``$LPSCHED_DATA``, else ``../shared/data`` or ``shared/data``
-    from the working folder; absolute (cells carry trace paths), ``None`` when none exists.
+    """Return the traces folder of every ``reproduce``, or ``None`` when none exists.
+
+    ``--data`` when given (it must be a folder), else ``$LPSCHED_DATA``, else
+    ``../shared/data`` or ``shared/data`` from the working folder; absolute (cells carry
+    trace paths).
 
     Parameters
     ----------
@@ -512,8 +540,9 @@ def data_folder(explicit: str | None) -> Path | None:
 
 
 def data_file(explicit: str | None, name: str) -> str:
-    """The trace ``name`` in :func:`data_folder`; a :class:`ParseError` naming where it was
-    looked for otherwise.
+    """Return the path of the trace ``name`` in :func:`data_folder`.
+
+    A :class:`ParseError` names where it was looked for when it is not there.
 
     Parameters
     ----------

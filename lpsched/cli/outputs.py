@@ -3,7 +3,7 @@
 Every command that writes a file (``-o``, ``--out``, ``--export-lp``, plots) calls
 :func:`check_output` while parsing its options, so that a path that cannot be written
 fails with one line and exit 2 *before* a long simulation, and writes through
-:func:`atomic_output` or :func:`atomic_path`. The rules (docs/decisions.md, "Output files"):
+:func:`atomic_output` or :func:`atomic_path`. The rules (decisions 67, 204, 205 and 253):
 
 * **Regular files** are written to a temporary file in the target's folder, renamed over
   the target only once complete, so an interrupted run never leaves a half-written file;
@@ -68,9 +68,11 @@ TRAILERS: dict[str, tuple[bytes, ...]] = {
 
 def check_not_input(path: str | Path, what: str,
                     inputs: Iterable[str | Path | None]) -> None:
-    """Refuse an output ``path`` that is one of ``inputs``: the same path once symbolic
-    links are resolved, or, when both exist, the same file (:func:`os.path.samefile`: a
-    hard link, another spelling of the path). ``-`` (stdout) and ``None`` are never files.
+    """Refuse an output ``path`` that is one of ``inputs``.
+
+    One of them: the same path once symbolic links are resolved, or, when both exist, the
+    same file (:func:`os.path.samefile`: a hard link, another spelling of the path). ``-``
+    (stdout) and ``None`` are never files.
 
     Parameters
     ----------
@@ -113,17 +115,16 @@ def check_not_input(path: str | Path, what: str,
 
 def check_output(path: str, what: str, suffixes: Sequence[str] = (),
                  inputs: Iterable[str | Path | None] = ()) -> Path:
-    """The file ``path`` can be written: not a folder, its folder exists and a file can be
-    created in it (probed by creating and removing a temporary file, so a read-only or
-    special file system fails here, before any work), and (when ``suffixes`` are given) its
-    name ends with one of them. A symbolic link is followed (the file it points to is
-    written, the link stays; a dangling link's target is created, in its folder, which must
-    exist); a link that loops is refused; an existing special file (``/dev/null``, a FIFO)
-    must be writable and is written in place (module doc). An output that is one of
-    ``inputs`` (the files the command reads) is refused (:func:`check_not_input`).
+    """Check, before any work, that the output file ``path`` can be written.
 
-    >>> check_output("x.lp", "--export-lp", (".lp", ".mps")).name
-    'x.lp'
+    Not a folder, its folder exists and a file can be created in it (probed by creating and
+    removing a temporary file, so a read-only or special file system fails here, before any
+    work), and (when ``suffixes`` are given) its name ends with one of them. A symbolic
+    link is followed (the file it points to is written, the link stays; a dangling link's
+    target is created, in its folder, which must exist); a link that loops is refused; an
+    existing special file (``/dev/null``, a FIFO) must be writable and is written in place
+    (module doc). An output that is one of ``inputs`` (the files the command reads) is
+    refused (:func:`check_not_input`).
 
     Parameters
     ----------
@@ -146,6 +147,11 @@ def check_output(path: str, what: str, suffixes: Sequence[str] = (),
     LpschedError
         A wrong suffix, a folder, a missing folder, no permission, a file that cannot be
         created there, a symbolic link that loops, or one of the inputs.
+
+    Examples
+    --------
+    >>> check_output("x.lp", "--export-lp", (".lp", ".mps")).name
+    'x.lp'
     """
     target = Path(path)
     check_not_input(path, what, inputs)
@@ -265,8 +271,9 @@ def _commit(tmp: str, real: Path) -> None:
 
 
 def remove_temporaries() -> list[str]:
-    """Remove every temporary file this process created and has not renamed or removed
-    (the CLI calls it on exit, after an interruption or a ``SIGTERM``: module doc).
+    """Remove every temporary file this process created and has not renamed or removed.
+
+    The CLI calls it on exit, after an interruption or a ``SIGTERM`` (module doc).
 
     Returns
     -------
@@ -280,7 +287,7 @@ def remove_temporaries() -> list[str]:
 
 
 def check_output_folder(path: str, what: str) -> Path:
-    """The folder ``path`` exists or can be created, and is writable.
+    """Check that the output folder ``path`` exists or can be created, and is writable.
 
     Parameters
     ----------
@@ -316,8 +323,10 @@ def check_output_folder(path: str, what: str) -> Path:
 @contextlib.contextmanager
 def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
                   ) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path``; on success rename it over ``path``, with the
-    permissions the replaced file had (or ``0o666`` less the umask for a new one).
+    """Write ``path`` atomically: through a temporary file beside it, renamed over it on success.
+
+    The file gets the permissions the replaced file had (or ``0o666`` less the umask for a
+    new one).
 
     On an exception the temporary file is removed and ``path`` is left as it was. A
     symbolic link is followed (a dangling one creates its target; one that loops is
@@ -367,10 +376,12 @@ def atomic_output(path: str | Path, mode: str = "w", newline: str | None = None,
 
 
 def verify_written(written: str | Path, path: str | Path | None = None) -> None:
-    r"""Check that a file a library wrote is complete: it exists, is not empty and, when its
-    suffix is one of :data:`TRAILERS`, its last non-blank bytes are those of a complete
-    file of that format (a writer that ignores the short writes of a full disk or a file
-    size limit leaves a file cut anywhere, never with the trailer it writes last).
+    r"""Check that a file a library wrote is complete.
+
+    It must exist, not be empty and, when its suffix is one of :data:`TRAILERS`, end with
+    the last non-blank bytes of a complete file of that format (a writer that ignores the
+    short writes of a full disk or a file size limit leaves a file cut anywhere, never with
+    the trailer it writes last).
 
     Parameters
     ----------
@@ -422,11 +433,13 @@ def verify_written(written: str | Path, path: str | Path | None = None) -> None:
 @contextlib.contextmanager
 def atomic_path(path: str | Path,
                 check: Callable[[str], None] | None = verify_written) -> Iterator[str]:
-    """A temporary path beside ``path`` for writers that take a file name (HiGHS,
-    matplotlib); renamed over ``path`` when the block ends without an exception and the
-    file passes ``check`` (default :func:`verify_written`: present, not empty, and ending
-    as a complete file of its format; ``None`` skips it; a callable receives the temporary
-    path and raises to refuse it). A refused file is removed and ``path`` left as it was.
+    """Give a writer that takes a file name (HiGHS, matplotlib) a temporary path beside ``path``.
+
+    The temporary file is renamed over ``path`` when the block ends without an exception
+    and the file passes ``check`` (default :func:`verify_written`: present, not empty, and
+    ending as a complete file of its format; ``None`` skips it; a callable receives the
+    temporary path and raises to refuse it). A refused file is removed and ``path`` left
+    as it was.
     The temporary name keeps ``path``'s suffix (the name the user gave, not a link's
     target), which such writers read the format from. Permissions and symbolic links as in
     :func:`atomic_output`; for a special file (a device, a FIFO) the temporary file is in
@@ -489,9 +502,10 @@ def _copy_into(tmp: str, real: Path) -> None:
 
 
 def write_rows_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write ``rows`` as CSV, atomically (:func:`atomic_output`), or to stdout when
-    ``path`` is ``-``: one column per key met in any row, in sorted order; nothing is
-    written when there are no rows.
+    """Write ``rows`` as CSV, atomically (:func:`atomic_output`), or to stdout for ``-``.
+
+    One column per key met in any row, in sorted order; nothing is written when there are
+    no rows.
 
     Parameters
     ----------

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from lpsched.cli.outputs import (
     check_output_folder,
     write_rows_csv,
 )
-from lpsched.errors import InvalidInstanceError, InvalidScheduleError, LpschedError
+from lpsched.errors import InvalidInstanceError, LpschedError
 
 
 def _note(message: str) -> None:
@@ -143,7 +142,7 @@ def _load(paths: list[str], speed: float, alpha: float | None = None) -> list[An
     out = []
     for p in paths:
         try:
-            if Path(p).suffix.lower() == ".json":  # hardened JSON reading (issue 28)
+            if Path(p).suffix.lower() == ".json":  # the size-checked JSON reader
                 out.append(ptg_from_document(read_json(p), Path(p).stem, p, speed, alpha))
             else:
                 out.append(load_ptg(p, speed, alpha))
@@ -152,19 +151,23 @@ def _load(paths: list[str], speed: float, alpha: float | None = None) -> list[An
     return out
 
 
-def _check_bounds(res: Any, b: Any) -> None:
-    m = res.metrics
-    if b.makespan > m.makespan * (1 + 1e-9) or b.ssct > m.scaled_sum_completion * (1 + 1e-9):
-        raise InvalidScheduleError("lower-bound", f"{res.algorithm}: a lower bound exceeds "
-                                   "the achieved value (a bug: please report it)")
+def _cluster(text: str) -> Any:
+    """The cluster of ``--cluster``: a platform file (``.xml``) through
+    :func:`lpsched.ptg.platforms.cluster_from_platform`, any other text through
+    :func:`lpsched.ptg.model.get_cluster` (a Table 1 name, ``P`` or ``P@S``)."""
+    if text.lower().endswith(".xml"):
+        from lpsched.ptg.platforms import cluster_from_platform
+
+        return cluster_from_platform(text)
+    from lpsched.ptg.model import get_cluster
+
+    return get_cluster(text)
 
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
     from lpsched.ptg.assumptions import schedule_assumptions
-    from lpsched.ptg.bounds import lower_bounds
-    from lpsched.ptg.model import get_cluster
+    from lpsched.ptg.comparison import compare_algorithms
     from lpsched.ptg.problem import Problem
-    from lpsched.ptg.registry import ALGORITHMS, run
 
     gantt = (check_output(args.gantt, "--gantt", (".png", ".pdf", ".svg"), inputs=args.ptgs)
              if args.gantt else None)
@@ -175,36 +178,32 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
             raise LpschedError("--gantt needs matplotlib (pip install lpsched[dev])") from None
     if args.seed < 0:
         raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
-    cluster = get_cluster(args.cluster)
+    cluster = _cluster(args.cluster)
     ptgs = _load(args.ptgs, cluster.speed, args.alpha)
     notes = schedule_assumptions(ptgs, cluster, args.cluster, args.ptgs)
     pb = Problem(ptgs, cluster, seed=args.seed, hcpa_bound=_bound(args))
-    names = list(ALGORITHMS) if args.algorithm == "all" else [args.algorithm]
-    t0 = time.perf_counter()
-    b = lower_bounds(pb, lp=not args.no_lp)
-    lb_seconds = time.perf_counter() - t0
-    results = [run(pb, name) for name in names]
-    for r in results:
-        _check_bounds(r, b)
+    comparison = compare_algorithms(pb, args.algorithm, lp=not args.no_lp)
+    results = comparison.results
     if gantt is not None:
         from lpsched.ptg.plotting import gantt as draw
 
         with atomic_path(gantt) as tmp:  # a failed write leaves the old file in place
             draw(results[0].schedule, cluster.processors, tmp,
                  f"{results[0].algorithm} on {cluster.name}", _legend(ptgs, args.ptgs))
-    bounds = b.to_dict()
-    rows = [{**r.to_dict(), "lower_bounds": bounds} for r in results]
     if args.json:
+        bounds = comparison.bounds.to_dict()
+        rows = [{**r.to_dict(), "lower_bounds": bounds} for r in results]
         doc: dict[str, Any] = rows[0] if len(rows) == 1 else {
             "algorithm": "all", "cluster": cluster.name, "lower_bounds": bounds,
             "results": rows}
         doc.update({"cluster": cluster.name, "ptgs": [g.name for g in pb.ptgs],
-                    "hcpa_bound": str(pb.hcpa_bound), "lower_bound_seconds": lb_seconds,
+                    "hcpa_bound": str(pb.hcpa_bound),
+                    "lower_bound_seconds": comparison.bound_seconds,
                     "alpha_option": args.alpha,
                     "assumptions": [a.to_dict() for a in notes]})
         print(dump_json(doc))
     else:
-        _print_table(results, b, cluster.name)
+        print(_table(comparison, cluster.name))
     for a in notes:
         _note(a.note)
     return 0
@@ -217,24 +216,26 @@ def _legend(ptgs: list[Any], paths: list[str]) -> list[str]:
     return [n if names.count(n) == 1 else p for n, p in zip(names, paths, strict=True)]
 
 
-def _print_table(results: list[Any], b: Any, cluster: str) -> None:
-    """One row per algorithm against the bounds (``time``: own seconds; ``shared``: the
-    one-time cost of the shared precomputations it uses), then the bounds and validation
-    line."""
+def _table(comparison: Any, cluster: str) -> str:
+    """``ptg schedule``'s table: the rows of
+    :func:`lpsched.ptg.comparison.compare_algorithms` (the fields of its ``TABLE_COLUMNS``;
+    ``time``: the algorithm's own seconds, ``shared``: the one-time cost of the shared
+    precomputations it uses), then the bounds and the validation line."""
     lines = [f"{'algorithm':<18} {'Cmax (s)':>10} {'Cmax/LB':>8} {'SSCT':>7} {'SSCT/LB':>8} "
              f"{'MaxS':>8} {'util %':>7} {'time (s)':>9} {'shared (s)':>10}"]
-    for r in results:
-        m = r.metrics
-        lines.append(f"{r.algorithm:<18} {m.makespan:>10.2f} {m.makespan / b.makespan:>8.3f} "
-                     f"{m.scaled_sum_completion:>7.3f} "
-                     f"{m.scaled_sum_completion / b.ssct:>8.3f} {m.max_stretch:>8.3f} "
-                     f"{100 * m.utilisation:>7.2f} {r.seconds:>9.4f} {r.shared_seconds:>10.4f}")
-    checked = ("every schedule validated" if all(r.valid for r in results)
+    rows = comparison.rows
+    for r in rows:
+        lines.append(f"{r['algorithm']:<18} {r['makespan']:>10.2f} {r['makespan_ratio']:>8.3f} "
+                     f"{r['scaled_sum_completion']:>7.3f} {r['ssct_ratio']:>8.3f} "
+                     f"{r['max_stretch']:>8.3f} {100 * r['utilisation']:>7.2f} "
+                     f"{r['seconds']:>9.4f} {r['shared_seconds']:>10.4f}")
+    b = comparison.bounds
+    checked = ("every schedule validated" if all(r["valid"] for r in rows)
                else "schedules NOT validated")
     lines.append(f"lower bounds on {cluster}: Cmax >= {b.makespan:.2f} s "
                  f"({'lp' if b.makespan_lp >= b.makespan_classical else 'classical'}), "
                  f"SSCT >= {b.ssct:.3f} ({b.ssct_source}); {checked}")
-    print("\n".join(lines))
+    return "\n".join(lines)
 
 
 def _bound(args: argparse.Namespace) -> Any:
@@ -297,8 +298,8 @@ HCPA_BOUND_HELP = ("the improved-HCPA variant (decision 336; default: literal): 
 
 def hcpa_bound_arg(text: str) -> str:
     """``argparse`` type of ``--hcpa-bound``: the text as typed, once
-    :meth:`lpsched.ptg.hcpa.HcpaBound.parse` accepts it (decision 416: ``literal`` and
-    ``none`` take no value).
+    :meth:`lpsched.ptg.hcpa.HcpaBound.parse` accepts it (``literal`` and ``none`` take no
+    value).
 
     Parameters
     ----------
@@ -315,6 +316,10 @@ def hcpa_bound_arg(text: str) -> str:
     argparse.ArgumentTypeError
         The variant is not one of seed 004's allocation-step readings (a usage error,
         exit 2), with what was typed and what is accepted.
+
+    Notes
+    -----
+    The refusal of a value is decision 416.
     """
     from lpsched.errors import InvalidInstanceError
     from lpsched.ptg.hcpa import HcpaBound
@@ -347,9 +352,11 @@ def add_reproduce(rep_sub: Any) -> None:
 
 
 def add_commands(sub: Any, full: bool = True) -> None:
-    """``ptg generate``, ``ptg schedule``. Their choices come from the ptg family, which
-    imports networkx: with ``full=False`` (a command line that does not name ``ptg``) only
-    the ``ptg`` entry of ``lpsched --help`` is added, so other commands never import it.
+    """``ptg generate``, ``ptg schedule``.
+
+    Their choices come from the ptg family, which imports networkx: with ``full=False`` (a command
+    line that does not name ``ptg``) only the ``ptg`` entry of ``lpsched --help`` is added, so other
+    commands never import it.
 
     Parameters
     ----------

@@ -27,7 +27,7 @@ class Command:
 
     @property
     def name(self) -> str:
-        """``lpsched reproduce cbs3m``."""
+        """The command as typed, e.g. ``lpsched reproduce cbs3m``."""
         return " ".join(("lpsched", *self.words))
 
     def actions(self) -> list[argparse.Action]:
@@ -60,8 +60,7 @@ class Command:
 
 
 def commands(parser: argparse.ArgumentParser | None = None) -> Iterator[Command]:
-    """Every command of ``parser`` (default: the whole ``lpsched`` command line, ``ptg``
-    included), depth first, in the order ``--help`` lists them.
+    """Yield every command of ``parser``, depth first, in the order ``--help`` lists them.
 
     Parameters
     ----------
@@ -120,8 +119,7 @@ def _help(action: argparse.Action) -> str:
 
 
 def markdown(parser: argparse.ArgumentParser | None = None) -> str:
-    """The reference page as Markdown (MyST): one section per command, a table of its
-    options.
+    """Return the reference page in Markdown: a section per command, a table of its options.
 
     Parameters
     ----------
@@ -157,8 +155,9 @@ def markdown(parser: argparse.ArgumentParser | None = None) -> str:
 
 def options_without_help(parser: argparse.ArgumentParser | None = None,
                          ) -> list[tuple[str, str]]:
-    """(command, option) pairs whose option has no help text: what the reference would
-    show with an empty meaning.
+    """List the (command, option) pairs whose option has no help text.
+
+    What the reference would show with an empty meaning.
 
     Parameters
     ----------
@@ -188,8 +187,9 @@ GENERIC_HELP = {
 
 
 def complete_help(parser: argparse.ArgumentParser) -> None:
-    """Give every option of every command a help text and its default (issue 33 item 5):
-    the options of :data:`GENERIC_HELP` declared without help get theirs, and an option
+    """Give every option of every command a help text and its default.
+
+    The options of :data:`GENERIC_HELP` declared without help get theirs, and an option
     with a value whose help does not mention its default gets ``(default: X)``.
 
     Parameters

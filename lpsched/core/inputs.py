@@ -86,8 +86,9 @@ class _Prefixed(io.RawIOBase):
 
 
 def is_stream(path: str | Path) -> bool:
-    """Whether ``path`` names a stream (a pipe, a FIFO, a device: anything but a regular
-    file or a folder), which can be read once and never rewound.
+    """Tell whether ``path`` names a stream, which can be read once and never rewound.
+
+    A stream is a pipe, a FIFO, a device: anything but a regular file or a folder.
 
     Parameters
     ----------
@@ -145,9 +146,10 @@ def _read(fh: BinaryIO, n: int, path: str | Path) -> bytes:
 
 
 def peek(path: str | Path, n: int = 64) -> bytes:
-    """The first ``n`` bytes of the input ``path`` (fewer when it is shorter), without
-    consuming them: a regular file is opened and read again by :func:`open_input`; a
-    stream's bytes are kept for the reader :func:`open_input` then returns.
+    """Return the first ``n`` bytes of the input ``path`` without consuming them.
+
+    A regular file is opened and read again by :func:`open_input`; a stream's bytes are
+    kept for the reader :func:`open_input` then returns.
 
     Parameters
     ----------
@@ -180,8 +182,10 @@ def peek(path: str | Path, n: int = 64) -> bytes:
 
 
 def open_input(path: str | Path) -> BinaryIO:
-    """Open the input ``path`` to read its bytes from the start: a regular file as
-    :func:`open` does; a stream at its start, what :func:`peek` read of it first.
+    """Open the input ``path`` to read its bytes from the start.
+
+    A regular file is opened as :func:`open` does; a stream at its start, what :func:`peek`
+    read of it first.
 
     Parameters
     ----------
@@ -213,8 +217,9 @@ def open_input(path: str | Path) -> BinaryIO:
 
 
 def max_json_bytes() -> int:
-    """The largest JSON input read: ``$LPSCHED_MAX_JSON_BYTES`` when set (module doc),
-    else :data:`MAX_JSON_BYTES`.
+    """Return the largest JSON input read, in bytes.
+
+    ``$LPSCHED_MAX_JSON_BYTES`` when set (module doc), else :data:`MAX_JSON_BYTES`.
 
     Returns
     -------
@@ -245,9 +250,10 @@ def max_json_bytes() -> int:
 
 
 def read_input(path: str | Path, limit: int | None = None, what: str = "input") -> bytes:
-    """The bytes of the input ``path`` (a regular file or a stream), at most ``limit`` of
-    them: a larger regular file is refused from its size before anything is read, a stream
-    after ``limit + 1`` bytes.
+    """Read the input ``path`` (a regular file or a stream) whole, up to ``limit`` bytes.
+
+    A larger regular file is refused from its size before anything is read, a stream after
+    ``limit + 1`` bytes.
 
     Parameters
     ----------

@@ -25,8 +25,11 @@ such rather than after Dask's own 30 s.
 
 Warnings raised inside worker processes (numpy overflow, scipy, ...) are not printed by
 the workers: each batch records them and the parent re-issues each distinct warning once
-per batch, so they reach the caller's warning filters (the CLI's one-line summary) instead
-of flooding stderr.
+per batch, so they reach the caller's warning filters (the CLI's summary on stderr)
+instead of flooding stderr.
+
+A cell that took at least :data:`COLLECT_AFTER` seconds is followed by a full garbage
+collection, in the lead process and in the workers (decision 432).
 """
 
 from __future__ import annotations
@@ -52,10 +55,11 @@ CellFn = Callable[[Any], list[dict[str, Any]]]
 
 
 class Progress:
-    """Progress of a run on stderr (no dependency). On a terminal, one line redrawn in
-    place (at most every :data:`REDRAW` seconds); otherwise (a log file, a pipe) a plain
-    line every :data:`LOG_EVERY` seconds and one at the end, so a log holds a few lines,
-    not hundreds of carriage returns.
+    """Report the progress of a run on stderr, with no dependency.
+
+    On a terminal, one line redrawn in place (at most every :data:`REDRAW` seconds);
+    otherwise (a log file, a pipe) a plain line every :data:`LOG_EVERY` seconds and one at
+    the end, so a log holds a few lines, not hundreds of carriage returns.
 
     The estimate of the time left is shown once two cells are done. With ``work`` (the
     estimated cost of each cell, in any unit: jobs simulated, tasks, LP size), it is the
@@ -148,8 +152,10 @@ _EXECUTOR_FORMS = "'local' or 'dask://HOST:PORT'"
 
 
 def parse_executor(text: str) -> tuple[str, int] | None:
-    """Check an ``--executor`` value: ``None`` for ``"local"``, ``(host, port)`` for
-    ``dask://HOST:PORT`` (the scheduler of a running ``dask.distributed`` cluster).
+    """Check an ``--executor`` value and return where it runs the cells.
+
+    ``None`` for ``"local"``, ``(host, port)`` for ``dask://HOST:PORT`` (the scheduler of a
+    running ``dask.distributed`` cluster).
 
     Parameters
     ----------

@@ -42,7 +42,7 @@ JSON rows of earlier versions gave: the same fields (keys in sorted order), valu
 types as ``json.loads(json.dumps(row))``.
 
 **Stores of earlier versions.** A store written before the typed layout (a single table
-``rows(experiment, cell, idx, data)`` of JSON rows) opens, reads and resumes as before; the
+``rows(experiment, cell, idx, data)`` of JSON rows) opens, reads and resumes unchanged; the
 first write to it (:meth:`ResultStore.add`, so the first new cell of a resumed run) first
 converts it in place, in the same transaction: every row moves to its experiment's typed
 table and ``rows`` is dropped, so a killed conversion leaves the old store untouched. A
@@ -174,13 +174,23 @@ def _explain(path: str, exc: sqlite3.Error) -> StoreError:
 
 
 class ResultStore:
-    """``ResultStore(path)``; ``":memory:"`` for a throw-away store.
+    """A resumable store of experiment rows in one SQLite file (module doc).
 
-    ``create=False`` opens an existing store only (a missing or empty file raises
-    :class:`~lpsched.errors.StoreError` instead of becoming a new store): what readers use.
+    Parameters
+    ----------
+    path : str or Path
+        The ``.sqlite`` file (created with its folder when missing), or ``":memory:"`` for
+        a throw-away store.
+    create : bool
+        ``False`` opens an existing store only: a missing or empty file raises
+        :class:`~lpsched.errors.StoreError` instead of becoming a new store (what readers
+        use). Default ``True``.
 
-    Raises :class:`~lpsched.errors.StoreError` when ``path`` is not a usable result store
-    (module doc).
+    Raises
+    ------
+    lpsched.errors.StoreError
+        ``path`` is not a usable result store: not an lpsched store, damaged, written by a
+        newer lpsched, or not writable (module doc).
     """
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
@@ -400,9 +410,10 @@ class ResultStore:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the store's exclusive writer lock for the block (module doc); a store in
-        use by another run raises :class:`~lpsched.errors.StoreError` at once. A no-op for
-        ``":memory:"``. Not re-entrant.
+        """Hold the store's exclusive writer lock for the block (module doc).
+
+        A store in use by another run raises :class:`~lpsched.errors.StoreError` at once.
+        A no-op for ``":memory:"``. Not re-entrant.
 
         Yields
         ------
@@ -679,11 +690,12 @@ class ResultStore:
 
     def add(self, experiment: str, cell: Any, rows: Iterable[dict[str, Any]],
             schema: RowSchema | None = None) -> None:
-        """Store all rows of one cell atomically. ``schema`` (the experiment's
-        :data:`RowSchema`, optional) declares the types of the columns it creates (also when
-        this first write converts a store of earlier versions: the experiment's table is
-        then the one a fresh store would have); the rows read back the same with or
-        without it.
+        """Store all rows of one cell atomically, in one transaction.
+
+        ``schema`` (the experiment's :data:`RowSchema`, optional) declares the types of the
+        columns it creates (also when this first write converts a store of earlier
+        versions: the experiment's table is then the one a fresh store would have); the
+        rows read back the same with or without it.
 
         Parameters
         ----------
@@ -847,14 +859,11 @@ RowSchema = Mapping[str, str]
 
 
 def check_row(row: Mapping[str, Any], schema: RowSchema) -> str | None:
-    """What is wrong with ``row`` against ``schema`` (the first field that is missing, of
-    the wrong type, not finite or below its bound), or ``None`` if nothing is.
+    """Check ``row`` against ``schema`` and say what is wrong, or ``None`` if nothing is.
 
-    Fields not in the schema are not checked: experiments add informative fields freely,
-    and the schema names those the tables and summaries read.
-
-    >>> check_row({"seed": 3, "max_stretch": -5.0}, {"seed": "int>=0", "max_stretch": "number>=1?"})
-    'max_stretch = -5.0: must be >= 1'
+    The answer names the first field that is missing, of the wrong type, not finite or
+    below its bound. Fields not in the schema are not checked: experiments add informative
+    fields freely, and the schema names those the tables and summaries read.
 
     Parameters
     ----------
@@ -868,6 +877,12 @@ def check_row(row: Mapping[str, Any], schema: RowSchema) -> str | None:
     -------
     str or None
         The first problem as a phrase, or ``None``.
+
+    Examples
+    --------
+    >>> check_row({"seed": 3, "max_stretch": -5.0},
+    ...           {"seed": "int>=0", "max_stretch": "number>=1?"})
+    'max_stretch = -5.0: must be >= 1'
     """
     for name, kind in schema.items():
         if name not in row:

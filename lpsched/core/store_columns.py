@@ -5,7 +5,7 @@ A row field gets a column *kind* (:data:`KINDS`: ``int``, ``real``, ``text``, ``
 an experiment's columns and row shapes; :func:`encode` turns a row into INSERT parameters,
 putting a value its column cannot give back exactly (an int in a REAL column, ``nan``,
 ``-0.0``, an integer beyond 64 bits, text SQLite cannot hold) into the row's ``_extra`` JSON
-as well as, as SQLite best can, into its column (docs/decisions.md 190-192). The store
+as well as, as SQLite best can, into its column (decisions 190-192). The store
 itself (transactions, checks, locks, conversion of old stores) is :mod:`lpsched.core.store`.
 """
 
@@ -154,8 +154,10 @@ def normal(v: Any) -> Any:
 
 
 def loose(v: Any) -> Any:
-    """What a column shows of a value it cannot give back exactly (the exact value goes to
-    ``_extra``): the number, the text or the JSON text; ``None`` when SQLite has none.
+    """Return what a column shows of a value it cannot give back exactly.
+
+    The number, the text or the JSON text; ``None`` when SQLite has none. The exact value
+    goes to the row's ``_extra``.
 
     Parameters
     ----------
@@ -243,8 +245,7 @@ class Table:
         self._sql: tuple[str, str] | None = None
 
     def add_column(self, field: str, name: str, kind: str) -> None:
-        """Record the next field column: ``field`` of the rows, SQL column ``name``, of
-        ``kind`` (a key of :data:`KINDS`).
+        """Record the next field column of the table.
 
         Parameters
         ----------

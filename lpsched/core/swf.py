@@ -1,12 +1,14 @@
-"""Standard Workload Format (SWF) traces of the Parallel Workloads Archive (issues #5, #10).
+"""Standard Workload Format (SWF) traces: read, checked and written.
 
-One job per line, 18 whitespace-separated fields, ``-1`` for unknown; header lines start
-with ``;`` and ``Key: value`` ones (``MaxProcs``, ``MaxNodes``, ...) describe the machine.
-:func:`read_swf` keeps every field of every job (``.swf`` or ``.swf.gz``) after checking
-the file as below; :func:`to_workload` applies the documented conventions and reports what
-it dropped and why; :func:`write_swf` writes a trace back.
+The format of the Parallel Workloads Archive: one job per line, 18 whitespace-separated
+fields, ``-1`` for unknown; header lines start with ``;`` and ``Key: value`` ones
+(``MaxProcs``, ``MaxNodes``, ...) describe the machine. :func:`read_swf` keeps every field
+of every job (``.swf`` or ``.swf.gz``) after checking the file as below; :func:`to_workload`
+applies the documented conventions and reports what it dropped and why; :func:`write_swf`
+writes a trace back. It is in the core because three families read SWF traces: batch
+(seeds 000 ch. 4-5 and 001), online tasks (seed 000 ch. 3) and campaigns (seed 002).
 
-**What a trace must be** (docs/decisions.md, "SWF input policy"). Each rule broken raises
+**What a trace must be** (decision 64, the SWF input policy). Each rule broken raises
 :class:`~lpsched.errors.ParseError` naming the file — for a line,
 :class:`~lpsched.errors.SwfParseError` (``file:line``) naming the field:
 
@@ -66,7 +68,7 @@ from typing import IO, Any
 import numpy as np
 
 from lpsched.core.inputs import is_stream, open_input, peek
-from lpsched.errors import InvalidInstanceError, ParseError, SwfParseError
+from lpsched.errors import InvalidInstanceError, LpschedWarning, ParseError, SwfParseError
 
 FIELDS = ("job", "submit", "wait", "run", "allocated", "cpu_time", "memory",
           "requested_procs", "requested_time", "requested_memory", "status", "user", "group",
@@ -91,19 +93,21 @@ _BLOCK = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-class SwfHeaderWarning(UserWarning):
+class SwfHeaderWarning(LpschedWarning):
     """A header key that lpsched reads (:data:`USED_KEYS`) is given twice with different
     values: the first is kept, the message names the file, the lines and the values."""
 
 
 @dataclass(frozen=True)
 class SwfTrace:
-    """All 18 fields (``columns[name]``, float arrays, ``-1`` = unknown), the ``Key: value``
-    header entries (``header_lines``: the line of each), the raw comment lines and the
-    source path; ``lines`` holds each job's line number. Lenient reading (module doc) fills
-    ``skipped_lines`` (sorted), ``skip_reasons`` (count per reason) and ``rounded``
-    (fractional processor counts rounded up, per field); ``skipped`` counts the lines
-    skipped."""
+    """An SWF trace as read: every field of every job, the header and the accounting.
+
+    ``columns[name]`` holds the 18 fields (float arrays, ``-1`` = unknown), ``header`` the
+    ``Key: value`` entries (``header_lines``: the line of each), ``comments`` the raw
+    comment lines, ``path`` the source; ``lines`` holds each job's line number. Lenient
+    reading (module doc) fills ``skipped_lines`` (sorted), ``skip_reasons`` (count per
+    reason) and ``rounded`` (fractional processor counts rounded up, per field);
+    ``skipped`` counts the lines skipped."""
 
     columns: dict[str, np.ndarray]
     header: dict[str, str]
@@ -177,7 +181,7 @@ def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
     The file is read as a stream of blocks (:data:`_BLOCK` bytes, once decompressed); each
     block's job lines are parsed at once and the blocks go into one ``(18, n)`` array whose
     rows are the columns (no copy per column): peak memory is about the columns plus one
-    block, not the file's lines and two copies of the values (issue 34).
+    block, not the file's lines and two copies of the values.
 
     Parameters
     ----------
@@ -193,6 +197,11 @@ def read_swf(path: str | Path, lenient: bool = False) -> SwfTrace:
     SwfTrace
         Every field of every job kept (``columns``, float arrays, ``-1`` for unknown), the
         header entries and comment lines, and the accounting of what was skipped.
+
+    Notes
+    -----
+    The streaming read is decision 376, the one-pass split of a block of job lines decision
+    440, the longest line (:data:`MAX_LINE`) decision 289.
     """
     p = Path(path)
     header: dict[str, str] = {}
@@ -547,8 +556,9 @@ def _value_checks(values: np.ndarray, finite: np.ndarray) -> list[tuple[Any, Any
 
 
 def write_swf(trace: SwfTrace, path: str | Path | IO[str]) -> None:
-    """Write ``trace`` to the file ``path`` (gzip-compressed when named ``.gz``) or to an
-    open text stream: the comment lines first, then one line per job; whole values as
+    """Write ``trace`` as an SWF file (gzip when named ``.gz``) or to a text stream.
+
+    The comment lines come first, then one line per job; whole values are written as
     integers, others as the shortest decimal that reads back exactly (column by column).
 
     Parameters
@@ -586,14 +596,15 @@ def _write_lines(trace: SwfTrace, fh: IO[str]) -> None:
 
 @dataclass(frozen=True)
 class Workload:
-    """Rigid jobs ready for simulation: ``submit`` (s, shifted so the first is 0 unless
-    ``shift=False``), ``run`` (actual run time, s), ``size`` (processors), ``estimate``
-    (what backfilling believes, s), ``job`` (SWF job numbers); ``dropped`` counts removed
-    jobs per reason, ``fallbacks`` the jobs whose value came from a fallback field. From a
-    trace also: ``records`` (job lines read: ``jobs + sum(dropped)`` until a caller cuts
-    the jobs), ``skipped_lines`` (lines skipped by lenient reading, which ``dropped``
-    counts too, ``skip_reasons`` their reasons) and ``rounded`` (processor counts rounded
-    up, per field)."""
+    """Rigid jobs ready for simulation, with the accounting of the records they come from.
+
+    ``submit`` (s, shifted so the first is 0 unless ``shift=False``), ``run`` (actual run
+    time, s), ``size`` (processors), ``estimate`` (what backfilling believes, s), ``job``
+    (SWF job numbers); ``dropped`` counts removed jobs per reason, ``fallbacks`` the jobs
+    whose value came from a fallback field. From a trace also: ``records`` (job lines read:
+    ``jobs + sum(dropped)`` until a caller cuts the jobs), ``skipped_lines`` (lines skipped
+    by lenient reading, which ``dropped`` counts too, ``skip_reasons`` their reasons) and
+    ``rounded`` (processor counts rounded up, per field)."""
 
     job: np.ndarray
     submit: np.ndarray
@@ -621,8 +632,10 @@ class Workload:
         return int(self.job.size)
 
     def report(self, first: int = 10) -> dict[str, Any]:
-        """The accounting: ``records = jobs + sum(dropped)``, the first ``first`` skipped
-        lines, the rounded counts and the fallbacks.
+        """Return the accounting of the jobs kept and dropped, as the CLI prints it.
+
+        ``records = jobs + sum(dropped)``, the first ``first`` skipped lines, the rounded
+        counts and the fallbacks.
 
         Parameters
         ----------
@@ -671,9 +684,11 @@ class Workload:
 
 
 def random_window(work: Workload, length: float, seed: int) -> Workload:
-    """Seed 000 ch. 3 §3.5.1 (A3.1): the jobs submitted in ``[t, t + length]``, ``t`` drawn
-    uniformly (seeded) in ``[0, last submission − length]`` (from 0 if the trace is shorter),
-    submissions shifted to start at 0.
+    """Return the jobs submitted in a random window of ``length`` seconds.
+
+    Seed 000 ch. 3 §3.5.1 (spec reading A3.1): the window is ``[t, t + length]``, ``t``
+    drawn uniformly (seeded) in ``[0, last submission − length]`` (from 0 if the trace is
+    shorter), submissions shifted to start at 0.
 
     Parameters
     ----------
@@ -706,9 +721,11 @@ STATUS_NAMES: dict[str, frozenset[int]] = {
 
 
 def parse_status(text: str | Iterable[int] | None) -> frozenset[int] | None:
-    """A job selection by status: ``None`` or ``"all"`` keeps every job (returns ``None``);
-    a name of :data:`STATUS_NAMES`, a comma list of names and whole numbers
-    (``"completed,0"``) or an iterable of numbers gives the set of statuses kept.
+    """Parse a job selection by SWF status (field 11) into the set of statuses kept.
+
+    ``None`` or ``"all"`` keeps every job (returns ``None``); a name of
+    :data:`STATUS_NAMES`, a comma list of names and whole numbers (``"completed,0"``) or an
+    iterable of numbers gives the set of statuses kept.
 
     Parameters
     ----------
@@ -749,9 +766,10 @@ def parse_status(text: str | Iterable[int] | None) -> frozenset[int] | None:
 
 def status_mask(trace: SwfTrace, status: str | Iterable[int] | None
                 ) -> tuple[np.ndarray, dict[str, int]]:
-    """The jobs of ``trace`` whose status (field 11) ``status`` selects
-    (:func:`parse_status`), and the count of the others per reason
-    (``{"status 0 not selected": 12}``), for the caller's ``dropped`` accounting.
+    """Select the jobs of ``trace`` by status (field 11) and count the others per reason.
+
+    ``status`` is read by :func:`parse_status`; the counts (``{"status 0 not selected":
+    12}``) are for the caller's ``dropped`` accounting.
 
     Parameters
     ----------
@@ -784,7 +802,9 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
                 processors: int | None = None, shift: bool = True,
                 status: str | Iterable[int] | None = None,
                 drop_zero_run: bool = False) -> Workload:
-    """Jobs from a trace, with the conventions of issue #5:
+    """Turn a trace into the rigid jobs a simulator runs, and count every job dropped.
+
+    The conventions:
 
     * ``size="requested"``: field 8, falling back to field 5 (allocated) when unknown;
       ``"allocated"``: field 5, falling back to field 8;
@@ -798,7 +818,7 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
       every job): the jobs of another status are dropped, counted per status;
     * ``drop_zero_run``: the jobs whose run time is 0 are dropped too (counted as
       :data:`ZERO_RUN`); with ``status="completed"`` this is the selection whose counts are
-      seed 000 Table 3.1's "# tasks" of all seven traces [L1835-1841] (decision 285);
+      seed 000 Table 3.1's "# tasks" of all seven traces [L1835-1841];
     * order: submission time, then file order; submission times shifted so the first is 0.
 
     Parameters
@@ -822,6 +842,12 @@ def to_workload(trace: SwfTrace, size: str = "requested", estimate: str = "reque
     -------
     Workload
         The jobs kept, in submission order, with the accounting of every record.
+
+    Notes
+    -----
+    The conventions are decision 44 (sizes, estimates, what is dropped) and 64 (the
+    accounting). The selection of seed 000 ch. 3 (completed jobs with a positive run time)
+    is decision 285; ``drop_zero_run`` in the batch reproductions is decision 380.
     """
     if size not in ("requested", "allocated"):
         raise InvalidInstanceError("size", size, "must be 'requested' or 'allocated'")

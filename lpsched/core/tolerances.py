@@ -11,7 +11,7 @@ LP_FEASIBILITY = 1e-9
 #: Optimality (dual feasibility) tolerance passed to the LP solvers.
 LP_OPTIMALITY = 1e-9
 #: Relative deficit of delivered tasks below which a stretch is declared feasible
-#: (the max-delivered formulation of (K)/(K1); see ``lpsched.bags.stretch_model``).
+#: (the max-delivered formulation of (K)/(K1); see ``lpsched.bags.maxstretch.buffer_model``).
 DELIVERY = 1e-9
 #: Relative tolerance used by :func:`lpsched.bags.check.check_plan` on every constraint.
 PLAN_CHECK = 1e-6

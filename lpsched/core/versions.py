@@ -14,18 +14,23 @@ DEPENDENCIES = ("numpy", "scipy", "highspy", "networkx", "pulp", "dask", "matplo
 
 
 def versions() -> dict[str, str]:
-    """``{"lpsched": ..., "python": ..., "numpy": ..., ...}``; ``"not installed"`` if absent.
+    """Return the version of lpsched, of Python and of every dependency, by name.
 
-    >>> sorted(versions())[:3]
-    ['dask', 'highspy', 'lpsched']
+    ``{"lpsched": ..., "python": ..., "numpy": ..., ...}``; ``"not installed"`` for a
+    dependency that is absent.
 
     Returns
     -------
     dict of str to str
         The version of lpsched, of Python (with implementation, system and machine) and of
         each distribution of :data:`DEPENDENCIES`, by name.
+
+    Examples
+    --------
+    >>> sorted(versions())[:3]
+    ['dask', 'highspy', 'lpsched']
     """
-    import platform  # here, not at the top: ``import lpsched`` stays light (issue 34)
+    import platform  # here, not at the top: ``import lpsched`` stays light (decision 435)
     from importlib import metadata
 
     found = {"lpsched": __version__,

@@ -70,12 +70,22 @@ def _broadcast(value: ArrayLike, size: int, what: str) -> np.ndarray:
 
 
 class LinearProgram:
-    """Variables ``lower <= x <= upper``, rows ``row_lower <= A x <= row_upper``, objective ``c·x``.
+    """A linear program as data: bounded variables, bounded rows and a linear objective.
 
-    Build with :meth:`add_variables`, :meth:`add_constraints` and :meth:`set_objective`; read
-    with :attr:`matrix` (CSC), :meth:`variable_block`, :meth:`split_columns`; emit with
-    :func:`lpsched.solvers.highs.to_highs`, :func:`lpsched.solvers.pulp.to_pulp` or
-    :meth:`write`.
+    Variables ``lower <= x <= upper``, rows ``row_lower <= A x <= row_upper``, objective
+    ``c·x`` (minimised or maximised, ``sense``). Build with :meth:`add_variables`,
+    :meth:`add_constraints` and :meth:`set_objective`; read with :attr:`matrix` (CSC),
+    :meth:`variable_block`, :meth:`split_columns`; solve or emit with
+    :class:`lpsched.solvers.highs.HighsModel` (one ``passModel`` call),
+    :func:`lpsched.solvers.solve`, :func:`lpsched.solvers.pulp.to_pulp` or
+    :func:`lpsched.solvers.write_model` (LP/MPS files).
+
+    Parameters
+    ----------
+    name : str
+        The model's name (in solver messages and written files), default ``"lp"``.
+    sense : {"min", "max"}
+        Minimise (default) or maximise the objective.
     """
 
     def __init__(self, name: str = "lp", sense: str = "min") -> None:
@@ -163,7 +173,6 @@ class LinearProgram:
 
         ``rows``, ``cols``, ``vals`` broadcast against each other; the block has
         ``num_rows`` rows (default ``max(rows)+1``). Duplicate (row, col) pairs are summed.
-        Returns the global row indices of the block.
 
         Parameters
         ----------

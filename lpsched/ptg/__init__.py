@@ -6,5 +6,6 @@ and the modelling defaults each command states, :mod:`.assumptions`), generators
 algorithms (:mod:`.algorithms`, :mod:`.cafm`, registered in :mod:`.registry`), the schedule
 type with its independent validator and the metrics (:mod:`.schedule`), lower bounds
 (:mod:`.bound_model`, :mod:`.bounds`) and the 1,500-scenario reproduction
-(:mod:`.reproduce`). See docs/architecture_ptg.md.
+(:mod:`.reproduce`), with every algorithm's metrics on one problem in
+:mod:`.comparison`. See docs/families/ptg.md.
 """

@@ -1,7 +1,9 @@
 """The SELFISH, Zhao (C1, C4, F1, F2) and CRA algorithms of seed 004 §4.1–§4.3 (spec §4.0
-rows 1–13). Each takes a :class:`~lpsched.ptg.problem.Problem` and a generator and returns
-the schedule *before* BACKFILL; :func:`lpsched.ptg.registry.run` applies BACKFILL (the last
-step of all 19, [L230-233]) and validates.
+rows 1–13).
+
+Each takes a :class:`~lpsched.ptg.problem.Problem` and a generator and returns the schedule
+*before* BACKFILL; :func:`lpsched.ptg.registry.run` applies BACKFILL (the last step of all
+19, [L230-233]) and validates.
 
 * SELFISH / ORDER / WEIGHT [L212-253]: standalone HCPA allocations, M-STATIC on ``P`` with
   the BL, ORDER or WEIGHT key.
@@ -116,6 +118,7 @@ def _on_composite(pb: Problem, comp: Dag, fl: np.ndarray, rng: np.random.Generat
 
 def c1(pb: Problem, rng: np.random.Generator) -> PtgSchedule:
     """C1 (seed 004 [L259-263]): HCPA and M-STATIC on the fork-join composite graph.
+
     O(K·(n + e) + n·P log P) for ``K`` HCPA increments.
 
     Parameters

@@ -190,9 +190,8 @@ def runtime_assumptions(ptgs: Sequence[PTG], labels: Sequence[str] | None = None
 
 def speed_note(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
                labels: Sequence[str] | None = None) -> list[Assumption]:
-    """The default processor speed of ``--cluster P`` (decision 373) when it changes the
-    answer: some graph gives its tasks' work in flop (recorded runtimes do not depend on
-    the speed, decision 371).
+    """The default processor speed of ``--cluster P`` when it changes the answer: some graph gives
+    its tasks' work in flop (recorded runtimes do not depend on the speed).
 
     Parameters
     ----------
@@ -210,6 +209,11 @@ def speed_note(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
     -------
     list of Assumption
         One ``speed`` assumption, or none.
+
+    Notes
+    -----
+    The reference speed is decision 373's; recorded runtimes are replayed at any speed
+    (decision 371).
     """
     names = list(labels) if labels is not None else [g.name for g in ptgs]
     flop = [label for g, label in zip(ptgs, names, strict=True)

@@ -1,5 +1,5 @@
-"""LP relaxation of the moldable-DAG makespan problem (issue 12 scope 6; seed 004 §1.3's
-Amdahl model), built with :class:`~lpsched.models.program.LinearProgram` (never solved here).
+"""LP relaxation of the moldable-DAG makespan problem (seed 004 §1.3's Amdahl model), built
+with :class:`~lpsched.models.program.LinearProgram` (never solved here).
 
 Variables per real task ``v``: start ``s_v >= 0``, duration ``x_v ∈ [T(v, P), T(v, 1)]``
 and work ``w_v``; one makespan column ``C`` (or one per PTG). With Amdahl's law the work
@@ -76,10 +76,13 @@ def _tangents(t1: np.ndarray, alpha: np.ndarray, pk: np.ndarray) -> tuple[np.nda
 
 
 def makespan_lp(dag: Dag, processors: int, per_owner: bool = False) -> LinearProgram:
-    """The LP of the module doc for all tasks of ``dag``. ``per_owner=False``: minimise the
-    overall makespan ``C`` (work row over all tasks). ``per_owner=True``: one makespan per
-    PTG with its own work row, minimise their sum (each PTG's bound is then its own optimum
-    since the blocks are independent). Built with whole COO blocks. O(n·K + e).
+    """The LP of the module doc for all tasks of ``dag``: one overall makespan, or one makespan
+    per PTG.
+
+    ``per_owner=False``: minimise the overall makespan ``C`` (work row over all tasks).
+    ``per_owner=True``: one makespan per PTG with its own work row, minimise their sum (each
+    PTG's bound is then its own optimum since the blocks are independent). Built with whole COO
+    blocks. O(n·K + e).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
-"""Lower bounds on every scenario (issue 12 scope 6): overall makespan, each PTG's own
-makespan and the scaled sum completion time.
+"""Lower bounds on every scenario: overall makespan, each PTG's own makespan and the
+scaled sum completion time.
 
 * classical: ``CP_i`` = critical path with every task at its fastest time ``T(v, P)``,
   ``A_i = Σ_v T(v, 1)`` the minimum area; ``C_i >= max(CP_i, A_i/P)`` and
@@ -67,7 +67,9 @@ class Bounds:
 
 
 def classical(pb: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """``(CP_i, A_i)`` per PTG (module doc). O(n + e).
+    """``(CP_i, A_i)`` per PTG (module doc).
+
+    O(n + e).
 
     Parameters
     ----------
@@ -106,15 +108,15 @@ def _unit_exponent(t1: np.ndarray) -> int:
 
 
 def _solve(pb: Problem, per_owner: bool) -> np.ndarray:
-    """The LP bound, solved in a time unit where HiGHS can solve it (review C, finding 7).
+    """The LP bound, solved in a time unit where HiGHS can solve it (decision 133).
 
     HiGHS takes a bound of 1e20 or more as infinite (a task of 1e30 flop made it reject the
     model) and its tolerances are absolute (on tasks of a nanosecond the bound came out 0).
     Every time of the LP (bounds, tangent right-hand sides) is proportional to ``t1`` and its
     slopes are unitless, so scaling ``t1`` by ``2**k`` scales the optimum by exactly that
     factor (no rounding): it is scaled back here. Problems whose longest task is within
-    :data:`SECONDS_RANGE` are solved unscaled, their bounds bit for bit those of before
-    (scaling them too changed 2 LPs of 600 by 1e-15 relative)."""
+    :data:`SECONDS_RANGE` are solved unscaled, in seconds (scaling them too would move 2
+    LPs of 600 by 1e-15 relative)."""
     dag = pb.flat[0]
     k = _unit_exponent(dag.t1)
     if k:
@@ -127,11 +129,13 @@ def _solve(pb: Problem, per_owner: bool) -> np.ndarray:
 
 
 def lower_bounds(pb: Problem, lp: bool = True) -> Bounds:
-    """All bounds of the module doc (two HiGHS solves when ``lp``). The LP values are
-    reduced by a relative 1e-7 so solver round-off never makes a bound exceed a makespan
-    (so an LP value may show just below an equal classical one). A bound's ``source``
-    names the one that gives its value: for the scaled sum, "lp" when the LP raised at
-    least one PTG's own bound, else "classical", or "area-order".
+    """Every lower bound of the module doc: each PTG's makespan, the overall makespan and the
+    scaled sum completion time (two HiGHS solves when ``lp``).
+
+    The LP values are reduced by a relative 1e-7 so solver round-off never makes a bound
+    exceed a makespan (so an LP value may show just below an equal classical one). A bound's
+    ``source`` names the one that gives its value: for the scaled sum, "lp" when the LP raised
+    at least one PTG's own bound, else "classical", or "area-order".
 
     Parameters
     ----------
@@ -146,6 +150,10 @@ def lower_bounds(pb: Problem, lp: bool = True) -> Bounds:
     Bounds
         Per-PTG and overall makespan bounds (s) and the bound on the scaled sum completion
         time (seed 004 §2's SSCT), each at most the value of any schedule.
+
+    Notes
+    -----
+    The bounds are decision 133's, the labels decision 212's.
     """
     cp, area = classical(pb)
     ptg_cl = np.maximum(cp, area / pb.P)

@@ -47,6 +47,7 @@ class MoldableSpec:
 
 def moldable_spec(pb: Problem) -> MoldableSpec:
     """The moldable view of every PTG and MRT's answer (spec §3.7, §5.1; DECIDE-10/19/20).
+
     O(N·P) HCPA schedules (cached in the problem) plus MRT's O(N·P·log(1/ε)).
 
     Parameters

@@ -32,7 +32,9 @@ N_VALUES = (2, 4, 6, 8, 10)
 def task_costs(n: int, complexity: str, rng: np.random.Generator,
                alpha_max: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
     """Work (flop) and ``α`` of ``n`` tasks under one complexity scenario (spec §6.3 step 2,
-    DECIDE-26/31). O(n).
+    DECIDE-26/31).
+
+    O(n).
 
     Parameters
     ----------
@@ -102,7 +104,9 @@ def random_levels(n: int, fat: float, regular: float, rng: np.random.Generator) 
 def random_ptg(n: int = 20, fat: float = 0.5, density: float = 0.2, regular: float = 0.8,
                jump: int = 1, complexity: str = "mixed", seed: int | np.random.Generator = 0,
                alpha_max: float = 0.25, name: str = "") -> PTG:
-    """A random daggen-style PTG (seed 004 §6.3, spec §6.3). O(n·density·width).
+    """A random daggen-style PTG (seed 004 §6.3, spec §6.3).
+
+    O(n·density·width).
 
     Parameters
     ----------

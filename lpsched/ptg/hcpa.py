@@ -14,8 +14,8 @@
   of a small documented family (a per-task cap ``⌈f·Pb⌉`` or ``⌈x·√Pb⌉``, an Amdahl
   efficiency threshold, a per-level cap, a reduced budget) with CPA's gain selection, or
   the ``literal`` kind: the step exactly as the seed writes it [L216-222], the default
-  :data:`DEFAULT_BOUND` (issue 32; the bound fitted to A9, ``budget:0.65``, is the named
-  variant :data:`FITTED_BOUND`). CRA's own allocations do not get it (DECIDE-17).
+  :data:`DEFAULT_BOUND` (decision 336; the bound fitted to A9, ``budget:0.65``, is the named
+  variant :data:`FITTED_BOUND`, decision 170). CRA's own allocations do not get it (DECIDE-17).
 * :class:`Trajectory` and :func:`all_allocs` — the run on ``P`` processors, replayed to get
   the allocation for every budget ``Pb <= P`` (the moldable specification of §3.7).
 * :func:`hcpa_schedule` — HCPA_SCHED (spec §3.2): allocation then M-STATIC
@@ -68,12 +68,18 @@ class HcpaBound:
     * ``literal`` (``f`` = 1) — the allocation step *as the seed writes it* [L216-222]:
       the critical-path task with the smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping
       test, no processor bound (:mod:`lpsched.ptg.hcpa_literal`; the seed states a bound
-      [L595-597] but not its value, so none is added). It takes no value (decision 416).
+      [L595-597] but not its value, so none is added). It takes no value.
       Every other kind selects by CPA's gain (DECIDE-2).
 
-    Every cap is non-decreasing in ``Pb`` (the trajectory replay relies on it) and at
-    least 1. ``str(bound)`` is ``kind:value`` (``none`` and ``literal`` alone: they take no
-    value, and any other is refused, decision 416); :meth:`parse` reads it back."""
+    Every cap is non-decreasing in ``Pb`` (the trajectory replay relies on it) and at least 1.
+    ``str(bound)`` is ``kind:value`` (``none`` and ``literal`` alone: they take no value, and
+    any other is refused); :meth:`parse` reads it back.
+
+    Notes
+    -----
+    The kinds and the fitted variant ``budget:0.65`` are decision 170; ``literal``, the
+    default, decision 336; ``literal`` and ``none`` refuse a value by decision 416.
+    """
 
     kind: str = "none"
     value: float = 1.0
@@ -98,9 +104,10 @@ class HcpaBound:
 
     @classmethod
     def parse(cls, text: str) -> HcpaBound:
-        """``"literal"`` (the default), ``"none"``, ``"fraction:0.5"``, ``"sqrt:1"``,
-        ``"efficiency:0.6"``, ``"level:1"``, ``"budget:0.5"`` (InvalidInstanceError
-        otherwise: ``literal`` and ``none`` take no value, decision 416).
+        """The bound ``text`` names: ``"literal"`` (the default), ``"none"``, ``"fraction:0.5"``,
+        ``"sqrt:1"``, ``"efficiency:0.6"``, ``"level:1"`` or ``"budget:0.5"``.
+
+        InvalidInstanceError otherwise: ``literal`` and ``none`` take no value.
 
         Parameters
         ----------
@@ -111,6 +118,10 @@ class HcpaBound:
         -------
         HcpaBound
             The bound; ``parse(str(b)) == b``.
+
+        Notes
+        -----
+        The refusal of a value is decision 416.
         """
         kind, sep, val = str(text).strip().partition(":")
         if kind in ("none", "literal"):
@@ -142,12 +153,13 @@ class HcpaBound:
         return min(pb, _ceil(self.value * pb)) if self.kind in ("budget", "literal") else pb
 
     def caps(self, dag: Dag, pb: int) -> np.ndarray:
-        """The largest allocation of every task under budget ``pb`` (integers in
-        ``[1, pb]``); 1 for a task of ``α = 1`` under every kind: its time is the same on
-        any number of processors, so one more processor never benefits it (the seed grows
-        the task "that would benefit the most from one extra processor" [L216-218]; a
-        workflow task recorded on one core is such a task by default, decision 484). Seed
-        004's tasks have ``α <= 0.25`` [L497]: none is capped so.
+        """The largest allocation of every task under budget ``pb`` (integers in ``[1, pb]``).
+
+        A task of ``α = 1`` is capped at 1 under every kind: its time is the same on any number of
+        processors, so one more processor never benefits it (the seed grows the task "that would
+        benefit the most from one extra processor" [L216-218]; a workflow task recorded on one
+        core is such a task by default). Seed 004's tasks have ``α <= 0.25`` [L497]: none is
+        capped so.
 
         Parameters
         ----------
@@ -160,6 +172,10 @@ class HcpaBound:
         -------
         numpy.ndarray
             One cap per task (shape ``(n,)``), non-decreasing in ``pb``.
+
+        Notes
+        -----
+        The cap of a sequential task is decision 484.
         """
         if self.kind in ("fraction", "budget"):
             c = _ceil(self.value * pb)
@@ -195,7 +211,7 @@ class HcpaBound:
 #: plain CPA: no processor bound beyond the budget (CRA's allocations, DECIDE-17)
 NO_BOUND = HcpaBound()
 #: the bound fitted to A9 by decision 170 (HCPA_ALLOC on ``⌈0.65·Pb⌉`` processors with
-#: CPA's gain rule): a named variant only, never the default (issue 32, decision 336)
+#: CPA's gain rule): a named variant only, never the default (decision 336)
 FITTED_BOUND = HcpaBound("budget", 0.65)
 #: "improved HCPA" as the seed writes it [L216-222]: the critical-path task with the
 #: smallest ``T(v, p+1)/(p+1)`` grows, CPA's stopping test, no processor bound (the seed
@@ -305,8 +321,9 @@ class Trajectory:
     def build(cls, dag: Dag, processors: int, bound: HcpaBound = DEFAULT_BOUND,
               ) -> Trajectory:
         """One HCPA run with budget ``P`` under ``bound``, recording every step.
-        O(K log n). Under the literal rule nothing is recorded: every budget is computed on
-        demand by :meth:`alloc`.
+
+        O(K log n). Under the literal rule nothing is recorded: every budget is computed on demand
+        by :meth:`alloc`.
 
         Parameters
         ----------
@@ -337,7 +354,9 @@ class Trajectory:
                    np.array(rec.lev), levels, gains)
 
     def alloc(self, budget: int) -> np.ndarray:
-        """HCPA_ALLOC with budget ``budget <= P``. O(K) plus any capped continuation.
+        """HCPA_ALLOC with budget ``budget <= P``.
+
+        O(K) plus any capped continuation.
 
         Parameters
         ----------
@@ -375,11 +394,11 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     """``HCPA_ALLOC`` for every budget ``b = 1..P`` (item ``b − 1``) under ``traj.bound``,
     exactly.
 
-    Budgets are processed in decreasing order and the run for ``b`` is replayed from the
-    run for ``b + 1`` (not from the run on ``P``): the two choose the same task as long as
-    that task is still a candidate for ``b`` (:func:`_replay_point`), so only the steps
-    after the first divergence are recomputed. Under the literal rule every budget is run
-    (and cached in ``traj``): its runs diverge at once (decision 341).
+    Budgets are processed in decreasing order and the run for ``b`` is replayed from the run
+    for ``b + 1`` (not from the run on ``P``): the two choose the same task as long as that
+    task is still a candidate for ``b`` (:func:`_replay_point`), so only the steps after the
+    first divergence are recomputed. Under the literal rule every budget is run (and cached in
+    ``traj``): its runs diverge at once.
 
     Parameters
     ----------
@@ -391,6 +410,10 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     list of numpy.ndarray
         ``P`` allocations, item ``b − 1`` the allocation for budget ``b`` (the moldable
         specification's input, spec §3.7).
+
+    Notes
+    -----
+    The replay is decisions 113 and 211; the literal rule's divergence is measured in decision 341.
     """
     dag, P, bound = traj.dag, traj.processors, traj.bound
     if bound.kind == "literal":

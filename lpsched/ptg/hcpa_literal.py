@@ -23,8 +23,8 @@ the choice; the path stays the walk's path while it is strictly longer than ever
 avoiding ``v`` (those do not change); so the increments up to the first step at which the
 stopping test holds, the cap is reached or the path may lose its strict lead are taken at
 once, and the levels are brought up to date only then, on the chosen task and its
-ancestors alone (no other level can change; issue 32, decision 348, bit-identical to
-a full sweep: :func:`literal_alloc_sweeps`). Areas are exact-rounded sums
+ancestors alone (no other level can change; decision 348, bit-identical to a full sweep:
+:func:`literal_alloc_sweeps`). Areas are exact-rounded sums
 (``math.fsum``), so the jump and the one-step reference take the same stopping decisions:
 the result equals the one-step loop's (tested against it on random graphs). The walk
 follows a successor chain kept with the levels, and a jump's end is found from the two
@@ -96,7 +96,7 @@ def _jump_end(q1: int, cap: int, t: float, a: float, base_l: float, base_a: floa
     roots (the lead: ``q >= (1−a)/((other − base_l)/t − a)``; the stop: the positive
     root of ``t·a·q² + (base_a + t(1−a) − b(base_l + t·a))·q − b·t(1−a)``) and then
     checked, and moved one step at a time, with the scan's own expressions. Below
-    ``MONOTONE_ALPHA`` (or ``t <= 0``) the scan itself runs. Issue 32, speed only.
+    ``MONOTONE_ALPHA`` (or ``t <= 0``) the scan itself runs. Speed only (decision 410).
 
     Parameters
     ----------
@@ -251,9 +251,10 @@ def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
 
 def literal_alloc_sweeps(dag: Dag, budget: int, limit: np.ndarray | None = None,
                          stop_budget: int | None = None) -> np.ndarray:
-    """The previous implementation of :func:`literal_alloc` (issue 32), kept as a second
-    test oracle: the same jumps, with the bottom levels swept over the whole graph at
-    every jump and the longest path avoiding ``v`` swept over the whole graph too.
+    """:func:`literal_alloc` with full sweeps, a second test oracle: the same jumps, with the bottom
+    levels swept over the whole graph at every jump and the longest path avoiding ``v`` swept over
+    the whole graph too.
+
     O(J·(n + e) + K).
 
     Parameters
@@ -312,8 +313,10 @@ def literal_alloc_sweeps(dag: Dag, budget: int, limit: np.ndarray | None = None,
 
 
 def literal_alloc_reference(dag: Dag, budget: int) -> np.ndarray:
-    """The same algorithm one increment at a time (levels recomputed after every
-    increment): the test oracle of :func:`literal_alloc`. O(K·(n + e)).
+    """The same algorithm one increment at a time (levels recomputed after every increment): the
+    test oracle of :func:`literal_alloc`.
+
+    O(K·(n + e)).
 
     Parameters
     ----------

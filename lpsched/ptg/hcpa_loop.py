@@ -60,17 +60,20 @@ class PathData:
 
 
 class Detours:
-    """Every path other than the critical path ``path`` in groups: through an off-path
-    task ``x`` (longest: ``tl(x) + bl(x)``), or through a skip edge ``u → w`` between two
-    path tasks that are not consecutive (``tl(u) + T(u) + bl(w)``); any other path is in
-    one of them, so the largest value bounds them all (:attr:`second`). Each group has
-    the path tasks that EVERY path of it contains (dominators and post-dominators on
-    ``path``, as bit masks over path positions). While only path tasks speed up, a
-    group's longest path shrinks by at least the decrease of those tasks, so
-    :meth:`now` is an upper bound on every other path that follows the batch: it lets a
-    batch go on while the critical path stays strictly the longest, where the fixed
-    :attr:`second` would end it after a few increments: a detour shares most of its
-    tasks with the critical path and speeds up with it. O(n + e) bit operations."""
+    """Every path other than the critical path ``path``, in groups whose largest value bounds them
+    all, each group with the path tasks every one of its paths contains.
+
+    The groups: paths through an off-path task ``x`` (longest: ``tl(x) + bl(x)``), or through
+    a skip edge ``u → w`` between two path tasks that are not consecutive (``tl(u) + T(u) +
+    bl(w)``); any other path is in one of them, so the largest value bounds them all
+    (:attr:`second`). Each group has the path tasks that EVERY path of it contains
+    (dominators and post-dominators on ``path``, as bit masks over path positions). While
+    only path tasks speed up, a group's longest path shrinks by at least the decrease of
+    those tasks, so :meth:`now` is an upper bound on every other path that follows the
+    batch: it lets a batch go on while the critical path stays strictly the longest, where
+    the fixed :attr:`second` would end it after a few increments: a detour shares most of its
+    tasks with the critical path and speeds up with it. O(n + e) bit operations.
+    """
 
     def __init__(self, succs: list[list[int]], preds: list[list[int]], path: list[int],
                  tl: list[float], tt: list[float], bl: list[float],
@@ -215,12 +218,15 @@ class Caps:
 
 
 class Gains:
-    """Every increment ``q → q + 1`` (``q = 1..top − 1``) of every real task of ``dag``,
-    once, in the HCPA heap's pop order (largest gain, then lowest task, then lowest
-    count), with the floating-point values the heap computes. A batch's remaining
-    increments are then a filter of it, not a sort: the many runs of the moldable
-    specification share it. ``ok`` is False when some task's keys are not monotone in
-    floating point (then batches sort their own increments). O(n·top·log(n·top))."""
+    """Every increment ``q → q + 1`` (``q = 1..top − 1``) of every real task of ``dag``, once, in
+    the HCPA heap's pop order.
+
+    The order is largest gain, then lowest task, then lowest count, with the floating-point
+    values the heap computes. A batch's remaining increments are then a filter of it, not a
+    sort: the many runs of the moldable specification share it. ``ok`` is False when some
+    task's keys are not monotone in floating point (then batches sort their own increments).
+    O(n·top·log(n·top)).
+    """
 
     def __init__(self, dag: Dag, top: int) -> None:
         real = np.flatnonzero(~dag.dummy)
@@ -265,13 +271,14 @@ class Gains:
 def run_hcpa(dag: Dag, budget: int, limit: np.ndarray, level_cap: int | None,
               levels: np.ndarray | None, p0: np.ndarray, rec: Record | None = None,
               gains: Gains | None = None) -> np.ndarray:
-    """The HCPA loop (module doc) with stopping budget ``budget`` and per-task caps
-    ``limit``, in batches: while the critical path ``L`` stays longer
-    than every other path (:class:`Detours`), it remains the critical path, so the
-    increments (largest gain first) need no bottom-level recomputation. Every single
-    increment is still tested and recorded, so the result is exactly the
-    one-step-at-a-time algorithm's. Plain lists inside: a PTG has tens of tasks (composite
-    graphs of C1/C4 a few hundred, with level propagation instead of sweeps).
+    """The HCPA loop (module doc) with stopping budget ``budget`` and per-task caps ``limit``, in
+    batches.
+
+    While the critical path ``L`` stays longer than every other path (:class:`Detours`), it
+    remains the critical path, so the increments (largest gain first) need no bottom-level
+    recomputation. Every single increment is still tested and recorded, so the result is
+    exactly the one-step-at-a-time algorithm's. Plain lists inside: a PTG has tens of tasks
+    (composite graphs of C1/C4 a few hundred, with level propagation instead of sweeps).
 
     Parameters
     ----------
@@ -368,12 +375,13 @@ def candidates(dag: Dag, p: list[int], path: list[int], real: list[bool], caps: 
 
 def update_levels(dag: Dag, tt: list[float], bl: list[float], tl: list[float],
                    changed: list[int]) -> None:
-    """Bottom levels of the ancestors and top levels of the descendants of ``changed``
-    after their times changed, in place. Small graphs are swept in full (a batch changes
-    a whole critical path, whose ancestors and descendants are nearly every task, and a
-    plain sweep is cheaper); larger ones propagate from ``changed`` in reverse / forward
-    topological order, only along actual changes. Both give the same values: each level
-    is a function of its neighbours' levels.
+    """Bottom levels of the ancestors and top levels of the descendants of ``changed`` after
+    their times changed, in place.
+
+    Small graphs are swept in full (a batch changes a whole critical path, whose ancestors and
+    descendants are nearly every task, and a plain sweep is cheaper); larger ones propagate
+    from ``changed`` in reverse / forward topological order, only along actual changes. Both
+    give the same values: each level is a function of its neighbours' levels.
 
     Parameters
     ----------
@@ -433,9 +441,10 @@ class Batch:
 
     def run(self, L: float, L2: float, area: float) -> bool:
         """Increments until HCPA stops (False) or another path may be critical (True).
+
         When ``L`` reaches the bound ``L2``, the bound is tightened with the detours
-        (:class:`Detours`) before giving up. After :data:`SCALAR_STEPS` increments the
-        rest goes to :meth:`tail` (same steps, same floating-point operations).
+        (:class:`Detours`) before giving up. After :data:`SCALAR_STEPS` increments the rest goes
+        to :meth:`tail` (same steps, same floating-point operations).
 
         Parameters
         ----------
@@ -511,15 +520,16 @@ class Batch:
                 push(heap, (tq2 / (q + 2) - tq1 / (q + 1), v, q + 1, tq1, tq2, t, a))
 
     def tail(self, L: float, area: float) -> tuple[bool, float, float] | None:
-        """The rest of the batch at once (no level cap; at least one step done): every
-        remaining increment of every candidate, merged in the heap's pop order (largest
-        gain, then lowest task, then lowest count: a lexsort, valid because each task's
-        keys grow with its count, which is checked), ``L`` and the area accumulated in
-        the same order as the scalar loop (``ufunc.accumulate`` is sequential), up to the
-        first step where a test holds (with the detour bound along the way: the batch's
-        end). Generating fewer increments per candidate was measured slower: the merged
-        order is certain only below every left-out key, so short windows end early and
-        batches need many calls.
+        """The rest of the batch at once (no level cap; at least one step done), in the
+        scalar loop's order and floating-point operations.
+
+        Every remaining increment of every candidate is merged in the heap's pop order (largest
+        gain, then lowest task, then lowest count: a lexsort, valid because each task's keys grow
+        with its count, which is checked); ``L`` and the area are accumulated in the same order as
+        the scalar loop (``ufunc.accumulate`` is sequential), up to the first step where a test
+        holds (with the detour bound along the way: the batch's end). Generating fewer increments
+        per candidate was measured slower: the merged order is certain only below every left-out
+        key, so short windows end early and batches need many calls.
 
         Parameters
         ----------

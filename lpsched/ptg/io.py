@@ -81,12 +81,13 @@ def _reject_constant(token: str) -> None:
 
 
 def detect_format(path: str | Path, text: str) -> str:
-    """The format of a workflow file: ``"daggen"`` when its content is daggen's text output
+    """The format of a workflow file, from its content, its suffix or its first character.
+
+    ``"daggen"`` when its content is daggen's text output
     (:func:`~lpsched.ptg.wfformats.is_daggen_text`: ``NODE`` lines after ``//`` comments,
-    whatever the suffix), else ``"json"``, ``"dot"`` or ``"dax"``, from its suffix
-    (``.json``; ``.dot``/``.gv``; ``.dax``/``.xml``), else from its first character
-    (``{``, ``<``, or a ``digraph`` keyword or ``//`` comment); ``""`` when none fits
-    (decision 374).
+    whatever the suffix), else ``"json"``, ``"dot"`` or ``"dax"``, from its suffix (``.json``;
+    ``.dot``/``.gv``; ``.dax``/``.xml``), else from its first character (``{``, ``<``, or a
+    ``digraph`` keyword or ``//`` comment); ``""`` when none fits.
 
     Parameters
     ----------
@@ -99,6 +100,10 @@ def detect_format(path: str | Path, text: str) -> str:
     -------
     str
         ``"daggen"``, ``"json"``, ``"dot"``, ``"dax"`` or ``""``.
+
+    Notes
+    -----
+    The detection and its one-line error are decision 374.
     """
     if is_daggen_text(text):
         return "daggen"
@@ -122,10 +127,12 @@ def detect_format(path: str | Path, text: str) -> str:
 
 def ptg_from_document(data: Any, name: str = "", source: str | None = None,
                       speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
-    """A PTG from a parsed JSON document in either JSON format lpsched reads: its own
-    (a top-level ``tasks`` list, :func:`ptg_from_dict`) or a WfCommons instance (a
-    ``workflow`` object, decision 371). Anything else raises the one-line unknown-format
-    :class:`ParseError` naming the formats read (issue 33 item 3).
+    """A PTG from a parsed JSON document in either JSON format lpsched reads: its own or a
+    WfCommons instance.
+
+    lpsched's format has a top-level ``tasks`` list (:func:`ptg_from_dict`), a WfCommons
+    instance a ``workflow`` object. Anything else raises the one-line unknown-format
+    :class:`ParseError` naming the formats read.
 
     Parameters
     ----------
@@ -145,6 +152,10 @@ def ptg_from_document(data: Any, name: str = "", source: str | None = None,
     -------
     PTG
         The validated graph.
+
+    Notes
+    -----
+    WfCommons runtimes become work by decision 371; the unknown-format error is decision 374.
     """
     if is_wfcommons(data):
         return from_wfcommons(data, name, source, speed, alpha)
@@ -157,7 +168,7 @@ def ptg_from_document(data: Any, name: str = "", source: str | None = None,
 
 def load_ptg(path: str | Path, speed: float = REFERENCE_SPEED,
              alpha: float | None = None) -> PTG:
-    """Read a PTG from a workflow file in any format lpsched reads (issue 33 item 3).
+    """Read a PTG from a workflow file in any format lpsched reads.
 
     Parameters
     ----------

@@ -1,7 +1,10 @@
 """Precedence levels, bottom and top levels and the critical-path walk of a :class:`Dag`
-(seed 004 spec §1.5), as numpy arrays for callers and as plain lists for the HCPA loop
+(seed 004 spec §1.5).
+
+They come as numpy arrays for callers and as plain lists for the HCPA loop
 (:mod:`lpsched.ptg.hcpa_loop`), whose graphs are small enough that list sweeps beat numpy
-calls. Each sweep follows the graph's plan (:attr:`Dag.sweeps`). O(n + e) each."""
+calls. Each sweep follows the graph's plan (:attr:`Dag.sweeps`). O(n + e) each.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ from lpsched.ptg.model import Dag
 
 
 def dag_levels(dag: Dag) -> np.ndarray:
-    """Precedence levels of ``dag`` (longest path in edges from a source). O(n + e).
+    """Precedence levels of ``dag`` (longest path in edges from a source).
+
+    O(n + e).
 
     Parameters
     ----------
@@ -31,7 +36,9 @@ def dag_levels(dag: Dag) -> np.ndarray:
 
 
 def bottom_levels(dag: Dag, p: np.ndarray) -> np.ndarray:
-    """Bottom levels under allocation ``p`` (the task's own time included). O(n + e).
+    """Bottom levels under allocation ``p`` (the task's own time included).
+
+    O(n + e).
 
     Parameters
     ----------
@@ -70,7 +77,9 @@ def bottom_level_list(dag: Dag, tt: list[float]) -> list[float]:
 
 
 def top_levels(dag: Dag, tt: np.ndarray) -> np.ndarray:
-    """``tl(v) = max_{u ∈ pred(v)} tl(u) + T(u)`` (spec §1.5). O(n + e).
+    """``tl(v) = max_{u ∈ pred(v)} tl(u) + T(u)`` (spec §1.5).
+
+    O(n + e).
 
     Parameters
     ----------

@@ -25,7 +25,9 @@ _EPS = 1e-9
 
 def m_ready(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: int,
             rng: np.random.Generator) -> PtgSchedule:
-    """M-READY (spec §3.4). O(E·R log R + n·P) for E events and at most R ready tasks.
+    """M-READY (spec §3.4).
+
+    O(E·R log R + n·P) for E events and at most R ready tasks.
 
     Parameters
     ----------
@@ -95,8 +97,10 @@ def m_ready(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: i
 
 def m_rigid(size: np.ndarray, duration: np.ndarray, order: np.ndarray, processors: int,
             ) -> tuple[np.ndarray, list[np.ndarray]]:
-    """M_RIGID (spec §4.4): independent rigid jobs, event-driven, in ``order`` each job that
-    fits starts (greedy skip); returns starts and processor sets. O(J²).
+    """M_RIGID (spec §4.4): independent rigid jobs, event-driven, in ``order`` each job that fits
+    starts (greedy skip); returns starts and processor sets.
+
+    O(J²).
 
     Parameters
     ----------
@@ -139,9 +143,11 @@ def m_rigid(size: np.ndarray, duration: np.ndarray, order: np.ndarray, processor
 
 
 def backfill(sched: PtgSchedule, dag: Dag, processors: int) -> PtgSchedule:
-    """BACKFILL (spec §3.6): returns a new schedule where no task starts later than in
-    ``sched`` and every task keeps its allocation and duration. Candidate start times are
-    ``est`` and the finish times in ``(est, start]``. O(n·c·n·P) for ``c`` candidates.
+    """BACKFILL (spec §3.6): returns a new schedule where no task starts later than in ``sched`` and
+    every task keeps its allocation and duration.
+
+    Candidate start times are ``est`` and the finish times in ``(est, start]``. O(n·c·n·P) for ``c``
+    candidates.
 
     Parameters
     ----------

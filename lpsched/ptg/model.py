@@ -29,8 +29,11 @@ ENTRY, EXIT = "__entry__", "__exit__"
 
 @dataclass(frozen=True)
 class Cluster:
-    """A homogeneous cluster: ``processors`` identical processors of ``speed`` flop/s
-    (seed 004 §1.1, Table 1). Validated on construction."""
+    """A homogeneous cluster: ``processors`` identical processors of ``speed`` flop/s (seed 004
+    §1.1, Table 1).
+
+    Validated on construction.
+    """
 
     name: str
     processors: int
@@ -61,15 +64,16 @@ DEFAULT_SPEED = 1e9
 
 
 def get_cluster(name: str) -> Cluster:
-    """The cluster ``name`` names (seed 004 §1.1; decision 373).
+    """The cluster a name or a processor count gives (seed 004 §1.1).
 
     Parameters
     ----------
     name : str
         One of the Table 1 clusters [L451-470] (:data:`CLUSTERS`), or a processor count
-        ``P`` (speed :data:`DEFAULT_SPEED`) or ``P@S`` (``S`` flop/s, e.g. ``64@3.2e9``), or
-        a SimGrid/Batsim platform file (``.xml``; its compute cores and their speed,
-        :func:`lpsched.ptg.platforms.cluster_from_platform`).
+        ``P`` (speed :data:`DEFAULT_SPEED`) or ``P@S`` (``S`` flop/s, e.g. ``64@3.2e9``).
+        A SimGrid/Batsim platform file (``.xml``) is read by
+        :func:`lpsched.ptg.platforms.cluster_from_platform`, which ``lpsched ptg schedule
+        --cluster FILE.xml`` calls.
 
     Returns
     -------
@@ -79,16 +83,17 @@ def get_cluster(name: str) -> Cluster:
     Raises
     ------
     InvalidInstanceError
-        Naming the accepted forms.
-    ParseError
-        A platform file that cannot be read or is not one homogeneous cluster.
+        Naming the accepted forms (a ``.xml`` name: the function that reads it).
+
+    Notes
+    -----
+    The count forms and the reference speed 1e9 flop/s are decision 373.
     """
     if name in CLUSTERS:
         return CLUSTERS[name]
     if name.lower().endswith(".xml"):
-        from lpsched.ptg.platforms import cluster_from_platform
-
-        return cluster_from_platform(name)
+        raise InvalidInstanceError("cluster", name, "a platform file: "
+                                   "lpsched.ptg.platforms.cluster_from_platform reads it")
     forms = (f"one of {', '.join(sorted(CLUSTERS))}, a processor count P or P@SPEED "
              "(flop/s), e.g. 64 or 64@3.2e9, or a platform file .xml")
     count, _, speed = name.partition("@")
@@ -413,10 +418,13 @@ class Dag:
 
     @cached_property
     def sweeps(self) -> tuple[list[tuple[int, int, list[int]]], list[tuple[int, int, list[int]]]]:
-        """The level sweeps' plans: ``(v, only, succs)`` of every task with successors in
-        reverse topological order, ``(v, only, preds)`` of every task with predecessors in
-        topological order; ``only`` is the single neighbour, or −1 when there are several
-        (most tasks of these graphs have one, and skip the ``max``)."""
+        """The level sweeps' plans: ``(v, only, succs)`` of every task with successors in reverse
+        topological order, ``(v, only, preds)`` of every task with predecessors in topological
+        order.
+
+        ``only`` is the single neighbour, or −1 when there are several (most tasks of these graphs
+        have one, and skip the ``max``).
+        """
         n = self.n
         down = [(v, s[0] if len(s) == 1 else -1, s) for v in range(n - 1, -1, -1)
                 if (s := self.succs[v])]
@@ -432,8 +440,10 @@ class Dag:
 
 
 def flatten(ptgs: list[PTG], speed: float) -> tuple[Dag, np.ndarray]:
-    """All PTGs as one :class:`Dag` (no edges between them) and the offsets of each PTG's
-    first task. O(Σ n_i + e_i).
+    """All PTGs as one :class:`Dag` (no edges between them) and the offsets of each PTG's first
+    task.
+
+    O(Σ n_i + e_i).
 
     Parameters
     ----------

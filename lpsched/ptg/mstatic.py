@@ -28,8 +28,10 @@ _TOL = 1e-12
 
 def topo_order(dag: Dag, keys: tuple[np.ndarray, ...], rng: np.random.Generator,
                ) -> list[int]:
-    """Tasks by increasing ``keys`` (lexicographic), random ties, never a task before one of
-    its predecessors (a heap over the ready tasks: DECIDE-27). O(n log n + e).
+    """Tasks by increasing ``keys`` (lexicographic), random ties, never a task before one of its
+    predecessors (a heap over the ready tasks: DECIDE-27).
+
+    O(n log n + e).
 
     Parameters
     ----------
@@ -78,8 +80,10 @@ def _ordered(dag: Dag, cols: list[list[float]], tie: list[int] | None) -> list[i
 
 
 def best_set(avail: np.ndarray, k: int, est: float) -> np.ndarray:
-    """BEST_SET (spec §3.3): processors free by ``est`` by decreasing ``avail`` (smallest
-    idle gap), then the others by increasing ``avail``; the first ``k``. O(P log P).
+    """BEST_SET (spec §3.3): processors free by ``est`` by decreasing ``avail`` (smallest idle gap),
+    then the others by increasing ``avail``; the first ``k``.
+
+    O(P log P).
 
     Parameters
     ----------
@@ -102,9 +106,10 @@ def best_set(avail: np.ndarray, k: int, est: float) -> np.ndarray:
 
 def m_static(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: int,
              rng: np.random.Generator, order: list[int] | None = None) -> PtgSchedule:
-    """M-STATIC (spec §3.3): in priority order, each task as early as possible on
-    ``p_v`` processors chosen by :func:`best_set`, after the last task mapped on them (no
-    insertion). O(n·P log P).
+    """M-STATIC (spec §3.3): in priority order, each task as early as possible on ``p_v`` processors
+    chosen by :func:`best_set`, after the last task mapped on them (no insertion).
+
+    O(n·P log P).
 
     Parameters
     ----------
@@ -147,12 +152,13 @@ def m_static(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: 
 
 def static_makespan(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], processors: int,
                     rng: np.random.Generator) -> float:
-    """The makespan of :func:`m_static` with the same arguments, without the processor
-    sets: processors are interchangeable, so the state is the sorted list of their
-    availability times, and BEST_SET's ``k`` processors are a contiguous run of it (the
-    ``k`` latest of those free by ``est``, else the ``k`` earliest), replaced by ``k``
-    copies of the task's end. Same start and end times, bit for bit (same comparisons,
-    same sums). O(n·P) element moves in C instead of O(n·P log P) sorting.
+    """The makespan of :func:`m_static` with the same arguments, without the processor sets.
+
+    Processors are interchangeable, so the state is the sorted list of their availability
+    times, and BEST_SET's ``k`` processors are a contiguous run of it (the ``k`` latest of
+    those free by ``est``, else the ``k`` earliest), replaced by ``k`` copies of the task's
+    end. Same start and end times, bit for bit (same comparisons, same sums). O(n·P) element
+    moves in C instead of O(n·P log P) sorting.
 
     Parameters
     ----------
@@ -178,14 +184,14 @@ def static_makespan(dag: Dag, p: np.ndarray, keys: tuple[np.ndarray, ...], proce
 
 def hcpa_makespans(dag: Dag, allocs: list[np.ndarray],
                    rng: Callable[[int], np.random.Generator]) -> np.ndarray:
-    """``hcpa_schedule(dag, p, rng(p), allocs[p − 1]).makespan`` for ``p = 1..len(allocs)``
-    (the moldable specification, spec §3.7) without the schedules
-    (:func:`static_makespan`). ``rng(p)`` is called only when two tasks have equal
-    bottom levels (otherwise the random tie-breaker is never used). When budget ``p``
-    has the allocation of ``p − 1``, no ties, and on ``p − 1`` processors every task
-    found its processors free by its earliest start, the schedule on ``p`` is the same
-    (the extra processor stays idle: BEST_SET takes the latest-free of the free ones),
-    so its makespan is reused. O(P·(n log n + e + n·P)).
+    """``hcpa_schedule(dag, p, rng(p), allocs[p − 1]).makespan`` for ``p = 1..len(allocs)`` (the
+    moldable specification, spec §3.7), without the schedules (:func:`static_makespan`).
+
+    ``rng(p)`` is called only when two tasks have equal bottom levels (otherwise the random
+    tie-breaker is never used). When budget ``p`` has the allocation of ``p − 1``, no ties,
+    and on ``p − 1`` processors every task found its processors free by its earliest start,
+    the schedule on ``p`` is the same (the extra processor stays idle: BEST_SET takes the
+    latest-free of the free ones), so its makespan is reused. O(P·(n log n + e + n·P)).
 
     Parameters
     ----------

@@ -89,9 +89,10 @@ def draw_gantt(ax: Any, sched: PtgSchedule, processors: int, title: str = "",
 
 def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = "",
           labels: Sequence[str] | None = None) -> None:
-    """Draw every task as one bar per processor, coloured by PTG, with a legend naming
-    each PTG's colour, and save to ``path`` (:func:`draw_gantt` on a new 10 × 5 inch
-    figure). O(Σ p_v) rectangles.
+    """Draw every task as one bar per processor, coloured by PTG, with a legend naming each PTG's
+    colour, and save to ``path`` (:func:`draw_gantt` on a new 10 × 5 inch figure).
+
+    O(Σ p_v) rectangles.
 
     Parameters
     ----------

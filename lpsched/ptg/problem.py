@@ -1,10 +1,12 @@
 """One scheduling problem of seed 004: ``N`` PTGs released at 0 on one cluster (§6.5), with
-everything the 19 algorithms share, computed once: the flat task arrays, each PTG's
-standalone HCPA allocation on ``P`` processors and its schedule (``C*_i``, spec §2.1,
-DECIDE-3: no backfilling), the priority keys of spec §3.5 and the moldable specification of
-spec §3.7 (built on demand, cached). :attr:`Problem.timings` records the one-time cost of each
-shared part (``standalone_hcpa``; ``moldable_spec``, set by :mod:`lpsched.ptg.cafm`) so that
-run times can be reported honestly whichever algorithm happened to pay for it.
+everything the 19 algorithms share, computed once.
+
+The shared parts: the flat task arrays, each PTG's standalone HCPA allocation on ``P``
+processors and its schedule (``C*_i``, spec §2.1, DECIDE-3: no backfilling), the priority
+keys of spec §3.5 and the moldable specification of spec §3.7 (built on demand, cached).
+:attr:`Problem.timings` records the one-time cost of each shared part (``standalone_hcpa``;
+``moldable_spec``, set by :mod:`lpsched.ptg.cafm`) so that run times can be reported
+honestly whichever algorithm happened to pay for it.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from lpsched.ptg.schedule import PtgSchedule
 
 @dataclass
 class Problem:
-    """``ptgs`` on ``cluster``; ``seed`` fixes every random tie of the shared parts;
-    ``hcpa_bound`` is the processor bound of "improved HCPA" (DECIDE-1) used wherever the
-    seed says improved HCPA: standalone allocations and ``C*_i``, the SELFISH and Zhao
-    families, the moldable specification and CAFM CRA (not CRA's own allocations,
-    DECIDE-17)."""
+    """``ptgs`` on ``cluster``, with the seed of the shared parts' random ties and the
+    improved-HCPA variant.
+
+    ``hcpa_bound`` is the processor bound of "improved HCPA" (DECIDE-1) used wherever the seed
+    says improved HCPA: standalone allocations and ``C*_i``, the SELFISH and Zhao families,
+    the moldable specification and CAFM CRA (not CRA's own allocations, DECIDE-17).
+    """
 
     ptgs: list[PTG]
     cluster: Cluster
@@ -162,6 +166,7 @@ class Problem:
 
     def spec_times(self, i: int) -> np.ndarray:
         """``T_i(p)``, ``p = 1..P``: makespan of ``HCPA_SCHED(G_i, p)`` (spec §3.7), cached.
+
         O(P·(n log n + n·P log P)) per PTG.
 
         Parameters

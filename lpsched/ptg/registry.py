@@ -90,28 +90,47 @@ class RunResult:
                 "seconds": self.seconds, "shared_seconds": self.shared_seconds,
                 "shared": dict(self.shared)}
 
+    def row(self) -> dict[str, Any]:
+        """The run's own figures, one scalar each: the row of :meth:`to_frame`'s
+        ``per="run"``.
+
+        Returns
+        -------
+        dict
+            ``algorithm``, ``valid``, ``makespan`` (s), ``scaled_sum_completion``,
+            ``max_stretch`` (seed 004 §2), ``utilisation`` (busy area over ``P·Cmax``),
+            ``seconds`` and ``shared_seconds`` (s).
+        """
+        m = self.metrics
+        return {"algorithm": self.algorithm, "valid": self.valid, "makespan": m.makespan,
+                "scaled_sum_completion": m.scaled_sum_completion,
+                "max_stretch": m.max_stretch, "utilisation": m.utilisation,
+                "seconds": self.seconds, "shared_seconds": self.shared_seconds}
+
     def to_frame(self, per: str = "task") -> Any:
         """The run as a pandas DataFrame, the ``algorithm`` in its first column (``pip
         install 'lpsched[pandas]'`` when pandas is missing).
 
         Parameters
         ----------
-        per : {"task", "ptg"}
+        per : {"task", "ptg", "run"}
             ``"task"`` (default): one row per task, the columns of
             :meth:`PtgSchedule.to_frame <lpsched.ptg.schedule.PtgSchedule.to_frame>` for the
             backfilled schedule, then ``start_before`` and ``end_before`` (s, the task in
             the schedule before BACKFILL); ``"ptg"``: one row per PTG, the columns of
-            :meth:`Metrics.to_frame <lpsched.ptg.schedule.Metrics.to_frame>`.
+            :meth:`Metrics.to_frame <lpsched.ptg.schedule.Metrics.to_frame>`; ``"run"``:
+            one row, the fields of :meth:`row` (the run's makespan, scaled sum completion
+            time, max-stretch, utilisation and timings).
 
         Returns
         -------
         pandas.DataFrame
-            One row per task or per PTG.
+            One row per task or per PTG, or one row.
 
         Raises
         ------
         ValueError
-            ``per`` is neither ``"task"`` nor ``"ptg"``.
+            ``per`` is none of ``"task"``, ``"ptg"`` and ``"run"``.
 
         Examples
         --------
@@ -127,7 +146,15 @@ class RunResult:
         True
         >>> float(res.to_frame(per="ptg")["stretch"].max()) == res.metrics.max_stretch
         True
+        >>> res.to_frame(per="run")[["algorithm", "valid", "max_stretch"]].round(3)
+          algorithm  valid  max_stretch
+        0   selfish   True        1.747
         """
+        if per == "run":
+            from lpsched.core.frames import frame
+
+            return frame({k: [v] for k, v in self.row().items()},
+                         "RunResult.to_frame(per='run')")
         if per == "task":
             out = self.schedule.to_frame()
             out["start_before"] = self.before_backfill.start
@@ -136,7 +163,7 @@ class RunResult:
             out = self.metrics.to_frame()
         else:
             raise ValueError(f"per={per!r}: RunResult.to_frame() gives one row per 'task' "
-                             "or per 'ptg'")
+                             "or per 'ptg', or one row for the 'run'")
         out.insert(0, "algorithm", self.algorithm)
         return out
 

@@ -68,13 +68,15 @@ def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(
           sets: int = 25, n_values: tuple[int, ...] = N_VALUES,
           clusters: tuple[str, ...] = tuple(CLUSTERS),
           hcpa_bound: HcpaBound = DEFAULT_BOUND) -> list[Cell]:
-    """The first ``count`` scenarios, ordered by set number first and, inside a set, by
-    :func:`interleaved` over (class, ``N``, cluster), so that any prefix is balanced over
-    classes, ``N`` and clusters (counts differ by at most 1; 60 scenarios = set 0 of every
-    combination); ``sets``, ``n_values``, ``clusters`` restrict the grid (reduced runs).
-    A cell's content (its store key) does not depend on the order (decision 131); it
-    holds ``str(hcpa_bound)``, the improved-HCPA bound of its problem (DECIDE-1), so stores
-    computed under another bound are never reused.
+    """The first ``count`` scenarios of the study, in an order whose every prefix is balanced over
+    classes, ``N`` and clusters.
+
+    They are ordered by set number first and, inside a set, by :func:`interleaved` over
+    (class, ``N``, cluster), so that counts differ by at most 1 in any prefix (60 scenarios =
+    set 0 of every combination); ``sets``, ``n_values``, ``clusters`` restrict the grid
+    (reduced runs). A cell's content (its store key) does not depend on the order; it holds
+    ``str(hcpa_bound)``, the improved-HCPA bound of its problem (DECIDE-1), so stores computed
+    under another bound are never reused.
 
     Parameters
     ----------
@@ -97,6 +99,10 @@ def cells(count: int = 1500, seed: int = 0, algorithms: tuple[str, ...] = tuple(
     -------
     list of Cell
         ``(class, N, set, cluster, members, seed, algorithms, bound)`` per scenario.
+
+    Notes
+    -----
+    The order and the key are decision 131 (the bound in the key: decision 173).
     """
     sizes = (len(CLASSES), len(n_values), len(clusters))
     rank = {c: r for r, c in enumerate(interleaved(sizes))}
@@ -129,7 +135,7 @@ def problem_of(cell: Cell) -> Problem:
 
 
 #: The fields the summary and the figures read, checked when rows are read back
-#: (:func:`lpsched.core.store.check_row`; issue 10): a damaged store is one line.
+#: (:func:`lpsched.core.store.check_row`): a damaged store is one line.
 ROW_SCHEMA: dict[str, str] = {
     "class": "text", "N": "int>=1", "set": "int>=0", "cluster": "text", "algorithm": "text",
     "makespan": "number>=0", "ssct": "number>=0", "max_stretch": "number>=0",
@@ -181,9 +187,10 @@ def _hmean(x: np.ndarray) -> float:
 
 
 def pareto_front(points: Mapping[str, tuple[float, float]]) -> list[str]:
-    """The Pareto set: the names whose point no other point dominates (smaller is better
-    on both axes; a point dominates another when it is no worse on both axes and better
-    on one), sorted. Seed 004 Figs 5–7 [L683-712] (spec §2.6). O(n²).
+    """The Pareto set: the names whose point no other point dominates (smaller is better on both
+    axes; a point dominates another when it is no worse on both axes and better on one), sorted.
+
+    Seed 004 Figs 5–7 [L683-712] (spec §2.6). O(n²).
 
     Parameters
     ----------
@@ -260,22 +267,8 @@ def _extreme(values: dict[str, float], pick: Any) -> list[Any] | None:
 
 def population_median_difference(boxes: dict[str, dict[str, dict[str, dict[str, float]]]]
                                  ) -> dict[str, dict[str, Any]]:
-    """The sensitivity of the medians to the PTG population (seed 004 [L555-558] for SSCT,
-    [L600-602] for Cmax; spec §(a) A7 and A13).
-
-    The seed: "The relative difference between the median value for two PTG populations is
-    as high as 52.0% for F1 and 49.0% for SELFISH. For the other algorithm this relative
-    difference goes from 7.5% to 42.4% and is 19.2% on average. In terms of absolute values,
-    the difference between median values for different PTG populations for a single
-    algorithm is on average 0.40" [L555-558]. Computed here (docs/decisions.md, the A7/A13
-    entry): per metric and algorithm, over the pairs of the populations
-    ``random``, ``fft`` and ``strassen`` present in ``boxes`` (not ``all``), the largest
-    relative difference of the medians, relative to the smaller of the two
-    (``larger / smaller − 1``, the seed's "x% larger than" [L624-625]); the largest pair is
-    always the one of the smallest and the largest median, so the value is
-    ``(max − min) / min`` over the populations. ``absolute`` is ``max − min`` of the same
-    medians. An algorithm with fewer than two populations is left out; a smallest median
-    of 0 gives ``relative`` ``None``.
+    """The sensitivity of the SSCT and Cmax figures to the PTG population (seed 004 [L555-558]
+    for SSCT, [L600-602] for Cmax; spec §(a) A7 and A13).
 
     Parameters
     ----------
@@ -289,6 +282,22 @@ def population_median_difference(boxes: dict[str, dict[str, dict[str, dict[str, 
         the populations of the smallest and the largest median), ``mean_relative`` (over
         the algorithms with a value), ``mean_absolute``, ``min`` and ``max`` (each
         ``[algorithm, relative]``).
+
+    Notes
+    -----
+    The seed: "The relative difference between the median value for two PTG populations is
+    as high as 52.0% for F1 and 49.0% for SELFISH. For the other algorithm this relative
+    difference goes from 7.5% to 42.4% and is 19.2% on average. In terms of absolute values,
+    the difference between median values for different PTG populations for a single
+    algorithm is on average 0.40" [L555-558]. Computed here (decision 202): per metric and
+    algorithm, over the pairs of the populations ``random``, ``fft`` and ``strassen`` present
+    in ``boxes`` (not ``all``), the largest relative difference of the medians, relative to
+    the smaller of the two (``larger / smaller − 1``, the seed's "x% larger than"
+    [L624-625]); the largest pair is always the one of the smallest and the largest median,
+    so the value is ``(max − min) / min`` over the populations. ``absolute`` is ``max − min``
+    of the same medians. An algorithm with fewer than two populations is left out; a
+    smallest median of 0 gives ``relative`` ``None``. The other readings of "relative" were
+    measured and do not bring A7 back (decisions 412, 414).
 
     Examples
     --------
@@ -376,9 +385,9 @@ def population_targets(pmd: dict[str, dict[str, Any]]) -> dict[str, dict[str, An
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks;
-    on a reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) also the bootstrap noise
-    of every figure of the seed-vs-ours table (:func:`reduced_noise`, decision 413).
+    """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks; on a
+    reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) also the bootstrap noise of
+    every figure of the seed-vs-ours table (:func:`reduced_noise`).
 
     Parameters
     ----------
@@ -393,6 +402,10 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ``utilisation`` and ``utilisation_readings`` (algorithm -> cluster -> fraction),
         ``table2``, ``mean_max_stretch_by_N``, ``bounds_hold``, ``ratios_to_selfish``,
         ``pareto``, ``acceptance`` (with all 19 algorithms) and ``noise`` (reduced runs).
+
+    Notes
+    -----
+    The noise and its use by the table are decision 413.
     """
     if not rows:
         return {"scenarios": 0}
@@ -510,9 +523,8 @@ def _check_lptf(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
 
 def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                util: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
-    """The seven qualitative checks of spec §(a), each with ``passed`` and its values; the
-    tolerances and the seed line behind each are in docs/decisions.md (decision 134) and
-    :data:`CHECK_LINES`.
+    """The seven qualitative checks of spec §(a), each with ``passed`` and its values; the seed
+    lines behind each are :data:`CHECK_LINES`.
 
     Parameters
     ----------
@@ -528,6 +540,10 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
     list of dict
         Seven items: ``check`` (its text, starting with its number), ``passed`` and
         ``values`` (what was compared).
+
+    Notes
+    -----
+    The checks' tolerances are decision 134 (check 5's CAFM half: decision 411).
     """
     def stat(a: str, m: str, f: Any = np.mean) -> float:
         return float(f(t[m][t["algorithm"] == a]))
@@ -655,10 +671,10 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
             "gdx_cra_min": gdx(lambda a: a.startswith("cra"), min)}
 
 
-#: decisions that explain a figure this reproduction does not bring back (issue 32,
-#: docs/decisions.md): 340 Table 2's reading, 341 the
-#: literal improved HCPA, 342 SELFISH's fairness set by the allocation size, 349 A16 and
-#: Table 2 incompatible under one allocation size, 350 check 5 (gdx) under every reading,
+#: decisions that explain a figure this reproduction does not bring back
+#: (docs/decisions.md): 340 Table 2's reading, 341 the literal improved HCPA, 342
+#: SELFISH's fairness set by the allocation size, 349 A16 and Table 2 incompatible
+#: under one allocation size, 350 check 5 (gdx) under every reading,
 #: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25, 415 A26's
 #: two ends never non-dominated together (A7 under the literal rule: 414)
 EXPLAINED_BY: dict[str, int] = {
@@ -817,10 +833,11 @@ def _figures(t: dict[str, Any]) -> dict[str, Any]:
 
 def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int = 0,
                   ) -> dict[str, Any]:
-    """The sampling noise of a reduced run (decision 413): every figure of
-    :func:`_figures` on ``resamples`` bootstrap resamples of the scenarios (drawn with
-    replacement inside each population, so every resample has the run's number of
-    random, FFT and Strassen scenarios; a scenario drawn twice counts twice).
+    """The sampling noise of a reduced run: every figure of :func:`_figures` on ``resamples``
+    bootstrap resamples of the scenarios.
+
+    The resamples are drawn with replacement inside each population, so every resample has the
+    run's number of random, FFT and Strassen scenarios; a scenario drawn twice counts twice.
 
     Parameters
     ----------
@@ -837,6 +854,10 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
         ``resamples``; ``interval``: numeric figure key -> [2.5 %, 97.5 %] quantiles of
         its resampled values; ``freq``: label key -> share of the resamples giving the
         seed's label (:data:`SEED_PARETO`), check key -> share in which the check passes.
+
+    Notes
+    -----
+    How the table uses the noise is decision 413.
 
     Examples
     --------
@@ -1003,9 +1024,9 @@ class _Judge:
 
 def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
                    reading: str = TABLE2_READING) -> Any:
-    """The seed-vs-ours table of the study (seed 004 §5.2, spec §(a)): one row per
-    published figure (Table 2, A1–A28, the acceptance checks 1–7), with the tolerances of
-    decision 338, built with :func:`lpsched.core.fidelity.compare`.
+    """The seed-vs-ours table of the study (seed 004 §5.2, spec §(a)): one row per published
+    figure (Table 2, A1–A28, the acceptance checks 1–7), built with
+    :func:`lpsched.core.fidelity.compare`.
 
     Parameters
     ----------
@@ -1024,6 +1045,13 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
     lpsched.core.fidelity.FidelityTable
         Named ``ptg``; rows the run could not measure (too few scenarios, an algorithm
         left out) are ``not measured``.
+
+    Notes
+    -----
+    The tolerances are decision 338's; the rows cite their seed lines (decision 411) and
+    name their roles and readings (decisions 417, 418); a difference points at the decision
+    that explains it (:data:`EXPLAINED_BY`); a reduced run is judged against its own noise
+    (decision 413).
     """
     from lpsched.core.fidelity import FidelityTable
 

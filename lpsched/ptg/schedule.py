@@ -258,9 +258,11 @@ class Metrics:
 
 
 def metrics(sched: PtgSchedule, alone: np.ndarray, processors: int) -> Metrics:
-    """SSCT ``Σ C_i / Σ C*_i`` (§2.2), ``Cmax = max C_i`` (§2.3), stretch ``C_i/C*_i`` and
-    ``MaxS`` (§2.4, DECIDE-29: not inverted), utilisation ``Σ p_v T(v, p_v) / (P·Cmax)``
-    (§2.5, DECIDE-5: busy fraction). ``alone[i]`` is ``C*_i``. O(n).
+    """SSCT ``Σ C_i / Σ C*_i`` (§2.2), ``Cmax = max C_i`` (§2.3), stretch ``C_i/C*_i`` and ``MaxS``
+    (§2.4, DECIDE-29: not inverted), utilisation ``Σ p_v T(v, p_v) / (P·Cmax)`` (§2.5, DECIDE-5:
+    busy fraction). ``alone[i]`` is ``C*_i``.
+
+    O(n).
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""PTGs from WfCommons recipes (``lpsched ptg generate --class wfcommons:montage``; issue 33
-item 3, decision 371).
+"""PTGs from WfCommons recipes (``lpsched ptg generate --class wfcommons:montage``).
 
 The optional ``wfcommons`` package ships recipes (WfChef) built from real executions of
 Montage, Epigenomics, 1000Genome, Cycles, ... workflows. A recipe draws a synthetic instance
@@ -33,7 +32,7 @@ RECIPES = {"blast": "BlastRecipe", "bwa": "BwaRecipe", "cycles": "CyclesRecipe",
 
 def wfcommons_ptg(recipe: str, n: int, seed: int = 0,
                   speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
-    """A PTG drawn from a WfCommons recipe (decision 371's runtime → Amdahl mapping).
+    """A PTG drawn from a WfCommons recipe, its recorded runtimes read as Amdahl tasks.
 
     Parameters
     ----------
@@ -61,6 +60,10 @@ def wfcommons_ptg(recipe: str, n: int, seed: int = 0,
     LpschedError
         ``wfcommons`` is not installed, the recipe is unknown, or ``n`` is below the
         recipe's smallest size.
+
+    Notes
+    -----
+    The runtime → Amdahl mapping is decision 371, the default α decision 484.
     """
     if recipe not in RECIPES:
         raise LpschedError(f"--class wfcommons:{recipe}: unknown recipe; one of "

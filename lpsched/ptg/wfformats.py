@@ -1,4 +1,4 @@
-"""Workflow files other tools write, read as PTGs (seed 004 §1.2-§1.3; issue 33 item 3).
+"""Workflow files other tools write, read as PTGs (seed 004 §1.2-§1.3).
 
 * **DOT** as graph tools write it: daggen's ``--dot`` output (``1 [size="2e9", alpha="0.05"]``,
   ``1 -> 2 [size ="8e6"]``; decision 370), unquoted or quoted ids, ``;`` or newlines between
@@ -36,7 +36,7 @@ default puts Amdahl's speed-up limit ``1/α`` at those ``c`` cores:
   ``r·c/(2c − 1)`` (more than ``r/2``) however many it gets.
 
 ``--alpha 0`` is the perfectly parallel reading (``w = r·c·s``: one core's work times the
-cores; the former default); a seed-like value (α in [0, 0.25] [L494-497]) lets seed 004's
+cores); a seed-like value (α in [0, 0.25] [L494-497]) lets seed 004's
 moldable algorithms spread the tasks. A runtime of 0 s (real WfCommons traces have some) is
 raised to :data:`MIN_RUNTIME`, since seed 004's work is > 0. Each task's recorded runtime
 and cores stay in ``task_extra`` (``runtime``, ``cores``, ``type``; ``recorded_runtime``
@@ -60,7 +60,7 @@ import xml.etree.ElementTree as ET
 from pathlib import PurePath
 from typing import Any
 
-from lpsched.errors import InvalidInstanceError, ParseError
+from lpsched.errors import InvalidInstanceError, LpschedWarning, ParseError
 from lpsched.ptg.model import PTG, make_ptg
 
 #: flop/s used to turn recorded runtimes into work when no cluster speed is given
@@ -76,15 +76,16 @@ FORMATS = ("lpsched PTG JSON", "DOT (lpsched, daggen --dot)", "daggen text (NODE
 ALPHA_ORIGINS = ("file", "option", "cores", "absent", "dummy")
 
 
-class WorkflowFileWarning(UserWarning):
-    """A workflow file read with a choice the user should know of (e.g. a DOT node defined
-    twice with different attributes: the later one kept). The command line sums warnings
-    up in one ``lpsched: note:`` line on stderr."""
+class WorkflowFileWarning(LpschedWarning):
+    """A workflow file read with a choice the user should know of (e.g. a DOT node defined twice
+    with different attributes: the later one kept).
+
+    The command line sums warnings up in one ``lpsched: note:`` line on stderr.
+    """
 
 
 def unknown_format(where: str, what: str) -> ParseError:
-    """The one-line error for a file in no format lpsched reads (issue 33 item 3,
-    decision 374).
+    """The one-line error for a file in no format lpsched reads.
 
     Parameters
     ----------
@@ -97,6 +98,10 @@ def unknown_format(where: str, what: str) -> ParseError:
     -------
     ParseError
         To raise; its message lists :data:`FORMATS`.
+
+    Notes
+    -----
+    The error's form is decision 374.
     """
     return ParseError(where, f"{what}: not a workflow format lpsched reads; it reads "
                       f"{', '.join(FORMATS)}")
@@ -176,8 +181,8 @@ def _number(attrs: dict[str, str], key: str, where: str, line: int, what: str) -
 
 def from_dot_any(text: str, name: str = "", source: str | None = None,
                  alpha: float | None = None) -> PTG:
-    """A PTG from DOT as graph tools write it (decision 370): daggen's ``--dot`` output and
-    lpsched's own ``to_dot``.
+    """A PTG from DOT as graph tools write it: daggen's ``--dot`` output and lpsched's own
+    ``to_dot``.
 
     Parameters
     ----------
@@ -208,6 +213,10 @@ def from_dot_any(text: str, name: str = "", source: str | None = None,
     -----
     WorkflowFileWarning
         Nodes stated twice with different values of an attribute (the later kept).
+
+    Notes
+    -----
+    What is read and refused is decision 370; a node stated twice is decision 484.
     """
     where = source or name or "dot"
     parser = _DotParser(_tokens(text, where), where)
@@ -250,8 +259,7 @@ def _same_value(a: str, b: str) -> bool:
 
 def _conflict_message(where: str, conflicts: list[_Conflict]) -> str:
     """One line naming every node stated twice with different values (the first five),
-    most telling part first (the command line shows a warning's first 160 characters);
-    the file by its name."""
+    most telling part first; the file by its name."""
     nodes = list(dict.fromkeys(c[0] for c in conflicts))
     shown = "; ".join(f"node {node!r} {key}={new!r} (line {nline}) replaces {old!r} "
                       f"(line {oline})" for node, key, (new, nline), (old, oline)
@@ -414,14 +422,14 @@ class _DotParser:
 
 def amdahl_from_trace(runtime: float, cores: float, speed: float,
                       alpha: float | None = None) -> tuple[float, float]:
-    """Work (flop) and α of a task recorded as ``runtime`` seconds on ``cores`` cores
-    (decisions 371 and 484; seed 004's Amdahl model [L493-498]; the module docstring).
+    """Work (flop) and α of a task recorded as ``runtime`` seconds on ``cores`` cores (seed 004's
+    Amdahl model [L493-498]; the module docstring).
 
-    The work is chosen so that the task takes its recorded runtime on its recorded cores on
-    a processor of ``speed``: ``T(cores) = work/speed · (α + (1 − α)/cores) = runtime``.
-    α is ``alpha`` when given (the task's own, or ``--alpha``), else ``1/cores``: the
-    speed-up is at most the cores the task was recorded on, and a task recorded on one core
-    is sequential (α = 1, the same runtime on any number of processors).
+    The work is chosen so that the task takes its recorded runtime on its recorded cores on a
+    processor of ``speed``: ``T(cores) = work/speed · (α + (1 − α)/cores) = runtime``. α is
+    ``alpha`` when given (the task's own, or ``--alpha``), else ``1/cores``: the speed-up is
+    at most the cores the task was recorded on, and a task recorded on one core is sequential
+    (α = 1, the same runtime on any number of processors).
 
     Parameters
     ----------
@@ -438,6 +446,10 @@ def amdahl_from_trace(runtime: float, cores: float, speed: float,
     -------
     tuple of float
         ``(work, alpha)``.
+
+    Notes
+    -----
+    The mapping is decision 371, the default α decision 484.
 
     Examples
     --------
@@ -536,7 +548,7 @@ def _build(where: str, name: str, rows: list[dict[str, Any]], speed: float,
 # ------------------------------------------------------------------- WfCommons
 
 def is_wfcommons(data: Any) -> bool:
-    """Whether a JSON document is a WfCommons instance (decision 374).
+    """Whether a JSON document is a WfCommons instance.
 
     Parameters
     ----------
@@ -547,13 +559,17 @@ def is_wfcommons(data: Any) -> bool:
     -------
     bool
         ``True`` when it is an object holding a ``workflow`` object.
+
+    Notes
+    -----
+    The detection is decision 374's.
     """
     return isinstance(data, dict) and isinstance(data.get("workflow"), dict)
 
 
 def from_wfcommons(data: Any, name: str = "", source: str | None = None,
                    speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
-    """A PTG from a WfCommons JSON instance (schema 1.4 or 1.5; decision 371).
+    """A PTG from a WfCommons JSON instance (schema 1.4 or 1.5).
 
     Parameters
     ----------
@@ -583,6 +599,10 @@ def from_wfcommons(data: Any, name: str = "", source: str | None = None,
     ParseError
         Naming the field: no task list, a task without id or runtime, an unknown parent, a
         cycle.
+
+    Notes
+    -----
+    The layouts read are decision 372; runtimes become work by decision 371.
     """
     where = source or name or "wfcommons"
     wf = data.get("workflow") if isinstance(data, dict) else None
@@ -682,7 +702,7 @@ def _dax_job(el: Any, k: int, by_id: dict[str, Any], where: str) -> dict[str, An
 
 def from_dax(text: str, name: str = "", source: str | None = None,
              speed: float = REFERENCE_SPEED, alpha: float | None = None) -> PTG:
-    """A PTG from a Pegasus DAX file (XML; decision 372).
+    """A PTG from a Pegasus DAX file (XML).
 
     Parameters
     ----------
@@ -710,6 +730,10 @@ def from_dax(text: str, name: str = "", source: str | None = None,
     ParseError
         Malformed XML (with its line), a job without id or runtime, a dependency naming an
         unknown job.
+
+    Notes
+    -----
+    The layout read is decision 372; runtimes become work by decision 371.
     """
     where = source or name or "dax"
     try:
@@ -752,8 +776,8 @@ _DAGGEN_TYPES = ("ROOT", "COMPUTATION", "TRANSFER", "END")
 
 
 def is_daggen_text(text: str) -> bool:
-    """Whether ``text`` is daggen's text output: after its ``//`` header lines, a
-    ``NODE_COUNT`` or ``NODE`` line (decision 374's detection by content).
+    """Whether ``text`` is daggen's text output: after its ``//`` header lines, a ``NODE_COUNT``
+    or ``NODE`` line.
 
     Parameters
     ----------
@@ -764,6 +788,10 @@ def is_daggen_text(text: str) -> bool:
     -------
     bool
         ``True`` for daggen's default (non ``--dot``) output.
+
+    Notes
+    -----
+    Detection by content is decision 374's.
     """
     pos = 1 if text.startswith("\ufeff") else 0
     while pos < len(text):  # line by line, without splitting a large file

@@ -61,7 +61,7 @@ _c_flush = _libc_fflush()
 
 
 def solver_log_target() -> str | None:
-    """Where solver logs go: ``None`` (discarded), ``"-"`` (stderr) or a file path.
+    """Return where solver logs go: ``None`` (discarded), ``"-"`` (stderr) or a file path.
 
     Returns
     -------
@@ -72,8 +72,10 @@ def solver_log_target() -> str | None:
 
 
 def set_solver_log(target: str | os.PathLike[str] | None) -> None:
-    """Send solver logs to ``target``: a file path (appended), ``"-"`` for stderr, or
-    ``None`` to discard them (the default). Worker processes started afterwards inherit it.
+    """Send solver logs to ``target``, in this process and the workers it starts later.
+
+    A file path (appended to), ``"-"`` for stderr, or ``None`` to discard them (the
+    default); the choice goes to ``$LPSCHED_SOLVER_LOG``, which worker processes inherit.
 
     Parameters
     ----------
@@ -92,10 +94,7 @@ def set_solver_log(target: str | os.PathLike[str] | None) -> None:
 
 @contextlib.contextmanager
 def solver_log(target: str | os.PathLike[str] | None) -> Iterator[None]:
-    """Context manager form of :func:`set_solver_log`; restores the previous target.
-
-    >>> with solver_log(None):
-    ...     pass
+    """Send solver logs to ``target`` inside the block (:func:`set_solver_log`), then restore.
 
     Parameters
     ----------
@@ -106,6 +105,11 @@ def solver_log(target: str | os.PathLike[str] | None) -> Iterator[None]:
     ------
     None
         The target holds inside the block.
+
+    Examples
+    --------
+    >>> with solver_log(None):
+    ...     pass
     """
     previous = _log
     set_solver_log(target)
@@ -116,7 +120,7 @@ def solver_log(target: str | os.PathLike[str] | None) -> Iterator[None]:
 
 
 def logging_enabled() -> bool:
-    """True when the user asked for the solver log (solvers then turn their output on).
+    """Tell whether the user asked for the solver log (solvers then turn their output on).
 
     Returns
     -------

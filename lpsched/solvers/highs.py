@@ -36,12 +36,12 @@ _STATUS = {
 
 
 def set_time_limit(highs: Any, seconds: float | None) -> None:
-    """Let the next ``run`` of ``highs`` take at most ``seconds`` more (``None`` or
-    ``inf``: no limit; 0, a negative number or NaN raise :class:`LpschedError`).
+    """Let the next ``run`` of ``highs`` take at most ``seconds`` more.
 
-    HiGHS compares its ``time_limit`` option with the run time accumulated over every
-    ``run`` of the same object, so a warm model's limit is its run time so far plus the
-    budget left (issue 13 review: a 3 s search budget tripped after 1.8 s).
+    ``None`` or ``inf``: no limit; 0, a negative number or NaN raise :class:`LpschedError`
+    (0 is not "no limit"). HiGHS compares its ``time_limit`` option with the run time
+    accumulated over every ``run`` of the same object, so a warm model's limit is its run
+    time so far plus the budget left.
 
     Parameters
     ----------
@@ -54,21 +54,27 @@ def set_time_limit(highs: Any, seconds: float | None) -> None:
     ------
     LpschedError
         0, a negative number, NaN or a non-number.
+
+    Notes
+    -----
+    Decision 238. Setting the budget alone as HiGHS' limit, a 3 s search budget tripped
+    after 1.8 s of a warm model's solves.
     """
     if seconds is None or seconds == math.inf:
         limit = highspy.kHighsInf
     elif isinstance(seconds, numbers.Real) and not isinstance(seconds, bool) and seconds > 0:
         limit = float(highs.getRunTime()) + float(seconds)
-    else:  # 0, negative, NaN: 0 used to mean "no limit" here (review of session 26)
+    else:  # 0, negative, NaN: refused, never read as "no limit" (decision 238)
         raise LpschedError(f"time limit {seconds!r}: must be a number of seconds > 0 "
                            "(None: no limit)")
     highs.setOptionValue("time_limit", limit)
 
 
 def model_status(highs: Any) -> Status:
-    """The :class:`Status` of a ``highspy.Highs`` object's last solve (ERROR for a status
-    lpsched does not name), for code that drives a live HiGHS model itself (column
-    generation, :mod:`lpsched.bags.stretch_paths`).
+    """Return the :class:`Status` of a ``highspy.Highs`` object's last solve.
+
+    ``ERROR`` for a status lpsched does not name. For code that drives a live HiGHS model
+    itself (the column generation of the bags family's path formulation).
 
     Parameters
     ----------
@@ -121,6 +127,19 @@ def _pass_model(highs: highspy.Highs, lp: LinearProgram) -> None:
 class HighsModel:
     """A :class:`LinearProgram` loaded into a live ``highspy.Highs`` object.
 
+    The object is kept, so that a change of bounds or costs followed by :meth:`solve` starts
+    from the last basis (a warm start). HiGHS runs with :data:`DEFAULT_OPTIONS` (one thread,
+    seed 0, the tolerances of :mod:`lpsched.core.tolerances`, output off) and ``options``.
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        The model, loaded with one ``passModel`` call.
+    **options
+        HiGHS options set before loading (e.g. ``presolve="off"``), over the defaults.
+
+    Examples
+    --------
     >>> from lpsched.models.program import LinearProgram
     >>> lp = LinearProgram(sense="max")
     >>> x = lp.add_variables("x", 2, upper=1.0)
@@ -161,7 +180,7 @@ class HighsModel:
         self.highs.setOptionValue(key, value)
 
     def basis(self) -> tuple[np.ndarray, np.ndarray]:
-        """The current basis as HiGHS status codes.
+        """Return the current basis as HiGHS status codes.
 
         Returns
         -------
@@ -230,8 +249,10 @@ class HighsModel:
             raise SolverError(f"HiGHS rejected the start basis of model {self.lp.name!r}")
 
     def restart(self) -> None:
-        """Forget the basis and solution (the model, bounds and costs stay): the next
-        :meth:`solve` starts cold, as on a freshly loaded model."""
+        """Forget the basis and solution, so that the next :meth:`solve` starts cold.
+
+        The model, bounds and costs stay, as on a freshly loaded model.
+        """
         self.highs.clearSolver()
 
     @staticmethod
@@ -243,8 +264,7 @@ class HighsModel:
         return idx.size, idx, np.ascontiguousarray(lo), np.ascontiguousarray(hi)
 
     def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Change the bounds of ``rows`` (global indices) in the solver and in the model;
-        the solver keeps its basis.
+        """Change the bounds of ``rows`` in the solver and in the model, keeping the basis.
 
         Parameters
         ----------
@@ -260,8 +280,7 @@ class HighsModel:
         self.highs.changeRowsBounds(*self._bounds(rows, lower, upper))  # type: ignore[attr-defined]
 
     def set_col_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Change the bounds of ``cols`` (global indices) in the solver and in the model;
-        the solver keeps its basis.
+        """Change the bounds of ``cols`` in the solver and in the model, keeping the basis.
 
         Parameters
         ----------
@@ -380,7 +399,7 @@ MODEL_TRAILERS = {".lp": b"end", ".mps": b"ENDATA"}
 
 
 def write_model(lp: LinearProgram, path: str) -> None:
-    """Write ``lp`` to ``path``; HiGHS picks LP or MPS format from the extension.
+    """Write ``lp`` to the file ``path``, in LP or MPS format after its extension.
 
     HiGHS' writer reports a failed ``open`` (its status, checked here) but not a short
     write: on a full disk (``ENOSPC``) or past a file size limit (``EFBIG``) it returns

@@ -1,5 +1,7 @@
-"""PuLP emitter and back-end: the same model as a ``pulp.LpProblem`` (read, tweak, export)
-and solved by CBC, for cross-checks against HiGHS.
+"""The PuLP emitter and back-end: a model as a ``pulp.LpProblem``, solved by CBC.
+
+The ``pulp.LpProblem`` can be read, changed and exported; CBC's answer cross-checks
+HiGHS'.
 """
 
 from __future__ import annotations

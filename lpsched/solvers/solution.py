@@ -11,7 +11,7 @@ from lpsched.errors import SolverError
 
 
 class Status(str, enum.Enum):
-    """Outcome of a solve. Only ``OPTIMAL`` carries a trustworthy point and value."""
+    """The outcome of a solve; only ``OPTIMAL`` carries a trustworthy point and value."""
 
     OPTIMAL = "optimal"
     INFEASIBLE = "infeasible"

@@ -1,7 +1,12 @@
-"""Seed 000 ch. 3: online scheduling of independent sequential tasks on identical
-processors, with redirection of heavy tasks to a dedicated pool (GSPT-RD, SPT-RD, GSPT-RR,
-SPT-RR), the baselines (FCFS, GSPT, GSRPT, SPT, SRPT with the ΔF dispatch rule), an
-independent schedule validator, the six metrics and proven lower bounds."""
+"""Online scheduling of independent sequential tasks on identical processors (seed 000 ch. 3).
+
+The redirection of heavy tasks to a dedicated pool (GSPT-RD, SPT-RD, GSPT-RR, SPT-RR) and
+its baselines (FCFS, GSPT, GSRPT, SPT, SRPT with the ΔF dispatch rule), simulated online
+(:mod:`.simulator`), checked by an independent validator and measured by the chapter's six
+metrics (:mod:`.schedule`) against proven lower bounds (:mod:`.bounds`); instances from SWF
+traces (:mod:`.instance`), the policies side by side (:mod:`.comparison`) and the
+reproduction of §3.5 (:mod:`.reproduce`).
+"""
 
 from lpsched.tasks.instance import (
     TRACES,

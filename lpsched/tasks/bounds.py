@@ -1,5 +1,8 @@
-"""Proven lower bounds for the online task policies (issue 14; none of the seed's
-baselines is a bound: SRPT and GSRPT are preemptive heuristics).
+"""Proven lower bounds on the objectives of the online task policies (seed 000 ch. 3, §3.2).
+
+None of the chapter's baselines is a bound (SRPT and GSRPT are preemptive heuristics), so
+every ratio ``lpsched online`` and ``reproduce redirection`` print is taken against one of
+these proofs (decision 78):
 
 * **max-stretch, max-flow, exact** (``"preemptive-exact"``): the optimum over preemptive,
   migratory schedules on ``m`` identical processors of ``max_j F_j / w_j`` (``w_j =
@@ -61,9 +64,13 @@ _INT_TOP = 2**30
 
 @dataclass(frozen=True)
 class BoundResult:
-    """``value``: proven lower bound; ``kind``: how it was proven; ``upper``: for the
-    exact search, a value proven feasible (the optimum lies in ``[value, upper]``),
-    ``None`` for the speed-m and sum bounds; ``tests``: feasibility tests run."""
+    """A proven lower bound, how it was proven and, for the exact search, a feasible value.
+
+    ``value``: the proven lower bound; ``kind``: how it was proven; ``upper``: for the
+    exact search, a value proven feasible (the optimum lies in ``[value, upper]``), ``None``
+    for the speed-m and sum bounds; ``tests``: feasibility tests run; ``seconds``: wall
+    time of the search.
+    """
 
     value: float
     kind: str
@@ -90,9 +97,11 @@ class BoundResult:
 
 def edf_speed_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,
                        speed: float) -> bool:
-    """Can one processor of speed ``speed`` meet every deadline, preempting? (EDF is
-    optimal there; the single-machine relaxation of the bounds, issue 14.) Lenient by a
-    relative 1e-12 of the largest deadline, so a "no" is a proof.
+    """Whether one processor of speed ``speed`` meets every deadline, preempting (by EDF).
+
+    EDF is optimal there, and one processor of speed ``m`` relaxes ``m`` processors: the
+    single-machine relaxation of the bounds. Lenient by a relative 1e-12 of the largest
+    deadline, so a "no" is a proof.
 
     Parameters
     ----------
@@ -134,9 +143,10 @@ def edf_speed_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,
 
 
 class SpeedTest:
-    """:func:`edf_speed_feasible` with deadlines ``r + s w``, asked for many ``s`` (the
-    bisection of :func:`max_weighted_flow_bound`): the same answer per ``s``, from fewer
-    steps of EDF.
+    """The EDF test of :func:`edf_speed_feasible` for deadlines ``r + s w``, asked for many ``s``.
+
+    The bisection of :func:`max_weighted_flow_bound` asks it; it gives the same answer per
+    ``s`` from fewer steps of EDF.
 
     The tasks split into *segments*: runs of consecutive releases that no EDF order joins,
     because all the work released before a segment ends (at speed ``speed``, on a busy
@@ -156,6 +166,10 @@ class SpeedTest:
         The weights ``w_j`` of the deadlines ``d_j = r_j + s w_j``, shape ``(n,)``.
     speed : float
         The single machine's speed (``m``: the relaxation of ``m`` processors).
+
+    Notes
+    -----
+    Decision 400: the answers are :func:`edf_speed_feasible`'s, call for call.
     """
 
     def __init__(self, release: np.ndarray, p: np.ndarray, w: np.ndarray,
@@ -232,7 +246,7 @@ class SpeedTest:
 
 def flow_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int,
                   strict: bool = False) -> bool:
-    """Horn's model as an integral maximum flow on capacities scaled to integers.
+    """Decide Horn's deadline problem by an integral maximum flow on capacities scaled to integers.
 
     Parameters
     ----------
@@ -300,9 +314,10 @@ def _grid(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,
 
 
 def lp_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int) -> bool:
-    """The same question as :func:`flow_feasible` on the LP of
-    :func:`~lpsched.tasks.deadline_model.deadline_lp` (Horn's transportation model), solved
-    by HiGHS.
+    """Decide Horn's deadline problem by its LP, solved by HiGHS.
+
+    The same question as :func:`flow_feasible`, on the LP of
+    :func:`~lpsched.tasks.deadline_model.deadline_lp` (Horn's transportation model).
 
     Parameters
     ----------
@@ -375,8 +390,10 @@ def _confirm(test: Callable[[float], bool], hi: float, rtol: float) -> tuple[flo
 def max_weighted_flow_bound(inst: TaskInstance, method: str = "flow",
                             weights: np.ndarray | None = None,
                             rtol: float = RTOL) -> BoundResult:
-    """Lower bound on ``max_j (C_j − r_j) / w_j`` over every schedule on
-    ``inst.processors`` processors.
+    """Prove a lower bound on ``max_j (C_j − r_j) / w_j`` over every schedule of the instance.
+
+    Every schedule on ``inst.processors`` processors, preemptive or not: the bounded
+    max-stretch (``w_j = max(p_j, B)``) or the max-flow (``w_j = 1``).
 
     Parameters
     ----------
@@ -421,8 +438,9 @@ def max_weighted_flow_bound(inst: TaskInstance, method: str = "flow",
 
 
 def srpt_speed_sum_flow(release: np.ndarray, p: np.ndarray, speed: float) -> float:
-    """Total flow of SRPT on one processor of speed ``speed`` (optimal there, Schrage): the
-    sum-flow relaxation of ``m`` processors (issue 14).
+    """Total flow of SRPT on one processor of speed ``speed``, optimal there (Schrage).
+
+    With ``speed = m``, the sum-flow relaxation of ``m`` processors.
 
     Parameters
     ----------
@@ -458,9 +476,10 @@ def srpt_speed_sum_flow(release: np.ndarray, p: np.ndarray, speed: float) -> flo
 
 
 def sum_flow_bound(inst: TaskInstance) -> BoundResult:
-    """``max(SRPT on one processor of speed m, Σ p_j)``: a lower bound on the total flow
-    of every schedule (preemptive or not) on ``m`` processors (issue 14; seed 000 ch. 3's
-    sum-flow objective, §3.2).
+    """Prove a lower bound on the total flow of every schedule of the instance.
+
+    ``max(SRPT on one processor of speed m, Σ p_j)`` bounds every schedule, preemptive or
+    not, on ``m`` processors (seed 000 ch. 3's sum-flow objective, §3.2).
 
     Parameters
     ----------
@@ -479,8 +498,10 @@ def sum_flow_bound(inst: TaskInstance) -> BoundResult:
 
 def lower_bounds(inst: TaskInstance, exact_limit: int = EXACT_LIMIT, method: str = "flow",
                  rtol: float = RTOL) -> dict[str, BoundResult]:
-    """The proven lower bounds ``lpsched online`` prints beside each policy's objectives
-    (issue 14; the objectives of seed 000 ch. 3, §3.2).
+    """Prove lower bounds on the max-stretch, max-flow and sum-flow of an instance.
+
+    The bounds ``lpsched online`` prints beside each policy's objectives (seed 000 ch. 3,
+    §3.2).
 
     Parameters
     ----------

@@ -1,6 +1,7 @@
-"""Every online policy on one task instance, one row per policy, against proven lower
-bounds: the rows ``lpsched online INSTANCE --policy all`` prints as its table and writes
-with ``--json`` or ``--csv``.
+"""Every online policy on one task instance against proven lower bounds, one row per policy.
+
+The rows ``lpsched online INSTANCE --policy all`` prints as its table and writes with
+``--json`` or ``--csv``.
 
 :func:`compare_policies` computes the lower bounds once, then simulates each policy,
 validates its schedule independently and measures it (:func:`~lpsched.tasks.simulator.
@@ -141,8 +142,9 @@ def compare_policies(inst: TaskInstance, policies: str | Sequence[str] = "all", 
                      md: int | None = None, tau: float | None = None,
                      b: float | None = None, c: float | None = None, seed: int = 0,
                      bounds: str = "exact", exact_limit: int = 3000) -> PolicyComparison:
-    """Simulate, validate and measure every policy of ``policies`` on ``inst``, against
-    proven lower bounds: the rows of ``lpsched online INSTANCE --policy``.
+    """Simulate, validate and measure policies on one instance, against proven lower bounds.
+
+    The rows of ``lpsched online INSTANCE --policy``.
 
     Parameters
     ----------

@@ -1,5 +1,6 @@
-"""The deadline-feasibility problem of preemptive, migratory schedules on ``m`` identical
-processors (Horn's transportation model), as a :class:`~lpsched.models.program.LinearProgram`
+"""Horn's deadline-feasibility LP of preemptive, migratory schedules on identical processors.
+
+The problem on ``m`` processors as a :class:`~lpsched.models.program.LinearProgram`
 (builder: never solves).
 
 Time is cut at every release and deadline into intervals ``I_k`` of length ``L_k``; task
@@ -27,8 +28,11 @@ from lpsched.models.program import LinearProgram
 
 @dataclass(frozen=True)
 class Windows:
-    """The intervals (``points``, ``length``) and the edges ``(task, interval)`` of the
-    windows ``[r_j, d_j]``, with each edge's capacity ``min(L_k, p_j)``."""
+    """The intervals and the (task, interval) edges of the windows ``[r_j, d_j]``.
+
+    ``points`` and ``length`` are the intervals; ``task``, ``interval`` and ``cap`` the
+    edges, with each edge's capacity ``min(L_k, p_j)``.
+    """
 
     points: np.ndarray
     length: np.ndarray
@@ -43,8 +47,9 @@ class Windows:
 
 
 def windows(release: np.ndarray, p: np.ndarray, deadline: np.ndarray) -> Windows:
-    """Cut time at every release and deadline and list the (task, interval) pairs of
-    Horn's transportation model (issue 14: the exact bounds' feasibility test).
+    """Cut time at every release and deadline and list the (task, interval) pairs.
+
+    The edges of Horn's transportation model, the exact bounds' feasibility test.
 
     Parameters
     ----------
@@ -73,8 +78,9 @@ def windows(release: np.ndarray, p: np.ndarray, deadline: np.ndarray) -> Windows
 
 def deadline_lp(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int,
                 win: Windows | None = None) -> LinearProgram:
-    """The model of the module doc, with blocks ``x`` (one column per edge), rows
-    ``task`` and ``interval``.
+    """Build Horn's deadline-feasibility LP (module doc) for releases, lengths and deadlines.
+
+    Its blocks: ``x`` (one column per edge), rows ``task`` and ``interval``.
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ JSON file (extra keys are kept and written back)::
 
     {"processors": 12, "tasks": [{"release": 0.0, "p": 35.5}, ...]}
 
-Decisions (docs/decisions.md, "Online sequential tasks", 74-78):
+The readings of the seed's text (decision 74, amended by decisions 285 and 286):
 
 * A3.1 a window is ``[t, t + s]`` with ``t`` uniform (seeded) in ``[0, last submission −
   s]`` (:func:`lpsched.core.swf.random_window`), so it never runs past the trace; sizes
@@ -69,9 +69,11 @@ ZERO_RUN_CHOICES = ("keep", "drop")
 
 @dataclass(frozen=True)
 class TraceInfo:
-    """One row of Tables 3.1 and 3.2: trace file, short name, machine size, window (days),
-    and the selected parameters ``(m_d, τ)`` of SPT-RD and GSPT-RD, ``(m_d, c)`` of SPT-RR
-    and GSPT-RR."""
+    """One trace's row of seed 000 Tables 3.1 and 3.2.
+
+    Trace file, short name, machine size, window (days), and the selected parameters
+    ``(m_d, τ)`` of SPT-RD and GSPT-RD, ``(m_d, c)`` of SPT-RR and GSPT-RR.
+    """
 
     name: str
     short: str
@@ -107,7 +109,7 @@ TRACES: dict[str, TraceInfo] = {t.name: t for t in (
 
 
 def trace_info(path_or_name: str) -> TraceInfo | None:
-    """The Table 3.1 row of a trace file or name (seed 000 [L1835-1841]).
+    """Find the Table 3.1 row of a trace file or name (seed 000 [L1835-1841]).
 
     Parameters
     ----------
@@ -147,10 +149,13 @@ def _array(values: Any, what: str, n: int | None = None) -> np.ndarray:
 
 @dataclass(frozen=True, init=False)
 class TaskInstance:
-    """``n`` sequential tasks (``release``, ``p``: float arrays, seconds) on ``processors``
-    identical processors; ``meta`` keeps how it was built and any extra JSON keys.
-    Validated on construction (:class:`~lpsched.errors.InvalidInstanceError` names the
-    field)."""
+    """Independent sequential tasks on identical processors, validated on construction.
+
+    ``n`` tasks (``release``, ``p``: float arrays, seconds) on ``processors`` identical
+    processors; ``meta`` keeps how it was built and any extra JSON keys. Releases are
+    rebased to the first (module doc); :class:`~lpsched.errors.InvalidInstanceError` names
+    a bad field.
+    """
 
     processors: int
     release: np.ndarray
@@ -225,7 +230,7 @@ class TaskInstance:
 
     @classmethod
     def from_dict(cls, data: Any) -> TaskInstance:
-        """From the parsed JSON document (module doc); errors name the field.
+        """Build an instance from its parsed JSON document (module doc); errors name the field.
 
         Parameters
         ----------
@@ -282,7 +287,7 @@ def _rebase(rel: np.ndarray, meta: dict[str, Any]) -> np.ndarray:
 
 
 def save_instance(inst: TaskInstance, path: str | Path) -> None:
-    """Write ``inst`` as JSON (strict: no NaN or Infinity).
+    """Write a task instance as JSON (strict: no NaN or Infinity).
 
     Parameters
     ----------
@@ -299,7 +304,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def load_instance(path: str | Path) -> TaskInstance:
-    """Read a JSON instance (the module doc's format).
+    """Read a task instance from a JSON file (the module doc's format).
 
     Parameters
     ----------
@@ -338,7 +343,7 @@ def load_instance(path: str | Path) -> TaskInstance:
 # -- construction from traces (§3.5.1) -------------------------------------------------------
 
 def parse_window(text: str) -> tuple[str, float]:
-    """Read a ``--window`` value (seed 000 §3.5.1's instance windows, A3.1).
+    """Parse a ``--window`` value (seed 000 §3.5.1's instance windows, A3.1).
 
     Parameters
     ----------
@@ -370,7 +375,7 @@ def parse_window(text: str) -> tuple[str, float]:
 
 
 def machine_size(trace: Any, path: str, processors: int | None) -> int:
-    """The trace's machine size ``m`` (A3.2).
+    """The trace's machine size ``m``: ``--processors``, Table 3.1's, else the header's (A3.2).
 
     Parameters
     ----------
@@ -400,7 +405,9 @@ def machine_size(trace: Any, path: str, processors: int | None) -> int:
 
 def from_workload(work: Workload, machine: int, method: str = "C",
                   meta: dict[str, Any] | None = None) -> TaskInstance:
-    """Sequential tasks from rigid jobs (seed 000 §3.5.1; real run times only).
+    """Turn rigid jobs into sequential tasks by method C, A or B (seed 000 §3.5.1).
+
+    Real run times only.
 
     * ``"C"`` (the chapter's): ``Q`` = mean of ``q_j``; ``p_j = q_j e_j / Q`` on
       ``round(m/Q)`` processors;
@@ -452,8 +459,10 @@ def from_workload(work: Workload, machine: int, method: str = "C",
 def trace_workload(path: str, processors: int | None = None, lenient: bool = False,
                    status: str | None = None, zero_run: str = "keep",
                    ) -> tuple[Workload, int]:
-    """The trace's jobs (requested processors, real run times) and the machine size
-    (:func:`machine_size`), seed 000 §3.5.1.
+    """Read a trace's jobs (requested processors, real run times) and its machine size.
+
+    The jobs of seed 000 §3.5.1, under a job selection; the size is
+    :func:`machine_size`'s.
 
     Parameters
     ----------
@@ -486,10 +495,11 @@ def trace_workload(path: str, processors: int | None = None, lenient: bool = Fal
 def window_instance(work: Workload, machine: int, window: str = "random:15d", seed: int = 0,
                     method: str = "C", source: str = "",
                     selection: dict[str, Any] | None = None) -> TaskInstance:
-    """One instance from a window of ``work`` (module doc, seed 000 §3.5.1). When ``work``
-    comes from a trace, ``meta`` keeps its accounting (decisions 44 and 64: nothing dropped
-    silently): ``trace_records`` (job lines read), ``trace_dropped`` (jobs dropped, per
-    reason, lenient skips included) and ``trace_skipped_lines``.
+    """Build one task instance from a window of a trace's jobs (seed 000 §3.5.1).
+
+    When ``work`` comes from a trace, ``meta`` keeps its accounting: ``trace_records`` (job
+    lines read), ``trace_dropped`` (jobs dropped, per reason, lenient skips included) and
+    ``trace_skipped_lines``.
 
     Parameters
     ----------
@@ -513,6 +523,10 @@ def window_instance(work: Workload, machine: int, window: str = "random:15d", se
     -------
     TaskInstance
         The window's tasks, releases rebased to the first.
+
+    Notes
+    -----
+    Nothing is dropped silently (decisions 44, 64 and 236).
     """
     kind, length = parse_window(window)
     if kind == "random":

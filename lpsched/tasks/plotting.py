@@ -1,7 +1,9 @@
-"""Figures of the ch. 3 reproduction (needs ``matplotlib``, the ``plot`` extra): the six
-metrics per policy (Figs 3.7–3.13, normalised by the proven lower bound where there is
-one, by GSRPT otherwise) and the tuning curves (Figs 3.3–3.6: metric vs ``m_d``, one line
-per ``τ`` or ``c``)."""
+"""Figures of the seed 000 ch. 3 reproduction (needs ``matplotlib``, the ``plot`` extra).
+
+The six metrics per policy (Figs 3.7–3.13, normalised by the proven lower bound where there
+is one, by GSRPT otherwise) and the tuning curves (Figs 3.3–3.6: metric vs ``m_d``, one
+line per ``τ`` or ``c``).
+"""
 
 from __future__ import annotations
 

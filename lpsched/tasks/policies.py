@@ -5,7 +5,7 @@ dispatch to one queue per processor by the ΔF rule of §3.4.4), the order of it
 whether it preempts, and its redirection rule with parameters. The event simulator
 (:mod:`lpsched.tasks.simulator`) reads it.
 
-Decisions (docs/decisions.md, "Online sequential tasks", 74-78): A3.4 a GSPT-RD counter
+The readings of the seed's text (decision 76): A3.4 a GSPT-RD counter
 counts an arrival only when it must wait (no main-pool processor is free for it) and only
 running main-pool tasks are candidates; A3.5 SRPT/GSRPT preempt when ``p_j < p_k(r_j)``
 (strict, as the ΔF exception and the counters), so equal remaining times never swap; A3.6 a
@@ -30,9 +30,12 @@ DEFAULTS = {"md": 5, "tau": 2.0, "b": 0.02, "c": 0.8}
 
 @dataclass(frozen=True)
 class OnlinePolicy:
-    """``paradigm``: ``"common"`` or ``"dispatch"``; ``order``: ``"release"`` (FCFS),
-    ``"p"`` (SPT) or ``"remaining"`` (SRPT); ``redirect``: ``None``, ``"threshold"`` (RD:
-    ``md``, ``tau``) or ``"random"`` (RR: ``md``, ``b``, ``c``, ``seed``)."""
+    """An online policy as data: its queues, whether it preempts, and its redirection rule.
+
+    ``paradigm``: ``"common"`` or ``"dispatch"``; ``order``: ``"release"`` (FCFS), ``"p"``
+    (SPT) or ``"remaining"`` (SRPT); ``redirect``: ``None``, ``"threshold"`` (RD: ``md``,
+    ``tau``) or ``"random"`` (RR: ``md``, ``b``, ``c``, ``seed``).
+    """
 
     name: str
     paradigm: str
@@ -141,7 +144,7 @@ ALL_POLICIES = (*CHAPTER_POLICIES, "fcfs")
 def get_policy(name: str, md: int | None = None, tau: float | None = None,
                b: float | None = None, c: float | None = None, seed: int = 0,
                ) -> OnlinePolicy:
-    """The policy ``name`` with its parameters (unset ones from :data:`DEFAULTS`).
+    """Find a registered policy by name and set its parameters (unset ones: :data:`DEFAULTS`).
 
     Parameters
     ----------

@@ -1,4 +1,6 @@
-"""Reproduction of seed 000 ch. 3 §3.5 (issue 14) through the resumable runner.
+"""The reproduction of seed 000 ch. 3 §3.5 (``lpsched reproduce redirection``), cell by cell.
+
+The cells run through the resumable runner (:func:`lpsched.core.run_cells`):
 
 * ``comparison``: for each trace of Table 3.1, ``instances`` random windows (method C,
   seeds ``first_seed...``), the eight methods of the chapter (Table 3.2's parameters) and
@@ -51,13 +53,13 @@ C_GRID = (0.2, 0.4, 0.6, 0.8, 1.0)
 
 #: the chapter's job selection (decision 285), the reproduction's default
 CHAPTER_SELECTION: dict[str, str] = {"status": CHAPTER_STATUS, "zero_run": CHAPTER_ZERO_RUN}
-#: the selection of the cells stored before decision 285 (four items: every job line)
+#: the selection of a stored cell of four items (no selection item): every job line
 LEGACY_SELECTION: dict[str, str] = {"status": "all", "zero_run": "keep"}
 
 
 def selection(status: str = CHAPTER_STATUS, zero_run: str = CHAPTER_ZERO_RUN,
               ) -> dict[str, str]:
-    """The job selection of a cell (seed 000 §3.5.1, Table 3.1 [L1835-1841], decision 285).
+    """Check and return the job selection of a cell (seed 000 §3.5.1, Table 3.1 [L1835-1841]).
 
     Parameters
     ----------
@@ -71,6 +73,10 @@ def selection(status: str = CHAPTER_STATUS, zero_run: str = CHAPTER_ZERO_RUN,
     -------
     dict
         ``{"status": status, "zero_run": zero_run}``, checked (a bad value raises).
+
+    Notes
+    -----
+    The chapter's selection is decision 285's.
 
     Examples
     --------
@@ -199,7 +205,7 @@ def ratio_08(lengths: np.ndarray) -> float | None:
 
 
 def long_task_ratio(inst: TaskInstance) -> float | None:
-    """:func:`ratio_08` of the instance's processing times (the reading of decision 288).
+    """:func:`ratio_08` of the instance's processing times, the per-instance b-ratio.
 
     Parameters
     ----------
@@ -210,6 +216,10 @@ def long_task_ratio(inst: TaskInstance) -> float | None:
     -------
     float or None
         The ratio (``None`` when every ``p`` is 0).
+
+    Notes
+    -----
+    The reading decision 288 declared; decision 293 says what it measures.
     """
     return ratio_08(inst.p)
 
@@ -328,7 +338,7 @@ def group(cell: list[Any]) -> tuple[str, int, str, str]:
 
 
 #: The fields every stored row has (skipped cells included), checked when rows are read
-#: back (:func:`lpsched.core.store.check_row`; issue 10): a damaged store is one line.
+#: back (:func:`lpsched.core.store.check_row`): a damaged store is one line.
 ROW_SCHEMA: dict[str, str] = {"trace": "text", "seed": "int>=0", "policy": "text"}
 
 
@@ -339,9 +349,10 @@ def _instance_fields(inst: TaskInstance, status: str, zero_run: str) -> dict[str
 
 
 def run_cell(cell: list[Any], exact_limit: int = EXACT_LIMIT) -> list[dict[str, Any]]:
-    """One policy on one instance of the comparison (seed 000 §3.5.2): metrics, counts,
-    bounds, metric / bound; the schedule is validated and checked against the proven bounds
-    (decision 286).
+    """Run one cell of the comparison: one policy on one instance (seed 000 §3.5.2).
+
+    The row holds the metrics, counts, bounds and metric / bound; the schedule is validated
+    and checked against the proven bounds.
 
     Parameters
     ----------
@@ -357,6 +368,10 @@ def run_cell(cell: list[Any], exact_limit: int = EXACT_LIMIT) -> list[dict[str, 
         One row: trace, seed, instance fields (``n``, ``processors``, ``Q``, ...), the
         policy's metrics and counts, ``lb_*`` and ``*_over_lb``; or a row with ``skipped``
         when Table 3.2's ``m_d >= m``.
+
+    Notes
+    -----
+    A schedule below a proven bound stops the run (decision 286).
     """
     path, seed, name, params = cell[:4]
     status, zero_run = _cell_selection(cell)
@@ -379,7 +394,7 @@ def run_cell(cell: list[Any], exact_limit: int = EXACT_LIMIT) -> list[dict[str, 
 
 
 def tuning_cell(cell: list[Any]) -> list[dict[str, Any]]:
-    """A tuning cell: like :func:`run_cell` without bounds.
+    """Run one cell of the tuning grids: like :func:`run_cell` without bounds.
 
     Parameters
     ----------
@@ -473,10 +488,11 @@ def skipped_cells(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def findings(summ: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The chapter's qualitative claims (§3.5.2, §3.6) checked per trace: each
-    redirection method against its baseline (``*-rd``/``*-rr`` against SPT or GSPT) on every
-    stretch metric (lower expected, except SPT-RD on Curie [L1962-1967]) and on the total
-    flow (higher: they trade flow for stretch).
+    """Check the chapter's qualitative claims (§3.5.2, §3.6) per trace.
+
+    Each redirection method against its baseline (``*-rd``/``*-rr`` against SPT or GSPT) on
+    every stretch metric (lower expected, except SPT-RD on Curie [L1962-1967]) and on the
+    total flow (higher: they trade flow for stretch).
 
     Parameters
     ----------
@@ -591,10 +607,11 @@ def _claim(f: dict[str, Any] | None) -> str | None:
 
 def fidelity(rows: list[dict[str, Any]], paths: list[str],
              jobs: dict[str, str] | None = None, claims: bool = True) -> FidelityTable:
-    """Seed 000 ch. 3's published figures beside this run's (decision 288): Table 3.1's
-    trace columns (measured on the traces of ``paths`` under the job selection ``jobs``),
-    its instance columns (means over the run's instances), the b-ratio of §3.5.2 and the
-    comparison claims of §3.5.2 [L1962-1976].
+    """Set seed 000 ch. 3's published figures beside this run's: the seed-vs-ours table.
+
+    Table 3.1's trace columns (measured on the traces of ``paths`` under the job selection
+    ``jobs``), its instance columns (means over the run's instances), the b-ratio of §3.5.2
+    and the comparison claims of §3.5.2 [L1962-1976].
 
     Parameters
     ----------
@@ -613,6 +630,11 @@ def fidelity(rows: list[dict[str, Any]], paths: list[str],
     FidelityTable
         Experiment ``redirection`` (``redirection-tuning`` without the claims: a tuning
         run writes its own ``redirection-tuning_vs_seed.csv``, never the comparison's).
+
+    Notes
+    -----
+    The rows, roles and tolerances are decision 288's; decisions 287, 290-293 and 403
+    explain the rows that differ or cannot be judged.
     """
     sel = dict(jobs or CHAPTER_SELECTION)
     by_short = {}
@@ -767,9 +789,10 @@ def paired_stretch(rows: list[dict[str, Any]], trace: str, policy: str, baseline
 def bootstrap_lower(ours: np.ndarray, baseline: np.ndarray,
                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0,
                     ) -> tuple[np.ndarray, float]:
-    """How often a resample of the paired instances keeps the method's mean below its
-    baseline's (decision 291; seed 000 [L1897-1898]: every figure is a mean over the
-    instances, so a claim about a mean is only as firm as its sample of windows).
+    """How often a resample of the paired instances keeps the method's mean below its baseline's.
+
+    Seed 000 [L1897-1898]: every figure is a mean over the instances, so a claim about a
+    mean is only as firm as its sample of windows.
 
     Parameters
     ----------
@@ -785,6 +808,10 @@ def bootstrap_lower(ours: np.ndarray, baseline: np.ndarray,
     (ndarray, float)
         Per column, the fraction of resamples in which the method's mean is strictly
         lower; and the fraction in which it is lower on every column at once.
+
+    Notes
+    -----
+    The reading of decision 291.
 
     Examples
     --------

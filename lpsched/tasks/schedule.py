@@ -27,9 +27,16 @@ BOUND_RTOL = 1e-7
 
 @dataclass(frozen=True)
 class TaskSchedule:
-    """Pieces (parallel arrays), the pools (main processors ``[0, main)``, dedicated
-    ``[main, processors)``) and what the policy allows (``preemptive``, ``migratory``,
-    ``restarts``). ``completion[j]`` is the end of task ``j``'s last piece."""
+    """The schedule of one simulation: its execution pieces and what the policy allows.
+
+    The pieces are parallel arrays (module doc); the pools are the main processors
+    ``[0, main)`` and the dedicated ones ``[main, processors)``; ``preemptive``,
+    ``migratory`` and ``restarts`` say what the policy may do (the validator holds it to
+    them). ``completion[j]`` is the end of task ``j``'s last piece. The schedule does not
+    keep its instance: :meth:`to_frame` takes it for the per-task flows and stretches, and
+    :meth:`OnlineResult.to_frame <lpsched.tasks.simulator.OnlineResult.to_frame>`, which
+    keeps it, gives them without an argument.
+    """
 
     task: np.ndarray
     proc: np.ndarray
@@ -138,9 +145,10 @@ def _tol(inst: TaskInstance, sched: TaskSchedule) -> float:
 
 
 def validate_schedule(inst: TaskInstance, sched: TaskSchedule) -> None:
-    """Check a schedule independently of the simulator that made it (seed 000 ch. 3's
-    model, §3.2). Raise :class:`~lpsched.errors.InvalidScheduleError` at the first
-    violation of: processors in range; no piece before its task's release; no two pieces
+    """Check a schedule independently of the simulator that made it (seed 000 ch. 3, §3.2).
+
+    Raise :class:`~lpsched.errors.InvalidScheduleError` at the first violation of:
+    processors in range; no piece before its task's release; no two pieces
     overlapping on a processor nor of one task; each task gets exactly ``p_j`` of work (one
     complete piece of length ``p_j`` for a non-preemptive policy, preceded at most by one
     interrupted piece on the main pool when the policy restarts, the complete piece then on
@@ -270,9 +278,11 @@ def _restart_work(inst: TaskInstance, sched: TaskSchedule, tol: float) -> None:
 
 
 def check_bounds(values: dict[str, Any], bounds: dict[str, Any]) -> None:
-    """Refuse a schedule whose objective lies below a proven lower bound (seed 000 §3.2
-    objectives; the bounds of :func:`lpsched.tasks.bounds.lower_bounds`, as objects or as
-    their ``to_dict()``): a schedule cannot beat a proof, so one of the two is wrong.
+    """Refuse a schedule whose objective lies below a proven lower bound.
+
+    The objectives are seed 000 §3.2's, the bounds those of
+    :func:`lpsched.tasks.bounds.lower_bounds` (as objects or as their ``to_dict()``): a
+    schedule cannot beat a proof, so one of the two is wrong.
 
     Parameters
     ----------
@@ -299,8 +309,10 @@ def check_bounds(values: dict[str, Any], bounds: dict[str, Any]) -> None:
 
 def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,
             ) -> dict[str, float]:
-    """The six objectives of §3.2 (bounded stretch ``F_j / max(p_j, B)``, flow ``F_j``):
-    max, sum and L2 norm of each.
+    """Measure the six objectives of seed 000 §3.2 from the completion times.
+
+    The max, sum and L2 norm of the bounded stretch ``F_j / max(p_j, B)`` and of the flow
+    ``F_j = C_j − r_j``.
 
     Parameters
     ----------
@@ -326,7 +338,9 @@ def metrics(inst: TaskInstance, completion: np.ndarray, bound: float = BOUND_B,
 
 
 def schedule_counts(sched: TaskSchedule) -> dict[str, float | None]:
-    """What the policy did (seed 000 §3.4.3's redirection, §3.5.2's discussion).
+    """Count what the policy did: preemptions, interruptions, redirections, wasted work.
+
+    The figures of seed 000 §3.4.3's redirection and §3.5.2's discussion.
 
     Parameters
     ----------

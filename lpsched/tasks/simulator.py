@@ -1,18 +1,19 @@
-"""Event-driven simulation of the online policies of seed 000 ch. 3, in the event order of
-:class:`lpsched.core.engine.Engine` (``(time, priority, sequence)``), whose heap the
-simulator keeps itself: plain tuples, a cancelled completion recognised by its sequence
-number (issue 34: a third of the run went to event objects and callbacks).
+"""Event-driven simulation of the online policies of seed 000 ch. 3.
 
-Within one instant, completions (priority 0) run before arrivals (priority 1, in release
-then index order), and idle processors take work last (priority 2, "settle"): a processor
-that frees up at ``t`` chooses among every task known at ``t``. Common-queue policies keep
-one heap per pool; immediate-dispatch policies keep one heap per processor and, for the ΔF
-rule, per-processor sums and counts of the queued processing times in a Fenwick tree over
-the ranks of ``p`` (one row gather per arrival: ``O(m log n)`` vectorised; an update walks
-the ``log n`` rows of one processor's column; never a Python loop over a queue). Preempted
-SRPT tasks (remaining times are not among the ranks) and tasks queued on an idle processor
-with an empty queue (they start at the instant's settle, so the tree is not touched for
-them) wait in a small side array that the ΔF rule also reads with one ``bincount``.
+Events fire in the order of :class:`lpsched.core.engine.Engine`
+(``(time, priority, sequence)``), whose heap the simulator keeps itself: plain tuples, a
+cancelled completion recognised by its sequence number (event objects and callbacks took a
+third of a run: decision 401). Within one instant, completions (priority 0) run before
+arrivals (priority 1, in release then index order), and idle processors take work last
+(priority 2, "settle"): a processor that frees up at ``t`` chooses among every task known at
+``t``. Common-queue policies keep one heap per pool; immediate-dispatch policies keep one
+heap per processor and, for the ΔF rule, per-processor sums and counts of the queued
+processing times in a Fenwick tree over the ranks of ``p`` (one row gather per arrival:
+``O(m log n)`` vectorised; an update walks the ``log n`` rows of one processor's column;
+never a Python loop over a queue). Preempted SRPT tasks (remaining times are not among the
+ranks) and tasks queued on an idle processor with an empty queue (they start at the
+instant's settle, so the tree is not touched for them) wait in a small side array that the
+ΔF rule also reads with one ``bincount``.
 
 >>> from lpsched.tasks.instance import TaskInstance
 >>> inst = TaskInstance(1, [0.0, 1.0], [4.0, 1.0])
@@ -77,8 +78,9 @@ class _Fenwick:
 
     def update(self, rank: int, col: int, value: float, sign: int) -> None:
         """Add ``sign * value`` and ``sign`` to column pair ``col`` along the update path
-        of ``rank``: a Python walk over a memoryview of the tree (a numpy gather/scatter
-        costs more on these ~10-row paths; the same float additions, issue 34)."""
+        of ``rank``."""
+        # a Python walk over a memoryview of the tree: a numpy gather/scatter costs more on
+        # these ~10-row paths, for the same float additions (decision 401)
         flat, stride, top = self.flat, self.stride, self.ranks
         add = sign * value
         base = 2 * col
@@ -427,8 +429,10 @@ class _Sim:
 
 
 def simulate(inst: TaskInstance, policy: OnlinePolicy) -> TaskSchedule:
-    """Run ``policy`` on ``inst`` (seed 000 §3.4); the schedule is not validated here (see
-    :func:`evaluate`). Checks the policy's parameters against ``inst.processors``.
+    """Simulate an online policy on a task instance and return its schedule (seed 000 §3.4).
+
+    The policy's parameters are checked against ``inst.processors``; the schedule is not
+    validated here (:func:`evaluate` does).
 
     Parameters
     ----------
@@ -464,7 +468,12 @@ def simulate(inst: TaskInstance, policy: OnlinePolicy) -> TaskSchedule:
 
 @dataclass(frozen=True)
 class OnlineResult:
-    """A validated run: the six metrics, the counts and the schedule."""
+    """A validated run of one policy: the six metrics, the counts and the schedule.
+
+    ``instance`` is the instance simulated and ``bound`` the stretch's constant ``B`` the
+    metrics used (:func:`evaluate` sets both; neither is printed or compared), which
+    :meth:`to_frame` reads for each task's flow and stretch.
+    """
 
     policy: str
     params: dict[str, Any]
@@ -472,6 +481,8 @@ class OnlineResult:
     counts: dict[str, Any]
     seconds: float
     schedule: TaskSchedule = field(repr=False)
+    instance: TaskInstance | None = field(default=None, repr=False, compare=False)
+    bound: float = field(default=BOUND_B, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON row of ``lpsched online --json`` and of the reproduction.
@@ -486,11 +497,67 @@ class OnlineResult:
         return {"policy": self.policy, **self.params, "valid": True, **self.metrics,
                 **self.counts, "seconds": self.seconds}
 
+    def to_frame(self, per: str = "task") -> Any:
+        """The run as a pandas DataFrame (``pip install 'lpsched[pandas]'`` when pandas is
+        missing).
+
+        Parameters
+        ----------
+        per : {"task", "piece", "run"}
+            ``"task"`` (default): one row per task; ``"piece"``: one row per execution
+            piece, in the schedule's order; ``"run"``: one row for the run.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per task and per piece: a ``policy`` column (str), then the columns of
+            :meth:`TaskSchedule.to_frame <lpsched.tasks.schedule.TaskSchedule.to_frame>`
+            for the same ``per``; per task, with the instance :func:`evaluate` kept, also
+            ``release``, ``p``, ``flow`` (s) and ``stretch`` (1, ``F_j / max(p_j, B)``),
+            whose max, sum and L2 norm are :attr:`metrics`. Per run: the columns of
+            :meth:`to_dict` (the row ``lpsched online --json`` prints): ``policy``, the
+            policy's parameters, ``valid``, the six metrics (stretches 1, flows s), the
+            counts of :func:`~lpsched.tasks.schedule.schedule_counts` and ``seconds`` (s,
+            simulation wall time).
+
+        Raises
+        ------
+        ValueError
+            ``per`` is not ``"task"``, ``"piece"`` or ``"run"``.
+
+        Examples
+        --------
+        >>> from lpsched.tasks.instance import TaskInstance
+        >>> res = evaluate(TaskInstance(1, [0.0, 1.0], [4.0, 1.0]), "srpt")
+        >>> res.to_frame()[["policy", "task", "completion", "flow", "stretch"]]
+          policy  task  completion  flow  stretch
+        0   srpt     0         5.0   5.0      0.5
+        1   srpt     1         2.0   1.0      0.1
+        >>> res.to_frame(per="run")[["policy", "max_flow", "preemptions"]]
+          policy  max_flow  preemptions
+        0   srpt       5.0            1
+        """
+        from lpsched.core.frames import frame
+
+        if per in ("task", "piece"):
+            if per == "task":
+                rows = self.schedule.to_frame("task", self.instance, self.bound)
+            else:
+                rows = self.schedule.to_frame("piece")
+            rows.insert(0, "policy", self.policy)
+            return rows
+        if per != "run":
+            raise ValueError(f"per={per!r}: OnlineResult.to_frame() gives one row per 'task', "
+                             "per 'piece' or per 'run'")
+        return frame({k: [v] for k, v in self.to_dict().items()},
+                     "OnlineResult.to_frame(per='run')")
+
 
 def evaluate(inst: TaskInstance, policy: OnlinePolicy | str, bound: float = BOUND_B,
              **params: Any) -> OnlineResult:
-    """Simulate, validate independently (:func:`~lpsched.tasks.schedule.validate_schedule`
-    raises on any violation) and measure (seed 000 §3.4-3.5).
+    """Simulate a policy, validate its schedule independently and measure it (seed 000 §3.4-3.5).
+
+    :func:`~lpsched.tasks.schedule.validate_schedule` raises on any violation.
 
     Parameters
     ----------
@@ -519,4 +586,5 @@ def evaluate(inst: TaskInstance, policy: OnlinePolicy | str, bound: float = BOUN
     sched = simulate(inst, pol)
     validate_schedule(inst, sched)
     return OnlineResult(pol.name, pol.params(), metrics(inst, sched.completion, bound),
-                        schedule_counts(sched), float(sched.stats["seconds"]), sched)
+                        schedule_counts(sched), float(sched.stats["seconds"]), sched,
+                        instance=inst, bound=bound)

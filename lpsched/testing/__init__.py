@@ -13,7 +13,7 @@ Installed with lpsched, it adds to any pytest run:
   computed once by :func:`~lpsched.approx.ratios.check_ratios` (seed 0);
 * :func:`assert_guarantees` — fails with every violation listed.
 
-For a researcher's own algorithm (issue 18)::
+For a researcher's own algorithm::
 
     from hypothesis import given
     from lpsched.testing import strategies, optimum, lower_bound, assert_ratio

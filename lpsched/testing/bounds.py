@@ -1,4 +1,4 @@
-"""One entry point for the bounds and optima lpsched can certify (issue 18).
+"""One entry point for the bounds and optima lpsched can certify.
 
 :func:`lower_bound` returns a proven lower bound of the optimum of ``(instance, objective)``
 and :func:`optimum` the exact optimum when a solver proves it. Nothing here is a new model:
@@ -144,10 +144,12 @@ class UnsupportedObjectiveError(LpschedError, ValueError):
 
 @dataclass(frozen=True)
 class Bound:
-    """A proven lower bound ``value`` on the optimal ``objective``; ``kind`` says what it
-    is (``"exact"``: the optimum itself, ``"lp"``: an LP relaxation's optimum,
-    ``"combinatorial"``: a closed-form or dual-test bound) and ``how`` which function gave
-    it."""
+    """A proven lower bound ``value`` on the optimal ``objective``.
+
+    ``kind`` says what it is (``"exact"``: the optimum itself, ``"lp"``: an LP relaxation's
+    optimum, ``"combinatorial"``: a closed-form or dual-test bound) and ``how`` which
+    function gave it.
+    """
 
     value: float
     kind: Kind
@@ -173,11 +175,13 @@ class Bound:
 
 @dataclass(frozen=True)
 class Optimum:
-    """The best ``value`` a solver found and the proven ``lower`` bound; ``proven`` only
-    when the optimum is proven exactly (then ``value == lower``): the solver reported it
-    optimal within its time limit *and* its stopping gap (:func:`certify`) cannot hide a
-    better value. ``kind`` is ``"exact"`` when proven, else ``"incumbent"`` (an upper bound
-    only)."""
+    """The best ``value`` a solver found and the proven ``lower`` bound on the optimum.
+
+    ``proven`` only when the optimum is proven exactly (then ``value == lower``): the
+    solver reported it optimal within its time limit *and* its stopping gap
+    (:func:`certify`) cannot hide a better value. ``kind`` is ``"exact"`` when proven, else
+    ``"incumbent"`` (an upper bound only).
+    """
 
     value: float
     lower: float

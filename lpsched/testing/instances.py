@@ -1,4 +1,4 @@
-"""Instances of the approximation families as small frozen dataclasses (issue 18).
+"""Instances of the approximation families as small frozen dataclasses.
 
 The algorithms of :mod:`lpsched.approx` take arrays (``lpt(times, machines)``,
 ``hybrid_schedule(cpu, gpu, cpus, gpus)``, ...); the strategies of
@@ -189,9 +189,11 @@ class HybridTasks:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class RigidJobs:
-    """Job ``j`` needs ``sizes[j]`` contiguous processors for ``times[j]``, on ``clusters``
+    """Rigid jobs on clusters of processors in a line (seed 000 ch. 4, ``C^C`` and ``C^{C+L}``).
+
+    Job ``j`` needs ``sizes[j]`` contiguous processors for ``times[j]``, on ``clusters``
     clusters of ``cluster_size`` processors numbered in a line; with ``local`` every job
-    stays inside one cluster (seed 000 ch. 4, ``C^C`` and ``C^{C+L}``).
+    stays inside one cluster.
 
     Examples
     --------
@@ -371,10 +373,11 @@ AnyInstance = (IdenticalJobs | HybridTasks | RigidJobs | MoldableJobs | Instance
 
 
 def family(inst: Any) -> str:
-    """The family name of an instance: ``identical``, ``hybrid``, ``rigid``, ``moldable``,
-    ``star`` (seed 003), ``tasks`` (seed 000 ch. 3,
-    :class:`~lpsched.tasks.instance.TaskInstance`), ``campaigns`` (seed 002,
-    :class:`~lpsched.campaigns.instance.Workload`) or ``ptg`` (seed 004,
+    """Return the family name of an instance.
+
+    ``identical``, ``hybrid``, ``rigid``, ``moldable``, ``star`` (seed 003), ``tasks``
+    (seed 000 ch. 3, :class:`~lpsched.tasks.instance.TaskInstance`), ``campaigns`` (seed
+    002, :class:`~lpsched.campaigns.instance.Workload`) or ``ptg`` (seed 004,
     :class:`~lpsched.ptg.problem.Problem`).
 
     Parameters

@@ -1,4 +1,4 @@
-"""``assert_ratio``: hold a value against a claimed approximation ratio (issue 18).
+"""``assert_ratio``: hold a value against a claimed approximation ratio.
 
 The reference is the proven optimum when the exact solver proves it within the budget,
 else the best proven lower bound (the larger of :func:`~lpsched.testing.bounds.lower_bound`
@@ -43,9 +43,11 @@ class RatioError(AssertionError):
 
 @dataclass(frozen=True)
 class RatioCheck:
-    """One measurement: ``reached = value/reference`` against the ``claimed`` ratio;
+    """One measurement of a ratio: ``reached = value/reference`` against the ``claimed`` one.
+
     ``against`` is ``"optimum"`` (proven) or ``"lower bound"`` (then ``reached`` is an
-    upper estimate of the true ratio)."""
+    upper estimate of the true ratio).
+    """
 
     value: float
     claimed: float

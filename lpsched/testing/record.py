@@ -1,5 +1,5 @@
 """What the running test has seen, for the plugin's ``--lpsched-report`` and
-``--lpsched-examples`` (issue 18).
+``--lpsched-examples``.
 
 The plugin opens a :class:`TestRecord` around each test call (:func:`open_test`); the
 strategies note every instance they draw (:func:`drawn`) and

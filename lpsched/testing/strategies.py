@@ -1,4 +1,4 @@
-"""Hypothesis strategies, one per problem family (issue 18).
+"""Hypothesis strategies, one per problem family.
 
 Each strategy draws an instance that passes its family's own input checks (the
 constructors run them), with the edge cases of the family mixed in: equal lengths, zero
@@ -285,9 +285,11 @@ def _monotonic_row(draw: Any, m: int, max_time: int, integral: bool) -> list[flo
 
 def moldable_jobs(max_jobs: int = 4, max_processors: int = 3, max_time: int = 12,
                   integral: bool = True) -> st.SearchStrategy[MoldableJobs]:
-    """Monotonic moldable jobs (seed 004 §5): 1 to ``max_jobs`` rows of
-    ``T(1), ..., T(m)``, ``m`` in 1 to ``max_processors``, time non-increasing and work
-    non-decreasing as :func:`lpsched.approx.moldable.check_table` requires.
+    """Draw monotonic moldable jobs (seed 004 §5) as :class:`MoldableJobs`.
+
+    1 to ``max_jobs`` rows of ``T(1), ..., T(m)``, ``m`` in 1 to ``max_processors``, time
+    non-increasing and work non-decreasing as :func:`lpsched.approx.moldable.check_table`
+    requires.
 
     Rows are sequential (no speed-up), linear (perfect speed-up) or random; with
     ``integral`` (default) every time is a whole number, as the exact time-indexed MIP
@@ -426,9 +428,11 @@ def star_instances(max_apps: int = 4, max_workers: int = 3, port: Port | None = 
 
 def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20, *,
                  edge_cases: bool = True) -> st.SearchStrategy[TaskInstance]:
-    """Online sequential tasks (seed 000 ch. 3): 1 to ``max_tasks`` tasks ``(release, p)`` on
-    1 to ``max_processors`` identical processors, as
-    :class:`~lpsched.tasks.instance.TaskInstance` (the file ``lpsched online`` reads).
+    """Draw online sequential tasks (seed 000 ch. 3) as a
+    :class:`~lpsched.tasks.instance.TaskInstance`.
+
+    1 to ``max_tasks`` tasks ``(release, p)`` on 1 to ``max_processors`` identical
+    processors (the file ``lpsched online`` reads).
 
     Processing times are whole numbers 1 to ``max_time``; releases whole numbers
     0 to ``2·max_time``. With ``edge_cases`` (default) times are sometimes 0, tiny or real,
@@ -490,9 +494,11 @@ def online_tasks(max_tasks: int = 8, max_processors: int = 3, max_time: int = 20
 def campaign_workloads(max_users: int = 3, max_campaigns: int = 3, max_jobs: int = 4,
                        max_processors: int = 4, max_time: int = 20, *,
                        parallel: bool | None = None) -> st.SearchStrategy[Workload]:
-    """Campaign workloads (seed 002): 1 to ``max_users`` users, each with 1 to ``max_campaigns``
-    campaigns of 1 to ``max_jobs`` jobs on 1 to ``max_processors`` processors, as
-    :class:`~lpsched.campaigns.instance.Workload` (the file ``lpsched campaigns run`` reads).
+    """Draw campaign workloads (seed 002) as a :class:`~lpsched.campaigns.instance.Workload`.
+
+    1 to ``max_users`` users, each with 1 to ``max_campaigns`` campaigns of 1 to
+    ``max_jobs`` jobs on 1 to ``max_processors`` processors (the file ``lpsched campaigns
+    run`` reads).
 
     Job lengths are whole numbers 1 to ``max_time`` (sometimes tiny or equal); campaigns are
     closed-loop (a user submits the next one when the previous completes, after a think
@@ -562,12 +568,14 @@ def campaign_workloads(max_users: int = 3, max_campaigns: int = 3, max_jobs: int
 
 def ptg_scenarios(max_ptgs: int = 3, max_tasks: int = 5, max_processors: int = 8, *,
                   max_work: int = 20) -> st.SearchStrategy[Problem]:
-    """Multiple parallel task graphs on one cluster (seed 004): 1 to ``max_ptgs`` random DAGs
-    of 1 to ``max_tasks`` moldable Amdahl tasks (work whole numbers of Gflop 1 to ``max_work``,
-    ``α`` in {0, 0.1, 0.5, 1} and other values of [0, 1]) on a cluster of
-    1 to ``max_processors`` processors at 1 Gflop/s, as :class:`~lpsched.ptg.problem.Problem`
-    (what the 19 algorithms and :func:`lpsched.ptg.bounds.lower_bounds` take). Edges go
-    from lower to higher task index (a DAG); chains, forks and independent tasks all occur.
+    """Draw multiple parallel task graphs on one cluster (seed 004) as a
+    :class:`~lpsched.ptg.problem.Problem`.
+
+    1 to ``max_ptgs`` random DAGs of 1 to ``max_tasks`` moldable Amdahl tasks (work whole
+    numbers of Gflop 1 to ``max_work``, ``α`` in {0, 0.1, 0.5, 1} and other values of
+    [0, 1]) on a cluster of 1 to ``max_processors`` processors at 1 Gflop/s: what the 19
+    algorithms and :func:`lpsched.ptg.bounds.lower_bounds` take. Edges go from lower to
+    higher task index (a DAG); chains, forks and independent tasks all occur.
 
     Parameters
     ----------

@@ -1,8 +1,12 @@
-"""Issue #4, moldable jobs: the MRT 3/2(1+eps) dual approximation, the K-shelf algorithm and
-the exact time-indexed MIP."""
+"""Moldable jobs (``lpsched.approx.moldable``, seed 004 §5): the MRT 3/2(1 + ε) dual
+approximation, the K-shelf algorithm, their lower bounds on monotonic and repaired
+tables, and the exact time-indexed MIP."""
+
+from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -18,6 +22,7 @@ from lpsched.approx.moldable import (
     kshelf,
     mrt,
     mrt_test,
+    simple_lower_bound,
     validate_moldable,
 )
 from lpsched.approx.ratios import moldable_table
@@ -131,6 +136,8 @@ def test_transformation_rules_fit_an_overflowing_second_shelf():
 # instances found by a seeded search where shelf S2 overflows and rule (ii) or (iii) is needed
 RULE_II = ([[120.0, 60.0, 40.0, 30.0], [122.0, 62.0, 42.0, 32.0], [180.0, 90.0, 60.0, 45.0]],
            106.0625)
+
+
 RULE_III = ([[62.0, 32.0, 22.0, 17.0], [180.0, 90.0, 60.0, 45.0], [61.0, 31.0, 21.0, 16.0],
              [120.0, 60.0, 40.0, 30.0]], 105.8203125)
 
@@ -198,6 +205,15 @@ def test_repair_mode_reports_the_lost_guarantee():
     assert r.extra["monotonic"] is False and math.isinf(r.guarantee)
 
 
+def test_the_monotony_errors_say_how_to_accept_the_table() -> None:
+    with pytest.raises(InvalidInstanceError, match=r"pass repair=True") as err:
+        check_table([[1.0, 2.0]], 2)
+    assert "monotonic" in str(err.value)
+    with pytest.raises(InvalidInstanceError, match=r"pass repair=True") as err:
+        check_table([[4.0, 1.0]], 2)
+    assert "non-decreasing" in str(err.value) and "3/2 guarantee" in str(err.value)
+
+
 def test_validate_moldable_catches_broken_schedules():
     table = np.array([[2.0, 1.0], [2.0, 1.0]])
     ok = mrt(table, 2).schedule
@@ -218,3 +234,74 @@ def test_mrt_100_jobs_on_1024_processors_is_fast():
     r = mrt(table, 1024)
     validate_moldable(table, r.schedule)
     assert r.holds() and r.extra["dual_tests"] <= 40
+
+
+# -- tables whose work is not monotonic (repair=True): decision 241 ------------------
+
+
+def _optimum_two_processors(table: np.ndarray) -> float:
+    """Brute-force optimum of moldable jobs on 2 processors: the jobs on both processors
+    run alone (one after another), the others are a P2||Cmax on their one-processor times."""
+    n = table.shape[0]
+    best = math.inf
+    for wide in itertools.product((False, True), repeat=n):
+        both = sum(table[j, 1] for j in range(n) if wide[j])
+        ones = [table[j, 0] for j in range(n) if not wide[j]]
+        split = min((max(sum(ones[i] for i in range(len(ones)) if side[i]),
+                         sum(ones[i] for i in range(len(ones)) if not side[i]))
+                     for side in itertools.product((False, True), repeat=len(ones))),
+                    default=0.0)
+        best = min(best, both + split)
+    return best
+
+
+def test_mrt_reports_a_valid_lower_bound_on_a_superlinear_table() -> None:
+    """``{"times": [[10, 1]]}`` repaired: the monotone formula would give a lower bound
+    of 5 for a makespan of 1."""
+    with pytest.warns(UserWarning, match="work decreases"):
+        r = mrt([[10.0, 1.0]], 2, repair=True)
+    assert r.makespan == 1.0 and r.lower_bound == 1.0 and r.holds()
+    assert r.extra["monotonic"] is False and math.isinf(r.guarantee)
+
+
+def test_repaired_lower_bounds_never_exceed_the_optimum() -> None:
+    """Random superlinear tables on 2 processors: every lower bound is <= the brute-force
+    optimum <= the makespan (the monotone formula Σ T[j, 0]/m exceeds both)."""
+    rng = np.random.default_rng(3)
+    above_old = 0
+    for _ in range(150):
+        n = int(rng.integers(1, 6))
+        t1 = rng.uniform(1, 20, n)
+        table = np.c_[t1, t1 * rng.uniform(0.05, 1.0, n)]  # work may fall below T(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            hat, _ = check_table(table, 2, repair=True)
+            results = [mrt(table, 2, repair=True), kshelf(table, 2, repair=True),
+                       kshelf(table, 2, repair=True, compact=False)]
+        opt = _optimum_two_processors(hat)
+        for r in results:
+            validate_moldable(hat, r.schedule)
+            assert r.lower_bound <= opt * (1 + 1e-12) <= r.makespan * (1 + 1e-9), r
+            assert r.holds()
+        above_old += simple_lower_bound(hat) > opt * (1 + 1e-9)
+    assert above_old > 0  # the monotone formula is wrong on these tables
+
+
+def test_kshelf_passes_repair_on_to_mrt() -> None:
+    """kshelf(repair=True) hands the repaired table to MRT, which would refuse the
+    original."""
+    with pytest.warns(UserWarning, match="work decreases"):
+        r = kshelf([[10.0, 1.0], [10.0, 1.0]], 2, repair=True)
+    assert r.makespan == 2.0 and r.lower_bound == 2.0 and r.holds()
+    with pytest.raises(InvalidInstanceError, match="non-decreasing"):
+        kshelf([[10.0, 1.0], [10.0, 1.0]], 2)
+
+
+def test_monotonic_tables_keep_their_bounds() -> None:
+    """On a monotonic table both formulas of the simple bound agree, and MRT's answer is
+    the one pinned here."""
+    table = np.array([[4.0, 2.0, 1.5], [3.0, 1.6, 1.2], [2.0, 2.0, 2.0]])
+    assert simple_lower_bound(table) == simple_lower_bound(table, monotonic=True) == 3.0
+    assert simple_lower_bound(table, monotonic=False) == 3.0  # the same on this table
+    r = mrt(table, 3)
+    assert (r.makespan, round(r.lower_bound, 3)) == (4.5, 3.166)

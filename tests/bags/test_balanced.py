@@ -1,4 +1,4 @@
-"""The balanced instance family of issue 13 (lpsched.bags.generators, profile "balanced")."""
+"""The balanced instance family (lpsched.bags.generators, profile "balanced"; decisions 147-148)."""
 
 import hashlib
 

@@ -1,9 +1,9 @@
-"""check_plan after review A (findings 1, 2, 5, 7): one port model for MS* and the
-capacities, per-application time tolerances, the file's summary, ragged rows.
+"""check_plan: one port model for MS* and the capacities, per-application time tolerances,
+the file's summary, ragged rows (decisions 231-233).
 
-Each test here failed on the checker before the fix (``check_plan`` read the capacities'
-model from the plan and MS* from the instance, scaled every time tolerance by the largest
-MS*, never read the summary, and called a short row "not a number").
+Each test here catches a checker that reads the capacities' model from the plan and MS* from
+the instance, scales every time tolerance by the largest MS*, never reads the summary, or
+calls a short row "not a number".
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.conftest import small_instance
 
 
 def portmix() -> Instance:
-    """Review A's ``portmix.json``: one-port, two workers with unrelated speeds, two
+    """``portmix.json``: one-port, two workers with unrelated speeds, two
     applications released at 0; rho* is the same in both models (so is MS*), but the
     one-port optimum (1.32) is above the multiport one (1.1)."""
     plat = StarPlatform([[10.0, 1.0], [1.0, 10.0]], [1.0, 1.0], port="one-port")
@@ -37,7 +37,7 @@ def portmix() -> Instance:
 
 
 def skew(big: int = 10**6) -> Instance:
-    """Review A's ``skew.json``: one worker, application 0 has ``big`` tasks, application 1
+    """``skew.json``: one worker, application 0 has ``big`` tasks, application 1
     one task, both released at 0 (MS* 1e6 s and 1 s)."""
     plat = StarPlatform([1.0], [1000.0])
     return Instance(plat, (Application(0.0, big, 1.0, 1.0), Application(0.0, 1, 1.0, 1.0)))
@@ -92,7 +92,7 @@ def test_ms_and_capacities_come_from_one_model():
 
 
 def test_a_small_application_missing_its_deadline_fails():
-    """Review A's ``skew.tamper.json``: application 1 (MS* = 1 s) computes in [0, 2],
+    """``skew.tamper.json``: application 1 (MS* = 1 s) computes in [0, 2],
     a stretch of 2, beside an application of MS* = 1e6 s; the plan says S = 1.000001."""
     inst = skew()
     plan = max_stretch(inst).plan

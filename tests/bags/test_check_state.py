@@ -1,7 +1,7 @@
 """The plan check against the instance's initial state, and the merge limit at the stretch
-found (second review of session 26: a plan leaving an application out, sending tasks
-before a release, or computing half of an application passed ``check_plan``; a merge
-within the limit at ``S = 1`` still moved a deadline ``S`` times as far)."""
+found (decisions 231 and 235: a plan leaving an application out, sending tasks before a
+release, or computing half of an application must fail ``check_plan``; a merge within the
+limit at ``S = 1`` still moves a deadline ``S`` times as far)."""
 
 from __future__ import annotations
 

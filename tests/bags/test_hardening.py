@@ -1,7 +1,8 @@
-"""Issue 10 for seed 003: no hang, no solver internals, no lost results.
+"""Seed 003's searches and simulations at the edges: no hang, no solver internals, no lost
+results.
 
-Every test here failed before the fix (a hang shows as a timeout of the subprocess that
-runs the case, a memory blow-up as a MemoryError under an address-space limit).
+A hang shows as a timeout of the subprocess that runs the case, a memory blow-up as a
+MemoryError under an address-space limit.
 """
 
 from __future__ import annotations
@@ -86,19 +87,19 @@ def test_the_single_resource_bound_never_loops_forever():
     double the upper end forever."""
     proc = bounded("""
         import numpy as np
-        from lpsched.bags import bounds
-        from lpsched.bags.stretch_model import StretchProblem
+        from lpsched.bags.maxstretch import StretchProblem
+        from lpsched.bags.maxstretch import relaxations
         from lpsched.errors import SolverError
         from tests.conftest import small_instance
         problem = StretchProblem.offline(small_instance(1, n=3, p=2))
         demand = np.array([1.0, np.inf, 2.0])
         try:
-            bounds.single_machine_stretch(problem, demand)
+            relaxations.single_machine_stretch(problem, demand)
         except SolverError as exc:
             print("capped:", exc)
-        bounds.window_feasible = lambda *a: False
+        relaxations.window_feasible = lambda *a: False
         try:
-            bounds.single_machine_stretch(problem, np.ones(3))
+            relaxations.single_machine_stretch(problem, np.ones(3))
         except SolverError as exc:
             print("capped:", exc)
     """)
@@ -156,10 +157,9 @@ def test_nearly_equal_makespans_are_solved():
 
 def test_small_makespans_beside_a_huge_one_are_solved_apart():
     """MS* 1 and 1.3 beside 2e8 were made equal (to 1.3): S came out right by luck, but the
-    plan computed application 0 after its true deadline (review of session 26), and the
-    instance was then refused (issue 28). The time scales are now solved apart (decision
-    250): the small pair sets S* = 2.3/1.3 exactly (1.3 s waits for 1 s), the plan of the
-    whole instance passes the check."""
+    plan computed application 0 after its true deadline (decision 235). The time scales are
+    solved apart (decision 250): the small pair sets S* = 2.3/1.3 exactly (1.3 s waits for
+    1 s), the plan of the whole instance passes the check."""
     plat = StarPlatform([1.0], [1e6])
     apps = (Application(0.0, 1, 1.0, 1.0), Application(0.0, 1, 1.3, 1.0),
             Application(0.0, 200_000_000, 1.0, 1.0))
@@ -178,7 +178,7 @@ def test_small_makespans_beside_a_huge_one_are_solved_apart():
 def test_time_scales_apart_at_any_release(releases):
     """The large application is paused while the small ones run, before or after its own
     release; shifted by 1e14 the same once the times are counted from the first release,
-    as the loader does (:func:`lpsched.bags.io.fit_time_origin`, issue 28)."""
+    as the loader does (:func:`lpsched.bags.io.fit_time_origin`, decision 251)."""
     from lpsched.bags.io import fit_time_origin
 
     plat = StarPlatform([1.0, 2.0], [1e6, 1e6])

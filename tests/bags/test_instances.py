@@ -139,7 +139,7 @@ def test_generator_is_deterministic_and_follows_table2():
     assert (a.work >= 3.1e9 * (1 - 1e-9)).all() and (a.size >= 40e6 * (1 - 1e-9)).all()
     assert (a.tasks >= 10).all()
     assert (np.diff(a.release) >= 0).all()
-    # 100 Mbit/s links before integer slowdowns U{1..10} (decision 36, issue 13 item 5)
+    # 100 Mbit/s links before integer slowdowns U{1..10} (decision 36)
     slow = 12.5e6 / a.platform.bandwidths
     assert np.allclose(slow, np.round(slow)) and slow.min() >= 1 and slow.max() <= 10
     # the literal 10 Mbit/s of [L796] (the default before decision 36, and mpi's) draws the
@@ -164,9 +164,9 @@ def test_generator_profiles_and_overrides():
         random_bags(0, 3)
 
 
-# -- issue 10: hostile inputs -------------------------------------------------------------
-# Each case below was accepted, or crashed with a Python error, before issue 10's
-# validation layer; now it is an InvalidInstanceError naming the field (and the entry).
+# -- hostile inputs -----------------------------------------------------------------------
+# Each case below is an InvalidInstanceError naming the field (and the entry), never an
+# accepted instance or a Python error (decision 65).
 BAD_LISTS = [
     (("platform", "speeds"), [True, 1.0], "platform.speeds[0]", "boolean"),
     (("platform", "speeds"), [1.0, "2"], "platform.speeds[1]", "string"),

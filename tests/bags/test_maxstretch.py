@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 from lpsched import check_plan, critical_values, max_stretch, online_max_stretch
 from lpsched.bags import Application, Instance, StarPlatform, random_bags
-from lpsched.bags.maxstretch import StretchSearch
-from lpsched.bags.stretch_model import StretchProblem
+from lpsched.bags.maxstretch import StretchProblem, StretchSearch
 from lpsched.errors import InfeasibleError, InvalidInstanceError, SolverError
 from lpsched.solvers import solve
 from tests.conftest import small_instance

@@ -1,4 +1,4 @@
-"""``benchmarks/seed003_fidelity.py`` (issue 31, decisions 323–324): pooled runs over
+"""``benchmarks/seed003_fidelity.py`` (decisions 323–324): pooled runs over
 disjoint seeds and the paired bootstrap of the score difference, on synthetic stores."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""MWMA's readings (issue 31, decisions 322–323): the LP weights and rates of each reading
+"""MWMA's readings (decisions 322–323): the LP weights and rates of each reading
 on a hand-checked instance, their schedules valid, and the fidelity rows of MWMA pointing
 at the decision that holds the evidence."""
 

@@ -27,8 +27,7 @@ def test_theorem6_schedule_is_valid_and_within_its_bound(seed, factor):
     res = max_stretch(inst)
     plan = res.plan
     if factor != 1.0:
-        from lpsched.bags.maxstretch import StretchSearch
-        from lpsched.bags.stretch_model import StretchProblem
+        from lpsched.bags.maxstretch import StretchProblem, StretchSearch
 
         search = StretchSearch(StretchProblem.offline(inst), worker_generation=False)
         c = search.check(res.stretch * factor)

@@ -133,10 +133,10 @@ def test_fluid_computation_window_test():
 
 @pytest.mark.parametrize("frac", [0.05, 0.5, 1.05, 2.0])
 def test_multiport_check_accepts_simulated_schedules_with_a_bounded_master(frac):
-    """Issue 10: the independent multiport check once rejected (HiGHS "unknown" status on
-    intervals of 1e-12 s, in bytes) schedules the simulator produced on a bounded master;
-    every policy's schedule must now pass it (seed 1, 5x5 simgrid: mwma-nbt failed; at the
-    10 Mbit/s links of then, pinned since decision 36 made 100 Mbit/s the default)."""
+    """Every policy's schedule on a bounded master passes the independent multiport check
+    (a check posed in bytes on intervals of 1e-12 s got HiGHS' "unknown" status and rejected
+    mwma-nbt's on seed 1, 5x5 simgrid, at 10 Mbit/s links, pinned here; the default is 100
+    Mbit/s, decision 36)."""
     from lpsched.bags import instance_from_dict, instance_to_dict, random_bags
     from lpsched.bags.policies import get_policy, policy_names
     from lpsched.bags.simulator import simulate
@@ -151,7 +151,7 @@ def test_multiport_check_accepts_simulated_schedules_with_a_bounded_master(frac)
 
 @pytest.mark.parametrize("master", [1e-1, 1e-3])
 def test_tiny_master_link_schedules_pass_the_check(master):
-    """Issue 10 (review): with a master link of 0.1 or 0.001 B/s the schedules end near
+    """With a master link of 0.1 or 0.001 B/s the schedules end near
     1e10-1e13 s. The check's time tolerance once ignored the master link (17 policies'
     simulated schedules "invalid"), and the BMP constructions moved a computation's start
     past a pause but not its end (the "at the pause" tolerance, 1e-9·t, exceeded a task's
@@ -183,7 +183,7 @@ def test_tiny_master_link_schedules_pass_the_check(master):
 
 
 def test_a_send_of_zero_length_at_the_start_of_another_is_not_during_it():
-    """Fuzzing issue 10 (a link of 1e30 B/s, sends of 1e-22 s): the one-port check sorted
+    """Found by fuzzing (a link of 1e30 B/s, sends of 1e-22 s): the one-port check sorted
     sends by start only, so a zero-length send at the instant a long one started could be
     ordered after it and read as "the master is still sending" (an OP-AC schedule rejected).
     A zero-length send strictly inside another one is still a violation."""

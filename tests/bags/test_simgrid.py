@@ -1,4 +1,4 @@
-"""SimGrid platform files (issue 17 part 2): units, reading, writing, round trips, latency.
+"""SimGrid platform files as seed 003's star: units, reading, writing, round trips, latency.
 
 The last tests load lpsched's files with SimGrid itself (its Python bindings, in this
 interpreter or in ``$LPSCHED_SIMGRID_PYTHON`` or a system ``/usr/bin/python3`` that has
@@ -27,6 +27,7 @@ from lpsched.bags.policies import get_policy
 from lpsched.bags.schedule import validate
 from lpsched.bags.simulator import simulate
 from lpsched.errors import InvalidInstanceError, ParseError
+from lpsched.platforms import xmlfile
 from lpsched.testing.strategies import star_instances
 
 HEAD = '<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
@@ -267,7 +268,7 @@ def test_file_level_errors(text, match):
 def test_a_file_that_is_too_large_or_missing_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "big.xml"
     path.write_text(HANDWRITTEN)
-    monkeypatch.setattr(sg, "MAX_PLATFORM_BYTES", 100)
+    monkeypatch.setattr(xmlfile, "MAX_PLATFORM_BYTES", 100)  # where the reader looks it up
     with pytest.raises(ParseError, match="larger than the 100 bytes"):
         sg.read_simgrid_platform(path)
     with pytest.raises(ParseError, match="cannot read file"):
@@ -656,7 +657,7 @@ def test_simgrid_shares_a_saturated_master_link_max_min_not_proportionally(tmp_p
     assert mine[0] < ends["worker0"]
 
 
-# -- a link shared by some workers but not all (review of issue 17, finding 3) ----------------
+# -- a link shared by some workers but not all (decision 208) ---------------------------------
 
 PARTLY_SHARED = doc("""
   <host id="m" speed="1Gf"/><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
@@ -694,7 +695,7 @@ def test_no_partly_shared_note_under_one_port_or_for_fatpipe_or_the_masters_port
     assert not any("shared by the routes" in n for n in port.notes)
 
 
-# -- issue 33: SimGrid's routings, clusters, nested zones, deployments, pstates ------------------
+# -- SimGrid's routings, clusters, nested zones, deployments, pstates (decisions 355-363) -------
 # Each platform below is written in one of SimGrid's styles; the expected speeds, bandwidths and
 # latencies are computed by hand from the links the zone's rule puts on each route.
 

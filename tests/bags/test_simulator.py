@@ -114,7 +114,7 @@ def test_single_application_alone_never_beats_ms_star():
 
 @pytest.mark.parametrize("policy", ["mwma-nbt", "mwma-ms"])
 def test_mwma_finishes_on_links_of_a_millibyte_per_second(policy):
-    """Review of issue 10: with the generator's base bandwidth at 1e-3 B/s every
+    """With the generator's base bandwidth at 1e-3 B/s every
     steady-state rate is below 1e-12 tasks/s; MWMA's absolute threshold (nbt) and weights of
     1e13 s (ms, rates under HiGHS' tolerances) left it with nothing to send and the
     application "unfinished" (15/16 and 0/16 tasks on seed 0)."""

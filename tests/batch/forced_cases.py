@@ -1,10 +1,11 @@
-"""The forced-allocation cases whose start times ``tests/batch/data/forced_starts.json`` pins
-(issue 29 item 2): conservative backfilling with ``cont-ff`` / ``loc`` (and ``basic`` as a
-control) on 512-processor CEA-Curie instances (ch. 4's offline draw and an online window)
-and on KTH-SP2 (100 processors, clusters of 10), online and offline, under the three
-fixed-reservation compressions. The fixture was written by the simulator after the fix of
-decision 265 and before the speed-up of decision 266 (``python -m tests.batch.forced_cases
---write``); the speed-up must keep every start time."""
+"""The forced-allocation cases whose start times ``tests/batch/data/forced_starts.json`` pins:
+conservative backfilling with ``cont-ff`` / ``loc`` (and ``basic`` as a control) on
+512-processor CEA-Curie instances (ch. 4's offline draw and an online window) and on
+KTH-SP2 (100 processors, clusters of 10), online and offline, under the three
+fixed-reservation compressions. The fixture holds the start times of the pass that
+searches the plan for every waiting job (with decision 265's re-plan from the next end);
+the pass that takes only the turns that can change the plan (decision 266) must give them
+again. ``python -m tests.batch.forced_cases --write`` writes it."""
 
 from __future__ import annotations
 

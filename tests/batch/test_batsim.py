@@ -1,4 +1,4 @@
-"""Batsim's formats (issue 17, lpsched/batch/batsim.py): the ``jobs.csv`` schema evalys reads
+"""Batsim's formats (lpsched/batch/batsim.py): the ``jobs.csv`` schema evalys reads
 (checked as evalys parses it, and with evalys itself when it is installed), JSON workloads of
 delay jobs (every rule of the reader, the mapping to an lpsched workload) and the SWF <->
 Batsim conversion (the same simulated start times, the same jobs back). The tests on the
@@ -520,7 +520,7 @@ def test_swf_to_batsim_needs_a_machine():
 
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
 def test_hpc2n_as_batsim_workload_gives_the_same_start_times(tmp_path, policy):
-    """The acceptance check of issue 17: the Batsim workload made of hpc2n-excerpt starts
+    """Decision 180's check: the Batsim workload made of hpc2n-excerpt starts
     every job when the SWF run does, under FCFS, EASY and conservative backfilling; the
     schedules validate and their metrics are equal."""
     trace = read_swf(trace_path("hpc2n-excerpt.swf"))
@@ -537,7 +537,7 @@ def test_hpc2n_as_batsim_workload_gives_the_same_start_times(tmp_path, policy):
     assert batch_metrics(via, b, 240) == batch_metrics(direct, a, 240)
 
 
-# --- issue 33 item 2: every profile type, string ids, platforms -----------------------------
+# --- every profile type, string ids, platforms (decisions 365-367) ---------------------------
 
 #: four compute hosts at 2 Gflop/s behind a master (which does not compute)
 PLATFORM_XML = """<?xml version='1.0'?>
@@ -586,8 +586,10 @@ def test_read_platform_hosts_speeds_and_master(tmp_path):
     path.write_text(role)
     mixed = read_platform(path)  # a role=master host: master_host computes
     assert mixed.processors == 5 and mixed.speed == 1e9 and not mixed.homogeneous
-    cabinet = PLATFORM_XML.replace("<cluster ", "<cabinet ").replace('radical="0-3"',
-                                                                    'radical="0-1,5"')
+    # SimGrid builds a cabinet's hosts in a routing="Cluster" zone only, at one speed
+    cabinet = (PLATFORM_XML.replace('routing="Full"', 'routing="Cluster"')
+               .replace("<cluster ", "<cabinet ").replace('radical="0-3"', 'radical="0-1,5"')
+               .replace('speed="2Gf, 1Gf"', 'speed="2Gf"'))
     path.write_text("\n" + cabinet)  # a blank line before the declaration, as SimGrid allows
     assert read_platform(path).hosts == ("n0.x", "n1.x", "n5.x")
     path.write_text(PLATFORM_XML.replace('speed="2Gf, 1Gf"', 'speed="fast"'))

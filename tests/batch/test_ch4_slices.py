@@ -1,5 +1,5 @@
 """Seed 000 ch. 4 Algorithm 1 with processor sets (reading (h), decision 274) and the rows
-the second round of issue 29 explains (decisions 274–276)."""
+decisions 274–276 explain."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchmarks/ch5_readings.py (issue 29, decisions 405-420 of docs/pending/decisions-29-ch5.md):
+"""benchmarks/ch5_readings.py (decisions 405-409 and 419-423 of docs/decisions.md):
 the readings' instances, decision 405's identity, and the command line. The cases that read
 a trace skip without ``../shared/data``."""
 

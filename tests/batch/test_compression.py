@@ -1,4 +1,4 @@
-"""Conservative backfilling's compression rules (issue 13 item 4): the textbook rule of
+"""Conservative backfilling's compression rules (decisions 154 and 158): the textbook rule of
 Mu'alem & Feitelson (2001), the default, against the seed's reassignment (seed 000 §5.5),
 ``none`` and ``rebuild``, on traces computed by hand, and the textbook property "no
 reservation ever moves later" on random workloads."""

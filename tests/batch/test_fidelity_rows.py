@@ -1,5 +1,5 @@
-"""The batch seed-vs-ours rows (issue 29 review): roles as decisions 272/274 declare them,
-ch. 5's seed lines as seed 000's text says each direction, and reduced runs that say so."""
+"""The batch seed-vs-ours rows: roles as decisions 272/274 declare them, ch. 5's seed lines
+as seed 000's text says each direction, and reduced runs that say so (once)."""
 
 from lpsched.batch.fidelity import contiguity_table, platform_table, topology_table
 from tests.shared_data import find_seed
@@ -68,3 +68,16 @@ def test_reduced_ch5_and_seed001_runs_cite_no_decision():
     assert topology_table(summ, {}).rows[0].verdict == "differs: explained by decision 275"
     cut = topology_table(summ, {}, reduced="the first 5000 jobs of each trace (--limit)")
     assert cut.rows[0].verdict == "differs" and "first 5000 jobs" in cut.rows[0].note
+
+
+def test_a_reduced_ch5_note_names_the_instances_once():
+    """``--instances 3``: the command's note and the table's count do not both say "3 of
+    the seed's 30 instances"."""
+    summ = {"curie": {a: {"sum_flow": 0.9, "instances": 3}
+                      for a in ("becont", "beloc", "beplat", "cont", "loc", "plat")}}
+    rows = platform_table(summ, {}, reduced="3 of the seed's 30 instances").rows
+    note = next(r.note for r in rows if r.figure == "curie: plat sum flow / basic's")
+    assert note.count("3 of the seed's 30 instances") == 1
+    rows = platform_table(summ, {}).rows
+    note = next(r.note for r in rows if r.figure == "curie: plat sum flow / basic's")
+    assert "reduced run (3 of the seed's 30 instances)" in note

@@ -1,9 +1,9 @@
-"""Forced allocators under conservative backfilling always finish (issue 29 item 1, decision
-265): a due job the forced rule refuses is re-planned from the next end, not from now.
+"""Forced allocators under conservative backfilling always finish (decision 265): a due job
+the forced rule refuses is re-planned from the next end, not from now.
 
-Before the fix, ``reproduce contiguity``'s seed-3 instance (300 CEA-Curie jobs, 512
-processors, clusters of 16) never finished under ``loc``: zero-length jobs refused in turn
-were re-planned one rounding step later at every pass (the clock crept by 1.8e-12 s a pass
+Re-planned from now, ``reproduce contiguity``'s seed-3 instance (300 CEA-Curie jobs, 512
+processors, clusters of 16) never finishes under ``loc``: zero-length jobs refused in turn
+are re-planned one rounding step later at every pass (the clock creeps by 1.8e-12 s a pass
 towards an end 1 s away). The tests run the simulator under a step budget: more passes than
 the budget is a failure, not a hang. The trace test skips without ``../shared/data``."""
 

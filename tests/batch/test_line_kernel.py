@@ -1,7 +1,7 @@
-"""The FCFS/EASY kernel on a line (issue 34): the same start times, ends, processors, first
-reservations and event counts as the general simulator, the same start times as the saved
-pre-change values on the shared traces and as the plain simulator of benchmarks/, and the
-same jobs.csv as the plain simulator byte for byte."""
+"""The FCFS/EASY kernel on a line (decision 375): the same start times, ends, processors,
+first reservations and event counts as the general simulator, the same start times and
+runs as the pinned values on the shared traces and as the plain simulator of benchmarks/,
+and the same jobs.csv as the plain simulator byte for byte."""
 
 import hashlib
 import importlib.util
@@ -25,7 +25,7 @@ GAIA, CURIE = "UniLu-Gaia-2014-1.swf", "CEA-Curie-2011-2.1-cln.swf.gz"
 LPSCHED = str(Path(sys.executable).parent / "lpsched")
 
 #: sha256 (first 16 hex digits) of the start times (little-endian float64) and of the
-#: runs (lo then hi, int64) computed by the code before issue 34's changes (commit c34351f)
+#: runs (lo then hi, int64) computed by the general simulator's rules (commit c34351f)
 PRE_CHANGE = {
     ("gaia", None, "easy"): ("b20ea753ec2d506b", "e660e3f2ec059d15"),
     ("gaia", None, "fcfs"): ("f58e394f1864b418", "f4295599c659ee76"),
@@ -114,7 +114,7 @@ needs_data = needs_shared(GAIA, CURIE)
 @pytest.mark.parametrize("trace,n,policy", [("gaia", None, "easy"), ("gaia", None, "fcfs"),
                                             ("curie", 50_000, "easy"),
                                             ("curie", 50_000, "fcfs")])
-def test_start_times_and_processors_as_before(trace, n, policy):
+def test_start_times_and_processors_as_pinned(trace, n, policy):
     path = shared_file(GAIA if trace == "gaia" else CURIE)
     work = _prefix(to_workload(read_swf(path)), n)
     sched, _ = S.simulate_batch(work, policy)
@@ -143,7 +143,7 @@ def test_start_times_equal_the_plain_simulator(trace, n):
 
 @needs_data
 @pytest.mark.slow
-def test_whole_curie_as_before_and_as_the_plain_simulator(tmp_path):
+def test_whole_curie_as_pinned_and_as_the_plain_simulator(tmp_path):
     curie = shared_file(CURIE)
     work = to_workload(read_swf(curie))
     sched, _ = S.simulate_batch(work, "easy")

@@ -1,6 +1,6 @@
-"""Options that would silently do nothing or the opposite of what they say (review,
-session 26): a quadratic penalty factor below 1, ``--speedup`` and ``--qct`` under an
-allocator they do not apply to."""
+"""Options that would silently do nothing or the opposite of what they say (decision 237): a
+quadratic penalty factor below 1, ``--speedup`` and ``--qct`` under an allocator they do
+not apply to."""
 
 from __future__ import annotations
 

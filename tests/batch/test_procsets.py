@@ -1,4 +1,4 @@
-"""Processor sets as runs (issue 13 item 3): the free line against a boolean mask, the runs
+"""Processor sets as runs (decision 163): the free line against a boolean mask, the runs
 of id arrays, and the validation sweep over runs against a brute-force check."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The tables :meth:`Profile.held_until` and :meth:`Profile.reached_at` (issue 29 item 2,
-decision 279) answer the tests the fixed-reservation pass made with one search of the
-breakpoints per job, and :meth:`Profile.earliest`'s test of the first run alone gives what
-the vectorised search of every run (:func:`_first_fit`) gives: checked against those
-searches on random profiles."""
+"""The tables :meth:`Profile.held_until`, :meth:`Profile.held_for` and
+:meth:`Profile.reached_at` (decisions 279, 461) answer the tests a search of the
+breakpoints per job answers, and :meth:`Profile.earliest`'s test of the first run alone
+gives what the vectorised search of every run (:func:`_first_fit`) gives: checked against
+those searches on random profiles."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_held_until_equals_the_running_minimum_search(seed):
     least = np.minimum.accumulate(prof.free)
     probes = np.concatenate([prof.times, prof.times + 0.5, prof.times - 0.5, [np.inf]])
     for size in range(top + 1):
-        for x in probes:  # the old test: size free on every breakpoint before x
+        for x in probes:  # the search: size free on every breakpoint before x
             last = max(int(np.searchsorted(prof.times, x, side="left")) - 1, 0)
             assert (x <= held[size]) == (least[last] >= size), (size, x)
 
@@ -44,7 +44,7 @@ def test_reached_at_equals_the_running_maximum_search(seed):
     for sizes in (np.arange(21), np.array([3, 3, 7])):  # the table and the direct search
         reached = prof.reached_at(sizes)
         for size, at in zip(sizes, reached, strict=True):
-            for rs in probes:  # the old test: size free on some breakpoint before rs
+            for rs in probes:  # the search: size free on some breakpoint before rs
                 last = max(int(np.searchsorted(prof.times, rs, side="left")) - 1, 0)
                 assert (at < rs) == (most[last] >= size), (size, rs)
 
@@ -96,3 +96,17 @@ def test_earliest_run_by_run_equals_the_vectorised_search(seed):
                 new = first_fit_or_none(lambda: prof.earliest(size, length, after))  # noqa: B023
                 old = first_fit_or_none(lambda: _first_fit(times, free, size, length))  # noqa: B023
                 assert new == old, (size, length, after)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_held_for_is_held_until_at_the_sizes(seed):
+    """Decision 461: :meth:`Profile.held_for` gives :meth:`Profile.held_until`'s entries at
+    the sizes asked for."""
+    rng = np.random.default_rng(seed)
+    prof = Profile(float(rng.integers(0, 5)), int(rng.integers(0, 17)))
+    for _ in range(int(rng.integers(0, 12))):
+        start = float(rng.integers(0, 30))
+        prof.add(start, start + float(rng.integers(1, 10)), int(rng.integers(-4, 5)))
+    sizes = rng.integers(0, 20, int(rng.integers(1, 6)))
+    want = prof.held_until(int(sizes.max()), int(sizes.min()))[sizes]
+    assert prof.held_for(sizes).tolist() == want.tolist()

@@ -1,3 +1,8 @@
+"""The batch simulator (:func:`~lpsched.batch.simulator.simulate_batch`): valid schedules
+under every policy, the seeds' worked examples by hand, the availability profile, and no
+reference cycle left behind."""
+
+import gc
 import json
 
 import numpy as np
@@ -7,6 +12,7 @@ from hypothesis import strategies as st
 
 from lpsched.batch.batsim import JOBS_COLUMNS
 from lpsched.batch.simulator import BatchSchedule, batch_metrics, simulate_batch, validate_batch
+from lpsched.batch.topology import fat_tree, kary_ntree
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 from tests.shared_data import shared_file
@@ -246,3 +252,63 @@ def test_profile_add_trim_and_from_releases():
     assert list(p.times) == [4.0, 5.0, 7.0] and list(p.free) == [4, 10, 14]
     p.add(0.0, 4.5, 1)  # clipped to the profile's start
     assert list(p.free[:2]) == [5, 4]
+
+
+# ---------------------------------------------------------------- no reference cycle
+def small_work(n: int = 120) -> Workload:
+    rng = np.random.default_rng(0)
+    return Workload(job=np.arange(1, n + 1), submit=np.sort(rng.random(n) * 1000),
+                    run=rng.random(n) * 100 + 1, size=rng.integers(1, 17, n),
+                    estimate=rng.random(n) * 100 + 101, processors=64)
+
+
+def live_simulators() -> int:
+    return sum(type(o).__name__ == "_BatchSim" for o in gc.get_objects())
+
+
+@pytest.mark.parametrize(("policy", "alloc", "kw"), [
+    ("conservative", "loc", {"cluster_size": 16, "compression": "reassign"}),
+    ("conservative", "basic", {}),
+    ("easy", "beloc", {"cluster_size": 16}),
+    ("conservative", "plat", {"topology": fat_tree(16, [4]), "penalty": ("quadratic", 2.0)}),
+    ("easy", "quasi-contiguous", {"topology": fat_tree(16, [4])}),
+])
+def test_a_simulation_leaves_no_cycle(policy, alloc, kw):
+    """With the cyclic collector off, no ``_BatchSim`` outlives :func:`simulate_batch`, and
+    a collection then finds nothing to free (decision 463: a simulator that kept its own
+    bound methods ``begin``/``finish`` held every simulation's arrays until a full
+    collection)."""
+    work = small_work()
+    gc.collect()
+    gc.disable()
+    try:
+        sched, _ = simulate_batch(work, policy, alloc=alloc, **kw)
+        assert np.isfinite(sched.start).all()
+        assert live_simulators() == 0
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+# ---------------------------------------------------------------- EASY's candidates
+@pytest.mark.parametrize("seed", range(12))
+def test_easy_candidates_start_the_jobs_the_plain_loop_starts(seed, monkeypatch):
+    """Decision 464: EASY reading only the positions ``backfill_candidates`` gives starts
+    the same jobs at the same times on the same processors as reading every position (a
+    saturated queue of several hundred jobs, forced tree rules)."""
+    from lpsched.batch import simulator as sim_mod
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    work = Workload(job=np.arange(1, n + 1), submit=np.sort(rng.random(n) * 2000),
+                    run=rng.random(n) * 300 + 1, size=rng.integers(1, 40, n),
+                    estimate=rng.random(n) * 300 + 301, processors=60)
+    topo = kary_ntree(4, 3, installed=60)
+    alloc = ("contiguous", "quasi-contiguous", "beplat")[seed % 3]
+    fast, _ = sim_mod.simulate_batch(work, "easy", alloc=alloc, topology=topo, qct=20)
+    monkeypatch.setattr(sim_mod._BatchSim, "backfill_candidates",
+                        lambda self, qarr, lo, *rest: range(lo, qarr.size))
+    plain, _ = sim_mod.simulate_batch(work, "easy", alloc=alloc, topology=topo, qct=20)
+    assert fast.start.tolist() == plain.start.tolist()
+    assert fast.end.tolist() == plain.end.tolist()
+    assert [p.tolist() for p in fast.procs] == [p.tolist() for p in plain.procs]

@@ -1,4 +1,4 @@
-"""Issue #5, topologies: fat trees and k-ary n-trees, the platform-level (seed 000 ch. 5)
+"""Topologies: fat trees and k-ary n-trees, the platform-level (seed 000 ch. 5)
 and (quasi-)contiguous (seed 001) allocators, placement penalties and their metrics."""
 
 import csv
@@ -327,7 +327,7 @@ def test_chapter_4_first_fit_contiguous_and_windows():
 
 
 def test_tree_sizes_are_bounded():
-    """Issue 10: a tree past MAX_LEAVES is refused before any array is made, however large
+    """A tree past MAX_LEAVES is refused before any array is made, however large
     its parameters (no k^n of a billion digits either)."""
     import time
 

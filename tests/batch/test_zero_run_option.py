@@ -1,4 +1,4 @@
-"""``--zero-run keep|drop`` (issue 29 review): the same option and meaning as ``lpsched
+"""``--zero-run keep|drop`` (decision 380): the same option and meaning as ``lpsched
 tasks``; ``--status completed`` selects statuses only, in ``batch`` and in the batch
 reproductions (whose cells keep their stored keys for the seed's defaults)."""
 
@@ -50,7 +50,7 @@ def test_batch_zero_run_is_refused_on_a_batsim_workload(tmp_path):
         done.stderr and done.stdout == ""
 
 
-def test_selection_slots_keep_the_old_keys_for_the_defaults(tmp_path):
+def test_selection_slots_keep_the_stored_keys_for_the_defaults(tmp_path):
     assert selection("completed", "drop") == "completed"  # ch. 5's default, as before
     assert selection(None, "keep") is None and selection("all", "keep") == "all"
     assert selection("completed", "keep") == "completed;zero-run=keep"

@@ -1,4 +1,5 @@
-"""Shared helpers of the campaign tests: small random workloads."""
+"""Shared helpers of the campaign tests: small random workloads, and the small workloads
+the library and the command line must refuse alike."""
 
 from __future__ import annotations
 
@@ -27,3 +28,18 @@ def random_workload(seed: int, users: int = 3, campaigns: int = 8, m: int = 4,
                              if rng.random() < 0.3]
         camps.append(entry)
     return make_workload(m, camps, users)
+
+
+#: a rigid job of 2 processors beside a sequential one: FairCamp's packed mode must not
+#: start it on the 1 processor left free (decision 245)
+PAR3: dict[str, Any] = {"processors": 2, "campaigns": [
+    {"user": 0, "jobs": [{"p": 1, "q": 1}]}, {"user": 1, "jobs": [{"p": 3, "q": 2}]}]}
+#: a closed-loop workload with q = 2 jobs: FairCamp's deadlines come from an LPT that
+#: ignores q (decision 245)
+PAR: dict[str, Any] = {"processors": 2, "campaigns": [
+    {"user": 0, "submit": None, "think": 0, "jobs": [{"p": 5, "q": 1}, {"p": 5, "q": 2}]},
+    {"user": 1, "submit": None, "think": 0, "jobs": [{"p": 3, "q": 2}]}]}
+#: one campaign whose second job depends on its first: the offline algorithms take
+#: independent jobs only (decision 246)
+DEP: dict[str, Any] = {"processors": 2, "campaigns": [
+    {"user": 0, "jobs": [{"p": 1}, {"p": 2}], "deps": [[0, 1]]}]}

@@ -4,20 +4,23 @@ every job placed once or reported."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lpsched.campaigns import reproduce as exp
 from lpsched.campaigns.dag import dependency_edges
-from lpsched.campaigns.extract import detect, extract, split_pieces
+from lpsched.campaigns.extract import STATUS, detect, extract, split_pieces
 from lpsched.campaigns.instance import from_dict, to_dict, topological_order
-from lpsched.campaigns.metrics import campaign_stretch, original_run
+from lpsched.campaigns.metrics import campaign_stretch
 from lpsched.campaigns.policies import policy_factory
-from lpsched.campaigns.schedule import validate
+from lpsched.campaigns.schedule import original_run, validate
 from lpsched.campaigns.simulator import simulate
 from lpsched.core.swf import read_swf
-from lpsched.errors import InvalidInstanceError
+from lpsched.errors import InvalidInstanceError, ParseError
 from tests.shared_data import needs_shared, shared_file
 
 EGEE = "LPC-EGEE-2004-1.2-cln.swf.gz"
@@ -168,8 +171,8 @@ def test_egee_extraction_round_trip() -> None:
 
 def test_session_splits_a_linker_campaign_at_a_long_pause() -> None:
     """User 0: a 3-hour linker job (0) runs through a 25-minute pause after job 1 ends:
-    MAX keeps one campaign, SESSION (gap 20 min) breaks the session there; inside the
-    second session jobs 2 and 3 overlap (one batch), job 4 comes after their end (new
+    MAX keeps one campaign, SESSION (gap 20 min) breaks the session there; in the session
+    after the pause jobs 2 and 3 overlap (one batch), job 4 comes after their end (new
     batch). User 1's jobs never overlap: three campaigns under every method (a think time
     of 19 min keeps the session, but the next job is a new batch)."""
     user = np.array([0, 0, 0, 0, 0, 1, 1, 1])
@@ -179,12 +182,12 @@ def test_session_splits_a_linker_campaign_at_a_long_pause() -> None:
     assert detect(user, submit, end, "session").tolist() == [0, 0, 1, 1, 2, 3, 4, 5]
     assert detect(user, submit, end, "max").tolist() == [0, 0, 0, 0, 0, 1, 2, 3]
     assert detect(user, submit, end, "last").tolist() == [0, 0, 1, 1, 2, 3, 4, 5]
-    # a larger gap keeps user 0's first session whole; gap 0 breaks at every pause
+    # a larger gap keeps user 0's jobs in one session; gap 0 breaks at every pause
     assert detect(user, submit, end, "session", session_gap=1800.0).tolist() == [
         0, 0, 0, 0, 0, 1, 2, 3]
     assert detect(user, submit, end, "session", session_gap=0.0).tolist() == [
         0, 0, 1, 1, 2, 3, 4, 5]
-    # think time exactly at the gap: same session (a break needs *more than* the gap)
+    # think time exactly at the gap: no break (a break needs *more than* the gap)
     three, ends = np.zeros(3, np.int64), np.array([5000.0, 100.0, 1400.0])
     assert detect(three, np.array([0.0, 10.0, 1300.0]), ends, "session").tolist() == [0, 0, 0]
     assert detect(three, np.array([0.0, 10.0, 1300.5]), ends, "session").tolist() == [0, 0, 1]
@@ -300,3 +303,82 @@ def test_egee_session_extraction_round_trip() -> None:
     outer = by_id[ses.job_data["id"].astype(np.int64)]          # MAX campaign of each job
     first = ses.offsets[:-1]
     assert np.all(outer == np.repeat(outer[first], np.diff(ses.offsets)))
+
+
+# -- the status of a job, and logs where no job can be placed (decisions 300, 301) -------
+
+# user 7: jobs 1 (status 1), 2 (status 0), 3 (status 5, ran 4 s), 4 (status 5, never ran);
+# user 3: job 5 (status 1), job 6 (status 1, run 0)
+STATUS_SWF = """; MaxProcs: 4
+1 0 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1
+2 2 0 10 1 -1 -1 1 -1 -1 0 7 1 -1 -1 -1 -1 -1
+3 30 0 4 1 -1 -1 1 -1 -1 5 7 1 -1 -1 -1 -1 -1
+4 31 0 -1 1 -1 -1 1 -1 -1 5 7 1 -1 -1 -1 -1 -1
+5 3 0 5 1 -1 -1 1 -1 -1 1 3 1 -1 -1 -1 -1 -1
+6 4 0 0 1 -1 -1 1 -1 -1 1 3 1 -1 -1 -1 -1 -1
+"""
+
+
+def _trace(tmp_path: Path, text: str = STATUS_SWF):
+    path = tmp_path / "t.swf"
+    path.write_text(text)
+    return read_swf(path)
+
+
+def _counts(ex) -> dict[str, int]:
+    return {r: v["count"] for r, v in ex.report()["unplaced"].items()}
+
+
+def test_status_default_keeps_every_status(tmp_path) -> None:
+    """Decision 300: by default every job that ran is replayed, whatever its status."""
+    assert STATUS == "all"
+    ex = extract(_trace(tmp_path))
+    assert ex.workload.jobs == 4 and sorted(ex.workload.job_data["id"]) == [1, 2, 3, 5]
+    assert _counts(ex) == {"did not run (run time <= 0 or unknown)": 2}
+    assert ex.workload.extra["status"] == "all"
+
+
+@pytest.mark.parametrize("status, kept, counts", [
+    ("completed", [1, 5], {"status 0 not selected": 1, "status 5 not selected": 2,
+                           "did not run (run time <= 0 or unknown)": 1}),
+    ("completed,0", [1, 2, 5], {"status 5 not selected": 2,
+                                "did not run (run time <= 0 or unknown)": 1}),
+    ("cancelled", [3], {"status 0 not selected": 1, "status 1 not selected": 3,
+                        "did not run (run time <= 0 or unknown)": 1}),
+    ({0, 5}, [2, 3], {"status 1 not selected": 3,
+                      "did not run (run time <= 0 or unknown)": 1}),
+])
+def test_status_selects_and_counts_per_status(tmp_path, status, kept, counts) -> None:
+    """Counts per status: every job of the log is placed or unplaced for one reason."""
+    trace = _trace(tmp_path)
+    ex = extract(trace, status=status)
+    assert sorted(ex.workload.job_data["id"].tolist()) == kept
+    assert _counts(ex) == counts
+    assert ex.workload.jobs + sum(counts.values()) == trace.jobs
+
+
+def test_unknown_status_refused(tmp_path) -> None:
+    with pytest.raises(InvalidInstanceError, match="status"):
+        extract(_trace(tmp_path), status="finished")
+
+
+@pytest.mark.parametrize("deps", [False, True])
+@pytest.mark.parametrize("lines, reason", [
+    (["1 0 0 0 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1",
+      "2 5 0 -1 1 -1 -1 1 -1 -1 5 7 1 -1 -1 -1 -1 -1"], "2 did not run"),
+    (["1 0 0 10 8 -1 -1 8 -1 -1 1 7 1 -1 -1 -1 -1 -1"], "1 larger than the machine"),
+])
+def test_nothing_placeable_is_a_parse_error(tmp_path, deps, lines, reason) -> None:
+    """Decision 301: all run times 0 or unknown, or all jobs wider than the
+    machine: a ParseError naming why, not the minimum of an empty array."""
+    trace = _trace(tmp_path, "; MaxProcs: 4\n" + "\n".join(lines) + "\n")
+    with pytest.raises(ParseError, match="no job can be placed") as err:
+        extract(trace, deps=deps)
+    assert reason in str(err.value)
+    with pytest.raises(ParseError, match="no job can be placed"):
+        exp.check_trace(str(tmp_path / "t.swf"), processors=4)
+
+
+def test_no_status_selected_is_a_parse_error(tmp_path) -> None:
+    with pytest.raises(ParseError, match="3 status 1 not selected; 2 status 5"):
+        extract(_trace(tmp_path), status="9")

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lpsched.campaigns.faircamp import faircamp
+from lpsched.campaigns.faircamp import FairCampPacked, faircamp, faircamp_packed
 from lpsched.campaigns.generators import faircamp_workload
-from lpsched.campaigns.instance import make_workload
+from lpsched.campaigns.instance import from_dict, make_workload
 from lpsched.campaigns.metrics import user_stretch
 from lpsched.campaigns.schedule import validate
+from lpsched.campaigns.simulator import simulate
 from lpsched.errors import InvalidInstanceError
-from tests.campaigns.helpers import random_workload
+from tests.campaigns.helpers import PAR, PAR3, random_workload
 
 
 def worked_example():
@@ -78,3 +81,21 @@ def test_faircamp_rejects_parallel_jobs() -> None:
     if w.parallel:
         with pytest.raises(InvalidInstanceError):
             faircamp(w)
+
+
+# -- rigid parallel jobs are refused in both modes (decision 245) ---------------------------
+
+@pytest.mark.parametrize("data", [PAR3, PAR])
+def test_faircamp_packed_refuses_parallel_jobs(data: dict[str, Any]) -> None:
+    w = from_dict(data)
+    for run in (faircamp_packed, faircamp, lambda w: simulate(w, FairCampPacked)):
+        with pytest.raises(InvalidInstanceError, match="sequential") as info:
+            run(w)
+        assert (info.value.field, info.value.value) == ("q", 2)
+
+
+def test_faircamp_packed_still_runs_sequential_workloads() -> None:
+    w = faircamp_workload(4, jobs=300, seed=3)
+    run = faircamp_packed(w)
+    validate(run)
+    assert run.policy == "faircamp-packed" and run.info["k"] == 4

@@ -1,4 +1,5 @@
-"""Validated workloads and the JSON round trip (seed 002 §1, issue 11 workload JSON)."""
+"""Validated workloads and the JSON round trip (seed 002 §1; the workload JSON, decision
+110)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lpsched.campaigns.instance import make_workload
+from lpsched.campaigns.instance import from_dict, make_workload
 from lpsched.campaigns.offline import (
     acamp,
     exact_cmax,
@@ -22,6 +22,7 @@ from lpsched.campaigns.offline import (
     zenith,
 )
 from lpsched.errors import InvalidInstanceError
+from tests.campaigns.helpers import DEP
 
 
 def unit_campaigns(k: int, n: int, m: int):
@@ -107,3 +108,46 @@ def test_multicmax_refuses_parallel_jobs_as_multicamp_does() -> None:
     for algorithm in (multicamp, multicmax):
         with pytest.raises(InvalidInstanceError, match="sequential"):
             algorithm(w)
+
+
+# -- dependencies are refused (decision 246) ------------------------------------------------
+
+def test_offline_algorithms_refuse_dependencies() -> None:
+    w = from_dict(DEP)
+    for name, run in (("MULTICAMP", multicamp), ("MULTICMAX", multicmax),
+                      ("A-camp", lambda w: acamp(w, 0))):
+        with pytest.raises(InvalidInstanceError, match=f"{name} takes independent") as info:
+            run(w)
+        assert (info.value.field, info.value.value) == ("deps", 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_offline_grouping_by_user_equals_per_user_scans(seed: int) -> None:
+    """MULTICAMP / MULTICMAX group campaigns per user in one stable sort (decision 246):
+    the same schedule as per-user scans (computed here)."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 6))
+    ids = np.sort(rng.choice(50, size=k, replace=False))
+    camps = [{"user": int(ids[i]), "jobs": [{"p": float(rng.integers(1, 9))}
+                                             for _ in range(int(rng.integers(1, 5)))]}
+             for i in rng.integers(0, k, size=int(rng.integers(1, 9)))]
+    w = make_workload(int(rng.integers(1, 4)), camps, 50)
+    sched = multicamp(w)
+    t, start = 0.0, np.empty(w.jobs)
+    for u in sched.order.tolist():
+        s, length = acamp(w, u)
+        jobs = np.flatnonzero(w.user[w.camp] == u)
+        start[jobs] = s + t
+        t += length
+        assert sched.total_flow[u] == t
+    assert np.array_equal(sched.start, start) and sched.makespan == t
+    mc = multicmax(w)
+    users = np.unique(w.user)
+    blocks = [lpt(w.p[w.user[w.camp] == u], w.processors) for u in users.tolist()]
+    t = 0.0
+    for i in np.argsort([b[1] for b in blocks], kind="stable").tolist():
+        start[w.user[w.camp] == users[i]] = blocks[i][0] + t
+        t += blocks[i][1]
+        assert mc.total_flow[users[i]] == t
+    assert np.array_equal(mc.start, start) and mc.makespan == t

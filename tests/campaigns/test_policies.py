@@ -3,7 +3,9 @@ FCFS on the Prop 3.6 instance (B11); the validator catches broken schedules."""
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lpsched.campaigns.faircamp import faircamp
-from lpsched.campaigns.instance import make_workload
+from lpsched.campaigns.instance import make_workload, to_dict
 from lpsched.campaigns.metrics import campaign_stretch, job_stretch, summary, user_stretch
+from lpsched.campaigns.offline import fair_share_factor
 from lpsched.campaigns.ostrich import OStrich
-from lpsched.campaigns.policies import FairShare, Fcfs, min_tick, policy_factory
+from lpsched.campaigns.policies import FairShare, Fcfs, SpaceShare, min_tick, policy_factory
 from lpsched.campaigns.schedule import validate
-from lpsched.campaigns.simulator import simulate
+from lpsched.campaigns.simulator import TICK, Policy, Simulator, simulate
 from lpsched.errors import InvalidInstanceError, InvalidScheduleError
 from tests.campaigns.helpers import random_workload
 
@@ -122,7 +125,8 @@ def test_validator_catches_a_precedence_violation() -> None:
 
 @pytest.mark.parametrize("tick", [1e-14, 1e-300, 0.0, float("inf")])
 def test_fair_share_refuses_a_tick_that_cannot_advance_time(tick: float) -> None:
-    """A tiny tick used to loop forever (``now + tick == now``): now refused at attach."""
+    """A tick that cannot advance time (``now + tick == now``) would loop forever: it is
+    refused at attach (decision 106)."""
     w = random_workload(3, open_loop=True)
     with pytest.raises(InvalidInstanceError, match="tick"):
         simulate(w, lambda: FairShare(tick))
@@ -194,3 +198,173 @@ def test_the_simulator_checks_the_invariants_per_piece() -> None:
     with pytest.raises(InvalidScheduleError, match="start-gate"):
         simulate(w, Spy)
     assert calls == [1]
+
+
+# -- per-user state for the users present (decision 247) -----------------------------------
+
+class FullStateFairShare(Policy):
+    """The fair-share policy with its state over every user id (``users`` entries, a tick
+    O(k)): the oracle of :class:`FairShare`'s schedules (decision 247)."""
+
+    name = "fair-share"
+
+    def __init__(self, tick: float, seed: int = 0) -> None:
+        self.tick = float(tick)
+        self.rng = np.random.default_rng(seed)
+
+    def attach(self, sim: Simulator) -> None:
+        super().attach(sim)
+        k = sim.w.users
+        self.queues: dict[int, list[tuple[Any, ...]]] = {}
+        self.users = sim.w.user.tolist()
+        self.used = np.zeros(k, dtype=np.int64)
+        self.open_campaigns = np.zeros(k, dtype=np.int64)
+        self.window = np.zeros(k)
+        self.last = 0.0
+        self.order = self.rng.permutation(k)
+        self.ticking = False
+
+    def on_submit(self, c: int) -> None:
+        self.open_campaigns[self.users[c]] += 1
+
+    def on_campaign_done(self, c: int) -> None:
+        self.open_campaigns[self.users[c]] -= 1
+
+    def on_ready(self, c: int, jobs: list[int]) -> None:
+        q = self.queues.setdefault(self.users[c], [])
+        for j in jobs:
+            heapq.heappush(q, (float(self.sim.release[c]), c, self.sim.intra_key(j)))
+
+    def on_finish(self, j: int) -> None:
+        self.used[self.users[self.sim.camp[j]]] -= self.sim.q[j]
+
+    def advance(self, now: float) -> None:
+        dt = now - self.last
+        if dt > 0:
+            self.window += self.used * dt
+            self.last = now
+
+    def _tick(self) -> None:
+        self.sim.request_pass()
+        active = int(np.count_nonzero(self.open_campaigns > 0))
+        total = self.window.sum()
+        usage = self.window / total if total > 0 else np.zeros_like(self.window)
+        factor = fair_share_factor(usage, 1.0 / max(active, 1))
+        noise = self.rng.random(factor.size)
+        self.order = np.lexsort((noise, -factor))
+        self.window[:] = 0.0
+        self.ticking = False
+
+    def schedule(self) -> None:
+        sim = self.sim
+        for u in self.order.tolist():
+            q = self.queues.get(u)
+            while q and sim.free > 0:
+                j = q[0][2][-1]
+                if sim.q[j] > sim.free:
+                    break
+                heapq.heappop(q)
+                self.used[u] += sim.q[j]
+                sim.start(j)
+            if sim.free == 0:
+                break
+        if (any(self.queues.values()) or sim.running > 0) and not self.ticking:
+            self.ticking = True
+            sim.eng.at(sim.eng.now + self.tick, self._tick, TICK)
+
+
+def sparse_workload(seed: int, users: int) -> Any:
+    """Random jobs of a few users whose ids are scattered in ``[0, users)``; open or closed
+    loop, sequential or parallel, maybe several trace pieces, real lengths."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 5))
+    ids = np.sort(rng.choice(users, size=min(int(rng.integers(1, 6)), users), replace=False))
+    parallel, open_loop = bool(rng.random() < 0.4), bool(rng.random() < 0.5)
+    pieces = bool(rng.random() < 0.3)
+    camps = []
+    for _ in range(int(rng.integers(1, 12))):
+        entry: dict[str, Any] = {
+            "user": int(rng.choice(ids)),
+            "jobs": [{"p": float(rng.uniform(0.5, 9.0)),
+                      "q": int(rng.integers(1, m + 1)) if parallel else 1}
+                     for _ in range(int(rng.integers(1, 5)))],
+            "submit": float(rng.integers(0, 30)) if open_loop else None,
+            "think": float(rng.integers(0, 3))}
+        if pieces:
+            entry["piece"] = int(rng.integers(0, 3))
+        camps.append(entry)
+    return make_workload(m, camps, users)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([1, 7, 300, 20_000]),
+       st.sampled_from([0.5, 2.0, 6.0]), st.integers(0, 3))
+def test_fair_share_schedules_equal_the_full_state_oracle(seed: int, users: int, tick: float,
+                                                          rng_seed: int) -> None:
+    """The same starts as the full-state policy: ids dense (all k draws made) and sparse
+    (k > 64 U + 4096: the absent users' draws skipped with ``PCG64.advance``)."""
+    w = sparse_workload(seed, users)
+    run = simulate(w, lambda: FairShare(tick, rng_seed))
+    validate(run)
+    ref = simulate(w, lambda: FullStateFairShare(tick, rng_seed))
+    assert np.array_equal(run.start, ref.start)
+
+
+def test_fair_share_reused_policy_keeps_the_random_stream() -> None:
+    """One policy object run twice (its generator carried over, the 32-bit buffer included):
+    the same starts as the full-state policy run twice."""
+    ids = [5, 17, 4_000, 4_001, 12_345, 29_999]  # ties: users that have not run yet
+    w = make_workload(1, [{"user": u, "submit": 0.0, "jobs": [{"p": 1.0}] * 3} for u in ids],
+                      30_000)
+    ours, ref = FairShare(1.0, 0), FullStateFairShare(1.0, 0)
+    for _ in range(4):
+        assert np.array_equal(simulate(w, lambda: ours).start,
+                              simulate(w, lambda: ref).start)
+
+
+@pytest.mark.parametrize("users", [300, 300_000])
+@pytest.mark.parametrize("buffered", [0, 1])
+def test_fair_share_noise_is_the_draws_of_every_user(users: int, buffered: int) -> None:
+    """A tick's draws are those ``rng.random(users)`` gives the present users, and the
+    generator is left where that call leaves it (the buffered 32-bit half included), whether
+    all the draws are made (dense ids) or the absent users' are skipped (sparse ids)."""
+    ids = [0, 1, 2, 250, 251, 299]
+    w = make_workload(1, [{"user": u, "jobs": [{"p": 1.0}]} for u in ids], users)
+    policy = FairShare(1.0, 7)
+    Simulator(w, policy)  # attach
+    state = dict(policy.rng.bit_generator.state)
+    state["has_uint32"], state["uinteger"] = buffered, 12345
+    policy.rng.bit_generator.state = state
+    twin = np.random.default_rng()
+    twin.bit_generator.state = state
+    for _ in range(3):
+        assert np.array_equal(policy._noise(), twin.random(users)[ids])
+        assert policy.rng.bit_generator.state == twin.bit_generator.state
+
+
+def test_per_user_state_is_the_users_present() -> None:
+    """User ids 0 and 999,999 of 10^6: the policies hold two users, not a million (a tick
+    over every id would cost O(10^6): a permutation, draws and a sort)."""
+    w = make_workload(2, [{"user": 999_999, "jobs": [{"p": 1.0}] * 3 + [{"p": 5.0}]},
+                          {"user": 0, "jobs": [{"p": 1.0}] * 3 + [{"p": 5.0}]}], 10**6)
+    fair = FairShare(1.0)
+    run = simulate(w, lambda: fair)
+    validate(run)
+    assert fair.window.size == fair.order.size == fair.used.size == 2
+    assert fair.ids.tolist() == [0, 999_999] and run.info["ticks"] >= 5
+    space = SpaceShare()
+    validate(simulate(w, lambda: space))
+    assert space.used.size == space.open_campaigns.size == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6))
+def test_space_share_unchanged_by_sparse_ids(seed: int) -> None:
+    """Space sharing splits by user id order: the same schedule whatever the ids' spacing."""
+    w = sparse_workload(seed, 100_000)
+    dense = np.unique(w.user, return_inverse=True)[1]
+    packed = make_workload(w.processors, [
+        {**c, "user": int(dense[i])} for i, c in enumerate(to_dict(w)["campaigns"])])
+    a = simulate(w, policy_factory("space-share", w.parallel))
+    b = simulate(packed, policy_factory("space-share", w.parallel))
+    assert np.array_equal(a.start, b.start)

@@ -1,77 +1,108 @@
-"""The family's references after the merge into the shared docs: every file path it cites
-exists and every "decision N" it cites is one of its own (items 88-110 of docs/decisions.md,
-section "Campaign scheduling", and 139-146, its continuation), with the topic the citing
-line names."""
+"""The campaigns family's references: every file path it cites exists, every "decision N"
+it cites is one of the family's (an entry or a fold of the table that closes
+docs/families/campaigns.md) or one it names on purpose, with the topic the citing line
+names; and that table is the family's section of docs/decisions.md."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "families" / "campaigns.md"
 FAMILY = [*sorted((ROOT / "lpsched" / "campaigns").glob("*.py")),
           ROOT / "lpsched" / "cli" / "campaigns.py",
           *sorted((ROOT / "tests" / "campaigns").glob("*.py")),
           ROOT / "tests" / "cli" / "test_campaigns_cli.py",
-          ROOT / "tests" / "cli" / "test_campaigns_cli_30.py",
-          ROOT / "benchmarks" / "bench_campaigns.py"]
-FIRST, LAST = 88, 110
-#: the continuation (SESSION, resize modes, B26)
-MORE_FIRST, MORE_LAST = 139, 146
-#: issue 30 (the seed's published figures; docs/decisions.md)
-FIG_FIRST, FIG_LAST = 300, 314
-#: rules every reproduction shares (reduced runs, the progress line; issue 33)
-SHARED_FIRST, SHARED_LAST = 430, 431
+          ROOT / "benchmarks" / "bench_campaigns.py",
+          *sorted((ROOT / "benchmarks" / "readings" / "campaigns").glob("*.py")),
+          PAGE]
+#: decisions of other families the campaign files cite on purpose: the progress line's
+#: work estimate and the tables' units, shared by every reproduction (431)
+SHARED = {431}
 #: a keyword of each decision cited next to a topic in the code (checked below)
 TOPICS = {"deadlock": 105, "stream order": 93, "non-reactive": 93, "56,918": 99,
           "4 million edges": 110, "A13": 90}
+ROW = re.compile(r"^\| \[(\d+)\]\(\.\./decisions\.md#d\1\) \| [^|]+ \|([^|]*)\|$", re.M)
 
 
-def _section() -> str:
-    text = (ROOT / "docs" / "decisions.md").read_text()
-    start = text.index("## Campaign scheduling (issue 11, seed 002)")
-    return text[start:text.index("\n## ", start + 10)]
+def _table() -> tuple[set[int], set[int]]:
+    """The entries and the folds of the page's closing table."""
+    rows = ROW.findall(PAGE.read_text(encoding="utf-8"))
+    entries = {int(n) for n, _ in rows}
+    folds = {int(f) for _, cell in rows for f in re.findall(r"\d+", cell)}
+    return entries, folds
+
+
+def _numbers(text: str) -> set[int]:
+    """The decision numbers of ``decision 91``, ``decisions 300-306``, ``91, 93 and 303``."""
+    found: set[int] = set()
+    for lo, hi in re.findall(r"(\d+)(?:\s*[-–]\s*(\d+))?", text):
+        found.update(range(int(lo), int(hi or lo) + 1))
+    return found
 
 
 def _citations() -> list[tuple[Path, str, int]]:
+    cited = re.compile(r"[Dd]ecisions? ((?:\d+(?:\s*[-–]\s*\d+)?(?:,\s*|\s+and\s+)?)+)")
     found = []
     for path in FAMILY:
-        text = path.read_text()
-        for m in re.finditer(r"[Dd]ecisions? (\d+)", text):
+        text = path.read_text(encoding="utf-8")
+        for m in cited.finditer(text):
             line_start = text.rfind("\n", 0, m.start()) + 1
             line_end = text.find("\n", m.end())
             context = text[max(0, line_start - 200):line_end]
-            found.append((path, context, int(m.group(1))))
+            found += [(path, context, n) for n in sorted(_numbers(m.group(1)))]
     return found
 
 
 def test_cited_files_exist() -> None:
     for path in FAMILY:
-        for ref in re.findall(r"(?:docs|benchmarks)/[\w./-]+\.md", path.read_text()):
+        for ref in re.findall(r"(?:docs|benchmarks)/[\w./-]+\.(?:md|py)", path.read_text()):
             assert (ROOT / ref).exists(), f"{path.name} cites missing {ref}"
-    section = _section()
-    for ref in re.findall(r"(?:docs|benchmarks)/[\w./-]+\.md", section):
-        assert (ROOT / ref).exists(), f"decisions.md (issue 11) cites missing {ref}"
+
+
+def test_the_page_closes_with_the_family_s_decisions() -> None:
+    entries, folds = _table()
+    assert {88, 91, 139, 300, 303, 430} <= entries and {96, 245, 246, 247} <= folds
+    assert not entries & folds
+    text = PAGE.read_text(encoding="utf-8")
+    for n in re.findall(r"\.\./decisions\.md#d(\d+)", text):
+        assert int(n) in entries | SHARED, f"the page links decision {n}, not in its table"
 
 
 def test_cited_decisions_are_the_family_s() -> None:
-    section = _section()
-    assert f"\n{FIRST}. " in section and f"\n{LAST}. " in section
+    entries, folds = _table()
     citations = _citations()
-    assert citations
+    assert len(citations) > 40
     for path, context, number in citations:
-        assert (FIRST <= number <= LAST or MORE_FIRST <= number <= MORE_LAST
-                or FIG_FIRST <= number <= FIG_LAST
-                or SHARED_FIRST <= number <= SHARED_LAST), (
-            f"{path.name}: decision {number} ({context!r})")
-    text = (ROOT / "docs" / "decisions.md").read_text()
-    more = text[text.index("## Campaign scheduling, continued (issue 11"):]
-    assert f"\n{MORE_FIRST}. " in more and f"\n{MORE_LAST}. " in more
+        assert number in entries | folds | SHARED, (
+            f"{path.name}: decision {number} ({context[-160:]!r})")
 
 
 def test_cited_decisions_match_their_topic() -> None:
+    """In the code, tests and benchmarks (the page names several topics on a line)."""
     for path, context, number in _citations():
+        if path == PAGE:
+            continue
         line = context.rsplit("\n", 1)[-1]
         for keyword, expected in TOPICS.items():
             if keyword in line and f"ecision {number}" in line:
                 assert number == expected, f"{path.name}: {line.strip()!r} cites {number}"
+
+
+def test_the_decisions_file_holds_the_table() -> None:
+    """docs/decisions.md's section of the family (headed ``(`lpsched/campaigns`)``) has
+    one ``#### N ·`` entry per row of the table and the same folds."""
+    text = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    head = re.search(r"^## .*\(`lpsched/campaigns`\)$", text, re.M)
+    if head is None:
+        pytest.skip("docs/decisions.md has no section headed (`lpsched/campaigns`)")
+    end = text.find("\n## ", head.end())
+    section = text[head.end():end if end > 0 else len(text)]
+    entries, folds = _table()
+    assert {int(n) for n in re.findall(r"^#### (\d+) · ", section, re.M)} == entries
+    assert _numbers(" ".join(re.findall(r"^Folds:\s*(.+)$", section, re.M))) == folds
+    for n in entries:
+        assert f"(d{n})=\n#### {n} · " in section, f"decision {n} has no anchor"

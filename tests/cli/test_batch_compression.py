@@ -1,4 +1,4 @@
-"""``lpsched batch --policy conservative --compression ...`` (issue 13 item 4): textbook by
+"""``lpsched batch --policy conservative --compression ...`` (decision 154): textbook by
 default, reported in the JSON; a compression rule with another policy is a usage error."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``lpsched batch`` imports nothing it does not use (issue 13 item 3): no scipy, highspy,
+"""``lpsched batch`` imports nothing it does not use (decision 160): no scipy, highspy,
 networkx or matplotlib, checked on the installed command with ``python -X importtime``;
 ``import lpsched`` stays light and every public name is still importable."""
 

@@ -1,4 +1,4 @@
-"""``lpsched batch`` shows progress on stderr when it is a terminal (issue 29 item 2)."""
+"""``lpsched batch`` shows progress on stderr when it is a terminal (decision 267)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``reproduce contiguity | platform-level | topology-aware`` in the seeds' own settings
-(issue 29 items 3 and 6): the defaults are the seeds', the ``--status`` option, and each
+(decisions 268-271): the defaults are the seeds', the ``--status`` option, and each
 run ends with its seed-vs-ours table (``<experiment>_vs_seed.csv``, printed on stderr, in
 the JSON summary as ``vs_seed``). Runs the installed ``lpsched`` on small synthetic traces
 (no ``../shared`` needed) except where a test says so."""
@@ -204,7 +204,7 @@ def test_platform_cells_take_table_5_2_periods(tmp_path):
 @needs_shared("KTH-SP2-1996-2.1-cln.swf.gz")
 def test_completed_is_table_5_2s_selection_on_kth():
     """Decision 268: status 1 and run time > 0 gives Table 5.2's job count (KTH: 20,483 of
-    27,992 records; the other five agree too, see benchmarks/HISTORY.md ("Session 27"))."""
+    27,992 records; the other five platforms agree too, as decision 268 counts)."""
     work = exp.load_trace(str(shared_file("KTH-SP2-1996-2.1-cln.swf.gz")), "completed")
     assert work.jobs == exp.CH5_PLATFORMS["kth_sp2"][2] == 20483
     assert exp.load_trace(str(shared_file("KTH-SP2-1996-2.1-cln.swf.gz"))).jobs == 27992

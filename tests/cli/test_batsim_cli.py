@@ -1,4 +1,4 @@
-"""``lpsched batch`` on Batsim workloads and ``lpsched convert`` (issue 17), run as users run
+"""``lpsched batch`` on Batsim workloads and ``lpsched convert``, run as users run
 them: the installed command in a subprocess, checking stdout, stderr and the exit status.
 The runs on hpc2n-excerpt skip when ``../shared/data`` is absent."""
 
@@ -179,7 +179,7 @@ def test_hpc2n_swf_and_batsim_runs_write_the_same_csv(tmp_path, policy, shared_d
         assert first[key] == second[key]
 
 
-# --- issue 33 item 2: --platform, --lenient on profile types, string ids ----------------------
+# --- --platform, --lenient on profile types, string ids ----------------------------------------
 
 PLATFORM = """<?xml version='1.0'?>
 <platform version="4.1"><zone id="AS0" routing="Full">

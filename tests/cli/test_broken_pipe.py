@@ -1,7 +1,7 @@
 """Standard output closed by its reader (``lpsched ... | head -1``): never a traceback.
 
-``lpsched --version --verbose | head -1`` printed a ``BrokenPipeError`` traceback. Now every
-command that prints, ``--help`` of every subcommand and ``--version`` included, stops
+Every command that prints (``lpsched --version --verbose | head -1`` once printed a
+``BrokenPipeError`` traceback), ``--help`` of every subcommand and ``--version`` included, stops
 quietly when its stdout is a pipe whose reader has gone: nothing on stderr, exit status 141
 (128 + SIGPIPE, what a shell reports for ``seq 1 100000 | head -1``; module doc of
 lpsched.cli), and no temporary file is left.

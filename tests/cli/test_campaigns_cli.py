@@ -3,11 +3,17 @@ through the installed console script (subprocess: real stdout / stderr, exit cod
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lpsched.campaigns.generators import MAX_JOBS
+from lpsched.campaigns.instance import MAX_USERS
+from lpsched.core.swf import MAX_PROCESSORS
+from tests.campaigns.helpers import DEP, PAR, PAR3
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
 from tests.shared_data import needs_shared, shared_file
 
@@ -23,8 +29,11 @@ SWF = """; Version: 2.2
 """
 
 
-def one_error_line(proc, code: int = 2) -> str:
+def one_error_line(proc: Any, code: int = 2) -> str:
+    """Exit ``code``, nothing on stdout, one ``lpsched: error:`` line on stderr and no
+    traceback; the line."""
     assert proc.returncode == code, (proc.stdout, proc.stderr)
+    assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("lpsched: error:"), proc.stderr
     assert "Traceback" not in proc.stderr
@@ -245,3 +254,197 @@ def test_extract_session_method(tmp_path) -> None:
     line = one_error_line(lpsched("campaigns", "extract", str(log), "--method", "session",
                                   "--session-gap", "-5", "-o", str(tmp_path / "x.json")))
     assert "--session-gap" in line
+
+
+# -- the status of a job, logs where no job can be placed, the user-count sweep and the
+#    seed-vs-ours tables (decisions 300-306) --------------------------------------------
+
+
+# user 7: statuses 1, 0, 5 (ran) and 5 (never ran); user 3: status 1
+STATUS_SWF = """; MaxProcs: 4
+1 0 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1
+2 2 0 10 1 -1 -1 1 -1 -1 0 7 1 -1 -1 -1 -1 -1
+3 30 0 4 1 -1 -1 1 -1 -1 5 7 1 -1 -1 -1 -1 -1
+4 31 0 -1 1 -1 -1 1 -1 -1 5 7 1 -1 -1 -1 -1 -1
+5 3 0 5 1 -1 -1 1 -1 -1 1 3 1 -1 -1 -1 -1 -1
+"""
+#: a log where no job can be placed: one job of run time 0, one that never ran
+ZERO = """; MaxProcs: 4
+1 0 0 0 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1
+2 5 0 -1 1 -1 -1 1 -1 -1 5 7 1 -1 -1 -1 -1 -1
+"""
+
+
+def test_extract_status(tmp_path) -> None:
+    log = tmp_path / "s.swf"
+    log.write_text(STATUS_SWF)
+    out = tmp_path / "w.json"
+    rep = one_json_object(lpsched("campaigns", "extract", str(log), "--status",
+                                  "completed", "-o", str(out), "--json"))
+    assert rep["status"] == "1" and rep["jobs"] == 2
+    assert {r: v["count"] for r, v in rep["unplaced"].items()} == {
+        "status 0 not selected": 1, "status 5 not selected": 2}
+    assert json.loads(out.read_text())["status"] == "1"
+    plain = lpsched("campaigns", "extract", str(log), "-o", str(out))  # default: all
+    assert plain.returncode == 0 and plain.stderr == ""
+    assert plain.stdout.splitlines() == [
+        f"3 campaigns of 2 users (4 jobs, 1 pieces, 0 dependency edges) -> {out}; "
+        "1 jobs not placed", "  1 did not run (run time <= 0 or unknown): jobs [4]"]
+    line = one_error_line(lpsched("campaigns", "extract", str(log), "--status", "done",
+                                  "-o", str(out)))
+    assert "--status done" in line and "completed" in line
+
+
+@pytest.mark.parametrize("deps", [(), ("--deps",)])
+def test_extract_nothing_placeable_exit_2(tmp_path, deps) -> None:
+    """Decision 301: one line, exit 2, with or without ``--deps`` (not an error on an empty
+    array)."""
+    log = tmp_path / "z.swf"
+    log.write_text(ZERO)
+    line = one_error_line(lpsched("campaigns", "extract", str(log), *deps, "-o",
+                                  str(tmp_path / "z.json")))
+    assert "no job can be placed" in line and "2 did not run" in line
+    assert not (tmp_path / "z.json").exists()
+
+
+def test_reproduce_ostrich_nothing_placeable_exit_2(tmp_path) -> None:
+    log = tmp_path / "z.swf"
+    log.write_text(ZERO)
+    line = one_error_line(lpsched("reproduce", "ostrich", "--trace", str(log), "--out",
+                                  str(tmp_path / "r"), "--quiet"))
+    assert "no job can be placed" in line and str(log) in line
+
+
+def test_reproduce_ostrich_status_and_users_sweep(tmp_path) -> None:
+    log = tmp_path / "s.swf"
+    log.write_text(STATUS_SWF)
+    out = tmp_path / "r"
+    data = json_and_table(lpsched(
+        "reproduce", "ostrich", "--trace", str(log), "--status", "completed", "--users",
+        "4,10", "--instances", "1", "--jobs-per-instance", "300", "--out", str(out),
+        "--quiet"), "ostrich")
+    s = data["summary"]
+    assert s["egee"]["ostrich"]["campaigns"] == 2  # jobs 1 and 5 only
+    assert set(s["profiles_sweep"]) == {"4", "10"} and s["profiles_users"] == 10
+    with open(out / "ostrich_profiles_sweep.csv") as fh:
+        sweep = list(csv.DictReader(fh))
+    assert [r["users"] for r in sweep] == ["4", "10"]
+    with open(out / "ostrich_vs_seed.csv") as fh:
+        table = list(csv.DictReader(fh))
+    assert [r["figure"] for r in table] == [r["figure"] for r in data["vs_seed"]["rows"]]
+    assert len(table) == 16 and {r["role"] for r in table} == {"validation", "calibration"}
+    line = one_error_line(lpsched("reproduce", "ostrich", "--trace", str(log), "--status",
+                                  "x", "--out", str(tmp_path / "bad")))
+    assert "--status x" in line and not (tmp_path / "bad").exists()
+    line = one_error_line(lpsched("reproduce", "ostrich", "--trace", str(log), "--users",
+                                  "4,zero", "--out", str(tmp_path / "bad")))
+    assert "--users 4,zero" in line
+
+
+def test_reproduce_faircamp_table(tmp_path) -> None:
+    proc = lpsched("reproduce", "faircamp", "--instances", "2", "--users", "2,20",
+                   "--jobs-per-instance", "400", "--out", str(tmp_path), "--quiet")
+    data = json_and_table(proc, "faircamp")
+    assert "B16 FCFS/FairCamp mean max-stretch, k = 20" in proc.stderr
+    with open(tmp_path / "faircamp_vs_seed.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 10 == len(data["vs_seed"]["rows"])
+    assert rows[1]["verdict"] == "not measured: k = 3 not run"
+
+
+def test_reproduce_faircamp_zipf_exponent(tmp_path) -> None:
+    data = json_and_table(lpsched("reproduce", "faircamp", "--instances", "1", "--users",
+                                  "3", "--jobs-per-instance", "300", "--zipf-exponent", "1",
+                                  "--out", str(tmp_path / "r"), "--quiet"), "faircamp")
+    assert "Zipf 1" in data["vs_seed"]["rows"][1]["note"]
+    line = one_error_line(lpsched("reproduce", "faircamp", "--zipf-exponent", "-1",
+                                  "--out", str(tmp_path / "bad")))
+    assert "--zipf-exponent -1" in line and not (tmp_path / "bad").exists()
+
+
+# -- rigid parallel jobs, dependencies, user ids and sizes each command refuses or takes
+#    (decisions 245-248) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["packed", "block"])
+@pytest.mark.parametrize("data", [PAR3, PAR])
+def test_cli_faircamp_refuses_parallel_jobs_in_both_modes(tmp_path: Path, mode: str,
+                                                          data: dict[str, Any]) -> None:
+    path = tmp_path / "par.json"
+    path.write_text(json.dumps(data))
+    for fmt in ((), ("--json",)):
+        line = one_error_line(lpsched("campaigns", "run", str(path), "--policy", "faircamp",
+                                      "--faircamp-mode", mode, *fmt))
+        assert "q = 2" in line and "sequential" in line and "ostrich" in line
+        assert "invalid schedule" not in line
+
+
+def test_cli_offline_policies_refuse_dependencies(tmp_path: Path) -> None:
+    path = tmp_path / "dep.json"
+    path.write_text(json.dumps(DEP))
+    for policy in ("multicamp", "multicmax"):
+        line = one_error_line(lpsched("campaigns", "run", str(path), "--policy", policy))
+        assert "deps = 1" in line and "independent" in line and "--deps" in line
+        assert "invalid schedule" not in line
+    # the same jobs without the edge are scheduled (and validated)
+    data = {**DEP, "campaigns": [{k: v for k, v in DEP["campaigns"][0].items() if k != "deps"}]}
+    path.write_text(json.dumps(data))
+    for policy in ("multicamp", "multicmax"):
+        out = one_json_object(lpsched("campaigns", "run", str(path), "--policy", policy,
+                                      "--json"))
+        assert out["valid"] is True and out["jobs"] == 2
+
+
+def test_cli_fair_share_with_huge_user_ids(tmp_path: Path) -> None:
+    """Three users with ids up to 9,999,999: a tick costs O(users present), not O(10^7)
+    ids (a permutation, draws and a sort over every id made this run take more than 8 s);
+    the run itself (``seconds``, the O(k) permutation once included) takes well under
+    that."""
+    path = tmp_path / "bigu.json"
+    path.write_text(json.dumps({"processors": 2, "users": 10**7, "campaigns": [
+        {"user": u, "jobs": [{"p": 1.0}, {"p": 2.0}, {"p": 1.0}, {"p": 5.0}]}
+        for u in (9_999_999, 0, 5_000_000)]}))
+    out = one_json_object(lpsched("campaigns", "run", str(path), "--policy", "fair-share",
+                                  "--json"))
+    assert out["valid"] is True and out["users"] == 3 and out["jobs"] == 12
+    assert out["seconds"] < 8.0, out["seconds"]
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (("--users", "100000000"), "--users 100000000: must be a whole number from 1 to "
+                               "10,000,000"),
+    (("--jobs", "1000000000"), "--jobs 1000000000: must be a whole number from 1 to "
+                               "1,000,000"),
+    (("--processors", "10000001"), "--processors 10000001: must be a whole number from 1 "
+                                   "to 10,000,000"),
+    (("--jobs", "0"), "--jobs 0: must be a whole number >= 1"),
+])
+def test_cli_generate_refuses_what_run_rejects(tmp_path: Path, argv: tuple[str, ...],
+                                                shown: str) -> None:
+    out = tmp_path / "g.json"
+    line = one_error_line(lpsched("campaigns", "generate", *argv, "-o", str(out)))
+    assert shown in line
+    assert not out.exists()
+
+
+def test_cli_generate_help_states_the_limits() -> None:
+    proc = lpsched("campaigns", "generate", "--help")
+    assert proc.returncode == 0 and proc.stderr == ""
+    text = " ".join(proc.stdout.split())
+    assert f"from 1 to {MAX_USERS:,}" in text and f"from 1 to {MAX_JOBS:,}" in text
+    assert f"from 1 to {MAX_PROCESSORS:,}" in text
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (("faircamp", "--jobs-per-instance", "2000000"), "--jobs-per-instance 2000000"),
+    (("faircamp", "--users", "2,100000000"), "--users 2,100000000"),
+    (("ostrich", "--users-per-instance", "0", "--trace", "t.swf"), "--users-per-instance 0"),
+    (("ostrich", "--users-per-instance", "20000000", "--trace", "t.swf"),
+     "--users-per-instance 20000000"),
+])
+def test_cli_reproduce_refuses_generator_sizes_up_front(tmp_path: Path,
+                                                         argv: tuple[str, ...],
+                                                         shown: str) -> None:
+    line = one_error_line(lpsched("reproduce", *argv, "--out", str(tmp_path / "r")))
+    assert shown in line
+    assert not (tmp_path / "r").exists()

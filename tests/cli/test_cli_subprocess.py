@@ -199,8 +199,9 @@ def test_reproduce_progress_has_no_banner(tmp_path: Path) -> None:
 
 
 def test_approx_identical_runs_the_files_lpsched_testing_prints(tmp_path: Path) -> None:
-    """Issue 18: a failing P||Cmax example is printed as {"times", "machines"} JSON that an
-    lpsched command accepts: LPT's tight instance on 3 machines (LPT 11, optimum 9)."""
+    """A failing P||Cmax example of ``lpsched.testing`` is printed as {"times", "machines"}
+    JSON that an lpsched command accepts: LPT's tight instance on 3 machines (LPT 11,
+    optimum 9)."""
     path = tmp_path / "instance.json"
     path.write_text(json.dumps({"times": [5, 5, 4, 4, 3, 3, 3], "machines": 3}))
     data = one_json_object(lpsched("approx", "identical", str(path), "--exact", "--json"))
@@ -212,8 +213,8 @@ def test_approx_identical_runs_the_files_lpsched_testing_prints(tmp_path: Path) 
 
 def test_generate_bags_uses_the_profiles_units() -> None:
     """``generate bags --profile balanced`` gives the Python API's instance: the profile's
-    10 MB/s base links, not the 10 or 100 Mbit/s of the seed's profiles (issue 13; mpi and
-    simgrid, decision 36), and so does the default simgrid profile."""
+    10 MB/s base links, not the 10 or 100 Mbit/s of the seed's profiles (mpi and simgrid,
+    decision 36), and so does the default simgrid profile."""
     from lpsched.bags import instance_to_dict, random_bags
 
     out = one_json_object(lpsched("generate", "bags", "--profile", "balanced", "--seed", "3"))

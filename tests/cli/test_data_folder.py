@@ -1,4 +1,4 @@
-"""One way to name the traces folder for every reproduction (issue 33 item 5): ``--data``,
+"""One way to name the traces folder for every reproduction: ``--data``,
 else ``$LPSCHED_DATA``, else ``../shared/data``."""
 
 from __future__ import annotations

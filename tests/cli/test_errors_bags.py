@@ -1,10 +1,10 @@
-"""Issue 10 for the seed-003 commands: hostile instance files, options and output paths.
+"""The seed-003 commands against hostile instance files, options and output paths.
 
 Bad input is exit 2 with exactly one line ``lpsched: error: ...`` naming the field or the
 option, and nothing computed; a policy that cannot finish is a row, not an error; a valid
-instance with 10^9 tasks gets an answer, not solver internals; JSON output is strict.
-Every test here failed before the fix (cases that used to hang or crash the interpreter run
-in a subprocess with a timeout).
+instance with 10^9 tasks gets an answer, not solver internals; JSON output is strict
+(decisions 65-73). Cases that could hang or crash the interpreter run in a subprocess with
+a timeout.
 """
 
 from __future__ import annotations
@@ -195,9 +195,9 @@ def test_throughput_json_never_prints_nan_or_infinity(tmp_path):
 
 
 def test_a_tiny_master_link_is_refused_naming_it(tmp_path):
-    """Review of issue 10: multiport with ``master_bandwidth: 1e-300`` printed
-    ``"dedicated_makespans": [null, ...]`` with exit 0 (``throughput``), and ``solve`` blamed
-    ``applications[0].tasks``. Every command now refuses it at load, naming the field."""
+    """Multiport with ``master_bandwidth: 1e-300`` must not print
+    ``"dedicated_makespans": [null, ...]`` with exit 0 (``throughput``), nor ``solve`` blame
+    ``applications[0].tasks``: every command refuses it at load, naming the field."""
     path = write(tmp_path / "m.json", doc(platform__port="multiport",
                                           platform__master_bandwidth=1e-300))
     for command in ("throughput", "solve"):
@@ -306,7 +306,7 @@ def test_export_lp_folder_target_and_atomic_write(capsys, tmp_path, inst, monkey
         Path(path).write_text("NAME half")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("lpsched.bags.stretch_results.write_model", broken)
+    monkeypatch.setattr("lpsched.bags.maxstretch.results.write_model", broken)
     code, _, err = run(capsys, "solve", str(inst), "--export-lp", str(target))
     assert code == 2 and "No space left" in err
     assert target.read_bytes() == before  # the old file is intact
@@ -391,8 +391,8 @@ def _plan_with(tmp_path: Path, inst: Path, change: Any) -> Path:
     (lambda p: p["epochs"].__setitem__(1, None), "plan field 'epochs': None is not a number"),
 ])
 def test_check_reads_plan_files_strictly(tmp_path, inst, change, named):
-    """Review of issue 10: `true` inside `comm` was read as 1, `apps: [0.5, 1, 2]` passed
-    as "plan OK" (0.5 truncated) and `apps: [0, 1, 7]` ended in an IndexError (exit 3)."""
+    """`true` inside `comm` is not read as 1, `apps: [0.5, 1, 2]` does not pass as "plan OK"
+    (0.5 truncated) and `apps: [0, 1, 7]` does not end in an IndexError (exit 3)."""
     plan = _plan_with(tmp_path, inst, change)
     proc = lpsched("check", str(inst), str(plan))
     one_error_line(proc.returncode, proc.stdout, proc.stderr, str(plan), named)

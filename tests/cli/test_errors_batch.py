@@ -1,9 +1,9 @@
-"""Issue 10 for the batch family (``swf-info``, ``batch``, ``reproduce contiguity |
-platform-level | topology-aware``): every bad trace, option or output path ends in one line
-``lpsched: error: ...`` and exit 2, naming the file, the line and the field where there is
-one; nothing is changed silently (lenient reading is counted and reported); an absurd
-machine size is refused before any memory is spent; output paths are checked before any
-work and written atomically.
+"""Errors a researcher can act on, for the batch family (``swf-info``, ``batch``,
+``reproduce contiguity | platform-level | topology-aware``): every bad trace, option or
+output path ends in one line ``lpsched: error: ...`` and exit 2, naming the file, the line
+and the field where there is one; nothing is changed silently (lenient reading is counted
+and reported); an absurd machine size is refused before any memory is spent; output paths
+are checked before any work and written atomically.
 
 Most runs call :func:`lpsched.cli.main` in this process; the runs that would exhaust memory
 on a faulty version run in a child process with a capped address space.
@@ -462,7 +462,7 @@ def test_reproduce_writes_the_csv_atomically(tmp_path, capsys, monkeypatch):
 
 def test_topology_aware_takes_no_instances(capsys) -> None:
     """Seed 001 replays whole traces: ``--instances`` and ``--first-seed`` would be ignored,
-    so topology-aware does not offer them (review finding)."""
+    so topology-aware does not offer them."""
     from lpsched.cli import build_parser
 
     parser = build_parser(["reproduce", "topology-aware"])

@@ -1,6 +1,8 @@
-"""Issue 10, as users meet it: the installed ``lpsched`` in a subprocess, real stderr.
+"""Errors, warnings and exit statuses as users meet them (decision 68): the installed
+``lpsched`` in a subprocess, real stderr.
 
-* warnings are summed up in one line after a success and never printed before an error;
+* warnings are summed up after a success (each different one in full, once) and never
+  printed before an error;
 * Python errors that bad input causes are one line and exit 2; an unexpected exception is
   one "internal error" line and exit 3 (the traceback with ``LPSCHED_DEBUG=1``);
 * ``approx hybrid`` / ``approx moldable`` name the field and index of a bad time, and the
@@ -136,6 +138,71 @@ def test_warnings_of_worker_processes_are_summed_up_too(tmp_path):
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("lpsched: note: "), proc.stderr
     assert "numerical warnings (first: overflow encountered in multiply)" in lines[0]
+
+
+VARIED = """
+    import warnings
+    import numpy as np
+    import lpsched.cli.approx as cli
+    from lpsched.errors import LpschedWarning
+
+    _command = cli._cmd_approx
+
+    def varied(args):
+        for _ in range(3):
+            np.array([1e308]) * 10
+        warnings.warn("x" * 200 + " end of a long message", LpschedWarning)
+        for k in range({distinct}):
+            warnings.warn(f"distinct warning {{k}}", UserWarning)
+        return _command(args)
+
+    cli._cmd_approx = varied
+"""
+
+
+def test_every_different_warning_is_printed_in_full_after_a_success(tmp_path, hybrid):
+    """Each different warning on its own line, in the order first met, with its count; a
+    message far longer than a terminal line is printed whole."""
+    proc = lpsched("approx", "hybrid", str(hybrid), "--cpus", "1", "--gpus", "1", "--json",
+                   inject=VARIED.format(distinct=2), tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    strict_json(proc.stdout)
+    assert proc.stderr.splitlines() == [
+        "lpsched: note: 6 warnings:",
+        "lpsched: note: - overflow encountered in multiply (3 times)",
+        "lpsched: note: - " + "x" * 200 + " end of a long message",
+        "lpsched: note: - distinct warning 0",
+        "lpsched: note: - distinct warning 1"]
+
+
+def test_a_flood_of_different_warnings_is_bounded(tmp_path, hybrid):
+    """At most SHOWN_WARNINGS different warnings are printed; one line counts the rest."""
+    from lpsched.cli import SHOWN_WARNINGS
+
+    proc = lpsched("approx", "hybrid", str(hybrid), "--cpus", "1", "--gpus", "1",
+                   inject=VARIED.format(distinct=500), tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("lpsched: note:")]
+    assert notes[0] == "lpsched: note: 504 warnings:"
+    assert len(notes) == 1 + SHOWN_WARNINGS + 1
+    assert notes[-1] == (f"lpsched: note: - and {504 - 3 - 1 - (SHOWN_WARNINGS - 2)} more, "
+                         f"of other kinds (the first {SHOWN_WARNINGS} different warnings are "
+                         "shown)")
+
+
+def test_lpsched_warnings_share_one_base_class():
+    """A caller filters every warning lpsched issues on purpose with one class."""
+    import warnings
+
+    from lpsched.core.swf import SwfHeaderWarning
+    from lpsched.errors import LpschedWarning
+
+    assert issubclass(SwfHeaderWarning, LpschedWarning)
+    assert issubclass(LpschedWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LpschedWarning)
+        with pytest.raises(SwfHeaderWarning):
+            warnings.warn("header given twice", SwfHeaderWarning, stacklevel=1)
 
 
 # ------------------------------------------------------------------ Python errors
@@ -308,8 +375,8 @@ def _generate(path: Path | str, seed: int = 1) -> subprocess.CompletedProcess[st
 
 
 def test_outputs_get_the_usual_permissions_and_keep_existing_ones(tmp_path):
-    """Review of issue 10: atomically written outputs were created ``-rw-------`` (mkstemp)
-    whatever the umask; a replaced file lost its mode."""
+    """Atomically written outputs get ``0o666`` less the umask, never mkstemp's
+    ``-rw-------``; a replaced file keeps its mode (decision 67)."""
     mask = os.umask(0o022)
     try:
         assert _generate(tmp_path / "new.json").returncode == 0
@@ -322,7 +389,8 @@ def test_outputs_get_the_usual_permissions_and_keep_existing_ones(tmp_path):
 
 
 def test_a_symbolic_link_is_followed_and_kept(tmp_path):
-    """The link used to be replaced by a regular file, its target left unchanged."""
+    """The file a link points to is written, the link kept (not replaced by a regular file,
+    its target left unchanged)."""
     (tmp_path / "link.json").symlink_to("real.json")
     assert _generate(tmp_path / "link.json").returncode == 0
     assert (tmp_path / "link.json").is_symlink()
@@ -332,7 +400,7 @@ def test_a_symbolic_link_is_followed_and_kept(tmp_path):
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
 def test_a_special_file_is_written_in_place(tmp_path):
     """An output that is a named pipe (or ``/dev/null``, a terminal) must be written
-    through, not replaced by a rename (as root, the old code replaced ``/dev/null`` by a
+    through, not replaced by a rename (which, as root, would replace ``/dev/null`` by a
     regular file). A FIFO stands in for the device so a failure harms nothing."""
     import threading
 
@@ -353,8 +421,8 @@ def test_a_special_file_is_written_in_place(tmp_path):
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc file system")
 def test_a_file_system_that_refuses_files_fails_before_any_work(tmp_path):
-    """``batch --out /proc/o.csv`` failed after the whole simulation, naming the hidden
-    temporary file; the probe now fails first and names the user's path."""
+    """``batch --out /proc/o.csv`` fails before the simulation (the probe of
+    :func:`check_output`), naming the user's path, not a hidden temporary file."""
     trace = tmp_path / "t.swf"
     trace.write_text("; MaxProcs: 4\n" + " ".join(["1", "0", "0", "10", "2", "-1", "-1",
                                                    "2", "20"] + ["-1"] * 9) + "\n")
@@ -372,7 +440,8 @@ def test_a_file_system_that_refuses_files_fails_before_any_work(tmp_path):
     (["no-such-command"], "invalid choice"),
 ])
 def test_usage_errors_are_one_line(argv, named):
-    """Review of issue 10: argparse printed 4-11 usage lines, and a negative seed reached
-    numpy (internal error, exit 3) in generate, demo and reproduce cbs3m."""
+    """A usage error is one line, not argparse's 4-11 usage lines, and a negative seed is a
+    usage error (exit 2), never numpy's exception (internal error, exit 3) in generate,
+    demo and reproduce cbs3m."""
     err = one_error_line(lpsched(*argv))
     assert named in err and "--help" in err

@@ -1,4 +1,4 @@
-"""Fuzz the command line with malformed instances and SWF traces (issue #10, item 6).
+"""Fuzz the command line with malformed instances and SWF traces.
 
 Each example takes a small valid input, applies one to three mutations (a number replaced by
 0, -1, 1e-308, 1e308, 1e400, NaN, a boolean, a string, null; a key deleted or added; a list
@@ -872,7 +872,7 @@ PLAT = ("platform",)
 @pytest.mark.parametrize("command", sorted(INSTANCE_COMMANDS))
 @settings(FUZZ, max_examples=45 * _PROFILE_SCALE)
 @given(case=instance_cases())
-# the classes of issue #10, always run
+# the classes of bad input the hardening rules name (decisions 64-66), always run
 @example(case=InstanceCase("one-port", ()))
 @example(case=InstanceCase("multiport", ()))
 @example(case=InstanceCase("one-port-rows", ()))

@@ -1,11 +1,12 @@
 """Inputs that are streams, too large, or named in bytes that are not UTF-8.
 
 * Every command that reads an SWF trace or a JSON file reads it from a pipe (``<(cat
-  t.swf)``: ``/dev/fd/N``), ``/dev/stdin`` or a FIFO (lpsched.core.inputs): before, the SWF
-  reader rewound the file and failed with "File or stream is not seekable.", naming no file.
+  t.swf)``: ``/dev/fd/N``), ``/dev/stdin`` or a FIFO (lpsched.core.inputs): no reader
+  rewinds its input (a reader that does fails with "File or stream is not seekable.",
+  naming no file).
 * A JSON input larger than the limit (``LPSCHED_MAX_JSON_BYTES``, default 256 MiB) is
-  refused from its size before a byte is read (a 2 GB sparse file took 16-34 s and 4.2 GB
-  before); a pipe is read up to the limit and one byte.
+  refused from its size before a byte is read (read whole, a 2 GB sparse file takes
+  16-34 s and 4.2 GB); a pipe is read up to the limit and one byte.
 * ``--json`` output is strict UTF-8 even for a file name that is not (``t\\xff.swf``).
 """
 
@@ -94,7 +95,7 @@ def one_error(p: subprocess.CompletedProcess[bytes], *words: str) -> str:
     return lines[0]
 
 
-# --- item 3: pipes, /dev/stdin, FIFOs --------------------------------------------------
+# --- pipes, /dev/stdin, FIFOs -----------------------------------------------------------
 
 
 def test_swf_info_reads_a_pipe_plain_or_gzipped(tmp_path: Path) -> None:
@@ -171,7 +172,7 @@ def test_a_stream_error_names_the_stream(tmp_path: Path) -> None:
               "not a Batsim workload")
 
 
-# --- item 4: the size of a JSON input ---------------------------------------------------
+# --- the size of a JSON input -----------------------------------------------------------
 
 
 def _sparse(path: Path, size: int) -> Path:
@@ -228,7 +229,7 @@ def test_the_limit_is_documented() -> None:
         assert "LPSCHED_MAX_JSON_BYTES" in readme.read_text()
 
 
-# --- item 5: names that are not UTF-8 in --json ----------------------------------------
+# --- names that are not UTF-8 in --json ------------------------------------------------
 
 
 def _strict(stdout: bytes) -> Any:

@@ -9,6 +9,8 @@ file stays.
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import resource
 import stat
@@ -16,12 +18,17 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lpsched.cli import main
 from lpsched.cli.outputs import atomic_output, atomic_path
 from lpsched.errors import LpschedError
-from tests.cli.test_cli_subprocess import LPSCHED
+from tests.cli.test_batsim_cli import SWF as BATCH_SWF
+from tests.cli.test_batsim_cli import WORKLOAD
+from tests.cli.test_batsim_cli import one_error as one_error_of
+from tests.cli.test_cli_subprocess import LPSCHED, lpsched, one_json_object
 
 SWF = """; MaxProcs: 8
 1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 1 -1 -1
@@ -85,8 +92,8 @@ def _full_nodes(folder: Path) -> list[Path]:
 
 
 def test_export_lp_onto_a_full_device_is_an_error(work: Path) -> None:
-    """Before: exit 0 and "wrote the ... LP" with nothing written (special files skipped
-    the written-file check). Now the write into the device is checked: ENOSPC, exit 2."""
+    """The write into a device is checked like any other: ENOSPC is one error line, exit 2,
+    never exit 0 and "wrote the ... LP" with nothing written."""
     for node in _full_nodes(work):
         p = run("solve", "inst.json", "--export-lp", node.name, cwd=work)
         one_error(p, f"cannot write {node.name}", "No space left on device")
@@ -151,8 +158,8 @@ LOOPING_COMMANDS = [
 @pytest.mark.parametrize("argv", LOOPING_COMMANDS, ids=lambda a: " ".join(a[:2]))
 def test_a_symbolic_link_that_loops_is_refused_and_kept(work: Path,
                                                         argv: tuple[str, ...]) -> None:
-    """Before: ``ln -s x x`` was silently replaced by a regular file. Now: one line naming
-    the path, exit 2, the link as it was."""
+    """``ln -s x x`` is never silently replaced by a regular file: one line naming the
+    path, exit 2, the link as it was."""
     name = argv[-1].format(out="loop")
     (work / name).symlink_to(name)
     p = run(*[a.format(out="loop") for a in argv], cwd=work)
@@ -190,9 +197,9 @@ def _file_size_limit(limit: int) -> object:
 
 
 def test_every_output_that_cannot_be_written_exits_2(work: Path) -> None:
-    """Past a file size limit (EFBIG, what a full disk does to a writer): ``--export-lp``
-    (HiGHS, which reports it as an incomplete model) exited 1 and every other output 2;
-    now 2 for all, the old files kept."""
+    """Past a file size limit (EFBIG, what a full disk does to a writer) every output exits
+    2, ``--export-lp`` too (HiGHS reports it as an incomplete model, a solver error of exit
+    1 were it not about the file), the old files kept."""
     (work / "model.lp").write_text("the old model\n")
     p = run("solve", "inst.json", "--export-lp", "model.lp", cwd=work,
             preexec_fn=_file_size_limit(1000))
@@ -247,3 +254,102 @@ def test_the_rules_are_written_in_the_module_doc() -> None:
                  "Temporary files never stay"):
         assert rule in doc, rule
     assert sys.modules["lpsched.cli.outputs"] is outputs
+
+
+# -- an output that is one of the command's inputs (decision 204) --------------------------
+
+def write(path: Path, doc: Any) -> Path:
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+def run_in_process(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
+    """:func:`lpsched.cli.main` on ``argv`` in this process: (status, stdout, stderr)."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def in_process_error(capsys: pytest.CaptureFixture[str], *argv: Any) -> str:
+    """Exit 2, nothing on stdout, one ``lpsched: error:`` line (returned)."""
+    code, out, err = run_in_process(capsys, *argv)
+    assert code == 2 and out == "", (code, out, err)
+    assert err.startswith("lpsched: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_convert_refuses_to_overwrite_its_input(tmp_path):
+    trace = write(tmp_path / "h.swf", BATCH_SWF)
+    one_error_of(lpsched("convert", str(trace), "-o", str(trace), "--to", "batsim"),
+                 f"-o {trace}: the same file as the input {trace}")
+    assert trace.read_text() == BATCH_SWF
+    work = write(tmp_path / "w.json", WORKLOAD)
+    before = work.read_text()
+    one_error_of(lpsched("convert", str(work), "-o", str(work), "--to", "swf"),
+                 "the same file as the input")
+    assert work.read_text() == before
+
+
+def test_batch_refuses_its_trace_as_out_through_a_link_or_another_spelling(tmp_path):
+    trace = write(tmp_path / "h.swf", BATCH_SWF)
+    link = tmp_path / "link.swf"
+    link.symlink_to(trace)
+    hard = tmp_path / "hard.swf"
+    os.link(trace, hard)
+    for out, given in ((trace, trace), (trace, link), (hard, trace),
+                       (tmp_path / "." / "h.swf", trace)):
+        one_error_of(lpsched("batch", str(given), "--out", str(out)),
+                     f"--out {out}: the same file as the input {given}")
+    assert trace.read_text() == BATCH_SWF
+    one_json_object(lpsched("batch", str(trace), "--json", "--out",
+                            str(tmp_path / "jobs.csv")))  # another file is fine
+
+
+def test_every_command_with_an_input_and_an_output_refuses_the_same_file(tmp_path, capsys):
+    trace = write(tmp_path / "t.swf", BATCH_SWF)
+    named_json = write(tmp_path / "t.json", BATCH_SWF)
+    xml = write(tmp_path / "p.xml", "<platform/>")
+    inst = tmp_path / "inst.xml"
+    for argv, option in (
+            (["tasks", trace, "-o", trace], "-o"),
+            (["campaigns", "extract", named_json, "-o", named_json], "-o"),
+            (["generate", "bags", "--apps", "2", "--platform", xml, "-o", xml], "-o"),
+            (["export", "simgrid", write(inst, "{}"), "-o", inst], "-o"),
+            (["export", "simgrid", inst, "-o", tmp_path / "o.xml", "--deployment", inst],
+             "--deployment")):
+        err = in_process_error(capsys, *argv)
+        assert f"{option} " in err and "the same file as the input" in err, err
+    assert trace.read_text() == BATCH_SWF and xml.read_text() == "<platform/>"
+
+
+# -- a failed write names the file and leaves nothing (decision 205) -----------------------
+
+def full_disk(*_: Any, **__: Any) -> None:
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_failed_write_names_the_file_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    from lpsched.batch import batsim
+
+    trace = write(tmp_path / "t.swf", BATCH_SWF)
+    out = tmp_path / "jobs.csv"
+    monkeypatch.setattr(batsim, "write_jobs_csv", full_disk)
+    err = in_process_error(capsys, "batch", trace, "--out", out)
+    assert err == f"lpsched: error: cannot write {out}: No space left on device\n"
+    monkeypatch.setattr(batsim, "write_batsim", full_disk)
+    err = in_process_error(capsys, "convert", trace, "-o", tmp_path / "w.json")
+    assert f"cannot write {tmp_path / 'w.json'}: No space left on device" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.swf"]  # no temporary left
+
+
+def test_a_failed_write_to_a_special_file_names_it(tmp_path, monkeypatch):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # so that opening it to write works
+    try:
+        with pytest.raises(LpschedError, match=f"cannot write {fifo}: No space left"), \
+                atomic_output(fifo) as fh:
+            assert fh.name == str(fifo)
+            full_disk()
+    finally:
+        os.close(reader)

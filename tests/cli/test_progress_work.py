@@ -1,5 +1,5 @@
 """The batch reproductions weigh their cells by the jobs simulated, so the progress line's
-time left is estimated by work (issue 33 item 5, decision 431)."""
+time left is estimated by work (decision 431)."""
 
 from __future__ import annotations
 

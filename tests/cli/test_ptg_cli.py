@@ -73,6 +73,44 @@ def test_schedule_all_table(graphs: dict[str, Path]) -> None:
         in lines[20]  # the issue's "the 19, validated"
 
 
+def test_schedule_table_is_the_frame_of_every_algorithm(graphs: dict[str, Path]) -> None:
+    """The printed table of ``--algorithm all`` holds, rounded as printed, the rows of
+    :func:`lpsched.ptg.comparison.compare_algorithms` that its ``to_frame()`` gives (the
+    timings aside: they are measured again)."""
+    pytest.importorskip("pandas")
+    from lpsched.ptg.comparison import TABLE_COLUMNS, compare_algorithms
+    from lpsched.ptg.io import load_ptg
+    from lpsched.ptg.model import get_cluster
+    from lpsched.ptg.problem import Problem
+
+    files = [str(graphs["g"]), str(graphs["f"])]
+    p = lpsched("ptg", "schedule", *files, "--cluster", "chti", "--algorithm", "all",
+                "--table")
+    assert p.returncode == 0 and p.stderr == ""
+    lines = p.stdout.strip().splitlines()
+    cluster = get_cluster("chti")
+    comparison = compare_algorithms(Problem([load_ptg(f, cluster.speed) for f in files],
+                                            cluster))
+    frame = comparison.to_frame()
+    assert list(frame.columns) == [
+        "algorithm", "valid", "makespan", "scaled_sum_completion", "max_stretch",
+        "utilisation", "seconds", "shared_seconds", "makespan_bound", "makespan_ratio",
+        "ssct_bound", "ssct_ratio"]
+    assert set(TABLE_COLUMNS) <= set(frame.columns) and len(frame) == 19
+    formats = {"makespan": "{:.2f}", "makespan_ratio": "{:.3f}",
+               "scaled_sum_completion": "{:.3f}", "ssct_ratio": "{:.3f}",
+               "max_stretch": "{:.3f}", "utilisation": "{:.2f}"}
+    for line, (_, row) in zip(lines[1:20], frame.iterrows(), strict=True):
+        printed = line.split()
+        assert printed[0] == row["algorithm"]
+        for field, value in zip(TABLE_COLUMNS[1:7], printed[1:7], strict=True):
+            scale = 100 if field == "utilisation" else 1
+            assert value == formats[field].format(scale * row[field]), (line, field)
+    assert bool(frame["valid"].all()) and "every schedule validated" in lines[20]
+    b = comparison.bounds
+    assert f"Cmax >= {b.makespan:.2f} s" in lines[20] and f"SSCT >= {b.ssct:.3f}" in lines[20]
+
+
 def test_schedule_all_json(graphs: dict[str, Path]) -> None:
     doc = one_json_object(lpsched("ptg", "schedule", str(graphs["f"]), "--cluster", "chti",
                                   "--json"))
@@ -139,7 +177,7 @@ def test_reproduce_small(tmp_path: Path) -> None:
     else:
         assert len(doc["figures"]) == 7 and all(Path(f).stat().st_size > 1000
                                                 for f in doc["figures"])
-    # the seed-vs-ours table (issue 32): in the JSON, on stderr and in ptg_vs_seed.csv
+    # the seed-vs-ours table (decision 345): in the JSON, on stderr and in ptg_vs_seed.csv
     figures = [r["figure"] for r in doc["vs_seed"]["rows"]]
     assert "A16 SELFISH MaxS median" in figures
     assert "Table 2 values >= 90 % (share of processors used, decision 340)" in figures
@@ -155,7 +193,7 @@ def test_reproduce_small(tmp_path: Path) -> None:
 
 def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
     """``--hcpa-bound`` reaches the problem (decision 336): the default is the improved HCPA
-    as the seed writes it (``literal``, issue 32), ``budget:0.65`` (the variant fitted to
+    as the seed writes it (``literal``), ``budget:0.65`` (the variant fitted to
     A9) and ``none`` (plain CPA) are named variants that change SELFISH's schedule on the
     random PTG; a bad bound is one error line, exit 2."""
     runs = {}
@@ -178,11 +216,11 @@ def test_hcpa_bound_option(graphs: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize("typed", ["literal:0.5", "none:3", "literal:"])
 def test_reproduce_refuses_a_value_after_literal_or_none(tmp_path: Path, typed: str) -> None:
-    """Decision 416: ``literal`` and ``none`` take no value. ``literal:0.5`` used to move
-    the stopping test's budget silently while the table still read the run as the literal
-    rule, and ``none:3`` dropped its value; both are a usage error now (exit 2, one line
-    that echoes what was typed and names the accepted forms, the default first), before
-    any scenario is computed."""
+    """Decision 416: ``literal`` and ``none`` take no value. ``literal:0.5`` would move the
+    stopping test's budget silently while the table read the run as the literal rule, and
+    ``none:3`` would drop its value; both are a usage error (exit 2, one line that echoes
+    what was typed and names the accepted forms, the default first), before any scenario
+    is computed."""
     out = tmp_path / "r"
     p = lpsched("reproduce", "ptg", "--scenarios", "1", "--jobs", "1", "--no-figures",
                 "--hcpa-bound", typed, "--out", str(out))
@@ -222,7 +260,7 @@ def test_errors_name_the_file(graphs: dict[str, Path], tmp_path: Path) -> None:
 
 
 def test_gantt_full_disk_keeps_old_file(graphs: dict[str, Path]) -> None:
-    """Issue 28 (reliability): ``--gantt`` is written through ``atomic_path``: when the
+    """Decision 346: ``--gantt`` is written through ``atomic_path``: when the
     disk fills (here a file-size limit of 2 kB, below any Gantt PNG), the command fails
     with a message and the previous file is left intact, never truncated."""
     pytest.importorskip("matplotlib")

@@ -1,5 +1,5 @@
 """``lpsched ptg schedule FILE --cluster 64 --json`` on workflow files other tools write
-(issue 33 item 3): daggen's DOT, WfCommons JSON 1.4/1.5, Pegasus DAX; the unknown-format
+(decisions 370-374): daggen's DOT, WfCommons JSON 1.4/1.5, Pegasus DAX; the unknown-format
 error; ``--cluster`` as a processor count (subprocess of the installed console script)."""
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Issue 28: nothing lost, nothing false at the edges.
+"""Nothing lost, nothing false at the edges (decisions 250-256).
 
-Each test reproduces one finding of the issue on today's code and runs the installed
-``lpsched`` console script where the finding was a command-line one (stdout, stderr and
-exit status checked).
+Each test holds one edge: time scales one LP cannot hold, instances far from the origin of
+time, schedules below a proven bound, files a compiled library writes, the solver log as an
+output, the runner's options and workers. It runs the installed ``lpsched`` console script
+where the edge is a command-line one (stdout, stderr and exit status checked).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def assert_clean_error(p: subprocess.CompletedProcess[str], status: int, *words:
         assert w in lines[0], (w, lines[0])
 
 
-# --- item 1: a DOT edge endpoint with an invalid escape -------------------------------
+# --- a DOT edge endpoint with an invalid escape (decision 256) ------------------------
 
 
 @pytest.mark.parametrize("statement", ['"a\\q" -> "t0";', '"t0" -> "b\\x";',
@@ -60,7 +61,7 @@ def test_dot_reader_raises_parse_error_on_edge_escape() -> None:
         from_dot('"t0" [work=1, alpha=0];\n"a\\q" -> "t0";\n', "g")
 
 
-# --- item 2: executor addresses and --jobs in every experiment -----------------------
+# --- executor addresses and --jobs in every experiment (decision 255) ----------------
 
 
 @pytest.mark.parametrize("option", [["--executor", "dask://"], ["--executor", "dask://h"],
@@ -100,7 +101,7 @@ def _square(x: int) -> list[dict[str, int]]:
     return [{"x": x, "y": x * x}]
 
 
-# --- item 3: workers end with their parent -------------------------------------------
+# --- workers end with their parent (decision 255) ------------------------------------
 
 
 def _children(pid: int) -> set[int]:
@@ -146,7 +147,7 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path: Path) -> None:
     assert not left, f"workers {left} outlived their parent"
 
 
-# --- item 4: what a compiled library writes is verified before it replaces a file ----
+# --- what a compiled library writes is checked before it replaces a file (decisions 253-254)
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +234,7 @@ def test_solver_log_may_not_be_an_input(tmp_path: Path, bags_instance: Path) -> 
     assert p.returncode == 0 and (tmp_path / "log.txt").stat().st_size > 0
 
 
-# --- item 7: approx identical refuses an empty list as hybrid and moldable do ---------
+# --- approx identical refuses an empty list as hybrid and moldable do (decision 256) ---
 
 
 @pytest.mark.parametrize("extra", [[], ["--json"], ["--algorithm", "list"]])
@@ -253,7 +254,7 @@ def test_list_scheduling_refuses_no_job() -> None:
             fn([], 3)
 
 
-# --- item 5: bags release dates far from 0 -------------------------------------------
+# --- bags release dates far from 0 (decisions 251, 252) ------------------------------
 
 
 def _shifted(src: Path, dst: Path, shift: float, only: int | None = None) -> Path:
@@ -351,7 +352,7 @@ def test_validate_refuses_a_schedule_below_a_proven_bound(small_bags: Path) -> N
         validate(far, zero)
 
 
-# --- item 6: 10^9 tasks beside applications of 10-50 tasks ---------------------------
+# --- 10^9 tasks beside applications of 10-50 tasks (decision 250) --------------------
 
 
 @pytest.mark.parametrize("shift", [0.0, 1e14])

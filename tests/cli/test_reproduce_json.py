@@ -1,4 +1,4 @@
-"""Every ``lpsched reproduce`` takes ``--json`` (issue 33 item 5): one JSON value on stdout
+"""Every ``lpsched reproduce`` takes ``--json``: one JSON value on stdout
 with the seed-vs-ours table under ``vs_seed``; the table itself goes to stderr."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``lpsched export simgrid`` and ``--platform`` (issue 17 part 2), run as the installed
+"""``lpsched export simgrid`` and ``--platform`` (decisions 184-188), run as the installed
 command: stdout, stderr and exit status."""
 
 from __future__ import annotations
@@ -130,7 +130,8 @@ def test_platform_errors_are_one_line_and_exit_2(files):
          "give the file with --platform"),
         (("throughput", str(files / "inst.json"), "--platform", str(files / "star.xml"),
           "--master", "n1"),
-         f"lpsched: error: {files / 'star.xml'}:7: not a star with master 'n1': no route "
+         f"lpsched: error: {files / 'star.xml'}:7: not usable as a star platform: not a star "
+         "with master 'n1': no route "
          "from 'n1' to 'n2', 'n3' (zone 'lab' (routing=\"Full\") declares no route from 'n1' "
          "to 'n2')"),
         (("generate", "bags", "--platform", str(files / "star.xml"), "--workers", "3"),
@@ -167,7 +168,7 @@ def test_help_documents_the_platform_options():
         assert ("--platform FILE" in text) or ("SimGrid platform file" in text), argv
 
 
-# -- issue 33: platforms in SimGrid's other styles through the existing options ---------------
+# -- platforms in SimGrid's other styles through the existing options ---------------------------
 
 CLUSTER = """<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -194,8 +195,9 @@ def test_generate_on_a_cluster_behind_a_router_with_master(tmp_path):
     proc = lpsched("generate", "bags", "--apps", "2", "--seed", "1", "--platform", str(plat),
                    "--master", "boss")
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == (f"lpsched: error: {plat}:6: <cluster id='c'> speed = '0f' must be "
-                           "> 0\n")
+    assert proc.stderr == (f"lpsched: error: {plat}:6: not usable as a star platform: <cluster "
+                           "id='c'> speed = '0f' must be > 0: host 'node-0' computes in "
+                           "pstate 0\n")
     plat.write_text(CLUSTER.replace('speed="0f,1Gf"', 'speed="1Gf,0f"'))
     proc = lpsched("generate", "bags", "--apps", "2", "--seed", "1", "--platform", str(plat),
                    "--master", "boss")
@@ -207,8 +209,9 @@ def test_generate_on_a_cluster_behind_a_router_with_master(tmp_path):
     assert data["simgrid"] == {"master": "boss", "workers": ["node-0", "node-1", "node-2"]}
     proc = lpsched("generate", "bags", "--apps", "2", "--seed", "1", "--platform", str(plat))
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith(f"lpsched: error: {plat}: 4 hosts have a route to every "
-                                  "other host ('boss', 'node-0', 'node-1', 'node-2')")
+    assert proc.stderr.startswith(f"lpsched: error: {plat}: not usable as a star platform: 4 "
+                                  "hosts have a route to every other host ('boss', 'node-0', "
+                                  "'node-1', 'node-2')")
 
 
 def test_the_platform_benchmark_counts_a_folder(tmp_path):
@@ -262,7 +265,7 @@ DEPLOYMENT = """<?xml version='1.0'?>
 
 
 def test_generate_with_a_deployment_file(tmp_path):
-    """``--deployment FILE`` with ``--platform`` (issue 33): the master computes too."""
+    """``--deployment FILE`` with ``--platform`` (decision 359): the master computes too."""
     (tmp_path / "p.xml").write_text(SMALL)
     (tmp_path / "d.xml").write_text(DEPLOYMENT)
     proc = lpsched("generate", "bags", "--apps", "2", "--seed", "1", "--platform",

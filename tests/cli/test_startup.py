@@ -1,8 +1,9 @@
-"""Issue 34, start-up: a command builds only its own family's parser (the other families'
-modules are not imported), and everything a user sees stays as the whole parser makes it:
-the help, the usage errors, the parsed options; ``import lpsched`` and the core's light
-modules import neither the runner nor the store; the CLI asks for one BLAS thread unless
-the user chose."""
+"""Start-up (decisions 434-436): a command builds only its own family's parser.
+
+The other families' modules are not imported, and everything a user sees stays as the whole
+parser makes it: the help, the usage errors, the parsed options; ``import lpsched`` and the
+core's light modules import neither the runner nor the store; the CLI asks for one BLAS
+thread unless the user chose."""
 
 from __future__ import annotations
 

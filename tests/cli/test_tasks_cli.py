@@ -4,14 +4,20 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lpsched.cli import main
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
-from tests.tasks.conftest import swf_text
+from tests.tasks.conftest import WIDE_JOBS, kth_like, swf_text
+
+#: the installed command beside this interpreter
+LPSCHED = str(Path(sys.executable).parent / "lpsched")
 
 KEYS = ("policy", "valid", "max_stretch", "sum_stretch", "l2_stretch", "max_flow",
         "sum_flow", "l2_flow", "lower_bounds", "redirections", "seconds")
@@ -46,6 +52,17 @@ def instance(tmp_path: Path, trace: Path, capsys: pytest.CaptureFixture[str]) ->
     return out
 
 
+@pytest.fixture
+def wide(tmp_path: Path) -> Path:
+    """Three jobs of 12, 8 and 4 processors: on 4 processors two are too wide."""
+    path = tmp_path / "wide.swf"
+    path.write_text(swf_text(WIDE_JOBS, 16))
+    return path
+
+
+# -- lpsched tasks ------------------------------------------------------------------------
+
+
 def test_tasks_builds_a_method_c_instance(capsys, trace: Path, instance: Path) -> None:
     data = json.loads(instance.read_text())
     assert data["processors"] >= 1 and data["method"] == "C" and data["seed"] == 3
@@ -56,6 +73,75 @@ def test_tasks_builds_a_method_c_instance(capsys, trace: Path, instance: Path) -
                        "--json")
     summary = json.loads(out)
     assert summary["tasks"] == 150 and summary["processors"] == 32
+
+
+def test_tasks_command_reports_dropped_jobs(wide: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x.json"
+    proc = lpsched("tasks", str(wide), "--window", "all", "--processors", "4", "-o", str(out))
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "2 of the trace's 3 job lines dropped" in proc.stderr
+    data = json.loads(out.read_text())
+    assert data["trace_records"] == 3 and len(data["tasks"]) == 1
+    # nothing dropped: no note
+    proc = lpsched("tasks", str(wide), "--window", "all", "-o", str(out))
+    assert proc.returncode == 0 and "dropped" not in proc.stderr
+
+
+def test_tasks_json_without_output_is_a_documented_dry_run(wide: Path) -> None:
+    summary = one_json_object(lpsched("tasks", str(wide), "--window", "all", "--json"))
+    assert summary["tasks"] == 3 and summary["output"] is None
+    assert "dry run" in lpsched("tasks", "--help").stdout
+
+
+def test_tasks_status_selects_statuses_only_and_zero_run_drops(tmp_path: Path) -> None:
+    """``tasks`` as ``batch`` (decision 380): ``--status completed`` keeps a completed job
+    of run time 0; ``--zero-run drop`` drops it, counted under the reason batch uses."""
+    path = tmp_path / "t.swf"
+    path.write_text(swf_text([(0, 100, 4), (10, 0, 2), (20, 50, 1)], 16))
+    base = [LPSCHED, "tasks", str(path), "--window", "all", "--status", "completed",
+            "--json"]
+    kept = subprocess.run(base, capture_output=True, text=True)
+    assert kept.returncode == 0 and kept.stderr == ""
+    assert json.loads(kept.stdout)["tasks"] == 3
+    dropped = subprocess.run([*base, "--zero-run", "drop"], capture_output=True, text=True)
+    assert dropped.returncode == 0
+    out = json.loads(dropped.stdout)
+    assert out["tasks"] == 2
+    assert out["trace_dropped"] == {"run time 0 (field 4 = 0)": 1}
+    assert out["jobs_selected"] == {"status": "completed", "zero_run": "drop"}
+    assert dropped.stderr == ("lpsched: note: 1 of the trace's 3 job lines dropped before "
+                              "the window was cut (1 run time 0 (field 4 = 0))\n")
+
+
+def _selection_trace(tmp_path: Path) -> Path:
+    return kth_like(tmp_path)
+
+
+def test_installed_tasks_status_and_zero_run(tmp_path: Path) -> None:
+    """``tasks --status completed --zero-run drop`` keeps the chapter's jobs and says what
+    it dropped, per status and run time; a bad ``--status`` is one line, exit 2."""
+    trace = _selection_trace(tmp_path)
+    proc = lpsched("tasks", str(trace), "--window", "all", "--status", "completed",
+                   "--zero-run", "drop", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["tasks"] == 48 and data["jobs_selected"] == {"status": "completed",
+                                                             "zero_run": "drop"}
+    assert data["trace_dropped"] == {"status -1 not selected": 12,
+                                     "status 0 not selected": 24,
+                                     "status 5 not selected": 12,
+                                     "run time 0 (field 4 = 0)": 24}
+    assert proc.stderr.startswith("lpsched: note: 72 of the trace's 120 job lines dropped")
+    plain = json.loads(lpsched("tasks", str(trace), "--window", "all", "--json").stdout)
+    assert plain["tasks"] == 120  # every job, run time 0 kept
+    bad = lpsched("tasks", str(trace), "--status", "finished")
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert "--status 'finished'" in bad.stderr
+    bad = lpsched("tasks", str(trace), "--zero-run", "sometimes")
+    assert bad.returncode == 2 and "--zero-run" in bad.stderr
+
+
+# -- lpsched online -----------------------------------------------------------------------
 
 
 def test_online_one_policy_json(capsys, instance: Path) -> None:
@@ -112,12 +198,108 @@ def test_online_bad_instances_exit_2(capsys, tmp_path: Path, doc: dict, field: s
     assert code == 2 and out == "" and field in err and err.count("\n") == 1
 
 
+def test_online_all_reports_table_md_too_large_as_skipped(capsys, tmp_path: Path) -> None:
+    """KTH-SP2 on 7 processors: Table 3.2's m_d is 8 for SPT-RD and 7 for GSPT-RD. With
+    ``--policy all`` both are rows with status "skipped" and the reason; named alone, the
+    error says where m_d = 8 came from (the user gave no --md)."""
+    path = tmp_path / "kth.json"
+    path.write_text(json.dumps({"processors": 7, "source": "KTH-SP2-1996-2.1-cln.swf.gz",
+                                "tasks": [{"release": float(i), "p": 5.0 + i % 3}
+                                          for i in range(20)]}))
+    code, out, err = run(capsys, "online", str(path), "--policy", "all", "--json")
+    assert code == 0, err
+    rows = {r["policy"]: r for r in json.loads(out)}
+    assert len(rows) == 9
+    assert {k for k, r in rows.items() if r["status"] == "skipped"} == {"spt-rd", "gspt-rd"}
+    assert "m_d = 8" in rows["spt-rd"]["reason"] and "m_d = 7" in rows["gspt-rd"]["reason"]
+    assert rows["spt-rr"]["status"] == "ok" and rows["spt-rr"]["md"] == 2
+    code, out, _ = run(capsys, "online", str(path), "--policy", "all", "--table")
+    assert code == 0 and "spt-rd skipped: Table 3.2's m_d = 8" in out
+    code, out, err = run(capsys, "online", str(path), "--policy", "spt-rd")
+    assert code == 2 and "Table 3.2's m_d = 8" in err and "--md 8" not in err
+    code, out, _ = run(capsys, "online", str(path), "--policy", "spt-rd", "--md", "3",
+                       "--json")
+    assert code == 0 and json.loads(out)["md"] == 3
+
+
+def test_online_csv_dash_writes_stdout(tmp_path: Path) -> None:
+    inst = tmp_path / "t.json"
+    inst.write_text(json.dumps({"processors": 1, "tasks": [
+        {"release": 0, "p": 100}, {"release": 1, "p": 1}, {"release": 2, "p": 1}]}))
+    proc = lpsched("online", str(inst), "--policy", "spt,gspt", "--csv", "-", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert [r["policy"] for r in rows] == ["spt", "gspt"]
+    assert not (tmp_path / "-").exists()
+    proc = lpsched("online", str(inst), "--policy", "spt", "--csv", "-", "--json")
+    assert proc.returncode == 2 and proc.stdout == "" and "stdout" in proc.stderr
+
+
+def test_online_names_the_exact_bound_test(tmp_path: Path) -> None:
+    inst = tmp_path / "t.json"
+    inst.write_text(json.dumps({"processors": 2, "tasks": [
+        {"release": 0, "p": 5}, {"release": 1, "p": 3}, {"release": 1, "p": 3}]}))
+    lp = one_json_object(lpsched("online", str(inst), "--policy", "spt", "--bounds", "lp",
+                                 "--json"))
+    flow = one_json_object(lpsched("online", str(inst), "--policy", "spt", "--json"))
+    assert lp["lower_bounds"]["max_stretch"]["test"] == "lp"
+    assert flow["lower_bounds"]["max_stretch"]["test"] == "max-flow"
+    assert "test" not in flow["lower_bounds"]["sum_flow"]
+
+
+def test_installed_command(tmp_path: Path) -> None:
+    trace = tmp_path / "t.swf"
+    trace.write_text(swf_text())
+    inst = tmp_path / "i.json"
+    proc = lpsched("tasks", str(trace), "--window", "all", "-o", str(inst))
+    assert proc.returncode == 0 and proc.stdout == "" and "wrote" in proc.stderr
+    data = one_json_object(lpsched("online", str(inst), "--policy", "gspt-rd", "--md", "1",
+                                   "--tau", "1", "--json"))
+    assert all(k in data for k in KEYS)
+    table = lpsched("online", str(inst), "--policy", "all", "--table")
+    assert table.returncode == 0 and table.stderr == ""
+    assert table.stdout.splitlines()[0].startswith("policy")
+    bad = lpsched("online", str(inst), "--policy", "spt-rd", "--md", "50")
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    data = one_json_object(lpsched("tasks", str(trace), "--window", "all", "--json"))
+    assert data["tasks"] == 8
+
+
+def test_installed_online_far_releases_and_long_swf_line(tmp_path: Path) -> None:
+    """Two tasks released at 1e19: the real flows (8 and 3), not 0 (decision 286); an
+    instance beyond a microsecond's reach is one error line; a .swf.gz inflating to a
+    2 MiB line is refused at that line (decision 289)."""
+    import gzip
+
+    far = tmp_path / "far.json"
+    far.write_text(json.dumps({"processors": 1, "tasks": [{"release": 1e19, "p": 5.0},
+                                                          {"release": 1e19, "p": 3.0}]}))
+    data = one_json_object(lpsched("online", str(far), "--policy", "spt", "--json"))
+    assert data["max_flow"] == 8.0 and data["sum_flow"] == 11.0
+    assert data["max_flow"] >= data["lower_bounds"]["max_flow"]["value"]
+    spread = tmp_path / "spread.json"
+    spread.write_text(json.dumps({"processors": 1, "tasks": [{"release": 0, "p": 5.0},
+                                                             {"release": 1e19, "p": 3.0}]}))
+    bad = lpsched("online", str(spread), "--policy", "spt")
+    assert bad.returncode != 0 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert "kept to 1e-06 s" in bad.stderr
+    big = tmp_path / "big.swf.gz"
+    with gzip.open(big, "wb", compresslevel=1) as fh:
+        fh.write(b"; MaxProcs: 4\n" + b"1 " * (1 << 20) + b"\n")
+    proc = lpsched("tasks", str(big))
+    assert proc.returncode != 0 and proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert "big.swf.gz:2" in proc.stderr and "longer than 4,096 bytes" in proc.stderr
+
+
 def test_policies_family_tasks(capsys) -> None:
     code, out, _ = run(capsys, "policies", "--family", "tasks", "--json")
     assert code == 0 and json.loads(out) == ["fcfs", "gspt", "gsrpt", "spt", "srpt",
                                              "gspt-rd", "spt-rd", "gspt-rr", "spt-rr"]
     code, out, _ = run(capsys, "policies")
     assert "online sequential tasks" in out and "gspt-rr" in out
+
+
+# -- lpsched reproduce redirection -------------------------------------------------------
 
 
 def test_reproduce_redirection_reduced(capsys, tmp_path: Path, trace: Path) -> None:
@@ -148,28 +330,10 @@ def test_reproduce_tuning_grid_reduced(capsys, tmp_path: Path, trace: Path) -> N
     summ = list(csv.DictReader((out / "redirection-tuning-summary.csv").open()))
     assert {r["policy"] for r in summ} == {"spt-rd", "gspt-rd", "spt-rr", "gspt-rr"}
     assert len(report["figures"]) == 4
-    # its own table: a tuning run never replaces the comparison run's (review finding)
+    # its own table: a tuning run never replaces the comparison run's
     assert (out / "redirection-tuning_vs_seed.csv").exists()
     assert not (out / "redirection_vs_seed.csv").exists()
     assert report["vs_seed"]["experiment"] == "redirection-tuning"
-
-
-def test_installed_command(tmp_path: Path) -> None:
-    trace = tmp_path / "t.swf"
-    trace.write_text(swf_text())
-    inst = tmp_path / "i.json"
-    proc = lpsched("tasks", str(trace), "--window", "all", "-o", str(inst))
-    assert proc.returncode == 0 and proc.stdout == "" and "wrote" in proc.stderr
-    data = one_json_object(lpsched("online", str(inst), "--policy", "gspt-rd", "--md", "1",
-                                   "--tau", "1", "--json"))
-    assert all(k in data for k in KEYS)
-    table = lpsched("online", str(inst), "--policy", "all", "--table")
-    assert table.returncode == 0 and table.stderr == ""
-    assert table.stdout.splitlines()[0].startswith("policy")
-    bad = lpsched("online", str(inst), "--policy", "spt-rd", "--md", "50")
-    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
-    data = one_json_object(lpsched("tasks", str(trace), "--window", "all", "--json"))
-    assert data["tasks"] == 8
 
 
 def test_reproduce_trace_paths_are_absolute(capsys, tmp_path: Path, trace: Path,
@@ -198,62 +362,6 @@ def test_reproduce_trace_paths_are_absolute(capsys, tmp_path: Path, trace: Path,
     code, stdout, err = run(capsys, "reproduce", "redirection", "--traces", "../t.swf",
                             "--instances", "1", "--out", out, "--quiet", "--no-plots")
     assert code == 0 and json.loads(stdout)["computed"] == 0, err
-
-
-def test_online_all_reports_table_md_too_large_as_skipped(capsys, tmp_path: Path) -> None:
-    """KTH-SP2 on 7 processors: Table 3.2's m_d is 8 for SPT-RD and 7 for GSPT-RD. With
-    ``--policy all`` both are rows with status "skipped" and the reason; named alone, the
-    error says where m_d = 8 came from (the user gave no --md)."""
-    path = tmp_path / "kth.json"
-    path.write_text(json.dumps({"processors": 7, "source": "KTH-SP2-1996-2.1-cln.swf.gz",
-                                "tasks": [{"release": float(i), "p": 5.0 + i % 3}
-                                          for i in range(20)]}))
-    code, out, err = run(capsys, "online", str(path), "--policy", "all", "--json")
-    assert code == 0, err
-    rows = {r["policy"]: r for r in json.loads(out)}
-    assert len(rows) == 9
-    assert {k for k, r in rows.items() if r["status"] == "skipped"} == {"spt-rd", "gspt-rd"}
-    assert "m_d = 8" in rows["spt-rd"]["reason"] and "m_d = 7" in rows["gspt-rd"]["reason"]
-    assert rows["spt-rr"]["status"] == "ok" and rows["spt-rr"]["md"] == 2
-    code, out, _ = run(capsys, "online", str(path), "--policy", "all", "--table")
-    assert code == 0 and "spt-rd skipped: Table 3.2's m_d = 8" in out
-    code, out, err = run(capsys, "online", str(path), "--policy", "spt-rd")
-    assert code == 2 and "Table 3.2's m_d = 8" in err and "--md 8" not in err
-    code, out, _ = run(capsys, "online", str(path), "--policy", "spt-rd", "--md", "3",
-                       "--json")
-    assert code == 0 and json.loads(out)["md"] == 3
-
-
-# -- issue 30: the chapter's job selection, the seed-vs-ours table, far releases ----------
-
-def _selection_trace(tmp_path: Path) -> Path:
-    from tests.tasks.test_chapter_reading import _kth_like
-
-    return _kth_like(tmp_path)
-
-
-def test_installed_tasks_status_and_zero_run(tmp_path: Path) -> None:
-    """``tasks --status completed --zero-run drop`` keeps the chapter's jobs and says what
-    it dropped, per status and run time; a bad ``--status`` is one line, exit 2."""
-    trace = _selection_trace(tmp_path)
-    proc = lpsched("tasks", str(trace), "--window", "all", "--status", "completed",
-                   "--zero-run", "drop", "--json")
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
-    assert data["tasks"] == 48 and data["jobs_selected"] == {"status": "completed",
-                                                             "zero_run": "drop"}
-    assert data["trace_dropped"] == {"status -1 not selected": 12,
-                                     "status 0 not selected": 24,
-                                     "status 5 not selected": 12,
-                                     "run time 0 (field 4 = 0)": 24}
-    assert proc.stderr.startswith("lpsched: note: 72 of the trace's 120 job lines dropped")
-    plain = json.loads(lpsched("tasks", str(trace), "--window", "all", "--json").stdout)
-    assert plain["tasks"] == 120  # every job, run time 0 kept
-    bad = lpsched("tasks", str(trace), "--status", "finished")
-    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
-    assert "--status 'finished'" in bad.stderr
-    bad = lpsched("tasks", str(trace), "--zero-run", "sometimes")
-    assert bad.returncode == 2 and "--zero-run" in bad.stderr
 
 
 def test_installed_reproduce_writes_and_prints_the_table(tmp_path: Path) -> None:
@@ -286,27 +394,20 @@ def test_installed_reproduce_writes_and_prints_the_table(tmp_path: Path) -> None
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 
 
-def test_installed_online_far_releases_and_long_swf_line(tmp_path: Path) -> None:
-    """Two tasks released at 1e19: the real flows (8 and 3), not 0 (decision 286); an
-    instance beyond a microsecond's reach is one error line; a .swf.gz inflating to a
-    2 MiB line is refused at that line (decision 289)."""
-    import gzip
-
-    far = tmp_path / "far.json"
-    far.write_text(json.dumps({"processors": 1, "tasks": [{"release": 1e19, "p": 5.0},
-                                                          {"release": 1e19, "p": 3.0}]}))
-    data = one_json_object(lpsched("online", str(far), "--policy", "spt", "--json"))
-    assert data["max_flow"] == 8.0 and data["sum_flow"] == 11.0
-    assert data["max_flow"] >= data["lower_bounds"]["max_flow"]["value"]
-    spread = tmp_path / "spread.json"
-    spread.write_text(json.dumps({"processors": 1, "tasks": [{"release": 0, "p": 5.0},
-                                                             {"release": 1e19, "p": 3.0}]}))
-    bad = lpsched("online", str(spread), "--policy", "spt")
-    assert bad.returncode != 0 and bad.stdout == "" and bad.stderr.count("\n") == 1
-    assert "kept to 1e-06 s" in bad.stderr
-    big = tmp_path / "big.swf.gz"
-    with gzip.open(big, "wb", compresslevel=1) as fh:
-        fh.write(b"; MaxProcs: 4\n" + b"1 " * (1 << 20) + b"\n")
-    proc = lpsched("tasks", str(big))
-    assert proc.returncode != 0 and proc.stdout == "" and proc.stderr.count("\n") == 1
-    assert "big.swf.gz:2" in proc.stderr and "longer than 4,096 bytes" in proc.stderr
+@pytest.mark.parametrize("extra,named", [
+    (["--trace", "KTH-SP2"], "--trace KTH-SP2: --trace names the trace of the tuning grids"),
+    (["--tune", "--traces", "KTH-SP2"], "--traces KTH-SP2: the tuning grids (--tune) run "
+     "on one trace"),
+])
+def test_trace_options_of_the_other_mode_are_refused(tmp_path: Path, extra: list[str],
+                                                     named: str) -> None:
+    """Decision 404: ``--trace`` without ``--tune`` and ``--traces`` with it are refused
+    before anything runs."""
+    out = tmp_path / "out"
+    proc = subprocess.run([LPSCHED, "reproduce", "redirection", *extra, "--data",
+                           str(tmp_path), "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(f"lpsched: error: {named}")
+    assert len(proc.stderr.splitlines()) == 1
+    assert not out.exists()  # refused before the output folder is made

@@ -1,4 +1,4 @@
-"""``lpsched.experiments``: a result store's rows as a pandas DataFrame (issue 17 part 3)."""
+"""``lpsched.experiments``: a result store's rows as a pandas DataFrame (decision 194)."""
 
 from __future__ import annotations
 

@@ -120,8 +120,8 @@ class _Stream:
 
 
 def test_progress_in_a_log_is_a_few_plain_lines(monkeypatch) -> None:
-    """Issue 33: off a terminal, no carriage returns, a line every LOG_EVERY seconds and
-    one at the end; the estimate only from two cells on, labelled as by cells."""
+    """Off a terminal, no carriage returns, a line every LOG_EVERY seconds and one at the
+    end; the estimate only from two cells on, labelled as by cells."""
     from lpsched.core import runner
 
     clock = iter(range(0, 10_000, 10))
@@ -150,7 +150,7 @@ def test_progress_on_a_terminal_redraws_one_line() -> None:
 
 
 def test_progress_estimates_the_time_left_by_work(monkeypatch) -> None:
-    """Issue 33: with each cell's work, a cheap first cells do not promise "~0s left"
+    """With each cell's work (decision 431), cheap first cells do not promise "~0s left"
     before an expensive one: 2 cells of work 1 took 10 s each, 1 cell of work 100 is left,
     so about 1,000 s are left (by cells it would say 10 s)."""
     from lpsched.core import runner

@@ -1,7 +1,8 @@
 """The result store refuses what is not an lpsched store, and one run at a time writes it.
 
-Issue 10: a corrupt store given to ``reproduce --out`` ended in a traceback, and two runs
-resuming the same ``--out`` both recomputed every remaining cell.
+A corrupt store given to ``reproduce --out`` is one error line (exit 2), never a
+traceback, and a second run resuming the same ``--out`` refuses at once instead of
+recomputing every remaining cell beside the first (decision 69).
 """
 
 from __future__ import annotations
@@ -227,9 +228,9 @@ def test_check_row_names_the_first_bad_field():
     (("set", "max_stretch", -5.0), "max_stretch = -5.0: must be >= 0"),
 ])
 def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
-    """Review of issue 10: a stored row with a field missing ended in "internal error:
-    KeyError" (exit 3), a text metric in a ValueError, a negative stretch in a silently
-    wrong Table 4. Rows are checked against the experiment's schema when read back."""
+    """Rows are checked against the experiment's schema when read back: a stored row with
+    a field missing, a text metric or a negative stretch is one line (exit 2), never
+    "internal error: KeyError" (exit 3) nor a silently wrong Table 4."""
     err = _damaged_rerun(["cbs3m", "--instances", "1"], tmp_path, "cbs3m.sqlite", damage)
     assert "not a row this experiment writes" in err and named in err
 
@@ -240,8 +241,8 @@ def test_reproduce_refuses_rows_it_did_not_write(tmp_path, damage, named):
      "faircamp.sqlite", "policy"),
 ])
 def test_new_families_refuse_rows_they_did_not_write(tmp_path, argv, store, field):
-    """The reproductions of the families that landed after issue 10 (seed 004's ptg, seed
-    002's campaigns) check their stored rows too: a missing field is one line, exit 2."""
+    """The reproductions of seed 004 (ptg) and seed 002 (campaigns) check their stored rows
+    too: a missing field is one line, exit 2."""
     err = _damaged_rerun(argv, tmp_path, store, ("drop", field))
     assert f"field '{field}' missing" in err
 

@@ -1,4 +1,4 @@
-"""The result store's typed tables (issue 17 part 3): one SQL table per experiment, one
+"""The result store's typed tables (decisions 189-194): one SQL table per experiment, one
 typed column per field, rows read back exactly as the JSON rows of earlier versions gave
 them; stores of earlier versions open, read, resume and are converted on the first write;
 every reproduction writes the same files from either layout."""
@@ -220,8 +220,8 @@ def test_fields_beyond_the_column_limit_live_in_extra(monkeypatch):
 
 
 def test_a_row_that_cannot_be_stored_stores_nothing():
-    """As before: a value JSON cannot hold raises TypeError; now nothing of the cell is
-    kept, not even the table or columns it would have created."""
+    """A value JSON cannot hold raises TypeError, and nothing of the cell is kept, not even
+    the table or columns it would have created."""
     np = pytest.importorskip("numpy")
     store = ResultStore(":memory:")
     with pytest.raises(TypeError):
@@ -246,7 +246,8 @@ def test_the_runner_declares_the_columns_from_the_schema(tmp_path):
 
 
 def test_pandas_read_sql_gives_typed_columns(tmp_path):
-    """The issue's acceptance line: ``pd.read_sql("select * from cbs3m", con)``."""
+    """The SQL a pandas user types, ``pd.read_sql("select * from cbs3m", con)``, gives typed
+    columns."""
     pd = pytest.importorskip("pandas")
     from lpsched.bags import reproduce as exp
 
@@ -375,7 +376,8 @@ def test_a_legacy_store_opens_reads_resumes_and_is_converted(tmp_path):
 
 
 def test_legacy_rows_are_checked_against_the_schema(tmp_path):
-    """The check of issue 10 holds on the layout of earlier versions too."""
+    """Rows read back are checked against the schema on the layout of earlier versions
+    too."""
     path = tmp_path / "sq.sqlite"
     _legacy_store(path, {1: [{"x": 1, "y": 1}], 2: [{"x": 2}]})
     with pytest.raises(StoreError, match=r"not a row this experiment writes \(field 'y' "
@@ -408,6 +410,69 @@ def test_a_conversion_by_another_connection_is_seen(tmp_path):
     second.add("sq", 3, square(3))
     first.add("sq", 4, square(4))  # each sees the other's new shapes and columns
     assert same(first.rows("sq"), second.rows("sq")) and len(first.rows("sq")) == 6
+
+
+# -- a converted store is typed as a fresh one (decision 209) ----------------------------------
+
+SCHEMA = {"x": "int", "y": "number", "status": "text", "reason": "text?"}
+
+
+def typed_cell(x: int) -> list[dict[str, Any]]:
+    return [{"x": x, "y": x / 2, "status": "ok", "reason": None, "aux": [x]}]
+
+
+def table_info(path: Path, table: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(path) as con:
+        return con.execute(f'PRAGMA table_info("{table}")').fetchall()
+
+
+def _fresh_typed(path: Path, cells: range, schema: dict[str, str] | None = SCHEMA) -> None:
+    store = ResultStore(path)
+    for x in cells:
+        store.add("exp", x, typed_cell(x), schema=schema)
+    store.close()
+
+
+def _legacy_typed(path: Path, cells: range) -> None:
+    old = LegacyStore(path)
+    for x in cells:
+        old.add("exp", x, typed_cell(x))
+        old.add("other", x, [{"b": x, "a": None}])
+    old.close()
+
+
+def test_a_store_converted_by_add_with_a_schema_equals_a_fresh_one(tmp_path):
+    """A store of earlier versions converted by a resumed run is typed as a fresh store:
+    the same columns in the same order with the same declared types."""
+    _fresh_typed(tmp_path / "fresh.sqlite", range(3))
+    _legacy_typed(tmp_path / "old.sqlite", range(2))
+    store = ResultStore(tmp_path / "old.sqlite")
+    store.add("exp", 2, typed_cell(2), schema=SCHEMA)  # the first write of the resumed run
+    store.close()
+    info = table_info(tmp_path / "old.sqlite", "exp")
+    assert info == table_info(tmp_path / "fresh.sqlite", "exp")
+    assert [(name, kind) for _, name, kind, *_ in info][4:] == [
+        ("x", "INTEGER"), ("y", "REAL"), ("status", "TEXT"), ("reason", "TEXT"),
+        ("aux", "JSON")]  # schema order, then the others; reason TEXT although always None
+    other = [(name, kind) for _, name, kind, *_ in table_info(tmp_path / "old.sqlite",
+                                                              "other")][4:]
+    assert other == [("a", ""), ("b", "INTEGER")]  # no schema: typed from its first rows
+    assert ResultStore(tmp_path / "old.sqlite").rows("exp") == \
+        ResultStore(tmp_path / "fresh.sqlite").rows("exp")
+
+
+def test_migrate_takes_the_schemas_of_the_experiments(tmp_path):
+    _fresh_typed(tmp_path / "fresh.sqlite", range(2))
+    _legacy_typed(tmp_path / "old.sqlite", range(2))
+    assert ResultStore(tmp_path / "old.sqlite").migrate({"exp": SCHEMA}) is True
+    assert table_info(tmp_path / "old.sqlite", "exp") == \
+        table_info(tmp_path / "fresh.sqlite", "exp")
+    _legacy_typed(tmp_path / "plain.sqlite", range(2))  # without a schema: alphabetical, untyped
+    assert ResultStore(tmp_path / "plain.sqlite").migrate() is True
+    names = [(name, kind) for _, name, kind, *_ in table_info(tmp_path / "plain.sqlite",
+                                                              "exp")][4:]
+    assert names == [("aux", "JSON"), ("reason", ""), ("status", "TEXT"), ("x", "INTEGER"),
+                     ("y", "REAL")]
 
 
 # -- every reproduction writes the same files --------------------------------------------------

@@ -97,7 +97,7 @@ def test_swf_info_cli(trace_file, tmp_path, capsys):
     assert "bad.swf:1" in capsys.readouterr().err
 
 
-# -- issue 10: the checks of read_swf, the id / processor-count policy, the accounting ------
+# -- the checks of read_swf, the id / processor-count policy, the accounting (decision 64) -
 
 GOOD = ("; MaxProcs: 8\n"
         "1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 1 -1 -1\n"
@@ -180,7 +180,7 @@ def test_machine_size_is_bounded(tmp_path):
 
 def test_status_selection_counts_per_status(tmp_path) -> None:
     """``to_workload(status=...)`` keeps the selected SWF statuses and counts the others
-    per status, so jobs + dropped = records (issue 30)."""
+    per status, so jobs + dropped = records."""
     from lpsched.core.swf import parse_status, read_swf, to_workload
 
     lines = ["; MaxProcs: 4"] + [
@@ -236,8 +236,8 @@ def _gzip_one_line(path, size: int) -> None:
 
 def test_a_line_longer_than_any_swf_line_is_refused_while_streaming(tmp_path) -> None:
     """A .swf.gz inflating to one 64 MiB line is refused at its line number (2) while at
-    most a few MiB are held (it used to be decompressed and decoded whole: 3.2 GB for
-    512 MiB); a plain file too; a line of MAX_LINE bytes is still read."""
+    most a few MiB are held (decompressed and decoded whole, 512 MiB would take 3.2 GB);
+    a plain file too; a line of MAX_LINE bytes is still read."""
     import tracemalloc
 
     from lpsched.core.swf import MAX_LINE

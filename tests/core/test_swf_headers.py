@@ -1,10 +1,10 @@
 """Header keys of an SWF trace given on two lines (lpsched.core.swf, "the header").
 
-Two ``MaxProcs`` lines that disagree were resolved silently (the first kept). Now each key
-lpsched reads (``MaxProcs``, ``MaxNodes``, ``UnixStartTime``, ``TimeZoneString``) given
-again with another value is a :class:`SwfHeaderWarning` naming the file, the lines, the
-values and the value kept (the first); the same value again, and keys lpsched does not
-read (``Note``), stay silent. The CLI sums warnings up in its ``lpsched: note:`` line.
+Two ``MaxProcs`` lines that disagree are never resolved silently: each key lpsched reads
+(``MaxProcs``, ``MaxNodes``, ``UnixStartTime``, ``TimeZoneString``) given again with another
+value is a :class:`SwfHeaderWarning` naming the file, the lines, the values and the value
+kept (the first); the same value again, and keys lpsched does not read (``Note``), stay
+silent. The CLI prints the warning after the command, in a ``lpsched: note:`` line.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The 19 algorithms: every schedule validates, BACKFILL never delays, bounds hold
-(issue 12 scopes 4–6)."""
+"""The 19 algorithms (seed 004 §4): every schedule validates, BACKFILL never delays, bounds
+hold."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Review C finding 7 (notes/review-C.md): a task work within the accepted range (up to
-1e30 flop) made HiGHS reject the LP bound's model; the bound is now solved in a time unit
-HiGHS can handle, and ordinary problems are solved exactly as before."""
+"""The LP bound solved in a time unit HiGHS can handle (decision 133): any task work of the
+accepted range (up to 1e30 flop) gives a bound, and ordinary problems are solved in
+seconds, unscaled."""
 
 from __future__ import annotations
 
@@ -31,8 +31,9 @@ def _problem(work: float, cluster: str = "chti") -> Problem:
 
 @pytest.mark.parametrize("work", [1e30, 1e25, 1e-30, 1e-3, 1.0])
 def test_the_lp_bound_is_solved_at_any_accepted_scale(work: float) -> None:
-    """1e30 flop: "HiGHS rejected the model 'ptg-makespan-lb'"; a few flop: the LP bound
-    came out 0. At every scale it is now the ordinary problem's bound, rescaled."""
+    """At 1e30 flop HiGHS would reject an unscaled model ('ptg-makespan-lb'); at a few flop
+    its absolute tolerances would give 0. At every scale the bound is the ordinary
+    problem's, rescaled."""
     reference = lower_bounds(_problem(1e9))
     b = lower_bounds(_problem(work))
     factor = work / 1e9
@@ -43,8 +44,8 @@ def test_the_lp_bound_is_solved_at_any_accepted_scale(work: float) -> None:
 
 
 def test_ordinary_problems_are_solved_unscaled() -> None:
-    """Their longest task is within SECONDS_RANGE: the LP is the one solved before the fix,
-    so their bounds are unchanged bit for bit."""
+    """Their longest task is within SECONDS_RANGE: the LP is solved in seconds, unscaled
+    (exponent 0)."""
     for seed in range(6):
         for name in ("chti", "grelon", "gdx"):
             pb = Problem(random_problem_ptgs(seed, 3), get_cluster(name))

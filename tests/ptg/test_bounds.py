@@ -1,4 +1,4 @@
-"""Lower bounds (issue 12 scope 6)."""
+"""Lower bounds (decision 133): classical, LP, the scaled sum and their labels."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Workflow files other tools write (issue 33 item 3): daggen's DOT, WfCommons JSON 1.4/1.5,
+"""Workflow files other tools write (decisions 370-374): daggen's DOT, WfCommons JSON 1.4/1.5,
 Pegasus DAX, the unknown-format error and ``--cluster`` as a processor count. Every file is
 written here; work and edges are checked by hand."""
 
@@ -13,6 +13,7 @@ import pytest
 from lpsched.errors import InvalidInstanceError, ParseError
 from lpsched.ptg.io import load_ptg, to_dot
 from lpsched.ptg.model import get_cluster
+from lpsched.ptg.platforms import cluster_from_platform
 from lpsched.ptg.wfformats import amdahl_from_trace, from_dot_any
 
 # daggen --dot output as daggen prints it (its two comment lines, then outputDOT's format)
@@ -282,23 +283,25 @@ PLATFORM = """<?xml version='1.0'?>
 def test_cluster_from_a_platform_file(tmp_path: Path) -> None:
     p = tmp_path / "plat.xml"
     p.write_text(PLATFORM)
-    c = get_cluster(str(p))
+    c = cluster_from_platform(p)
     assert (c.name, c.processors, c.speed) == ("plat", 32, 2.5e9)  # 16 hosts × 2 cores
+    with pytest.raises(InvalidInstanceError, match="cluster_from_platform reads it"):
+        get_cluster(str(p))  # the model reads names and counts; platforms read files
     p.write_text(PLATFORM.replace('value="master"', 'value="worker"'))
     with pytest.raises(ParseError) as exc:
-        get_cluster(str(p))
+        cluster_from_platform(p)
     assert "hosts of different speeds (1 at 1e+08 flop/s, 32 at 2.5e+09 flop/s)" in str(
         exc.value)
     p.write_text(PLATFORM.replace('radical="0-11,12-15"', 'radical="0-x"'))
     with pytest.raises(ParseError, match="radical"):
-        get_cluster(str(p))
+        cluster_from_platform(p)
     p.write_text(PLATFORM.replace("</platform>", ""))
     with pytest.raises(ParseError, match="not valid XML") as exc:
-        get_cluster(str(p))
+        cluster_from_platform(p)
     assert exc.value.line == 12  # the end of the file, where </platform> is missing
     p.write_text(PLATFORM.replace('speed="2.5Gf, 1Gf"', 'speed="fast"'))
     with pytest.raises(ParseError, match="speed='fast'"):
-        get_cluster(str(p))
+        cluster_from_platform(p)
 
 
 def test_wfcommons_recipe_is_deterministic_and_valid() -> None:

@@ -1,4 +1,4 @@
-"""Model, validation and files (seed 004 §1; issue 12 scope 1)."""
+"""Model, validation and files (seed 004 §1)."""
 
 from __future__ import annotations
 

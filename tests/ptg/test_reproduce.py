@@ -1,5 +1,5 @@
 """The reproduction, reduced (seed 004 §6.5, §7, spec §(a)); the full 1,500 x 19 run is
-``lpsched reproduce ptg`` (benchmarks/RESULTS_ptg.md)."""
+``lpsched reproduce ptg`` (benchmarks/RESULTS.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from lpsched.ptg.hcpa import DEFAULT_BOUND, FITTED_BOUND, NO_BOUND, HcpaBound
 @pytest.fixture(scope="module")
 def reduced() -> tuple[list, dict]:
     # pinned under the A9-fitted variant (decision 170), whose outcomes this file records;
-    # the default (the seed's literal wording, issue 32) is run by tests/cli/test_ptg_cli.py
+    # the default (the seed's literal wording, decision 336) is run by
+    # tests/cli/test_ptg_cli.py
     cells = exp.cells(10**4, 0, sets=2, n_values=(2, 4), clusters=("chti", "grillon"),
                       hcpa_bound=FITTED_BOUND)
     store = ResultStore(":memory:")

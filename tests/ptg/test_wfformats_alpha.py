@@ -73,7 +73,7 @@ def test_the_alpha_option_sets_tasks_without_their_own() -> None:
     # each still takes its recorded runtime on its recorded cores
     for tid, runtime, cores in (("s", 12.0, 1), ("q", 8.0, 4), ("o", 6.0, 2)):
         assert g.times(1e9, cores)[g.ids.index(tid)] == pytest.approx(runtime)
-    # alpha 0: perfectly parallel, work = runtime × cores × speed (the former default)
+    # alpha 0: perfectly parallel, work = runtime × cores × speed
     g0 = from_wfcommons(WF, speed=1e9, alpha=0.0)
     assert _by_id(g0, g0.work)["q"] == pytest.approx(8.0 * 4 * 1e9)
     assert g0.times(1e9, 64)[g0.ids.index("s")] == pytest.approx(12.0 / 64)

@@ -1,4 +1,4 @@
-"""Solver output never reaches the terminal unless asked for (issue 16, decision 59).
+"""Solver output never reaches the terminal unless asked for (decision 59).
 
 Run in fresh interpreters: the HiGHS banner is printed by C++ to file descriptor 1 once per
 process, so only a new process shows whether it escapes.

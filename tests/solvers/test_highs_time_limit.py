@@ -1,5 +1,5 @@
-"""``set_time_limit``: ``None``/``inf`` mean no limit, a positive number a budget; 0 used
-to mean "no limit" too, so ``--time-limit 0`` ran unbounded (review of session 26)."""
+"""``set_time_limit``: ``None``/``inf`` mean no limit, a positive number a budget; 0 is
+refused, never read as "no limit" (``--time-limit 0`` would run unbounded: decision 238)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Lower bounds: the exact preemptive max-stretch / max-flow search against brute force,
-flow against LP, speed-m below exact, the sum-flow bound against SRPT on one processor."""
+"""Lower bounds (``lpsched.tasks.bounds``): the exact preemptive max-stretch / max-flow search
+against brute force, flow against LP, speed-m below exact, the sum-flow bound against SRPT
+on one processor, and what happens at the edge of the float range."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
+from lpsched.errors import LpschedError
 from lpsched.tasks import TaskInstance, evaluate
 from lpsched.tasks.bounds import (
     edf_speed_feasible,
@@ -187,7 +189,7 @@ def test_speed_m_search_starts_at_the_trivial_bound() -> None:
 def test_speed_test_answers_as_edf_on_every_call():
     """SpeedTest (segments proven at a smaller s are skipped) answers every s as
     edf_speed_feasible does, in any order of the calls, with idle gaps, ties of releases
-    and zero-length tasks (issue 34)."""
+    and zero-length tasks (decision 400)."""
     from lpsched.tasks.bounds import SpeedTest
 
     rng = np.random.default_rng(3)
@@ -199,3 +201,13 @@ def test_speed_test_answers_as_edf_on_every_call():
         test = SpeedTest(r, p, w, m)
         for s in rng.uniform(0.1, 3, 12):
             assert test(s) == edf_speed_feasible(r, p, r + s * w, m)
+
+
+def test_bound_out_of_float_range_says_what_to_do() -> None:
+    """Times beyond MAX_TIME never reach the bounds: the instance is refused (decision
+    286); within it, both bounds run."""
+    with pytest.raises(LpschedError, match=r"tasks\[1\].*kept to 1e-06 s.*shorten"):
+        TaskInstance(2, [0.0, 1e300], [1e300, 1e300])
+    inst = TaskInstance(2, [0.0, 1e9], [1e9, 1e9])
+    assert max_weighted_flow_bound(inst, weights=[1.0, 1.0]).value == pytest.approx(1e9)
+    assert max_weighted_flow_bound(inst, "speed-m", weights=[1.0, 1.0]).value > 0

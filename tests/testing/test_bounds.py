@@ -1,4 +1,4 @@
-"""lower_bound and optimum: honest kinds, lower <= optimum, exact = brute force (issue 18)."""
+"""lower_bound and optimum: honest kinds, lower <= optimum, exact = brute force."""
 
 from __future__ import annotations
 
@@ -92,8 +92,8 @@ def test_integral_optima_are_proven_and_tiny_ones_are_not_overclaimed() -> None:
     # (decision 87), so only HiGHS's tolerances (4e-6 relative) remain: proven
     real = optimum(IdenticalJobs([12.456, 3.5, 9.25], 2))
     assert real.proven and real.value == pytest.approx(12.75, rel=1e-12)
-    # review of issue 18: optima of thousands of grid units were never proven (a true
-    # "ratio 1" claim failed against a bound below the optimum)
+    # optima of thousands of grid units are proven too (unproven, a true "ratio 1" claim
+    # would fail against a bound below the optimum: decision 83)
     big = optimum(IdenticalJobs([5000, 5000, 4000, 4000, 3000, 3000, 3000, 1], 3))
     assert big.proven and big.value == 9001.0
     odd = optimum(IdenticalJobs([0.001, 7, 7], 2))
@@ -180,9 +180,9 @@ def test_unsupported_pairs_are_clear_errors() -> None:
 
 def test_a_stopped_solver_never_claims_optimality() -> None:
     """Small whole numbers (provable if the solver finished), a limit that stops it: the
-    answer must not be proven (review of issue 18: with large times the old test passed
-    whatever optimum() claimed). Rigid and moldable MIPs stopped before any schedule
-    return an unproven answer instead of raising."""
+    answer must not be proven (with large times a test would pass whatever optimum()
+    claimed). Rigid and moldable MIPs stopped before any schedule return an unproven answer
+    instead of raising."""
     rng = np.random.default_rng(3)
     inst = IdenticalJobs(rng.integers(1, 50, 60).astype(float), 7)
     opt = optimum(inst, time_limit=0.01)

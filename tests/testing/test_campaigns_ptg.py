@@ -1,6 +1,8 @@
-"""Issue 18 for the campaign (seed 002) and multiple-PTG (seed 004) families: the strategies
-draw instances the families' simulators, algorithms and validators accept; ``lower_bound``
-never exceeds what any of them achieves; the instance documents round-trip."""
+"""The testing tools for the campaign (seed 002) and multiple-PTG (seed 004) families.
+
+The strategies draw instances the families' simulators, algorithms and validators accept;
+``lower_bound`` never exceeds what any of them achieves; the instance documents
+round-trip."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Issue 18 for the online tasks family (seed 000 ch. 3): the strategy draws instances the
-family's simulator and validator accept, and ``lower_bound`` never exceeds what a policy
-achieves (every policy of the chapter, on every drawn instance) nor the brute-force
-preemptive optimum on tiny ones."""
+"""The testing tools for the online tasks family (seed 000 ch. 3).
+
+The strategy draws instances the family's simulator and validator accept, and
+``lower_bound`` never exceeds what a policy achieves (every policy of the chapter, on every
+drawn instance) nor the brute-force preemptive optimum on tiny ones."""
 
 from __future__ import annotations
 

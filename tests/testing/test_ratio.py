@@ -1,4 +1,4 @@
-"""assert_ratio and the plugin: false claims fail small, true claims pass (issue 18)."""
+"""assert_ratio and the plugin: false claims fail small, true claims pass."""
 
 from __future__ import annotations
 
@@ -216,8 +216,8 @@ def test_the_report_keeps_the_largest_share_then_the_largest_ratio():
 
 
 def test_numpy_scalars_are_values_and_booleans_are_not() -> None:
-    """Review of issue 18: a makespan computed on an int array is an ``np.int64``; it was
-    refused as "not a finite number" while ``ratio=True`` was accepted."""
+    """A makespan computed on an int array is an ``np.int64``: it is a value, not "not a
+    finite number"; ``ratio=True`` is not a ratio."""
     from lpsched.errors import LpschedError
     from lpsched.testing.instances import IdenticalJobs
 

@@ -1,4 +1,4 @@
-"""Every strategy draws instances its family's own checks and solvers accept (issue 18)."""
+"""Every strategy draws instances its family's own checks and solvers accept."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 30 item 3: each candidate cause of the LPC-EGEE gap (B23-B26), one at a time.
+"""Each candidate cause of the LPC-EGEE gap (B23-B26), one at a time (decision 305).
 Usage: python egee_causes.py OUT.json [variant,...]"""
 import json
 import sys

@@ -1,4 +1,4 @@
-"""Issue 30 item 3, untested candidate of decision 305: a dependent job released no
+"""One candidate cause of decision 305, measured on its own: a dependent job released no
 earlier than its original submission offset inside its campaign (the users' think
 times inside a campaign kept). Experiment only (monkeypatches the simulator)."""
 import json

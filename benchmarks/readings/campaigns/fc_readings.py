@@ -1,4 +1,4 @@
-"""Issue 30 (seed 002 B16-B17): every reading of FCFS and FairCamp tried on the same
+"""Every reading of FCFS and FairCamp (seed 002 B16-B17, decision 303) tried on the same
 instances. Usage: python fc_readings.py INSTANCES OUT.json [k,k,...] [exponents] [runs]
 (``runs``: a comma list of the names in RUNS, default all of them)."""
 import heapq

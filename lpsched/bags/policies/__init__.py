@@ -31,16 +31,17 @@ class PolicyEntry:
 
 
 #: policy name -> entry: the 12 greedy heuristics, MWMA (2) and CBS3M (4) of seed 003 §4.1,
-#: and the 4 eager CBS3M variants of issue 31
+#: and the 4 eager CBS3M variants (decision 318)
 REGISTRY: dict[str, PolicyEntry] = {}
 
 
 def register(name: str, description: str, factory: Callable[[], StarPolicy],
              variant: bool = False) -> None:
-    """Add a policy to :data:`REGISTRY` under ``name`` (``LpschedError`` when the name is
-    taken); ``factory()`` must return a new policy object at each call. A ``variant`` is a
-    policy that is not one of the seed's 18 (e.g. the eager CBS3M of issue 31): found by
-    name, left out of :func:`policy_names` unless asked for.
+    """Add a policy to :data:`REGISTRY` under ``name``.
+
+    ``factory()`` must return a new policy object at each call. A ``variant`` is a policy
+    that is not one of the seed's 18 (e.g. the eager CBS3M dispatcher): found by name, left
+    out of :func:`policy_names` unless asked for.
 
     Parameters
     ----------
@@ -85,7 +86,7 @@ for _order in ("fifo", "edf"):
 for _order in ("fifo", "edf"):
     for _online in (True, False):
         register(f"cbs3m-{_order}-{'online' if _online else 'offline'}-eager",
-                 f"issue 31: as cbs3m-{_order}-{'online' if _online else 'offline'}, the "
+                 f"as cbs3m-{_order}-{'online' if _online else 'offline'}, the "
                  "port never idling while the plan has a task to send (next interval "
                  "opened early)", partial(CBS3M, _order, _online, True), variant=True)
 

@@ -20,7 +20,7 @@ port is free the next send is the candidate with the smallest ``(sent + 1)/rate`
 1-D load-balancing order of Lemma 1 — and the port idles until the next interval when no
 quota is left. Sends that overrun an interval simply finish.
 
-**Eager variant** (``cbs3m-<order>-<online|offline>-eager``, issue 31): the same plan and
+**Eager variant** (``cbs3m-<order>-<online|offline>-eager``, decision 318): the same plan and
 the same order, but the port never idles while the plan still has a task to send: when
 the quotas of the current interval are used up (or sit on applications not yet released),
 the next interval is opened at once instead of at its start date, its amounts added to the
@@ -39,9 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.bags.maxstretch import max_stretch, online_max_stretch
+from lpsched.bags.maxstretch import MaxStretchResult, max_stretch, online_max_stretch
 from lpsched.bags.simulator import BasePolicy, StarSimulator, buffered_state, rekey_queues
-from lpsched.bags.stretch_results import MaxStretchResult
 from lpsched.core.engine import Event
 
 #: What :meth:`PlanDispatcher.next_send` answers when the only quotas left are on links
@@ -237,9 +236,11 @@ class CBS3M(BasePolicy):
         return bool((sim.released & (sim.unsent > 0)).any())
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
-        """The plan's next send (:meth:`PlanDispatcher.next_send`); when the quotas are used up
-        until the next plan interval, a wake-up then and ``None``. When the plan is over while
-        tasks remain: online, solve again; offline (or if that still gives nothing), the released
+        """The plan's next send, or ``None`` with a wake-up when the quotas are used up.
+
+        As :meth:`PlanDispatcher.next_send`; when the quotas are used up until the next plan
+        interval, a wake-up then and ``None``. When the plan is over while tasks remain:
+        online, solve again; offline (or if that still gives nothing), the released
         application with the earliest deadline to its MCT worker among the free links.
 
         Parameters

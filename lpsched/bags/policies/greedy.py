@@ -18,14 +18,14 @@ workers whose link is idle are candidates):
   time ``u`` finishes all work already assigned to it;
 * DD: a worker asks for a task when it "becomes idle" [L775]; requests are served oldest
   first (ties: lower ``u``), one task each. *When* it asks is the reading ``dd_request``
-  (issue 31): ``"idle"`` — at time 0 and after finishing its last task with nothing queued
+  (decision 316): ``"idle"`` — at time 0 and after finishing its last task with nothing queued
   or on its way (decision A20); ``"received"`` — at time 0 and as soon as the task it asked
   for has arrived (its receiving side is idle again, one request outstanding per worker).
   Under one-port, ``"received"`` serves the workers in the cyclic order 0, 1, …, p−1, 0, …
   whatever the speeds, so DD makes exactly RR's choices: the identity of every RR and DD
   row of the seed's Tables 4–8 [L893–L1012] (tested).
 
-When the master moves to the next application is the reading ``switch`` (issue 31):
+When the master moves to the next application is the reading ``switch`` (decision 317):
 ``"dispatch"`` — once none of the current application's tasks is left at the master
 (decision A17); ``"complete"`` — once all of them are computed, the master's port idling
 meanwhile ("wait for an application to terminate before scheduling another application"
@@ -142,11 +142,13 @@ class GreedyPolicy(BasePolicy):
         return int(candidates[np.lexsort((candidates, r, primary))[0]])
 
     def next_send(self, sim: StarSimulator) -> tuple[int, int] | None:
-        """A task of the current application (re-chosen by the application rule, ascending key,
-        ties by release date then index, when it has none left at the master) to the worker the
-        resource rule picks among the free links: RR the next in the cycle, MCT the earliest
-        completion ``max(now + δ/b_u, ready_u) + w/s_u``, DD the oldest request (``None`` when no
-        worker asks).
+        """The next send: a task of the current application to the worker the resource rule picks.
+
+        The application is re-chosen by the application rule (ascending key, ties by release
+        date then index) when it has none left at the master; the worker is picked among the
+        free links: RR the next in the cycle, MCT the earliest completion
+        ``max(now + δ/b_u, ready_u) + w/s_u``, DD the oldest request (``None`` when no worker
+        asks).
 
         Parameters
         ----------

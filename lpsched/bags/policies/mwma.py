@@ -14,7 +14,7 @@ Between events the master follows the rates in the 1-D load-balancing order: nex
 ``argmin (sent since the solve + 1)/ρ_u^(k)`` (ties: application, then worker), back to back.
 Workers compute FIFO.
 
-The readings of decision 322 (issue 31), each an option of :class:`MWMA`, the defaults
+The readings of decision 322, each an option of :class:`MWMA`, the defaults
 being today's (decision A22): ``ms_weight="work"`` (M1, MS weight = flop left),
 ``share="platform"`` (M2, ``Σ_u ρ_u^(k)/ρ*^(k) = λ·ω_k``), ``share="payoff"`` (M3,
 ``ω_k·Σ_u ρ_u^(k) = λ``), ``resolve="release"`` (M4, re-solve at release dates only),
@@ -117,7 +117,8 @@ class MWMA(BasePolicy):
         self._stale = True
 
     def lp_weights(self, sim: StarSimulator) -> np.ndarray:
-        """The weights given to the steady-state LP now (seed 003 [L779–L782]; decision 322):
+        """The weights given to the steady-state LP now (seed 003 [L779–L782]).
+
         0 for the applications not released or with no task left at the master; otherwise
         NBT's ``Π_unsent`` or MS's ``Π_unsent/ρ*`` (``Π_unsent·w`` with ``ms_weight="work"``),
         times ``ρ*`` for ``share="platform"``, inverted for ``share="payoff"``, so that the
@@ -132,6 +133,10 @@ class MWMA(BasePolicy):
         -------
         numpy.ndarray
             ω_k, shape ``(n,)``, the weight of each application in the LP (0 for the inactive).
+
+        Notes
+        -----
+        The readings are those of decision 322.
         """
         active = sim.released & (sim.unsent > 0)
         omega = np.where(active, sim.unsent, 0).astype(float)

@@ -178,9 +178,14 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
             raise LpschedError("--gantt needs matplotlib (pip install lpsched[dev])") from None
     if args.seed < 0:
         raise LpschedError(f"--seed {args.seed}: must be a whole number >= 0")
-    cluster = _cluster(args.cluster)
+    if args.platform is not None:
+        from lpsched.ptg.platforms import cluster_from_platform
+
+        cluster, typed = cluster_from_platform(args.platform), None
+    else:
+        cluster, typed = _cluster(args.cluster), args.cluster
     ptgs = _load(args.ptgs, cluster.speed, args.alpha)
-    notes = schedule_assumptions(ptgs, cluster, args.cluster, args.ptgs)
+    notes = schedule_assumptions(ptgs, cluster, typed, args.ptgs)
     pb = Problem(ptgs, cluster, seed=args.seed, hcpa_bound=_bound(args))
     comparison = compare_algorithms(pb, args.algorithm, lp=not args.no_lp)
     results = comparison.results
@@ -412,10 +417,15 @@ def add_commands(sub: Any, full: bool = True) -> None:
                      "daggen --dot), daggen text (NODE lines), WfCommons JSON (1.4/1.5) or "
                      "Pegasus DAX (.dax/.xml)")
     sch.add_argument("--alpha", type=alpha_arg, default=None, help=ALPHA_HELP)
-    sch.add_argument("--cluster", required=True, help=f"one of {', '.join(CLUSTERS)} "
-                     "(seed 004 Table 1), a processor count P or P@SPEED (flop/s; "
-                     "default speed 1e9), e.g. 64 or 64@3.2e9, or a SimGrid/Batsim "
-                     "platform file (.xml: its compute cores, one speed)")
+    where = sch.add_mutually_exclusive_group(required=True)
+    where.add_argument("--cluster", help=f"one of {', '.join(CLUSTERS)} "
+                       "(seed 004 Table 1), a processor count P or P@SPEED (flop/s; "
+                       "default speed 1e9), e.g. 64 or 64@3.2e9, or a SimGrid/Batsim "
+                       "platform file (.xml: its compute cores, one speed)")
+    where.add_argument("--platform", metavar="FILE", help="a SimGrid/Batsim platform file, "
+                       "whatever its name: the cluster of its compute hosts' cores, one "
+                       "speed (as --cluster FILE.xml; the same reader as every command's "
+                       "--platform)")
     sch.add_argument("--algorithm", choices=[*ALGORITHMS, "all"], default="all",
                      help="one of seed 004's 19 algorithms, or all of them")
     sch.add_argument("--seed", type=seed, default=0, help="random ties")

@@ -188,7 +188,7 @@ def runtime_assumptions(ptgs: Sequence[PTG], labels: Sequence[str] | None = None
     return out
 
 
-def speed_note(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
+def speed_note(ptgs: Sequence[PTG], cluster: Cluster, typed: str | None,
                labels: Sequence[str] | None = None) -> list[Assumption]:
     """The default processor speed of ``--cluster P`` when it changes the answer: some graph gives
     its tasks' work in flop (recorded runtimes do not depend on the speed).
@@ -199,9 +199,10 @@ def speed_note(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
         The graphs as read.
     cluster : Cluster
         The cluster used.
-    typed : str
+    typed : str or None
         ``--cluster`` as typed; its speed is a default when it names none
-        (:func:`~lpsched.ptg.model.speed_is_default`).
+        (:func:`~lpsched.ptg.model.speed_is_default`); ``None`` for a platform file given
+        by ``--platform`` (its own speeds).
     labels : sequence of str, optional
         How to name each graph; default the graphs' names.
 
@@ -218,7 +219,7 @@ def speed_note(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
     names = list(labels) if labels is not None else [g.name for g in ptgs]
     flop = [label for g, label in zip(ptgs, names, strict=True)
             if g.read_from not in TRACE_FORMATS]
-    if not flop or not speed_is_default(typed):
+    if not flop or typed is None or not speed_is_default(typed):
         return []
     count = typed.partition("@")[0].strip()
     return [Assumption("speed", f"--cluster {typed} names no speed: processors of "
@@ -254,7 +255,7 @@ def reference_speed_note(ptg: PTG, label: str) -> list[Assumption]:
                        f"scales every time by {speed:g}/S", {"flop_per_s": speed})]
 
 
-def schedule_assumptions(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
+def schedule_assumptions(ptgs: Sequence[PTG], cluster: Cluster, typed: str | None,
                          labels: Sequence[str] | None = None) -> list[Assumption]:
     """Every default behind ``ptg schedule``'s numbers: α (:func:`alpha_assumptions`),
     runtimes (:func:`runtime_assumptions`) and the processor speed (:func:`speed_note`).
@@ -265,8 +266,8 @@ def schedule_assumptions(ptgs: Sequence[PTG], cluster: Cluster, typed: str,
         The graphs as read.
     cluster : Cluster
         The cluster used.
-    typed : str
-        ``--cluster`` as typed.
+    typed : str or None
+        ``--cluster`` as typed; ``None`` for a ``--platform`` file.
     labels : sequence of str, optional
         How to name each graph (the files as typed); default the graphs' names.
 

@@ -128,6 +128,33 @@ def test_cluster_from_a_platform_file(tmp_path: Path) -> None:
     assert "none.xml" in p.stderr
 
 
+def test_platform_option_reads_the_same_cluster_whatever_the_file_name(
+        tmp_path: Path) -> None:
+    """``--platform FILE`` is ``--cluster FILE.xml`` for a file of any name: the same
+    reader, the same cluster, the same answers, and no note of a default speed."""
+    from tests.ptg.test_formats import PLATFORM
+
+    (tmp_path / "plat.xml").write_text(PLATFORM)
+    (tmp_path / "plat.platform").write_text(PLATFORM)
+    f = tmp_path / "g.dot"
+    f.write_text(DAGGEN)
+    by_cluster = lpsched("ptg", "schedule", str(f), "--cluster", str(tmp_path / "plat.xml"),
+                         "--json")
+    by_platform = lpsched("ptg", "schedule", str(f), "--platform",
+                          str(tmp_path / "plat.platform"), "--json")
+    a, b = one_json_object(by_cluster), one_json_object(by_platform)
+
+    def answers(doc: dict) -> list[dict]:  # the results without their timings
+        return [{k: v for k, v in r.items() if "seconds" not in k and k != "shared"}
+                for r in doc["results"]]
+
+    assert answers(a) == answers(b) and a["lower_bounds"] == b["lower_bounds"]
+    assert "names no speed" not in by_platform.stderr
+    both = lpsched("ptg", "schedule", str(f), "--platform", str(tmp_path / "plat.xml"),
+                   "--cluster", "8")
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
 def test_generate_from_a_wfcommons_recipe(tmp_path: Path) -> None:
     pytest.importorskip("wfcommons")
     out = tmp_path / "montage.json"

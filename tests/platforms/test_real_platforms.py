@@ -66,6 +66,8 @@ def test_every_command_answers_or_refuses_in_one_line(path: Path, tmp_path: Path
     for argv in (("batch", str(tmp_path / "t.swf"), "--platform", str(path), "--json"),
                  ("ptg", "schedule", str(tmp_path / "g.dot"), "--cluster", str(path),
                   "--algorithm", "selfish", "--json"),
+                 ("ptg", "schedule", str(tmp_path / "g.dot"), "--platform", str(path),
+                  "--algorithm", "selfish", "--json"),
                  ("generate", "bags", "--apps", "2", "--platform", str(path))):
         proc = lpsched(*argv)
         assert "Traceback" not in proc.stderr, (argv, proc.stderr[-2000:])

@@ -33,14 +33,15 @@ SEAMS: dict[tuple[str, str], str] = {
         "seed 004 §4 CAFM allocates each PTG's processors with the MRT dual approximation "
         "and the K-shelf algorithm of seed 004 §5 (approx.moldable)",
 }
-TOP = {"lpsched", "lpsched.testing"}  # the public face and the pytest plugin: may import all
+TOP = {"lpsched", "lpsched.testing", "lpsched.report"}  # the public face, the pytest plugin
+# and the reports (which read every family's results): may import all
 # modules that only parse, call and format, or only describe: never print from elsewhere
 PRINTING = ("lpsched.cli",)
 
 
 def is_top(name: str) -> bool:
     """The public face, the pytest plugin and the plugin's own modules."""
-    return name in TOP or name.startswith("lpsched.testing.")
+    return name in TOP or name.startswith(("lpsched.testing.", "lpsched.report."))
 
 
 def module_name(path: Path) -> str:

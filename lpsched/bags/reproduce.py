@@ -5,7 +5,7 @@ reading (:func:`reading`, decisions 316–317); the eager CBS3M variants run bes
 seed's 18 (:func:`select` gives the seed's 18 with one dispatcher; the tables normalise
 among those); Figures 5–10 come from :func:`load_curves`, :func:`figure5_rows` and
 :func:`write_figures`, and the seed-vs-ours table from :func:`fidelity` (through
-:mod:`lpsched.core.fidelity`).
+:mod:`lpsched.core.fidelity_legacy`).
 
 One cell = (instance seed, policy): a fresh Table-2 instance (20 applications, 10 workers,
 one-port; decision A27) simulated under one policy, with the (K1) optimum as the lower bound.
@@ -41,7 +41,7 @@ from lpsched.bags.maxstretch import max_stretch
 from lpsched.bags.policies import get_policy, greedy, policy_names
 from lpsched.bags.schedule import metrics, validate
 from lpsched.bags.simulator import StarPolicy, simulate
-from lpsched.core.fidelity import FidelityRow, FidelityTable, compare, not_measured
+from lpsched.core.fidelity_legacy import FidelityRow, FidelityTable, compare, not_measured
 from lpsched.errors import InvalidScheduleError, LpschedError, SolverError
 from lpsched.solvers.solution import Status
 
@@ -927,7 +927,8 @@ def _noise(stats: dict[str, Any]) -> float:
 def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTable:
     """The seed-vs-ours table of ``reproduce cbs3m``: one row per published figure.
 
-    Built by :mod:`lpsched.core.fidelity`. ``simgrid``: Table 4's averages (all 18 rows), CBS3M
+    Built by :mod:`lpsched.core.fidelity_legacy`.
+    ``simgrid``: Table 4's averages (all 18 rows), CBS3M
     EDF online's maximum and best %, the RR = DD identity, the leaders of Tables 6 and 7
     under both CBS3M dispatchers; ``mpi``: Table 3's averages and order. Figures of the
     other set-up are ``not measured``. Tolerances: two standard errors of our average

@@ -2,7 +2,7 @@
 
 One row per published figure of seed 000 ch. 4 (contiguity and locality), ch. 5 (platform
 level) and seed 001 (topology-aware allocation), built from the summaries of
-:mod:`lpsched.batch.reproduce` with :func:`lpsched.core.fidelity.compare`.
+:mod:`lpsched.batch.reproduce` with :func:`lpsched.core.fidelity_legacy.compare`.
 
 Roles as decisions 272 and 274 declared them before the runs: ch. 4's two makespan means
 (best-effort contiguous ``< 0.1 %`` [L2940], forced contiguous ``< 2 %`` [L2951]) are
@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from lpsched.core.fidelity import (
+from lpsched.core.fidelity_legacy import (
     Bound,
     FidelityRow,
     FidelityTable,

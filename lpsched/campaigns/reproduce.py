@@ -715,7 +715,7 @@ def profiles_sweep_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-# -- seed-vs-ours tables (lpsched.core.fidelity) ---------------------------------------
+# -- seed-vs-ours tables (lpsched.core.fidelity_legacy) ---------------------------------------
 
 #: the decisions that hold the evidence of a difference (docs/decisions.md)
 EXPLAINED = {"faircamp": 303, "egee": 305, "b26": 145, "profiles": 302}
@@ -753,7 +753,7 @@ def faircamp_fidelity(summary: dict[str, Any], exponent: float = ZIPF_EXPONENT) 
     run widens a mean's tolerance to its noise (decision 430). The headline pairing is
     decisions 91 and 93, the evidence on it decision 303.
     """
-    from lpsched.core.fidelity import Bound, FidelityTable, compare, not_measured
+    from lpsched.core.fidelity_legacy import Bound, FidelityTable, compare, not_measured
 
     why = EXPLAINED["faircamp"]
     rows = []
@@ -836,7 +836,7 @@ def ostrich_fidelity(summary: dict[str, Any]) -> Any:
     -----
     The user count's calibration is decision 302, the tolerances decision 306.
     """
-    from lpsched.core.fidelity import Bound, FidelityTable, compare, not_measured
+    from lpsched.core.fidelity_legacy import Bound, FidelityTable, compare, not_measured
 
     rows = []
     egee = summary["egee"]
@@ -887,7 +887,7 @@ def ostrich_fidelity(summary: dict[str, Any]) -> Any:
 def _profiles_fidelity_rows(summary: dict[str, Any]) -> list[Any]:
     """The B27-B28 rows of :func:`ostrich_fidelity` (seed 002 §5.5, [L1411-L1419]) at the
     reported user count (decision 302)."""
-    from lpsched.core.fidelity import Bound, compare, not_measured
+    from lpsched.core.fidelity_legacy import Bound, compare, not_measured
 
     rows = []
     pct = 100.0

@@ -150,7 +150,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser, sub = _root(_Parser)
 
-    from lpsched.cli import approx, bags, batch, campaigns, ptg, tasks
+    from lpsched.cli import approx, bags, batch, campaigns, ptg, report, tasks
 
     bags.add_model_commands(sub)
     rep = sub.add_parser("reproduce", help="reproduce a seed's experiment (resumable)")
@@ -166,6 +166,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     tasks.add_commands(sub)
     campaigns.add_commands(sub)
     ptg.add_commands(sub, full=argv is None or "ptg" in argv)
+    report.add_commands(sub)
     bags.add_info_commands(sub)
     from lpsched.cli.reference import complete_help
 
@@ -185,6 +186,7 @@ COMMANDS = {
     **dict.fromkeys(("tasks", "online"), ("tasks", "add_commands")),
     "campaigns": ("campaigns", "add_commands"),
     "ptg": ("ptg", "add_commands"),
+    "report": ("report", "add_commands"),
     **dict.fromkeys(("policies", "demo"), ("bags", "add_info_commands")),
 }
 

@@ -1,40 +1,61 @@
-"""Seed-vs-ours tables: one published figure per row, its verdict by a fixed rule.
+"""Seed-vs-ours tables: one published result per row, judged by one rule for every family.
 
 Every ``lpsched reproduce ...`` run ends with one such table, printed and written to
-``<out>/<experiment>_vs_seed.csv`` (docs/decisions.md, "Fidelity tables"). A row names the
-figure, the seed line it is read from, the seed's value, ours, the tolerance and a verdict:
+``<out>/<experiment>_vs_seed.csv``, and ``lpsched report`` lays the tables of a seed out in
+the seed's order. A row names the published result (its manifest id ``ref``, its
+``source`` — ``Table 4``, ``Figure 5.9`` or ``text`` — and its seed line), the seed's
+value, ours, the tolerance it is judged with, the verdict and its role.
 
-``match``
-    ours is within the tolerance of the seed's value (inside the range, on the right side
-    of the bound, equal to the label);
-``close``
-    ours is off by at most :data:`CLOSE_FACTOR` times the tolerance;
-``differs: explained by decision N``
-    farther off, and decision ``N`` of docs/decisions.md holds the evidence of why;
-``differs``
-    farther off, with no explanation yet;
-``not measured: REASON``
-    the run could not measure the figure (a trace missing from the data folder, a reduced
-    run without the cell): never counted as a match.
+The verdict rule
+----------------
+A **value** (a number the seed prints) matches when ours is within the tolerance;
+``close`` within :data:`CLOSE_FACTOR` tolerances; else it differs. The tolerance is the one
+declared for the row; at the seed's size it widens to the row's own noise (:data:`NOISE_Z`
+standard errors) when that is larger, never at a reduced size.
 
-A figure also carries its *role*: ``calibration`` (it chose a reading or a parameter, so
-it is no evidence for that reading) or ``validation`` (it judges the reading), declared
-before the figure is looked at (docs/decisions.md).
+A **direction** (``Bound``: "< 1", "better than", "outperforms") matches only when ours is
+on the seed's side by more than its noise (:data:`NOISE_Z` standard errors, paired where the
+instances pair); within the noise it is ``undetermined``; on the wrong side, beyond the
+noise, it differs. No tolerance: a direction has no slack. A row without a noise estimate
+(one deterministic measurement, a whole trace) has a noise of 0.
+
+A **range** (``Range``: "5–30 %") matches inside the range and differs outside it, with no
+slack, except where the values ours can take (its ``grid``) have none inside the range:
+then the grid's nearest values on either side match, and the row says so. A range the seed
+states for several lines together is judged as stated: :func:`compare_all` requires every
+line inside.
+
+A **label** (an order, a name) matches when equal (spaces and case aside).
+
+A row that **cannot fail** under the tool's own model reads ``holds by construction:
+ASSUMPTION`` (``construction=``), naming the assumption that makes it so.
+
+**Reduced runs.** A run smaller than the seed's (``size=Size(n, seed_n)``) never judges an
+extreme or a tail count (a maximum, a minimum, a count over n instances: ``statistic=``),
+and a row whose noise is wider than its tolerance (a direction: whose noise hides the
+side) reads ``not measured: reduced run (n of N)``.
+
+**Differences** name their kind: ``differs: cause measured (decision N)`` when a measured
+mechanism, or an inconsistency inside the seed's own set-up, accounts for the gap
+(``gap=Gap(N, measured=True)``); ``differs: not reproduced (decision N: K readings
+tried)`` otherwise (``gap=Gap(N, readings=K)``, or no ``gap`` at all: ``differs: not
+reproduced``).
+
+**Roles.** A row is ``validation`` (it judges a reading) or ``calibration`` (it chose a
+reading or a default by looking at results, so it is no evidence for it). Tallies count
+validation rows only; calibration rows are counted apart.
 
 Nothing here computes a figure: each family's reproduction measures its values and builds
-the rows with :func:`compare`; this module only applies the verdict rule and formats.
+the rows with :func:`compare`; this module applies the rule and formats.
 
 Examples
 --------
->>> rows = [compare("T4 CBS3M", "003 L908", 1.163, 1.120, tolerance=0.05),
-...         compare("forced cont.", "000 L2944", Bound("<", 2.0), 7.2,
-...                 tolerance=0.5, unit="%", explained_by=251)]
+>>> rows = [compare("T4 CBS3M avg", "003 L908", 1.163, 1.120, tolerance=0.05,
+...                 ref="003-T4", source="Table 4"),
+...         compare("forced cont. makespan", "000 L2951", Bound("<", 2.0), 7.2, unit="%",
+...                 noise=0.4, gap=Gap(251, measured=True), ref="000-L2951")]
 >>> [r.verdict for r in rows]
-['match', 'differs: explained by decision 251']
->>> print(FidelityTable("demo", rows).format())  # doctest: +NORMALIZE_WHITESPACE
-figure        seed line  seed   ours   tolerance  verdict                             role
-T4 CBS3M      003 L908   1.163  1.12   0.05       match                               validation
-forced cont.  000 L2944  < 2 %  7.2 %  0.5 %      differs: explained by decision 251  validation
+['match', 'differs: cause measured (decision 251)']
 """
 
 from __future__ import annotations
@@ -44,27 +65,42 @@ import io
 import math
 import textwrap
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["CLOSE_FACTOR", "COLUMNS", "WIDTH", "Bound", "FidelityRow", "FidelityTable", "Range",
-           "compare", "not_measured"]
+__all__ = ["CLOSE_FACTOR", "COLUMNS", "EXTREMES", "KINDS", "NOISE_Z", "WIDTH", "Bound",
+           "FidelityRow", "FidelityTable", "Gap", "Range", "Size", "compare", "compare_all",
+           "kind_of", "mean_and_se", "not_measured", "paired_se"]
+
+CLOSE_FACTOR = 2.0
+"""A value off by more than its tolerance but at most this many tolerances is ``close``."""
+
+NOISE_Z = 2.0
+"""How many standard errors make a row's noise: beyond it a direction is decided (about a
+95 % two-sided band for a mean)."""
+
+EXTREMES = frozenset({"max", "min", "count", "tail"})
+"""Statistics judged only at the seed's own size: over fewer instances a maximum is lower,
+a minimum higher and a tail count smaller by construction."""
 
 WIDTH = 100
 """The widest line :meth:`FidelityTable.format` prints by default (a terminal's 100 columns)."""
 
-#: the columns that wrap when a table is wider than asked, widest first
-_WRAPPING = ("figure", "verdict", "seed_value", "ours", "tolerance")
-
-CLOSE_FACTOR = 2.0
-"""A value off by more than the tolerance but at most this many tolerances is ``close``."""
-
-COLUMNS = ("figure", "seed_line", "seed_value", "ours", "tolerance", "verdict", "role",
-           "note")
+COLUMNS = ("ref", "source", "figure", "seed_line", "seed_value", "ours", "tolerance",
+           "verdict", "role", "note")
 """The CSV columns, in order."""
 
+KINDS = ("match", "close", "holds by construction", "undetermined",
+         "differs: cause measured", "differs: not reproduced", "not measured")
+"""The verdict kinds, in the order tallies list them."""
+
 Role = Literal["validation", "calibration"]
+Statistic = Literal["mean", "value", "median", "share", "max", "min", "count", "tail"]
+
+#: the columns that wrap when a table is wider than asked
+_WRAPPING = ("figure", "verdict", "seed_value", "ours", "tolerance", "source")
+_INDENT = "  "
 
 
 @dataclass(frozen=True)
@@ -78,29 +114,13 @@ class Range:
         if not self.lo <= self.hi:
             raise ValueError(f"Range({self.lo}, {self.hi}): lo must be <= hi")
 
-    def distance(self, value: float) -> float:
-        """How far ``value`` lies outside the range (0 inside).
-
-        Parameters
-        ----------
-        value : float
-            Our measured value, in the unit of the range.
-
-        Returns
-        -------
-        float
-            ``lo - value`` below the range, ``value - hi`` above it, 0 inside (the ends
-            included); :func:`compare` judges it against the tolerance.
-        """
-        return max(self.lo - value, value - self.hi, 0.0)
-
     def label(self, unit: str = "") -> str:
         """As the table shows it: ``5–30 %``.
 
         Parameters
         ----------
         unit : str
-            Shown after the upper end ("%", "s"); ``""`` (the default) shows none.
+            Shown after the upper end ("%", "s").
 
         Returns
         -------
@@ -112,8 +132,8 @@ class Range:
 
 @dataclass(frozen=True)
 class Bound:
-    """A published inequality: ``Bound("<", 2.0)`` is "under 2" (``<`` and ``<=`` are read
-    alike, as are ``>`` and ``>=``: a figure is a measurement, not a strict proof)."""
+    """A published direction: ``Bound("<", 1.0)`` is "under 1", "better than basic"
+    (``<`` and ``<=`` read alike, as do ``>`` and ``>=``: a measurement, not a proof)."""
 
     op: Literal["<", "<=", ">", ">="]
     value: float
@@ -122,8 +142,8 @@ class Bound:
         if self.op not in ("<", "<=", ">", ">="):
             raise ValueError(f"Bound op {self.op!r}: must be <, <=, > or >=")
 
-    def distance(self, value: float) -> float:
-        """How far ``value`` lies on the wrong side of the bound (0 on the right side).
+    def margin(self, value: float) -> float:
+        """How far ``value`` lies on the seed's side of the bound (negative: the wrong side).
 
         Parameters
         ----------
@@ -133,12 +153,9 @@ class Bound:
         Returns
         -------
         float
-            ``value - bound`` above an upper bound (``<``, ``<=``), ``bound - value``
-            below a lower one (``>``, ``>=``), 0 on the right side or on the bound itself.
+            ``bound - value`` for ``<``, ``value - bound`` for ``>``.
         """
-        if self.op in ("<", "<="):
-            return max(value - self.value, 0.0)
-        return max(self.value - value, 0.0)
+        return self.value - value if self.op in ("<", "<=") else value - self.value
 
     def label(self, unit: str = "") -> str:
         """As the table shows it: ``< 2 %``.
@@ -146,14 +163,68 @@ class Bound:
         Parameters
         ----------
         unit : str
-            Shown after the value ("%", "s"); ``""`` (the default) shows none.
+            Shown after the value ("%", "s").
 
         Returns
         -------
         str
-            The operator, a space, the value (up to 4 significant digits), then the unit.
+            The operator, a space, the value (up to 4 significant digits), the unit.
         """
         return f"{self.op} {_num(self.value)}{_unit(unit)}"
+
+
+@dataclass(frozen=True)
+class Size:
+    """How large a run is beside the seed's: ``n`` of the seed's ``seed_n`` units."""
+
+    n: int
+    seed_n: int
+    unit: str = "instances"
+
+    @property
+    def reduced(self) -> bool:
+        """Whether the run is smaller than the seed's."""
+        return self.n < self.seed_n
+
+    def label(self) -> str:
+        """``12 of 1,000 instances``.
+
+        Returns
+        -------
+        str
+            The run's size, the seed's and the unit.
+        """
+        return f"{self.n:,} of {self.seed_n:,} {self.unit}"
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Why ours differs: the decision holding the evidence, and its kind.
+
+    ``measured``: the decision measured the cause (a mechanism, or an inconsistency inside
+    the seed's own set-up); else it tried ``readings`` readings of the text without
+    bringing the seed's value back. ``evidence`` says it in two or three sentences (the
+    report prints them under the row).
+    """
+
+    decision: int
+    measured: bool = False
+    readings: int = 0
+    evidence: str = ""
+
+    def verdict(self) -> str:
+        """The ``differs`` verdict this gap gives.
+
+        Returns
+        -------
+        str
+            ``differs: cause measured (decision N)`` or ``differs: not reproduced
+            (decision N: K readings tried)``.
+        """
+        if self.measured:
+            return f"differs: cause measured (decision {self.decision})"
+        tried = f": {self.readings} readings tried" if self.readings else ""
+        return f"differs: not reproduced (decision {self.decision}{tried})"
 
 
 SeedValue = float | int | str | Range | Bound
@@ -161,8 +232,8 @@ SeedValue = float | int | str | Range | Bound
 
 @dataclass(frozen=True)
 class FidelityRow:
-    """One published figure beside ours; values are kept as display strings (the CSV and
-    the printed table show the same text) and, where numeric, as numbers in ``to_dict``."""
+    """One published result beside ours; values are kept as display strings (the CSV and the
+    printed table show the same text) and, where numeric, as numbers (``numbers``)."""
 
     figure: str
     seed_line: str
@@ -172,23 +243,105 @@ class FidelityRow:
     verdict: str
     role: Role = "validation"
     note: str = ""
+    ref: str = ""
+    source: str = "text"
+    decision: int | None = None
     numbers: dict[str, float | None] = field(default_factory=dict, compare=False)
+    evidence: str = ""
+
+    @property
+    def kind(self) -> str:
+        """The verdict's kind, one of :data:`KINDS`."""
+        return kind_of(self.verdict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The row as JSON-ready data: the display columns, plus ``seed_number`` and
-        ``ours_number`` when the values are numeric (``None`` otherwise).
+        """The row as JSON-ready data.
 
         Returns
         -------
         dict
-            The :data:`COLUMNS` as keys with their display strings, plus ``seed_number``
-            and ``ours_number`` (float or ``None``; ``ours_number`` is also ``None`` on a
-            ``not measured`` row).
+            The :data:`COLUMNS` as keys with their display strings, plus ``kind``,
+            ``decision`` and ``seed_number``, ``ours_number``, ``noise`` (floats or
+            ``None``), and ``evidence`` (the decision's, for a difference).
         """
         out: dict[str, Any] = {c: getattr(self, c) for c in COLUMNS}
-        out["seed_number"] = self.numbers.get("seed")
-        out["ours_number"] = self.numbers.get("ours")
+        out.update(kind=self.kind, decision=self.decision, evidence=self.evidence,
+                   seed_number=self.numbers.get("seed"), ours_number=self.numbers.get("ours"),
+                   noise=self.numbers.get("noise"))
         return out
+
+
+def kind_of(verdict: str) -> str:
+    """The kind of a verdict string (one of :data:`KINDS`).
+
+    Parameters
+    ----------
+    verdict : str
+        A row's verdict, e.g. ``differs: cause measured (decision 251)``.
+
+    Returns
+    -------
+    str
+        ``match``, ``close``, ``holds by construction``, ``undetermined``, ``differs: cause
+        measured``, ``differs: not reproduced`` or ``not measured``.
+
+    Raises
+    ------
+    ValueError
+        ``verdict`` is of no kind.
+    """
+    for kind in KINDS:
+        if verdict == kind or verdict.startswith(kind + ":") or verdict.startswith(kind + " ("):
+            return kind
+    raise ValueError(f"verdict {verdict!r}: not one of {', '.join(KINDS)}")
+
+
+def mean_and_se(values: Iterable[float]) -> tuple[float, float | None]:
+    """The mean of ``values`` and its standard error (``None`` below two values).
+
+    Parameters
+    ----------
+    values : iterable of float
+        One value per instance (a per-instance ratio, a metric).
+
+    Returns
+    -------
+    tuple of (float, float or None)
+        The mean (nan when empty) and ``sd / sqrt(n)`` with the sample standard deviation.
+    """
+    xs = [float(v) for v in values]
+    n = len(xs)
+    if n == 0:
+        return math.nan, None
+    mean = math.fsum(xs) / n
+    if n < 2:
+        return mean, None
+    var = math.fsum((x - mean) ** 2 for x in xs) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def paired_se(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """The standard error of the mean difference ``a - b`` of paired values (the same
+    instances under two policies): the noise of a direction between them.
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        The two values of each instance, in the same order.
+
+    Returns
+    -------
+    float or None
+        ``sd(a - b) / sqrt(n)``; ``None`` below two pairs.
+
+    Raises
+    ------
+    ValueError
+        ``a`` and ``b`` differ in length.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"paired values: {len(a)} and {len(b)} differ in length")
+    return mean_and_se(x - y for x, y in zip(a, b, strict=True))[1]
 
 
 def _num(x: float) -> str:
@@ -204,105 +357,272 @@ def _unit(unit: str) -> str:
     return "" if not unit else (unit if unit == "%" else f" {unit}").replace("%", " %")
 
 
-def _verdict(distance: float, tol: float, explained_by: int | None) -> str:
+def _differs(gap: Gap | None) -> str:
+    return gap.verdict() if gap else "differs: not reproduced"
+
+
+def _reduced(size: Size | None) -> str:
+    return f"not measured: reduced run ({size.label()})" if size else "not measured"
+
+
+def _value_verdict(distance: float, tol: float, gap: Gap | None) -> str:
     if distance <= tol:
         return "match"
     if distance <= CLOSE_FACTOR * tol:
         return "close"
-    return f"differs: explained by decision {explained_by}" if explained_by else "differs"
+    return _differs(gap)
+
+
+def _direction_verdict(bound: Bound, value: float, noise: float | None, size: Size | None,
+                       gap: Gap | None) -> str:
+    margin = bound.margin(value)
+    band = NOISE_Z * (noise or 0.0)
+    if margin > band:
+        return "match"
+    if margin < -band:
+        return _differs(gap)
+    return _reduced(size) if size and size.reduced else "undetermined"
+
+
+def _grid_slack(rng: Range, grid: Sequence[float] | None) -> float:
+    """The slack a range gets from a grid with no value inside it: the distance to the
+    farther of the grid's two values next to the range (0 when one lies inside)."""
+    if not grid or any(rng.lo <= g <= rng.hi for g in grid):
+        return 0.0
+    below = [rng.lo - g for g in grid if g < rng.lo]
+    above = [g - rng.hi for g in grid if g > rng.hi]
+    return max(min(below, default=0.0), min(above, default=0.0))
+
+
+def _range_verdict(rng: Range, value: float, noise: float | None, size: Size | None,
+                   slack: float, gap: Gap | None) -> str:
+    if size and size.reduced and noise and NOISE_Z * noise > (rng.hi - rng.lo) / 2:
+        return _reduced(size)
+    distance = max(rng.lo - value, value - rng.hi, 0.0)
+    return "match" if distance <= slack else _differs(gap)
+
+
+def _seed_parts(seed: SeedValue, unit: str) -> tuple[str, float | None]:
+    if isinstance(seed, Range | Bound):
+        return seed.label(unit), None
+    if isinstance(seed, str):
+        return seed, None
+    return _num(seed) + _unit(unit), float(seed)
+
+
+def _tolerance(seed: SeedValue, tolerance: float, relative: bool) -> float:
+    if isinstance(seed, str | Bound):
+        return 0.0
+    scale = (seed.hi - seed.lo) if isinstance(seed, Range) else abs(float(seed))
+    return tolerance * scale if relative else tolerance
+
+
+def _check_args(role: str, tolerance: float, seed: SeedValue, noise: float | None) -> None:
+    if role not in ("validation", "calibration"):
+        raise ValueError(f"role {role!r}: must be 'validation' or 'calibration'")
+    if tolerance < 0 or not math.isfinite(tolerance):
+        raise ValueError(f"tolerance {tolerance}: must be finite and >= 0")
+    if tolerance and isinstance(seed, Bound | Range):
+        raise ValueError("a direction or a range has no tolerance: it is judged against "
+                         "its noise (noise=) and, for a range, the grid (grid=)")
+    if noise is not None and (noise < 0 or not math.isfinite(noise)):
+        raise ValueError(f"noise {noise}: must be finite and >= 0")
 
 
 def compare(figure: str, seed_line: str, seed: SeedValue, ours: float | str | None, *,
-            tolerance: float = 0.0, relative: bool = False, unit: str = "",
-            explained_by: int | None = None, role: Role = "validation",
-            note: str = "") -> FidelityRow:
-    """One row: the seed's value beside ours, with the verdict of the module's rule.
+            ref: str = "", source: str = "text", tolerance: float = 0.0,
+            relative: bool = False, unit: str = "", noise: float | None = None,
+            size: Size | None = None, statistic: Statistic = "mean", gap: Gap | None = None,
+            construction: str | None = None, grid: Sequence[float] | None = None,
+            role: Role = "validation", note: str = "") -> FidelityRow:
+    """One row: the seed's published result beside ours, with the verdict of the rule.
 
     Parameters
     ----------
     figure : str
         What is compared ("Table 4 CBS3M-EDF-online avg").
     seed_line : str
-        Where the seed states it ("003 L908", "002 B16").
+        Where the seed states it ("003 L908", "002 L1134-L1136").
     seed : float, str, Range or Bound
-        The published value: a number, a label (an order, a set, a name: compared for
-        equality after stripping spaces and case), a range or an inequality.
+        The published result: a value, a label (compared for equality, spaces and case
+        aside), a range or a direction.
     ours : float, str or None
-        Our measured value; ``None`` makes a ``not measured`` row (use
-        :func:`not_measured` to give the reason).
+        Our measured value; ``None`` makes a ``not measured`` row (:func:`not_measured`
+        gives the reason).
+    ref : str
+        The result's id in the seed's manifest (``003-T4``, ``000-L2951``).
+    source : str
+        ``Table N``, ``Figure N`` as the seed numbers them, or ``text``.
     tolerance : float
-        Largest difference that is still a ``match``: absolute, or relative to ``|seed|``
-        (to the range's width for a :class:`Range`) when ``relative``. Unused for labels.
+        A value's declared tolerance: absolute, or relative to ``|seed|`` when
+        ``relative``; none for a direction, a range or a label.
     relative : bool
-        Read ``tolerance`` as a fraction.
+        Read ``tolerance`` as a fraction of the seed's value.
     unit : str
         Shown after the numbers ("%", "s").
-    explained_by : int, optional
-        The decision that explains a difference; used only when the verdict is not
-        ``match`` or ``close``.
+    noise : float, optional
+        The standard error of ours (paired where instances pair); ``None``: no estimate.
+    size : Size, optional
+        The run's size beside the seed's; ``None``: the seed's own.
+    statistic : str
+        What ours is: ``mean``, ``value``, ``median``, ``share``, or an extreme
+        (:data:`EXTREMES`: ``max``, ``min``, ``count``, ``tail``), never judged on a
+        reduced run.
+    gap : Gap, optional
+        Why ours differs, used only when the verdict is a difference.
+    construction : str, optional
+        The assumption under which the row cannot fail: the verdict is then ``holds by
+        construction: <construction>`` (when ours satisfies the claim).
+    grid : sequence of float, optional
+        The values ours can take (a grid of speed-ups), for a range with none inside.
     role : {"validation", "calibration"}
-        Whether the figure judges a reading or chose it (then it is no evidence for it).
+        Whether the row judges a reading or chose it.
     note : str
-        Free text (the reading used, the sample size).
+        Free text: the reading used, the sample, a grid's slack.
 
     Returns
     -------
     FidelityRow
+
+    Raises
+    ------
+    ValueError
+        A bad role, tolerance or noise, or a tolerance on a direction or range.
+    TypeError
+        A label compared with a number.
     """
-    if role not in ("validation", "calibration"):
-        raise ValueError(f"role {role!r}: must be 'validation' or 'calibration'")
-    if tolerance < 0 or not math.isfinite(tolerance):
-        raise ValueError(f"tolerance {tolerance}: must be finite and >= 0")
-    if isinstance(seed, Range | Bound):
-        seed_label = seed.label(unit)
-        seed_number = None
-        scale = (seed.hi - seed.lo if isinstance(seed, Range) else abs(seed.value))
-    elif isinstance(seed, str):
-        seed_label, seed_number, scale = seed, None, 0.0
-    else:
-        seed_label, seed_number, scale = _num(seed) + _unit(unit), float(seed), abs(seed)
-    tol = tolerance * scale if relative else tolerance
-    tol_label = (f"{_num(100 * tolerance)} % rel." if relative else _num(tol) + _unit(unit)
-                 ) if not isinstance(seed, str) else "equal"
+    _check_args(role, tolerance, seed, noise)
+    seed_label, seed_number = _seed_parts(seed, unit)
+    tol = _tolerance(seed, tolerance, relative)
+    tol_label = ("equal" if isinstance(seed, str) else "noise" if isinstance(seed, Bound)
+                 else "none" if isinstance(seed, Range) else
+                 f"{_num(100 * tolerance)} % rel." if relative else _num(tol) + _unit(unit))
+    numbers: dict[str, float | None] = {"seed": seed_number, "ours": None, "noise": noise}
+    base = dict(role=role, ref=ref, source=source, decision=gap.decision if gap else None,
+                numbers=numbers, evidence=gap.evidence if gap else "")
     if ours is None:
-        return FidelityRow(figure, seed_line, seed_label, "", tol_label,
-                           "not measured", role, note, {"seed": seed_number, "ours": None})
+        return FidelityRow(figure, seed_line, seed_label, "", tol_label, "not measured",
+                           note=note, **base)  # type: ignore[arg-type]
     if isinstance(seed, str) or isinstance(ours, str):
         if not isinstance(seed, str) or not isinstance(ours, str):
             raise TypeError(f"{figure}: a label compares only with a label "
                             f"(seed {seed!r}, ours {ours!r})")
         same = "".join(seed.split()).lower() == "".join(ours.split()).lower()
-        verdict = "match" if same else _verdict(math.inf, 0.0, explained_by)
-        return FidelityRow(figure, seed_line, seed_label, ours, tol_label, verdict, role,
-                           note, {"seed": None, "ours": None})
+        verdict = _constructed(construction, same) or ("match" if same else _differs(gap))
+        return FidelityRow(figure, seed_line, seed_label, ours, tol_label, verdict,
+                           note=note, **base)  # type: ignore[arg-type]
     value = float(ours)
-    if not math.isfinite(value):
-        distance = math.inf
-    elif isinstance(seed, Range | Bound):
-        distance = seed.distance(value)
-    else:
-        distance = abs(value - float(seed))
+    numbers["ours"] = value
+    verdict, note = _numeric_verdict(seed, value, tol, noise, size, statistic, gap, grid,
+                                     note, unit)
+    if construction and verdict == "match":
+        verdict = f"holds by construction: {construction}"
+    if noise is not None and isinstance(seed, int | float | Bound):
+        tol_label = _noise_label(seed, tol, noise, size, unit)
     return FidelityRow(figure, seed_line, seed_label, _num(value) + _unit(unit), tol_label,
-                       _verdict(distance, tol, explained_by), role, note,
-                       {"seed": seed_number, "ours": value})
+                       verdict, note=note, **base)  # type: ignore[arg-type]
 
 
-def not_measured(figure: str, seed_line: str, seed: SeedValue, reason: str, *,
-                 unit: str = "", role: Role = "validation", tolerance: float | None = None,
-                 relative: bool = False) -> FidelityRow:
-    """A row for a figure this run could not measure, with the reason in the verdict.
+def _constructed(construction: str | None, holds: bool) -> str:
+    return f"holds by construction: {construction}" if construction and holds else ""
+
+
+def _noise_label(seed: float | Bound, tol: float, noise: float, size: Size | None,
+                 unit: str) -> str:
+    band = NOISE_Z * noise
+    if isinstance(seed, Bound):
+        return f"noise ±{_num(band)}{_unit(unit)}"
+    if size is None or not size.reduced:
+        return _num(max(tol, band)) + _unit(unit)
+    return _num(tol) + _unit(unit)
+
+
+def _numeric_verdict(seed: float | int | Range | Bound, value: float, tol: float,
+                     noise: float | None, size: Size | None, statistic: str,
+                     gap: Gap | None, grid: Sequence[float] | None, note: str,
+                     unit: str) -> tuple[str, str]:
+    """The verdict of a number against a value, a direction or a range (module doc)."""
+    reduced = size is not None and size.reduced
+    if not math.isfinite(value):
+        return _differs(gap), note
+    if reduced and statistic in EXTREMES:
+        return _reduced(size), note
+    if isinstance(seed, Bound):
+        return _direction_verdict(seed, value, noise, size, gap), note
+    if isinstance(seed, Range):
+        slack = _grid_slack(seed, grid)
+        if slack:
+            note = "; ".join(filter(None, [note, (
+                f"no value of the grid lies inside the range: its nearest values match "
+                f"(slack {_num(slack)}{_unit(unit)})")]))
+        return _range_verdict(seed, value, noise, size, slack, gap), note
+    if noise is not None:
+        if reduced and NOISE_Z * noise > tol:
+            return _reduced(size), note
+        if not reduced:
+            tol = max(tol, NOISE_Z * noise)
+    return _value_verdict(abs(value - float(seed)), tol, gap), note
+
+
+def compare_all(figure: str, seed_line: str, seed: Range, ours: Mapping[str, float | None],
+                **options: Any) -> FidelityRow:
+    """One row for a range the seed states for several lines together (every scheduler,
+    every allocation): it matches only when every line's value lies inside.
 
     Parameters
     ----------
-    figure, seed_line, seed, unit, role
-        As for :func:`compare`; ``unit`` is shown after the seed's value.
+    figure, seed_line, seed
+        As for :func:`compare`; ``seed`` is the joint range.
+    ours : mapping of str to float or None
+        Each line's value by its label; ``None`` for a line not measured.
+    **options
+        :func:`compare`'s keyword arguments (``ref``, ``source``, ``unit``, ``grid``,
+        ``gap``, ``size``, ``role``, ``note``).
+
+    Returns
+    -------
+    FidelityRow
+        ``ours`` shows the lines' span (``lo–hi over k lines``); the note names the
+        lines outside the range. A line not measured makes the row ``not measured``.
+    """
+    unit = options.get("unit", "")
+    missing = [k for k, v in ours.items() if v is None]
+    if missing or not ours:
+        why = f"line(s) not measured: {', '.join(missing)}" if missing else "no line"
+        return not_measured(figure, seed_line, seed, why, **{
+            k: v for k, v in options.items() if k in ("ref", "source", "unit", "role")})
+    values = {k: float(v) for k, v in ours.items() if v is not None}
+    rows = {k: compare(figure, seed_line, seed, v, **options) for k, v in values.items()}
+    outside = [k for k, r in rows.items() if r.kind != "match"]
+    first = next(iter(rows.values()))
+    span = f"{_num(min(values.values()))}–{_num(max(values.values()))}{_unit(unit)}"
+    verdict = "match" if not outside else _differs(options.get("gap"))
+    note = "; ".join(filter(None, [options.get("note", ""), first.note if "grid" in
+                                   first.note else "", f"every one of {len(values)} lines"
+                                   if not outside else f"outside: {', '.join(outside)}"]))
+    return FidelityRow(figure, seed_line, first.seed_value, f"{span} over {len(values)} lines",
+                       first.tolerance, verdict, first.role, note, first.ref, first.source,
+                       first.decision, {"seed": None, "ours": None, "noise": None},
+                       first.evidence)
+
+
+def not_measured(figure: str, seed_line: str, seed: SeedValue, reason: str, *,
+                 ref: str = "", source: str = "text", unit: str = "",
+                 role: Role = "validation", tolerance: float | None = None,
+                 relative: bool = False) -> FidelityRow:
+    """A row for a published result this run could not measure, with the reason.
+
+    Parameters
+    ----------
+    figure, seed_line, seed, ref, source, unit, role
+        As for :func:`compare`.
     reason : str
-        Why the figure is missing ("trace RICC not in ../shared/data"); the verdict reads
-        ``not measured: REASON``.
+        Why the result is missing ("trace RICC not in ../shared/data", "hardware
+        measurement: a simulation cannot show it"); the verdict reads ``not measured:
+        REASON``.
     tolerance : float, optional
-        The tolerance the figure would be judged with, shown in its column (as in
-        :func:`compare`, relative when ``relative``); without it the column shows ``—``,
-        never a tolerance of 0 the figure does not have.
+        The tolerance the row would be judged with (a value's); without it the column
+        shows ``—``.
     relative : bool
         Read ``tolerance`` as a fraction of the seed's value.
 
@@ -311,31 +631,21 @@ def not_measured(figure: str, seed_line: str, seed: SeedValue, reason: str, *,
     FidelityRow
         ``ours`` empty, the verdict ``not measured: REASON``.
     """
-    row = compare(figure, seed_line, seed, None, unit=unit, role=role,
-                  tolerance=tolerance or 0.0, relative=relative)
-    tol = row.tolerance if tolerance is not None or isinstance(seed, str) else "—"
-    return FidelityRow(row.figure, row.seed_line, row.seed_value, "", tol,
-                       f"not measured: {reason}", role, row.note, row.numbers)
-
-
-_INDENT = "  "
+    row = compare(figure, seed_line, seed, None, unit=unit, role=role, ref=ref,
+                  source=source, tolerance=tolerance or 0.0, relative=relative)
+    keep = tolerance is not None or isinstance(seed, str | Bound | Range)
+    return FidelityRow(row.figure, row.seed_line, row.seed_value, "",
+                       row.tolerance if keep else "—", f"not measured: {reason}", role,
+                       row.note, ref, source, None, row.numbers)
 
 
 def _title(column: str) -> str:
-    """A column's header: ``seed_value`` -> ``seed``, ``seed_line`` -> ``seed line``."""
     return column.replace("_value", "").replace("_", " ")
 
 
-def _line_width(cells: list[list[str]]) -> int:
-    """The width of the widest line when no cell wraps (two spaces between columns)."""
-    return sum(max(len(line[i]) for line in cells) for i in range(len(cells[0]))
-               ) + 2 * (len(cells[0]) - 1)
-
-
 def _fit_widths(cells: list[list[str]], cols: list[str], width: int) -> list[int]:
-    """Column widths for ``cells`` that fit ``width``: each column as wide as its widest
-    cell, then the widest wrapping column narrowed one character at a time (never below
-    its longest word) until the line, separators included, fits or nothing can narrow."""
+    """Column widths that fit ``width``: each column as wide as its widest cell, then the
+    widest wrapping column narrowed (never below its longest word) until the line fits."""
     widths = [max(len(line[i]) for line in cells) for i in range(len(cols))]
     floor = [max((len(w) for line in cells for w in line[i].split()), default=0)
              for i in range(len(cols))]
@@ -344,37 +654,31 @@ def _fit_widths(cells: list[list[str]], cols: list[str], width: int) -> list[int
         movable = [i for i in wrapping if widths[i] > floor[i]]
         if not movable:
             break
-        widest = max(movable, key=lambda i: widths[i])
-        widths[widest] -= 1
+        widths[max(movable, key=lambda i: widths[i])] -= 1
     return widths
 
 
-def _aligned(cells: list[list[str]], notes: list[str], widths: list[int], width: int,
-             indent: str) -> str:
-    """``cells`` (the header first) as aligned lines, each cell wrapped in its width, each
-    row's note under it; with an ``indent``, the rows' blocks are joined by a NUL so that
-    the caller can put each row's label above its block."""
-    blocks: list[list[str]] = []
-    for i, line in enumerate(cells):
-        wrapped = [textwrap.wrap(v, w, break_long_words=False) or [""]
-                   for v, w in zip(line, widths, strict=True)]
-        block = [indent + "  ".join((parts[k] if k < len(parts) else "").ljust(w)
-                                    for parts, w in zip(wrapped, widths, strict=True)
-                                    ).rstrip()
-                 for k in range(max(len(parts) for parts in wrapped))]
-        if i and notes[i - 1]:
-            block += textwrap.wrap(notes[i - 1], width, initial_indent="    note: ",
-                                   subsequent_indent="          ", break_long_words=False)
-        blocks.append(block)
-    return ("\x00" if indent else "\n").join("\n".join(b) for b in blocks)
+def _block(line: list[str], widths: list[int], indent: str) -> list[str]:
+    """One row's cells as aligned lines, each cell wrapped in its width."""
+    wrapped = [textwrap.wrap(v, w, break_long_words=False) or [""]
+               for v, w in zip(line, widths, strict=True)]
+    return [indent + "  ".join((parts[k] if k < len(parts) else "").ljust(w)
+                               for parts, w in zip(wrapped, widths, strict=True)).rstrip()
+            for k in range(max(len(parts) for parts in wrapped))]
+
+
+def _note_lines(note: str, width: int) -> list[str]:
+    return textwrap.wrap(note, width, initial_indent="    note: ",
+                         subsequent_indent="          ", break_long_words=False)
 
 
 @dataclass(frozen=True)
 class FidelityTable:
-    """The seed-vs-ours table of one experiment."""
+    """The seed-vs-ours table of one experiment, and the size of the run it judges."""
 
     experiment: str
     rows: Sequence[FidelityRow]
+    size: Size | None = None
 
     @property
     def filename(self) -> str:
@@ -382,20 +686,19 @@ class FidelityTable:
         return f"{self.experiment}_vs_seed.csv"
 
     def counts(self) -> dict[str, int]:
-        """How many rows have each verdict kind: ``match``, ``close``, ``explained``
-        (``differs: explained by decision N``), ``differs`` (no explanation yet) and
-        ``not measured``.
+        """The tally: validation rows per verdict kind, calibration rows apart.
 
         Returns
         -------
         dict of str to int
-            The five kinds, in that order, each present (0 when no row has it); they sum
-            to the number of rows.
+            ``rows`` (validation rows), each of :data:`KINDS` over them, then
+            ``calibration`` (the calibration rows, whatever their verdicts).
         """
-        kinds = Counter("explained" if r.verdict.startswith("differs: explained")
-                        else r.verdict.split(":")[0] for r in self.rows)
-        return {k: kinds.get(k, 0)
-                for k in ("match", "close", "explained", "differs", "not measured")}
+        kinds = Counter(r.kind for r in self.rows if r.role == "validation")
+        out = {"rows": sum(kinds.values())}
+        out.update({k: kinds.get(k, 0) for k in KINDS})
+        out["calibration"] = sum(r.role == "calibration" for r in self.rows)
+        return out
 
     def csv_text(self) -> str:
         """The table as CSV text, the columns of :data:`COLUMNS`.
@@ -403,9 +706,7 @@ class FidelityTable:
         Returns
         -------
         str
-            The header line (the names of :data:`COLUMNS`), then one line per row with
-            its display strings, ``\\n``-terminated; the text
-            ``lpsched.cli.common.report_fidelity`` writes to :attr:`filename`.
+            The header line, then one line per row, ``\\n``-terminated.
         """
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -414,68 +715,76 @@ class FidelityTable:
             writer.writerow([getattr(r, c) for c in COLUMNS])
         return buf.getvalue()
 
-    def format(self, columns: Iterable[str] = COLUMNS, width: int = WIDTH) -> str:
+    def format(self, columns: Iterable[str] = ("figure", "seed_line", "seed_value", "ours",
+                                               "tolerance", "verdict", "role", "note"),
+               width: int = WIDTH) -> str:
         """The table as aligned plain text (header first), for a terminal or a log.
 
         Parameters
         ----------
         columns : iterable of str
-            Which columns, in order (names of :data:`COLUMNS`); by default all of them, as
-            the CSV has them, so the printed table and the file say the same. The ``note``
-            is printed under its row (``note: ...``), not as a column.
+            Which columns, in order (names of :data:`COLUMNS`); the ``note`` is printed
+            under its row (``note: ...``), not as a column.
         width : int
             The widest line wanted (default :data:`WIDTH`). A table whose rows fit is one
-            line per row; a wider one prints each figure's label whole on a line of its
-            own, its other columns on the next line, indented, and wraps the values and
-            the verdict inside their cells at spaces. A word is never cut, so a line may
-            exceed ``width`` only when a single word does.
+            line per row; a wider one prints each row's label whole on a line of its own
+            and its other columns on the next, indented, wrapping values and verdicts at
+            spaces. A word is never cut.
 
         Returns
         -------
         str
-            The header, then the lines of each row, columns separated by two spaces.
+            The header, then the lines of each row.
         """
+        columns = list(columns)
         cols = [c for c in columns if c != "note"]
         notes = [r.note if "note" in columns else "" for r in self.rows]
         cells = [[_title(c) for c in cols]] + [[getattr(r, c) for c in cols]
                                                for r in self.rows]
-        if _line_width(cells) <= width or "figure" not in cols:
-            return _aligned(cells, notes, _fit_widths(cells, cols, width), width, "")
+        natural = sum(max(len(x[i]) for x in cells) for i in range(len(cols))) + 2 * (
+            len(cols) - 1)
+        lines: list[str] = []
+        if natural <= width or "figure" not in cols:
+            widths = _fit_widths(cells, cols, width)
+            for i, line in enumerate(cells):
+                lines += _block(line, widths, "")
+                lines += _note_lines(notes[i - 1], width) if i and notes[i - 1] else []
+            return "\n".join(lines)
         k = cols.index("figure")
         rest = [c for i, c in enumerate(cols) if i != k]
-        cells = [[v for i, v in enumerate(line) if i != k] for line in cells]
-        widths = _fit_widths(cells, rest, width - len(_INDENT))
-        body = _aligned(cells, notes, widths, width, _INDENT)
-        labels = [_title("figure")] + [r.figure for r in self.rows]
-        blocks = body.split("\x00")
-        return "\n".join(f"{label}\n{block}" for label, block in zip(labels, blocks,
-                                                                      strict=True))
+        body = [[v for i, v in enumerate(line) if i != k] for line in cells]
+        widths = _fit_widths(body, rest, width - len(_INDENT))
+        for i, line in enumerate(body):
+            lines.append(cells[i][k])
+            lines += _block(line, widths, _INDENT)
+            lines += _note_lines(notes[i - 1], width) if i and notes[i - 1] else []
+        return "\n".join(lines)
 
     def summary(self) -> str:
-        """One line: ``ptg vs seed: match 5; close 2; differs, explained 2; differs,
-        unexplained 1; not measured 0 (10 rows)``.
+        """One line: the experiment, the size, the tally (the word before each count).
 
         Returns
         -------
         str
-            ``<experiment> vs seed:`` then each kind of :meth:`counts` in its order as
-            ``<kind> <count>`` (the word first, so that no count reads as a verb), then
-            the number of rows.
+            ``<experiment> vs seed, <size>: <n> validation rows: match 5; close 2; ...;
+            calibration rows apart: 3``.
         """
-        words = {"explained": "differs, explained", "differs": "differs, unexplained"}
-        return f"{self.experiment} vs seed: " + "; ".join(
-            f"{words.get(k, k)} {n}" for k, n in self.counts().items()
-        ) + f" ({len(self.rows)} rows)"
+        counts = self.counts()
+        size = f", {self.size.label()}" if self.size else ""
+        tally = "; ".join(f"{k} {counts[k]}" for k in KINDS)
+        return (f"{self.experiment} vs seed{size}: {counts['rows']} validation rows: {tally}; "
+                f"calibration rows apart: {counts['calibration']}")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the experiment, the verdict counts and every row.
+        """JSON-ready: the experiment, the run's size, the tally and every row.
 
         Returns
         -------
         dict
-            ``experiment`` (str), ``counts`` (:meth:`counts`) and ``rows`` (a list of
-            :meth:`FidelityRow.to_dict`, in the table's order); what a ``reproduce --json``
-            run prints under ``"vs_seed"``.
+            ``experiment``, ``size`` (``n``, ``seed_n``, ``unit`` or ``None``), ``counts``
+            (:meth:`counts`) and ``rows`` (:meth:`FidelityRow.to_dict`, in order).
         """
-        return {"experiment": self.experiment, "counts": self.counts(),
+        size = None if self.size is None else {"n": self.size.n, "seed_n": self.size.seed_n,
+                                               "unit": self.size.unit}
+        return {"experiment": self.experiment, "size": size, "counts": self.counts(),
                 "rows": [r.to_dict() for r in self.rows]}

@@ -925,7 +925,7 @@ def _gap(seed: Any, lo: float, hi: float) -> float:
 
 def _scale(seed: Any) -> float:
     """What a relative tolerance is a fraction of (``|seed|``, a range's width), as
-    :func:`lpsched.core.fidelity.compare` reads it."""
+    :func:`lpsched.core.fidelity_legacy.compare` reads it."""
     if isinstance(seed, (int, float)):
         return abs(float(seed))
     return float(seed.hi - seed.lo) if hasattr(seed, "lo") else abs(float(seed.value))
@@ -958,9 +958,9 @@ class _Judge:
             tolerance: float, relative: bool = False, unit: str = "",
             role: Literal["validation", "calibration"] = "validation", note: str = "",
             why_key: str | None = None, extreme: bool = False) -> Any:
-        """One numeric row (:func:`lpsched.core.fidelity.compare`'s arguments, plus the
+        """One numeric row (:func:`lpsched.core.fidelity_legacy.compare`'s arguments, plus the
         figure's noise ``key`` and whether it is a maximum over scenarios)."""
-        from lpsched.core.fidelity import compare, not_measured
+        from lpsched.core.fidelity_legacy import compare, not_measured
 
         explained = self.why(why_key or fig)
         if ours is None or not self.reduced:
@@ -1003,7 +1003,7 @@ class _Judge:
               role: Literal["validation", "calibration"] = "validation", note: str = "",
               why_key: str | None = None) -> Any:
         """One label row (a Pareto set, a check's pass/fail) with its noise ``key``."""
-        from lpsched.core.fidelity import compare
+        from lpsched.core.fidelity_legacy import compare
 
         explained = self.why(why_key or fig)
         f = self.freq.get(key)
@@ -1026,7 +1026,7 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
                    reading: str = TABLE2_READING) -> Any:
     """The seed-vs-ours table of the study (seed 004 §5.2, spec §(a)): one row per published
     figure (Table 2, A1–A28, the acceptance checks 1–7), built with
-    :func:`lpsched.core.fidelity.compare`.
+    :func:`lpsched.core.fidelity_legacy.compare`.
 
     Parameters
     ----------
@@ -1042,7 +1042,7 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
 
     Returns
     -------
-    lpsched.core.fidelity.FidelityTable
+    lpsched.core.fidelity_legacy.FidelityTable
         Named ``ptg``; rows the run could not measure (too few scenarios, an algorithm
         left out) are ``not measured``.
 
@@ -1053,7 +1053,7 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
     that explains it (:data:`EXPLAINED_BY`); a reduced run is judged against its own noise
     (decision 413).
     """
-    from lpsched.core.fidelity import FidelityTable
+    from lpsched.core.fidelity_legacy import FidelityTable
 
     fitted = hcpa_bound.startswith("budget")
     explained = dict(EXPLAINED_BY)
@@ -1071,7 +1071,7 @@ def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
 
 def _table2_rows(summ: dict[str, Any], reading: str, judge: _Judge) -> list[Any]:
     """Table 2's rows of :func:`fidelity_table` (decisions 337, 340)."""
-    from lpsched.core.fidelity import Bound, Range, not_measured
+    from lpsched.core.fidelity_legacy import Bound, Range, not_measured
 
     rows = []
     util = summ.get("utilisation_readings", {}).get(reading)
@@ -1123,7 +1123,7 @@ def _table2_rows(summ: dict[str, Any], reading: str, judge: _Judge) -> list[Any]
 
 def _quantile_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
     """The quantiles and ratios of A1–A25 in :func:`fidelity_table`."""
-    from lpsched.core.fidelity import Bound, not_measured
+    from lpsched.core.fidelity_legacy import Bound, not_measured
 
     rows = []
     for fig, line, seed, metric, alg, stat in QUANTILE_ROWS:
@@ -1156,7 +1156,7 @@ def _population_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
     """A7 and A13 (sensitivity to the population) in :func:`fidelity_table`: the five A7
     values as calibration rows, A13's three values and the mean absolute difference as
     validation rows (decisions 412, 417; :data:`_POPULATION_ROWS`)."""
-    from lpsched.core.fidelity import not_measured
+    from lpsched.core.fidelity_legacy import not_measured
 
     rows = []
     targets = summ.get("targets", {})
@@ -1207,7 +1207,7 @@ def _pareto_and_check_rows(summ: dict[str, Any], judge: _Judge,
                            role: Literal["validation", "calibration"], reading: str,
                            fitted: bool) -> list[Any]:
     """The Pareto sets, A9 and the acceptance checks 1–7 in :func:`fidelity_table`."""
-    from lpsched.core.fidelity import not_measured
+    from lpsched.core.fidelity_legacy import not_measured
 
     rows = []
     par = summ.get("pareto", {})

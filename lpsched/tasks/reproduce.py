@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from lpsched.core.fidelity import Bound, FidelityRow, FidelityTable, compare, not_measured
+from lpsched.core.fidelity_legacy import Bound, FidelityRow, FidelityTable, compare, not_measured
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.tasks.bounds import EXACT_LIMIT, lower_bounds
 from lpsched.tasks.instance import (

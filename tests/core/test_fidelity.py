@@ -1,4 +1,6 @@
-"""The seed-vs-ours table: verdict rules, formats and the CLI writer."""
+"""The one verdict rule of every seed-vs-ours table (lpsched.core.fidelity): values, directions
+against their noise, ranges without slack but a grid's, joint ranges, reduced runs, extremes,
+rows that hold by construction, the two kinds of difference, and the tally."""
 
 from __future__ import annotations
 
@@ -8,131 +10,133 @@ import math
 
 import pytest
 
-from lpsched.cli.common import report_fidelity
 from lpsched.core.fidelity import (
-    COLUMNS,
+    KINDS,
     Bound,
     FidelityTable,
+    Gap,
     Range,
+    Size,
     compare,
+    compare_all,
+    kind_of,
+    mean_and_se,
     not_measured,
+    paired_se,
 )
 
 
-@pytest.mark.parametrize(("seed", "ours", "tol", "verdict"), [
-    (1.163, 1.163, 0.0, "match"),
-    (1.163, 1.20, 0.05, "match"),
-    (1.163, 1.25, 0.05, "close"),      # 0.087 <= 2 x 0.05
-    (1.163, 1.30, 0.05, "differs"),
-    (Range(5, 30), 12.0, 0.0, "match"),
-    (Range(5, 30), 31.0, 1.0, "match"),
-    (Range(5, 30), 32.0, 1.0, "close"),
-    (Range(5, 30), 40.0, 1.0, "differs"),
-    (Bound("<", 2.0), 1.0, 0.0, "match"),
-    (Bound("<", 2.0), 2.5, 0.5, "match"),
-    (Bound("<", 2.0), 7.2, 0.5, "differs"),
-    (Bound(">=", 90.0), 80.0, 1.0, "differs"),
-    (Bound(">=", 90.0), 99.0, 0.0, "match"),
-    ("CBS3M < MWMA-NBT < MCT", "cbs3m<mwma-nbt<mct", 0.0, "match"),
-    ("CBS3M < MWMA-NBT", "MCT < CBS3M", 0.0, "differs"),
-])
-def test_verdict_rule(seed, ours, tol, verdict) -> None:
-    assert compare("f", "L1", seed, ours, tolerance=tol).verdict == verdict
+def test_value_rule_match_close_differs() -> None:
+    assert compare("a", "L1", 1.0, 1.04, tolerance=0.05).verdict == "match"
+    assert compare("a", "L1", 1.0, 1.09, tolerance=0.05).verdict == "close"
+    assert compare("a", "L1", 1.0, 1.2, tolerance=0.05).verdict == "differs: not reproduced"
+    measured = compare("a", "L1", 1.0, 1.2, tolerance=0.05, gap=Gap(7, measured=True))
+    assert measured.verdict == "differs: cause measured (decision 7)"
+    tried = compare("a", "L1", 1.0, 1.2, tolerance=0.05, gap=Gap(9, readings=4))
+    assert tried.verdict == "differs: not reproduced (decision 9: 4 readings tried)"
 
 
-def test_relative_tolerance_and_explanation() -> None:
-    row = compare("f", "L1", 200.0, 209.0, tolerance=0.05, relative=True)
-    assert row.verdict == "match" and row.tolerance == "5 % rel."
-    row = compare("f", "L1", 200.0, 300.0, tolerance=0.05, relative=True, explained_by=12)
-    assert row.verdict == "differs: explained by decision 12"
-    # an explanation never hides a match
-    assert compare("f", "L1", 2.0, 2.0, explained_by=12).verdict == "match"
-    assert compare("f", "L1", 2.0, math.nan, tolerance=1.0).verdict == "differs"
+def test_noise_widens_a_value_only_at_the_seeds_size() -> None:
+    full = compare("a", "L1", 1.0, 1.15, tolerance=0.05, noise=0.08)  # band 0.16
+    assert full.verdict == "match" and full.tolerance == "0.16"
+    red = compare("a", "L1", 1.0, 1.04, tolerance=0.05, noise=0.01, size=Size(12, 1000))
+    assert red.verdict == "match" and red.tolerance == "0.05"
+    wide = compare("a", "L1", 1.0, 1.0, tolerance=0.05, noise=0.03, size=Size(12, 1000))
+    assert wide.verdict == "not measured: reduced run (12 of 1,000 instances)"
 
 
-def test_not_measured_and_bad_input() -> None:
-    row = not_measured("RICC tasks", "000 L1840", 19401, "trace RICC not in the data folder")
-    assert row.verdict == "not measured: trace RICC not in the data folder" and row.ours == ""
-    assert compare("f", "L1", 3.0, None).verdict == "not measured"
-    with pytest.raises(TypeError, match="label"):
-        compare("f", "L1", "ORDER", 3.0)
-    with pytest.raises(ValueError, match="tolerance"):
-        compare("f", "L1", 3.0, 3.0, tolerance=-1)
-    with pytest.raises(ValueError, match="role"):
-        compare("f", "L1", 3.0, 3.0, role="fitted")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
-        Range(3, 1)
+def test_a_direction_must_clear_its_noise() -> None:
+    above = Bound(">", 1.0)
+    assert compare("d", "L1", above, 0.992, noise=0.001).kind == "differs: not reproduced"
+    assert compare("d", "L1", above, 0.992, noise=0.01).verdict == "undetermined"
+    assert compare("d", "L1", above, 1.05, noise=0.01).verdict == "match"
+    assert compare("d", "L1", Bound("<", 1.0), 1.018, noise=0.02).verdict == "undetermined"
+    assert compare("d", "L1", Bound("<", 1.0), 1.018).kind == "differs: not reproduced"
+    assert compare("d", "L1", Bound("<", 1.0), 1.0).verdict == "undetermined"
+    reduced = compare("d", "L1", above, 1.01, noise=0.01, size=Size(2, 30))
+    assert reduced.verdict == "not measured: reduced run (2 of 30 instances)"
+    with pytest.raises(ValueError, match="no tolerance"):
+        compare("d", "L1", above, 1.0, tolerance=0.01)
 
 
-def test_table_csv_counts_and_dict(tmp_path) -> None:
-    rows = [compare("a", "L1", 1.0, 1.0), compare("b", "L2", 1.0, 1.15, tolerance=0.1),
-            compare("c", "L3", 1.0, 9.0, role="calibration"),
-            not_measured("d", "L4", Range(1, 2), "reduced run")]
-    table = FidelityTable("demo", rows)
-    assert table.counts() == {"match": 1, "close": 1, "explained": 0, "differs": 1,
-                              "not measured": 1}
-    explained = FidelityTable("x", [compare("e", "L5", 1.0, 9.0, explained_by=7)])
-    assert explained.counts()["explained"] == 1 and explained.counts()["differs"] == 0
+def test_a_range_has_no_slack_but_a_grids() -> None:
+    assert compare("r", "L1", Range(5, 30), 30).verdict == "match"
+    assert compare("r", "L1", Range(5, 30), 35).kind == "differs: not reproduced"
+    grid = [0, 5, 10, 15, 20]
+    nearest = compare("r", "L1", Range(12, 14), 15, grid=grid)
+    assert nearest.verdict == "match" and "slack 2" in nearest.note
+    assert compare("r", "L1", Range(12, 14), 20, grid=grid).kind.startswith("differs")
+
+
+def test_a_joint_range_needs_every_line() -> None:
+    ok = compare_all("j", "001 L158", Range(5, 30), {"fcfs cont": 10, "easy quasi": 25},
+                     unit="%")
+    assert ok.verdict == "match" and ok.ours == "10–25 % over 2 lines"
+    bad = compare_all("j", "001 L158", Range(5, 30), {"fcfs cont": 35, "easy quasi": 25},
+                      unit="%")
+    assert bad.kind == "differs: not reproduced" and "fcfs cont" in bad.note
+    assert compare_all("j", "L", Range(5, 30), {"a": 10, "b": None}).kind == "not measured"
+
+
+def test_extremes_are_never_judged_on_reduced_runs() -> None:
+    reduced = compare("m", "L1", 1.93, 1.18, tolerance=0.1, statistic="max",
+                      size=Size(40, 1000))
+    assert reduced.verdict == "not measured: reduced run (40 of 1,000 instances)"
+    full = compare("m", "L1", 1.93, 1.18, tolerance=0.1, statistic="max",
+                   size=Size(1000, 1000))
+    assert full.kind == "differs: not reproduced"
+
+
+def test_a_row_that_cannot_fail_says_so() -> None:
+    row = compare("be", "000 L3038", Bound(">", 99.6), 100.0,
+                  construction="the count-profile planner never moves a start")
+    assert row.verdict.startswith("holds by construction: the count-profile")
+    assert row.kind == "holds by construction"
+
+
+def test_labels_and_rows_not_measured() -> None:
+    assert compare("o", "L", "a < b", "A<B").verdict == "match"
+    swapped = compare("o", "L", "a < b", "b < a", gap=Gap(3, measured=True))
+    assert swapped.kind == "differs: cause measured"
+    nm = not_measured("x", "L", 5.0, "trace missing", ref="000-T3.1", source="Table 3.1")
+    assert nm.verdict == "not measured: trace missing" and nm.tolerance == "—"
+    assert nm.ref == "000-T3.1" and nm.source == "Table 3.1"
+    with pytest.raises(TypeError):
+        compare("o", "L", "a", 1.0)
+
+
+def test_the_tally_counts_validation_rows_calibration_apart() -> None:
+    rows = [compare("a", "L", 1.0, 1.0), compare("b", "L", 1.0, 9.0, role="calibration"),
+            compare("c", "L", Bound("<", 1), 0.5), not_measured("d", "L", 1.0, "x"),
+            compare("e", "L", Bound("<", 1), 1.0)]
+    table = FidelityTable("t", rows, Size(10, 100))
+    counts = table.counts()
+    assert counts["rows"] == 4 and counts["match"] == 2 and counts["undetermined"] == 1
+    assert counts["not measured"] == 1 and counts["calibration"] == 1
+    assert sum(counts[k] for k in KINDS) == counts["rows"]
+    assert table.summary().startswith(
+        "t vs seed, 10 of 100 instances: 4 validation rows: match 2;")
     parsed = list(csv.DictReader(io.StringIO(table.csv_text())))
-    assert tuple(parsed[0]) == COLUMNS and [r["verdict"] for r in parsed] == [
-        "match", "close", "differs", "not measured: reduced run"]
-    assert parsed[2]["role"] == "calibration"
-    d = table.to_dict()
-    assert d["rows"][1]["ours_number"] == pytest.approx(1.15)
-    assert d["rows"][3]["seed_number"] is None
-
-    out = io.StringIO()
-    path = report_fidelity(table, tmp_path, stream=out)
-    assert path == tmp_path / "demo_vs_seed.csv"
-    assert path.read_text() == table.csv_text()
-    text = out.getvalue()
-    assert ("demo vs seed: match 1; close 1; differs, explained 0; "
-            "differs, unexplained 1; not measured 1 (4 rows)") in text
-    assert text.splitlines()[1].startswith("figure")
+    assert parsed[0]["ref"] == "" and parsed[1]["role"] == "calibration"
+    assert table.to_dict()["size"] == {"n": 10, "seed_n": 100, "unit": "instances"}
 
 
-def test_not_measured_shows_its_tolerance_or_none() -> None:
-    bare = not_measured("RICC tasks", "000 L1840", 19401, "trace RICC missing")
-    assert bare.tolerance == "—"
-    judged = not_measured("share", "002 L1140", 52.0, "k = 20 not run", unit="%",
-                          tolerance=5.0)
-    assert judged.tolerance == "5 %" and judged.seed_value == "52 %"
-    rel = not_measured("ratio", "L9", 2.0, "no run", tolerance=0.1, relative=True)
-    assert rel.tolerance == "10 % rel."
+def test_kinds_and_noise_helpers() -> None:
+    for kind in KINDS:
+        assert kind_of(kind) == kind
+    assert kind_of("not measured: reduced run (1 of 2 instances)") == "not measured"
+    with pytest.raises(ValueError):
+        kind_of("explained")
+    mean, se = mean_and_se([1.0, 2.0, 3.0])
+    assert mean == 2.0 and se == pytest.approx(1 / math.sqrt(3))
+    assert paired_se([1, 2, 3], [1, 1, 1]) == pytest.approx(se)
+    assert mean_and_se([1.0])[1] is None
 
 
-def test_printed_table_carries_a_note_under_its_row() -> None:
-    plain = FidelityTable("x", [compare("a", "L1", 1.0, 1.0)]).format()
-    assert "note" not in plain
-    noted = FidelityTable("x", [compare("a", "L1", 1.0, 1.0),
-                                compare("b", "L2", 1.0, 3.0, note="10 of 1,500 scenarios")])
-    lines = noted.format().splitlines()
-    assert "note" not in lines[0] and lines[2].startswith("b ")
-    assert lines[3] == "    note: 10 of 1,500 scenarios"
-
-
-def test_a_wide_table_wraps_to_the_width_and_loses_no_word() -> None:
-    figure = "Table 5.4 SDSC Blue best-effort local: mean wait over basic's, 30 instances"
-    note = "the reading of decision 251: jobs selected by status, " * 4
-    rows = [compare(figure, "000 L2944", Bound(">", 1.0), 0.992, tolerance=0.01,
-                    explained_by=251, note=note),
-            compare("T4", "003 L908", Range(1.0, 2.0), 1.5)]
-    table = FidelityTable("wide", rows)
-    for width in (100, 80):
-        text = table.format(width=width)
-        assert max(len(line) for line in text.splitlines()) <= width
-        # every word is printed once: wrapping moves words, never drops or cuts one
-        assert sorted(text.split()) == sorted(table.format(width=1000).split())
-        # the label stays whole on a line of its own, so it can be searched for
-        assert figure in text.splitlines()
-    # a single word longer than its column is kept whole (the line may then be wider)
-    long_word = FidelityTable("w", [compare("x" * 120, "L1", 1.0, 1.0)]).format(width=40)
-    assert "x" * 120 in long_word
-
-
-def test_summary_names_each_kind_before_its_count() -> None:
-    rows = [compare("a", "L1", 1.0, 1.0), compare("b", "L2", 1.0, 9.0),
-            compare("c", "L3", 1.0, 9.0, explained_by=4)]
-    assert FidelityTable("t", rows).summary() == (
-        "t vs seed: match 1; close 0; differs, explained 1; "
-        "differs, unexplained 1; not measured 0 (3 rows)")
+def test_a_wide_table_fits_a_terminal() -> None:
+    label = "Table 5.4 SDSC Blue best-effort local: mean waits over basic's, 30 instances"
+    rows = [compare(label, "000 L2944", Bound(">", 1.0), 0.992, noise=0.001,
+                    gap=Gap(251, measured=True), note="n" * 30),
+            compare("T4", "003 L908", 1.163, 1.12, tolerance=0.05)]
+    text = FidelityTable("w", rows).format()
+    assert max(map(len, text.splitlines())) <= 100 and label in text.splitlines()

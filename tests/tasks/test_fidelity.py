@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from lpsched.core import ResultStore, run_cells
-from lpsched.core.fidelity import COLUMNS
+from lpsched.core.fidelity_legacy import COLUMNS
 from lpsched.tasks import reproduce as exp
 from lpsched.tasks.instance import (
     TRACES,

@@ -150,7 +150,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """
     parser, sub = _root(_Parser)
 
-    from lpsched.cli import approx, bags, batch, campaigns, ptg, report, tasks
+    from lpsched.cli import approx, bags, batch, campaigns, ptg, report, reproduce_all, tasks
 
     bags.add_model_commands(sub)
     rep = sub.add_parser("reproduce", help="reproduce a seed's experiment (resumable)")
@@ -160,6 +160,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     tasks.add_reproduce(rep_sub)
     campaigns.add_reproduce(rep_sub)
     ptg.add_reproduce(rep_sub)
+    reproduce_all.add_reproduce(rep_sub)
     bags.add_output_commands(sub)
     approx.add_commands(sub)
     batch.add_commands(sub)

@@ -393,6 +393,16 @@ def add_runner_options(parser: Any, out_help: str) -> None:
                             "cbs3m prints anyway; cbs3m prints text tables without it)")
 
 
+#: while ``lpsched reproduce all`` gathers the experiments' plans, the list they go to:
+#: :func:`run_experiment` then appends its plan and raises :class:`PlanCollected` instead
+#: of running it (``None``: run as usual)
+PLANS: list[Any] | None = None
+
+
+class PlanCollected(Exception):
+    """Raised by :func:`run_experiment` once it has recorded its plan in :data:`PLANS`."""
+
+
 def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dict[str, Any]]],
                    folder: Path, args: Any, schema: Mapping[str, str] | None = None,
                    group: Callable[[Any], Any] | None = None,
@@ -438,6 +448,11 @@ def run_experiment(name: str, cells: Sequence[Any], fn: Callable[[Any], list[dic
     from lpsched.core import ResultStore, run_cells
 
     store = ResultStore(Path(folder) / f"{name}.sqlite")
+    if PLANS is not None:  # `reproduce all` gathers the plans and runs them together
+        from lpsched.core.runner import Plan
+
+        PLANS.append(Plan(name, list(cells), fn, store, group, schema, cost))
+        raise PlanCollected(name)
     t0 = time.perf_counter()
     ran = run_cells(name, cells, fn, store, executor=args.executor, jobs=args.jobs,
                     progress=not args.quiet, group=group, schema=schema, cost=cost)

@@ -46,6 +46,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from lpsched.core.store import ResultStore, RowSchema
@@ -314,6 +315,26 @@ def _reissue(caught: list[Caught]) -> None:
         warnings.warn_explicit(message, category, filename, lineno)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """The cells of one experiment, the function computing them and the store they go to:
+    what :func:`run_plans` runs (several plans share one pool and one progress line).
+
+    ``weight`` puts the plans' costs on one scale for the progress line's time left: the
+    plan's expected total work (e.g. CPU seconds at its size), shared among its cells in
+    proportion to ``cost(cell)`` (equally without ``cost``).
+    """
+
+    experiment: str
+    cells: Sequence[Any]
+    fn: CellFn
+    store: ResultStore
+    group: Callable[[Any], Any] | None = None
+    schema: RowSchema | None = None
+    cost: Callable[[Any], float] | None = None
+    weight: float = 1.0
+
+
 def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
               executor: Any = "local", jobs: int = 1, progress: bool = True,
               group: Callable[[Any], Any] | None = None,
@@ -353,6 +374,46 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
     int
         How many cells were computed now (the others were already stored).
     """
+    plan = Plan(experiment, cells, fn, store, group, schema, cost)
+    return run_plans([plan], executor, jobs, progress, label=experiment)[0]
+
+
+def run_plans(plans: Sequence[Plan], executor: Any = "local", jobs: int = 1,
+              progress: bool = True, label: str = "all") -> list[int]:
+    """Run the cells of several experiments through one executor and one progress line.
+
+    Each plan's cells already in its store are skipped; the others are computed (on one
+    pool of ``jobs`` local processes, a Dask cluster, or in this process) and each is
+    committed to its plan's store as it finishes, so an interrupted run resumes where it
+    stopped. Every store's writer lock is held for the whole run. The progress line's time
+    left is estimated by work: each plan's ``weight`` shared among its cells by ``cost``
+    (:class:`Plan`); one plan without ``cost`` is estimated by cells, as :func:`run_cells`.
+
+    Parameters
+    ----------
+    plans : sequence of Plan
+        The experiments to run, each with its own store (several plans may not share one
+        store and experiment).
+    executor : str or executor
+        ``"local"``, ``"dask://HOST:PORT"`` or an object with ``submit``.
+    jobs : int
+        Worker processes for ``"local"`` (1: in this process).
+    progress : bool
+        Show the progress line on standard error.
+    label : str
+        The progress line's label.
+
+    Returns
+    -------
+    list of int
+        How many cells of each plan were computed now.
+
+    Raises
+    ------
+    LpschedError
+        A bad executor or ``jobs``; a store in use by another run
+        (:class:`~lpsched.errors.StoreError`).
+    """
     if isinstance(executor, str):
         try:
             parse_executor(executor)
@@ -360,28 +421,51 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
             raise LpschedError(f"executor {exc}") from None
     if not isinstance(jobs, int) or jobs < 1:
         raise LpschedError(f"jobs={jobs!r}: must be a whole number >= 1")
-    with store.lock():
-        return _run_locked(experiment, cells, fn, store, executor, jobs, progress, group,
-                           schema, cost)
+    with contextlib.ExitStack() as stack:
+        for plan in plans:
+            stack.enter_context(plan.store.lock())
+        return _run_locked(plans, executor, jobs, progress, label)
 
 
-def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultStore,
-                executor: Any, jobs: int, progress: bool,
-                group: Callable[[Any], Any] | None, schema: RowSchema | None,
-                cost: Callable[[Any], float] | None = None) -> int:
-    done = store.done(experiment)
-    todo = [c for c in cells if ResultStore.key(c) not in done]
-    weight = (lambda cell: float(cost(cell))) if cost is not None else (lambda cell: 0.0)
-    work = [weight(c) for c in todo] if cost is not None else None
-    bar = Progress(len(todo), experiment, progress,
-                   work=work if work and sum(work) > 0 else None)
-    if not todo:
-        return 0
+def _cell_weights(plans: Sequence[Plan]) -> tuple[list[list[Any]], list[list[float]], bool]:
+    """Each plan's cells still to compute and their weights on the common scale; whether the
+    progress line estimates by work (several plans, or one plan with ``cost``)."""
+    todos, weights = [], []
+    by_work = len(plans) > 1 or any(p.cost is not None for p in plans)
+    for plan in plans:
+        done = plan.store.done(plan.experiment)
+        todo = [c for c in plan.cells if ResultStore.key(c) not in done]
+        if plan.cost is None:
+            unit = [1.0] * len(plan.cells)
+        else:
+            unit = [float(plan.cost(c)) for c in plan.cells]
+        scale = plan.weight / sum(unit) if sum(unit) > 0 else 0.0
+        keyed = {ResultStore.key(c): u * scale for c, u in zip(plan.cells, unit, strict=True)}
+        if len(plans) == 1 and plan.cost is not None:  # one plan: its own unit, as before
+            keyed = {ResultStore.key(c): float(plan.cost(c)) for c in todo}
+        todos.append(todo)
+        weights.append([keyed[ResultStore.key(c)] for c in todo] if by_work
+                       else [0.0] * len(todo))
+    return todos, weights, by_work
+
+
+def _run_locked(plans: Sequence[Plan], executor: Any, jobs: int, progress: bool,
+                label: str) -> list[int]:
+    todos, weights, by_work = _cell_weights(plans)
+    flat = [w for ws in weights for w in ws]
+    bar = Progress(len(flat), label, progress,
+                   work=flat if by_work and flat and sum(flat) > 0 else None)
+    counts = [len(todo) for todo in todos]
+    if not flat:
+        return counts
+    weight_of = [dict(zip(map(ResultStore.key, todo), ws, strict=True))
+                 for todo, ws in zip(todos, weights, strict=True)]
     if executor == "local" and jobs <= 1:
-        for cell in todo:
-            store.add(experiment, cell, _collected(fn, cell), schema)
-            bar.step(weight(cell))
-        return len(todo)
+        for k, plan in enumerate(plans):
+            for cell in todos[k]:
+                plan.store.add(plan.experiment, cell, _collected(plan.fn, cell), plan.schema)
+                bar.step(weight_of[k][ResultStore.key(cell)])
+        return counts
     own: Any = None
     if executor == "local":
         own = pool = cf.ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent,
@@ -390,17 +474,21 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
         own = pool = _dask_client(executor)
     else:
         pool = executor
-    batches: dict[Any, list[Any]] = {}
-    for i, cell in enumerate(todo):
-        batches.setdefault(group(cell) if group else i, []).append(cell)
     try:
-        futures = [pool.submit(_batch, fn, batch) for batch in batches.values()]
-        for fut in _as_completed(pool, futures):
+        owner: dict[Any, int] = {}
+        for k, plan in enumerate(plans):
+            batches: dict[Any, list[Any]] = {}
+            for i, cell in enumerate(todos[k]):
+                batches.setdefault(plan.group(cell) if plan.group else i, []).append(cell)
+            for batch in batches.values():
+                owner[pool.submit(_batch, plan.fn, batch)] = k
+        for fut in _as_completed(pool, list(owner)):
             done_cells, caught = fut.result()
             _reissue(caught)
+            k = owner[fut]
             for cell, rows in done_cells:
-                store.add(experiment, cell, rows, schema)
-                bar.step(weight(cell))
+                plans[k].store.add(plans[k].experiment, cell, rows, plans[k].schema)
+                bar.step(weight_of[k][ResultStore.key(cell)])
     except BaseException as exc:
         if not isinstance(exc, Exception) and isinstance(own, cf.ProcessPoolExecutor):
             _stop_workers(own)  # Ctrl-C, SIGTERM: do not wait for the cells running
@@ -411,7 +499,7 @@ def _run_locked(experiment: str, cells: Sequence[Any], fn: CellFn, store: Result
                 own.shutdown(cancel_futures=True)
             else:
                 own.close()
-    return len(todo)
+    return counts
 
 
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:

@@ -268,7 +268,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         report["findings"] = exp.findings(summ)
     if not args.no_plots:
         report["figures"] = _figures(out, name, summ, args.tune)
-    table = exp.fidelity(rows, paths, jobs, claims=not args.tune)
+    table = _vs_seed(rows, paths, jobs, out, args.tune)
     report["vs_seed"] = table.to_dict()
     print(dump_json(report))
     report_fidelity(table, out, json_mode=True)
@@ -279,6 +279,30 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
               "over fewer instances): " + ", ".join(f"{k} {v}" for k, v in skipped.items()),
               file=sys.stderr)
     return 0
+
+
+def _vs_seed(rows: list[dict[str, Any]], paths: list[str], jobs: dict[str, str], out: Path,
+             tune: bool) -> Any:
+    """The seed-vs-ours table of ch. 3 (:func:`lpsched.tasks.fidelity.build_table`, the one
+    the report hook builds): this run's rows beside the other run's store in ``out`` (the
+    comparison's ``redirection.sqlite`` or the tuning grids' ``redirection-tuning.sqlite``,
+    decision 552), the trace columns from the workloads this run read. A tuning run writes
+    its own ``redirection-tuning_vs_seed.csv``, never the comparison's."""
+    from lpsched.tasks import reproduce as exp
+    from lpsched.tasks.fidelity import build_table
+    from lpsched.tasks.instance import trace_info
+    from lpsched.tasks.report import TUNING, TUNING_STORE, of_selection, sibling_rows
+
+    facts: dict[str, Any] = {}
+    for path in paths:
+        info = trace_info(path)
+        if info is not None:
+            facts[info.short] = exp.trace_figures(path, jobs["status"], jobs["zero_run"])
+    if tune:
+        other = of_selection(sibling_rows(out / "redirection.sqlite", "redirection"), jobs)
+        return build_table(other, rows, facts, jobs, experiment=TUNING)
+    other = of_selection(sibling_rows(out / TUNING_STORE, TUNING), jobs)
+    return build_table(rows, other, facts, jobs)
 
 
 def _cell_tasks() -> Any:

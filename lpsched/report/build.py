@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lpsched.core.versions import __version__
 from lpsched.errors import LpschedError
-from lpsched.report.manifest import EXPERIMENTS, SEEDS, STATIC, manifest
+from lpsched.report.manifest import COMPANIONS, EXPERIMENTS, SEEDS, STATIC, manifest
 from lpsched.report.page import TALLY, Page, html_page, markdown_page
 from lpsched.report.parts import ReportPart, hook
 
@@ -49,6 +49,10 @@ def _parts(stores: Sequence[Path], out: Path) -> tuple[dict[str, list[ReportPart
         store = ResultStore(path, create=False)
         try:
             for experiment in store.experiments():
+                if experiment in COMPANIONS:
+                    run.append(f"{experiment}: {path} (read by the {COMPANIONS[experiment]} "
+                               f"hook from its store's folder)")
+                    continue
                 if experiment not in EXPERIMENTS:
                     run.append(f"{path}: experiment {experiment!r} has no report, skipped")
                     continue

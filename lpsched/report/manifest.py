@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-__all__ = ["EXPERIMENTS", "SEEDS", "STATIC", "Entry", "first_line", "manifest"]
+__all__ = ["COMPANIONS", "EXPERIMENTS", "SEEDS", "STATIC", "Entry", "first_line", "manifest"]
 
 #: the five seeds: file stem and title (the report's page titles)
 SEEDS: dict[str, str] = {
@@ -52,6 +52,11 @@ EXPERIMENTS: dict[str, str] = {
 
 #: the experiments whose rows need no store: their hook is called with ``store=None``
 STATIC = frozenset({"hardware"})
+
+#: stores read by another experiment's hook beside its own store: ``reproduce redirection
+#: --tune`` writes ``redirection-tuning`` (Figs 3.3-3.13), which the redirection hook reads
+#: from the same folder
+COMPANIONS: dict[str, str] = {"redirection-tuning": "redirection"}
 
 COLUMNS = ("id", "seed", "source", "seed_lines", "kind", "section", "claim", "values",
            "experiment")

@@ -91,3 +91,147 @@ def tuning_figure(summ: list[dict[str, Any]], policy: str, path: str | Path) -> 
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+# -- the report's figures (decision 552): means over the instances, two standard errors ------
+
+#: the methods of Figs 3.7-3.13, in the chapter's order (FCFS drawn, never judged)
+_METHODS = ("fcfs", "spt", "gspt", "srpt", "gsrpt", "spt-rd", "gspt-rd", "spt-rr", "gspt-rr")
+_LABELS = {"fcfs": "FCFS", "spt": "SPT", "gspt": "GSPT", "srpt": "SRPT", "gsrpt": "GSRPT",
+           "spt-rd": "SPT-RD", "gspt-rd": "GSPT-RD", "spt-rr": "SPT-RR", "gspt-rr": "GSPT-RR"}
+
+
+def _of_trace(rows: list[dict[str, Any]], trace: str) -> list[dict[str, Any]]:
+    from lpsched.tasks.fidelity import short_name
+
+    return [r for r in rows if r.get("valid") and short_name(r.get("trace")) == trace]
+
+
+def _normalised(rows: list[dict[str, Any]], metric: str) -> tuple[dict[str, list[float]], str]:
+    """Per method, one value per instance: ``metric`` over its proven lower bound when the
+    rows carry one, else over GSRPT's on the same instance; and the label of the divisor."""
+    from collections import defaultdict
+
+    bounded = any(r.get(f"{metric}_over_lb") is not None for r in rows)
+    gsrpt = {r["seed"]: r.get(metric) for r in rows if r["policy"] == "gsrpt"}
+    out: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        if bounded:
+            value = r.get(f"{metric}_over_lb")
+        else:
+            base = gsrpt.get(r["seed"])
+            value = r[metric] / base if base and r.get(metric) is not None else None
+        if value is not None:
+            out[str(r["policy"])].append(float(value))
+    return out, "lower bound" if bounded else "GSRPT"
+
+
+def comparison_panels(rows: list[dict[str, Any]], trace: str, path: str | Path,
+                      full: bool = False) -> str | None:
+    """Figs 3.7-3.13 from the comparison store: one panel per metric (the six for Curie's
+    Fig. 3.7, the three stretch metrics otherwise), one bar per method, the mean over the
+    instances of the normalised metric with two standard errors.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The comparison store's rows (:func:`lpsched.tasks.reproduce.run_cell`).
+    trace : str
+        Table 3.1's short name of the trace drawn.
+    path : str or Path
+        The PNG written (its folder created).
+    full : bool
+        All six metrics (Fig. 3.7) rather than the three stretch metrics.
+
+    Returns
+    -------
+    str or None
+        What was drawn (for the caption), or ``None`` when the rows hold no instance of
+        ``trace`` (nothing written).
+    """
+    from lpsched.core.fidelity import mean_and_se
+
+    mine = _of_trace(rows, trace)
+    if not mine:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = METRICS if full else METRICS[:3]
+    fig, axes = plt.subplots(2 if full else 1, 3, figsize=(13, 7 if full else 3.8),
+                             squeeze=False)
+    for ax, metric in zip(axes.ravel(), metrics, strict=True):
+        values, divisor = _normalised(mine, metric)
+        names = [m for m in _METHODS if values.get(m)]
+        stats = [mean_and_se(values[m]) for m in names]
+        ax.bar([_LABELS[m] for m in names], [s[0] for s in stats], color="tab:blue",
+               yerr=[2 * (s[1] or 0.0) for s in stats], capsize=3, label="ours (mean, 2 SE)")
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{metric.replace('_', ' ')} / {divisor}")
+        ax.tick_params(axis="x", rotation=60)
+        ax.legend(fontsize=7)
+    k = len({r["seed"] for r in mine})
+    fig.suptitle(f"{trace}: mean over {k} instances (the seed prints no values)")
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return f"the comparison store ({k} instances of {trace})"
+
+
+def tuning_panels(rows: list[dict[str, Any]], trace: str, along: str,
+                  path: str | Path) -> str | None:
+    """Figs 3.3-3.6 from the tuning store: SPT-RD's total stretch and total flow, means
+    over the instances, against ``m_d`` one line per ``τ`` (``along="md"``, Figs 3.3-3.4)
+    or against ``τ`` one line per ``m_d`` (``along="x"``, Figs 3.5-3.6).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The tuning store's rows (:func:`lpsched.tasks.reproduce.tuning_cell`).
+    trace : str
+        Table 3.1's short name of the trace drawn.
+    along : {"md", "x"}
+        The horizontal axis.
+    path : str or Path
+        The PNG written (its folder created).
+
+    Returns
+    -------
+    str or None
+        What was drawn, or ``None`` when the rows hold no SPT-RD grid of ``trace``.
+    """
+    from collections import defaultdict
+
+    mine = [r for r in _of_trace(rows, trace) if r["policy"] == "spt-rd"]
+    if not mine:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, metric in zip(axes, ("sum_stretch", "sum_flow"), strict=True):
+        points: dict[float, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for r in mine:
+            if r.get(metric) is not None:
+                md, tau = float(r["md"]), float(r["tau"])
+                x, line = (md, tau) if along == "md" else (tau, md)
+                points[line][x].append(float(r[metric]))
+        for line in sorted(points):
+            xs = sorted(points[line])
+            ax.plot(xs, [sum(points[line][x]) / len(points[line][x]) for x in xs],
+                    marker="o", label=f"{'tau' if along == 'md' else 'm_d'} = {line:g}")
+        ax.set_xlabel("m_d" if along == "md" else "tau")
+        ax.set_ylabel(f"total {'stretch' if metric == 'sum_stretch' else 'flow'} (mean)")
+        ax.legend(fontsize=7, ncol=2)
+    k = len({r["seed"] for r in mine})
+    fig.suptitle(f"{trace} SPT-RD: mean over {k} instances (the seed prints no values)")
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return f"the tuning store ({k} instances of {trace})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from lpsched.cli import main
+from lpsched.report.manifest import manifest
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
 from tests.tasks.conftest import WIDE_JOBS, kth_like, swf_text
 
@@ -377,10 +379,17 @@ def test_installed_reproduce_writes_and_prints_the_table(tmp_path: Path) -> None
     assert report["jobs"] == {"status": "completed", "zero_run": "drop"}
     rows = {r["figure"]: r for r in report["vs_seed"]["rows"]}
     assert rows["Table 3.1 KTH-SP2 trace # tasks"]["ours"] == "48"
-    assert "redirection vs seed:" in proc.stderr
+    assert "redirection vs seed, 1 of 20 instances per trace:" in proc.stderr
     assert "Table 3.1 KTH-SP2 trace # tasks" in proc.stderr
     table = list(csv.DictReader((out / "redirection_vs_seed.csv").open()))
-    assert len(table) == 42 and table[0]["figure"] == "Table 3.1 Curie trace # tasks"
+    assert len(table) == len(report["vs_seed"]["rows"])
+    assert table[0]["figure"] == "instances: how they are cut from a trace"
+    # every published result of ch. 3 a row, even at one instance of one trace
+    wanted = {e.id for e in manifest("000") if e.experiment == "redirection"}
+    assert wanted <= {r["ref"] for r in table}
+    # one instance has no noise: no mean of it is judged against the seed's 20
+    mq = next(r for r in table if r["figure"] == "Table 3.1 KTH-SP2 instance CPUs (m/Q)")
+    assert mq["verdict"].startswith("not measured: reduced run (1 of 20 instances)")
     every = lpsched("reproduce", "redirection", "--traces", str(trace), "--instances", "1",
                     "--out", str(out), "--quiet", "--no-plots", "--status", "all",
                     "--zero-run", "keep")
@@ -411,3 +420,33 @@ def test_trace_options_of_the_other_mode_are_refused(tmp_path: Path, extra: list
     assert proc.stderr.startswith(f"lpsched: error: {named}")
     assert len(proc.stderr.splitlines()) == 1
     assert not out.exists()  # refused before the output folder is made
+
+
+def test_installed_reproduce_both_runs_then_report(tmp_path: Path) -> None:
+    """The comparison and the tuning grids into one ``--out``: each run's table reads the
+    other's store (Table 3.2 and the claims in one table), and ``lpsched report`` on the
+    comparison store reads the tuning store beside it: the page holds every row of the
+    table and every figure drawn exists."""
+    trace = kth_like(tmp_path, days=40.0)
+    out = tmp_path / "r"
+    tune = lpsched("reproduce", "redirection", "--tune", "--trace", str(trace),
+                   "--instances", "2", "--out", str(out), "--quiet", "--no-plots")
+    assert tune.returncode == 0, tune.stderr
+    assert json.loads(tune.stdout)["vs_seed"]["experiment"] == "redirection-tuning"
+    proc = lpsched("reproduce", "redirection", "--traces", str(trace), "--instances", "2",
+                   "--out", str(out), "--quiet", "--no-plots")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["vs_seed"]["rows"]
+    cells = [r for r in rows if r["figure"].startswith("Table 3.2 KTH-SP2 SPT-RD")]
+    assert [r["verdict"] for r in cells] == ["not measured: reduced run (2 of 20 "
+                                             "instances)"] * 2
+    assert all("worst objective" in r["note"] for r in cells)  # the grid was read
+    report = lpsched("report", str(out / "redirection.sqlite"), "--out", str(tmp_path / "p"))
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "p" / "seed000.md").read_text()
+    assert "redirection: " in page and "(2 of 20 instances per trace)" in page
+    for row in rows:
+        assert row["figure"].replace("|", "\\|") in page, row["figure"]
+    images = re.findall(r"\]\((seed000/[^)]+\.png)\)", page)
+    assert "seed000/000-F3.9.png" in images  # KTH-SP2's comparison
+    assert all((tmp_path / "p" / image).is_file() for image in images)

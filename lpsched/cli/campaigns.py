@@ -351,8 +351,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if name == "ostrich" and summary["profiles_sweep"]:  # B27-B28 for every user count
         outputs["profiles_sweep"] = str(out / "ostrich_profiles_sweep.csv")
         write_rows_csv(Path(outputs["profiles_sweep"]), exp.profiles_sweep_rows(summary))
-    table = (exp.faircamp_fidelity(summary, args.zipf_exponent) if name == "faircamp"
-             else exp.ostrich_fidelity(summary))
+    # the one table builder, shared with the report hook (lpsched.campaigns.report)
+    from lpsched.campaigns.fidelity import build_table
+
+    table = build_table(name, rows, cells)
     figures = _plots(name, rows, out) if args.plots and rows else []
     print(dump_json({"experiment": name, "trace": trace, "summary": summary,
                      "figures": figures, **outputs, "vs_seed": table.to_dict()}))
@@ -365,18 +367,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _plots(name: str, rows: list[dict[str, Any]], out: Path) -> list[str]:
-    """Save the reproduction's figures as PNG beside the CSV (atomically)."""
-    from lpsched.campaigns import plotting
-    from lpsched.cli.outputs import atomic_path
+    """Draw the seed's figures the rows allow beside the CSV, ``<entry>.png`` (the report
+    hook's figures: :func:`lpsched.campaigns.report.draw_figures`)."""
+    from lpsched.campaigns.report import draw_figures
 
-    make = plotting.faircamp_figures if name == "faircamp" else plotting.ostrich_figures
-    paths = []
-    for fig_name, fig in make(rows).items():
-        path = out / f"{fig_name}.png"
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=120)
-        paths.append(str(path))
-    return paths
+    return [str(f.path) for f in draw_figures(name, rows, out)]
 
 
 def _users(text: str, option: str = "--users") -> tuple[int, ...]:
@@ -412,8 +407,9 @@ def add_reproduce(rep_sub: Any) -> None:
         rb.add_argument("--jobs-per-instance", type=int, default=10_000,
                         help="from 1 to 1,000,000")
         rb.add_argument("--first-seed", type=seed, default=0)
-        rb.add_argument("--plots", action="store_true", help="also draw the figures (PNG, "
-                        "needs matplotlib)")
+        rb.add_argument("--plots", action="store_true", help="also draw the seed's figures "
+                        "the rows allow, <entry>.png with the seed's values beside ours "
+                        "(needs matplotlib)")
         if name == "faircamp":
             rb.add_argument("--users", default="2,3,5,10,20", help="the values of k (each "
                             "from 1 to 10,000,000)")

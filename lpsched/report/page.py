@@ -169,6 +169,9 @@ def markdown_page(page: Page) -> str:
     for experiment, size, counts in page.tally():
         out.append(f"| {experiment} | {size} | " + " | ".join(str(counts[k]) for k in TALLY)
                    + " |")
+    notes = [(part.experiment, note) for part in page.parts for note in part.notes]
+    if notes:
+        out += ["", "## Notes", "", *[f"- {name}: {note}" for name, note in notes]]
     out += ["", "## Published results, in the seed's order", ""]
     for entry in page.entries:
         out += _md_entry(page, entry)
@@ -241,7 +244,12 @@ def html_page(page: Page) -> str:
     for experiment, size, counts in page.tally():
         out.append(f"<tr><td>{e(experiment)}</td><td>{e(size)}</td>"
                    + "".join(f"<td>{counts[k]}</td>" for k in TALLY) + "</tr>")
-    out += ["</table>", "<h2>Published results, in the seed's order</h2>"]
+    out.append("</table>")
+    notes = [(part.experiment, note) for part in page.parts for note in part.notes]
+    if notes:
+        out += ["<h2>Notes</h2><ul>",
+                *[f"<li>{e(name)}: {e(note)}</li>" for name, note in notes], "</ul>"]
+    out.append("<h2>Published results, in the seed's order</h2>")
     for entry in page.entries:
         out += _html_entry(page, entry)
     orphans = page.orphans()

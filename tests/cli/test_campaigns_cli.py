@@ -13,6 +13,7 @@ import pytest
 from lpsched.campaigns.generators import MAX_JOBS
 from lpsched.campaigns.instance import MAX_USERS
 from lpsched.core.swf import MAX_PROCESSORS
+from lpsched.report.manifest import manifest
 from tests.campaigns.helpers import DEP, PAR, PAR3
 from tests.cli.test_cli_subprocess import lpsched, one_json_object
 from tests.shared_data import needs_shared, shared_file
@@ -136,7 +137,8 @@ def json_and_table(proc, experiment: str) -> dict:
     assert proc.stdout.count("\n") == 1
     data = json.loads(proc.stdout)
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"{experiment} vs seed: ") and "_vs_seed.csv" in last, last
+    assert last.startswith(f"{experiment} vs seed") and "_vs_seed.csv" in last, last
+    assert " validation rows: match " in last and "calibration rows apart: " in last
     assert "Traceback" not in proc.stderr and data["vs_seed"]["experiment"] == experiment
     return data
 
@@ -146,8 +148,9 @@ def test_reproduce_faircamp_small(tmp_path) -> None:
                    "--jobs-per-instance", "500", "--out", str(tmp_path), "--quiet", "--plots")
     data = json_and_table(proc, "faircamp")
     assert set(data["summary"]) == {"2", "5"}
-    assert len(data["figures"]) == 2 and all(Path(f).stat().st_size > 0
-                                             for f in data["figures"])
+    assert [Path(f).name for f in data["figures"]] == [
+        "002-F4.1.png", "002-F4.2.png", "002-F4.3.png", "002-F4.4.png"]
+    assert all(Path(f).stat().st_size > 0 for f in data["figures"])
     assert (tmp_path / "faircamp.csv").exists() and (tmp_path / "faircamp.sqlite").exists()
 
 
@@ -157,8 +160,8 @@ def test_reproduce_ostrich_small(tmp_path) -> None:
                    "--instances", "1", "--jobs-per-instance", "500", "--out",
                    str(tmp_path), "--quiet", "--plots")
     data = json_and_table(proc, "ostrich")
-    assert [Path(f).name for f in data["figures"]] == ["ostrich_fig5_6.png",
-                                                       "ostrich_fig5_13.png"]
+    assert [Path(f).name for f in data["figures"]] == [
+        f"002-F5.{n}.png" for n in (1, 3, 4, 5, 6, 12, 13)]  # no Dec-Jan before job 5,000
     assert {"ostrich", "ostrich-nodeps", "fcfs", "original"} <= set(data["summary"]["egee"])
     header = (tmp_path / "ostrich.csv").read_text().splitlines()[0].split(",")
     assert "part" in header and "utilisation_dec_jan" not in header  # its own CSV (B26)
@@ -332,7 +335,12 @@ def test_reproduce_ostrich_status_and_users_sweep(tmp_path) -> None:
     with open(out / "ostrich_vs_seed.csv") as fh:
         table = list(csv.DictReader(fh))
     assert [r["figure"] for r in table] == [r["figure"] for r in data["vs_seed"]["rows"]]
-    assert len(table) == 16 and {r["role"] for r in table} == {"validation", "calibration"}
+    assert {r["role"] for r in table} == {"validation", "calibration"}
+    wanted = {e.id for e in manifest("002") if e.experiment == "ostrich"}
+    assert wanted <= {r["ref"] for r in table}
+    # another trace than the seed's: its results are not judged
+    share = next(r for r in table if r["figure"] == "OStrich campaigns at stretch 1")
+    assert share["verdict"] == "not measured: trace s is not the seed's LPC-EGEE-2004-1.2-cln"
     line = one_error_line(lpsched("reproduce", "ostrich", "--trace", str(log), "--status",
                                   "x", "--out", str(tmp_path / "bad")))
     assert "--status x" in line and not (tmp_path / "bad").exists()
@@ -345,18 +353,32 @@ def test_reproduce_faircamp_table(tmp_path) -> None:
     proc = lpsched("reproduce", "faircamp", "--instances", "2", "--users", "2,20",
                    "--jobs-per-instance", "400", "--out", str(tmp_path), "--quiet")
     data = json_and_table(proc, "faircamp")
-    assert "B16 FCFS/FairCamp mean max-stretch, k = 20" in proc.stderr
+    assert "FCFS/FairCamp mean max-stretch, k = 20 (blocks, the text's)" in proc.stderr
     with open(tmp_path / "faircamp_vs_seed.csv") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 10 == len(data["vs_seed"]["rows"])
-    assert rows[1]["verdict"] == "not measured: k = 3 not run"
+    assert [r["figure"] for r in rows] == [r["figure"] for r in data["vs_seed"]["rows"]]
+    assert {e.id for e in manifest("002") if e.experiment == "faircamp"} <= {
+        r["ref"] for r in rows}
+    k3 = [r for r in rows if r["figure"].startswith("FCFS/FairCamp mean max-stretch, k = 3")]
+    assert [r["verdict"] for r in k3] == ["not measured: k = 3 not run"] * 2
+    assert {r["role"] for r in k3} == {"validation", "calibration"}
+    # 2 instances of 400 jobs: not the seed's instances, nothing measured is judged
+    k20 = [r for r in rows if "k = 20 (" in r["figure"] and "FCFS/FairCamp" in r["figure"]]
+    assert len(k20) == 2 and all(r["verdict"].startswith("not measured") for r in k20)
+    assert any(r["verdict"].startswith("not measured: instances of 400 jobs") for r in rows)
+    assert data["vs_seed"]["size"] == {"n": 2, "seed_n": 1000,
+                                       "unit": "instances of 400 jobs"}
 
 
 def test_reproduce_faircamp_zipf_exponent(tmp_path) -> None:
     data = json_and_table(lpsched("reproduce", "faircamp", "--instances", "1", "--users",
                                   "3", "--jobs-per-instance", "300", "--zipf-exponent", "1",
                                   "--out", str(tmp_path / "r"), "--quiet"), "faircamp")
-    assert "Zipf 1" in data["vs_seed"]["rows"][1]["note"]
+    zipf = [r for r in data["vs_seed"]["rows"] if r["figure"] == "campaign owners: Zipf "
+            "exponent"]
+    assert zipf[0]["ours"] == "1" and zipf[0]["verdict"] == "differs: not reproduced"
+    assert any("Zipf 1;" in r["note"] or r["note"].endswith("Zipf 1")
+               for r in data["vs_seed"]["rows"])
     line = one_error_line(lpsched("reproduce", "faircamp", "--zipf-exponent", "-1",
                                   "--out", str(tmp_path / "bad")))
     assert "--zipf-exponent -1" in line and not (tmp_path / "bad").exists()

@@ -50,7 +50,7 @@ def fake_part(store: Any, experiment: str, folder: Path) -> ReportPart:
             figures.append(FigureFile(e.id, path, f"{e.source}: ours beside the seed's"))
     table_rows.append(compare("a row of no manifest entry", "003 L1", 1.0, 1.0))
     return ReportPart(experiment, FidelityTable(experiment, table_rows, Size(2, 1000)),
-                      tuple(figures))
+                      tuple(figures), notes=("Figure 7 is not drawn: no printed points",))
 
 
 @pytest.fixture
@@ -78,6 +78,8 @@ def test_every_seed_gets_a_page_and_every_row_appears(tmp_path: Path,
         if e.experiment == "cbs3m":
             assert f"row {e.id}" in text, e.id
     assert "a row of no manifest entry" in text  # rows outside the manifest come last
+    assert "cbs3m: Figure 7 is not drawn: no printed points" in text  # the parts' notes
+    assert "cbs3m: Figure 7 is not drawn" in (tmp_path / "out" / "seed003.md").read_text()
     assert "decision 316: the seed's DD asks when idle" in text
     for src in re.findall(r'<img src="([^"]+)"', page):
         assert (tmp_path / "out" / src).is_file(), src
@@ -114,3 +116,15 @@ def test_a_missing_store_or_two_stores_of_one_experiment_are_refused(
     second = _store(tmp_path / "b")
     with pytest.raises(LpschedError, match="second store"):
         build_report([first, second], tmp_path / "out")
+
+
+def test_a_companion_store_is_left_to_the_hook_that_reads_it(tmp_path: Path,
+                                                             fake_hooks: None) -> None:
+    """``redirection-tuning`` (``reproduce redirection --tune``) is read by the redirection
+    hook from its store's folder: given to the report, it is named, not refused."""
+    store = ResultStore(tmp_path / "redirection-tuning.sqlite")
+    store.add("redirection-tuning", (0, "x"), [{"value": 1.0}])
+    store.close()
+    build_report([_store(tmp_path), tmp_path / "redirection-tuning.sqlite"], tmp_path / "out")
+    page = html.unescape((tmp_path / "out" / "seed003.html").read_text())
+    assert "redirection-tuning" in page and "read by the redirection hook" in page

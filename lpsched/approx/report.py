@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,11 +35,9 @@ from lpsched.core.fidelity import (
     mean_and_se,
     not_measured,
 )
+from lpsched.core.store import ResultStore
 from lpsched.report.manifest import Entry, manifest
 from lpsched.report.parts import FigureFile, ReportPart
-
-if TYPE_CHECKING:
-    from lpsched.core.store import ResultStore
 
 __all__ = ["CONFIGS", "IDLE_BOUND", "MODEL_DRAWS", "build_table", "model_idle",
            "report_part", "seed_values"]

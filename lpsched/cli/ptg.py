@@ -281,7 +281,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             from lpsched.ptg.plotting import summary_figures
 
             figures = [str(p) for p in summary_figures(summ, out)]
-    table = exp.fidelity_table(summ, str(bound))
+    from lpsched.ptg.fidelity import ptg_table
+
+    table = ptg_table(rows, str(bound))
     print(dump_json({"experiment": "ptg", "scenarios": len(cells), "figures": figures,
                      "hcpa_bound": str(bound), "acceptance": summ.get("acceptance", []),
                      "bounds_hold": summ.get("bounds_hold"),

@@ -237,3 +237,153 @@ def summary_figures(summ: dict[str, Any], folder: str | Path) -> list[Path]:
     fig.savefig(out[-1])
     plt.close(fig)
     return out
+
+
+#: the populations of Figs 2-4, in the seed's order within each algorithm [004 L550-L551]
+SEED_POPULATIONS = ("random", "strassen", "fft", "all")
+#: the box statistics the seed prints, drawn as "seed" markers: figure -> (algorithm,
+#: statistic index 0..4 = min, Q1, median, Q3, max, value) [004 L572-L662]
+SEED_BOX_MARKS: dict[int, tuple[tuple[str, int, float], ...]] = {
+    2: (("selfish", 4, 8.43), ("selfish-order", 4, 3.75), ("selfish-order", 3, 2.46),
+        ("selfish-order", 2, 1.71), ("selfish-order", 1, 1.17), ("selfish-order", 0, 0.96),
+        ("selfish-weight", 4, 7.69), ("selfish-weight", 2, 1.71), ("cafm-lptf", 4, 6.0)),
+    3: (("cafm-cra", 4, 1310.69), ("cafm-cra", 3, 404.73), ("cafm-cra", 2, 249.35),
+        ("cafm-cra", 0, 3.71)),
+    4: (("selfish", 2, 17.49), ("selfish", 4, 487.69), ("selfish-weight", 2, 2.38),
+        ("selfish-weight", 4, 42.18), ("selfish-order", 2, 1.79), ("selfish-order", 3, 2.40),
+        ("selfish-order", 4, 5.23), ("cafm-k-shelves", 2, 2.43), ("cafm-k-shelves", 3, 4.18),
+        ("cafm-k-shelves", 4, 21.09), ("cafm-saf", 4, 17.98), ("cafm-sptf", 4, 17.98))}
+#: the harmonic-mean ratios to SELFISH the seed prints (Fig. 5): CAFM CRA's Cmax about
+#: 0.80 [004 L689-L690]
+_METRIC_LABEL = {"ssct": "scaled sum completion time", "makespan": "makespan (s)",
+                 "max_stretch": "maximum stretch"}
+
+
+_RATIO_LABEL = {"ssct": "scaled sum completion time", "makespan": "makespan",
+                "max_stretch": "maximum stretch"}
+
+
+def _box_figure(st: Any, num: int, metric: str, path: Path) -> None:
+    """Fig. ``num`` as the seed draws it: for each algorithm four boxes side by side
+    (random, Strassen, FFT, all PTGs), whiskers at min and max, the seed's printed values
+    as black markers on the all-PTGs box."""
+    import matplotlib.pyplot as plt
+
+    from lpsched.ptg.fidelity import display
+
+    fig, ax = plt.subplots(figsize=(13, 5))
+    width = 0.2
+    for k, pop in enumerate(SEED_POPULATIONS):
+        q = st.quant(metric, pop)
+        if q is None:
+            continue
+        stats = [{"label": "", "whislo": q[0, 0, j], "q1": q[1, 0, j], "med": q[2, 0, j],
+                  "q3": q[3, 0, j], "whishi": q[4, 0, j]} for j in range(len(st.algs))]
+        pos = np.arange(len(st.algs)) + (k - 1.5) * width
+        art = ax.bxp(stats, positions=pos, widths=width * 0.9, showfliers=False,
+                     patch_artist=True, medianprops={"color": "k"})
+        for b in art["boxes"]:
+            b.set_facecolor(f"C{k}")
+        art["boxes"][0].set_label(pop if pop != "all" else "all PTGs")
+    marks = [(st.col(a) + 1.5 * width, v) for a, _k, v in SEED_BOX_MARKS.get(num, ())
+             if st.has(a)]
+    if marks:
+        ax.scatter([m[0] for m in marks], [m[1] for m in marks], marker="x", color="k",
+                   zorder=5, label="seed")
+    ax.set_xticks(np.arange(len(st.algs)), [display(a) for a in st.algs], rotation=60,
+                  fontsize=7, ha="right")
+    ax.set_ylabel(_METRIC_LABEL[metric])
+    if metric == "max_stretch":
+        ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _plane_figure(st: Any, x: str, y: str, algs: Sequence[str], path: Path,
+                  seed_points: Mapping[str, tuple[float | None, float | None]]) -> None:
+    """A plane of Figs 5-7: harmonic means of the ratios to SELFISH of ``algs``, the front
+    joined, the seed's printed ratios as markers (a ``None`` coordinate: drawn as a line)."""
+    import matplotlib.pyplot as plt
+
+    from lpsched.ptg.fidelity import display
+    from lpsched.ptg.reproduce import pareto_front
+
+    hx, hy = st.hmean(x), st.hmean(y)
+    pts = {display(a): (float(hx[0, st.col(a)]), float(hy[0, st.col(a)])) for a in algs
+           if st.has(a)}
+    fig, ax = plt.subplots(figsize=(7, 6))
+    pareto_plot(ax, pts, pareto_front(pts), f"mean relative {_RATIO_LABEL[x]}",
+                f"mean relative {_RATIO_LABEL[y]}")
+    for k, (name, (sx, sy)) in enumerate(seed_points.items()):
+        if sx is not None and sy is None:
+            ax.axvline(sx, c="k", ls=(":", "--", "-.")[k % 3], lw=1, label=f"seed: {name}")
+    if seed_points:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def seed_figures(st: Any, folder: str | Path) -> list[tuple[str, Path, str]]:
+    """Figs 2-8 of seed 004 redrawn from a run's rows as the seed draws them.
+
+    Figs 2-4: four boxes per algorithm (random, Strassen, FFT, all PTGs) on one axis;
+    Fig. 5: all algorithms in the SSCT-Cmax plane; Figs 6-7: the six non-dominated of
+    Fig. 5 [004 L706-L712]; Fig. 8: SELFISH and the fairest of each family [004 L727].
+
+    Parameters
+    ----------
+    st : lpsched.ptg.fidelity.Study
+        The run's rows (:func:`lpsched.ptg.fidelity.study_of`).
+    folder : str or Path
+        Where the PNG files go, named ``<manifest id>.png`` (``004-F2.png``).
+
+    Returns
+    -------
+    list of (str, Path, str)
+        ``(ref, path, caption)`` of each figure written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lpsched.ptg.fidelity import FIG8, SEED_SIX, display
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for num, metric in ((2, "ssct"), (3, "makespan"), (4, "max_stretch")):
+        path = folder / f"004-F{num}.png"
+        _box_figure(st, num, metric, path)
+        out.append((f"004-F{num}", path, f"Figure {num}: {_METRIC_LABEL[metric]} per "
+                    "algorithm and population, whiskers at min and max; x: the seed's "
+                    "printed values"))
+    if st.has("selfish"):
+        for num, x, y, algs, seed in (
+                (5, "makespan", "ssct", st.algs, {"CAFM CRA Cmax 0.80": (0.80, None),
+                                                  "SELFISH ORDER Cmax > 1.10": (1.10, None)}),
+                (6, "makespan", "max_stretch", SEED_SIX, {}),
+                (7, "ssct", "max_stretch", SEED_SIX, {})):
+            path = folder / f"004-F{num}.png"
+            _plane_figure(st, x, y, algs, path, seed)
+            out.append((f"004-F{num}", path, f"Figure {num}: harmonic means of the ratios "
+                        f"to SELFISH, {len(algs)} algorithms, non-dominated in red"))
+    ns = sorted(set(st.n.tolist()))
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for a in FIG8:
+        if st.has(a):
+            ys = [st.mean("max_stretch", ("n", n))[0, st.col(a)] for n in ns]
+            ax.plot(ns, ys, marker="o", label=display(a))
+    ax.set_xlabel("number of PTGs")
+    ax.set_ylabel("mean maximum stretch")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = folder / "004-F8.png"
+    fig.savefig(path)
+    plt.close(fig)
+    out.append(("004-F8", path, "Figure 8: mean maximum stretch against the number of PTGs, "
+                "SELFISH and the fairest of each family (the seed prints no values)"))
+    return out

@@ -177,15 +177,26 @@ def test_reproduce_small(tmp_path: Path) -> None:
     else:
         assert len(doc["figures"]) == 7 and all(Path(f).stat().st_size > 1000
                                                 for f in doc["figures"])
-    # the seed-vs-ours table (decision 345): in the JSON, on stderr and in ptg_vs_seed.csv
-    figures = [r["figure"] for r in doc["vs_seed"]["rows"]]
+    # the seed-vs-ours table: in the JSON, on stderr and in ptg_vs_seed.csv, every row of
+    # seed 004's manifest, the reduced run said (decisions 590-596)
+    table = doc["vs_seed"]
+    assert table["size"] == {"n": 2, "seed_n": 1500, "unit": "scenarios"}
+    figures = [r["figure"] for r in table["rows"]]
     assert "A16 SELFISH MaxS median" in figures
-    assert "Table 2 values >= 90 % (share of processors used, decision 340)" in figures
-    assert sum(f.startswith("check ") for f in figures) == 7
-    assert "A16 SELFISH MaxS median" in p.stderr and "ptg vs seed:" in p.stderr
+    assert "Table 2 CAFM CRA gdx (share of processors used, decision 340)" in figures
+    a16 = next(r for r in table["rows"] if r["figure"] == "A16 SELFISH MaxS median")
+    assert a16["verdict"].startswith("not measured: reduced run (2 of 1,500 scenarios)")
+    roles = {r["figure"]: r["role"] for r in table["rows"]}
+    assert roles["Table 2 SELFISH chti (share of processors used, decision 340)"] == \
+        "calibration"
+    assert roles["Table 2 SELFISH chti (busy area / (P Cmax), the text's reading)"] == \
+        "validation"
+    assert "A16 SELFISH MaxS median" in p.stderr
+    assert "ptg vs seed, 2 of 1,500 scenarios:" in p.stderr
     lines = (out / "ptg_vs_seed.csv").read_text().splitlines()
-    assert lines[0].startswith("figure,seed_line,seed_value,ours,tolerance,verdict")
+    assert lines[0] == "ref,source,figure,seed_line,seed_value,ours,tolerance,verdict,role,note"
     assert len(lines) == len(figures) + 1 and doc["hcpa_bound"] == "literal"
+    assert sum(line.startswith("004-T2,Table 2,") for line in lines) == 2 * 76
     again = lpsched("reproduce", "ptg", "--scenarios", "2", "--out", str(out), "--quiet")
     assert again.returncode == 0 and "0 scenarios computed now" in again.stderr
     assert (out / "ptg_vs_seed.csv").read_text().splitlines() == lines  # same table

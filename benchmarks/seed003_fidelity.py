@@ -19,6 +19,10 @@ SWRPT} x {MCT, RR} + the four CBS3M rows, ``t4`` = mean |avg / seed avg - 1| of 
 percent, ``best`` = mean |best % - seed best %| of Table 4 in percentage points, ``t58`` =
 the ``t4`` of Tables 5-8 together; total = ``t4 + best + t58 / 2``. DD rows are left out
 (the seed prints them equal to RR), MWMA too (decision 323: no reading of it is adopted).
+A default chosen by this score is fitted to Tables 4-8: the seed-vs-ours table
+(``lpsched.bags.fidelity``) marks every row it touches calibration, counted apart (decision
+501); ``benchmarks/bags_headlines.py`` measures how the unstated parameters move the
+headlines instead of choosing one.
 
 A ``DIR`` may be several folders joined by commas (runs of the same reading on disjoint
 seeds, e.g. ``--first-seed 0`` and ``--first-seed 80``), pooled. ``--bootstrap N`` (two

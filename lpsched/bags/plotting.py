@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -269,4 +269,101 @@ def figure5(points: Sequence[dict[str, Any]]) -> Any:
     ax.set_title("Figure 5: relative max-stretch of the best four")
     if policies:
         ax.legend(fontsize=8)
+    return ax
+
+
+def seed_load_figure(load: np.ndarray, values: dict[str, np.ndarray],
+                     curve: Sequence[dict[str, Any]], metric: str, number: int,
+                     seed: dict[str, float]) -> Any:
+    """Seed 003 Figure ``number`` (6–10) as the seed draws it [003 L878]: ``metric``
+    (over the LP optimum for the max-stretch, over the instance's best policy otherwise)
+    against the load, the instance's LP optimal max-stretch; one colour per policy, a dot
+    per instance, a line through the means of the load bins, and at the right edge the
+    seed's table average of the same policy over all loads (the seed prints no value of
+    the figure itself), labelled ``seed``. Returns the axes.
+
+    Parameters
+    ----------
+    load : numpy.ndarray
+        Each instance's LP optimal max-stretch.
+    values : dict of str to numpy.ndarray
+        Each drawn policy's relative values, instance by instance (NaN: not finished).
+    curve : sequence of dict
+        The binned means (:func:`lpsched.bags.reproduce.load_curves`: ``policy``,
+        ``load_mid``, ``mean``, ``instances``).
+    metric : str
+        The metric (``"max_stretch"``, ``"sum_flow"``...): the y axis' label.
+    number : int
+        The seed's figure number (its table is ``number - 2``).
+    seed : dict of str to float
+        The seed's table average of each policy (those without one get no marker).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of a new 7.5 x 4.5 inch figure.
+    """
+    plt = _plt()
+    _, ax = plt.subplots(figsize=(7.5, 4.5))
+    colors = plt.cm.tab10(np.arange(max(len(values), 1)) % 10)
+    right = float(np.nanmax(load)) if load.size else 1.0
+    for color, (policy, v) in zip(colors, values.items(), strict=False):
+        ok = np.isfinite(v)
+        ax.scatter(load[ok], v[ok], s=10, alpha=0.35, color=color)
+        pts = sorted((r["load_mid"], r["mean"]) for r in curve
+                     if r["policy"] == policy and r["instances"] > 0)
+        ax.plot([x for x, _ in pts], [y for _, y in pts], color=color, marker="o", ms=4,
+                label=f"{policy} (ours: bin means, dots per instance)")
+        if policy in seed:
+            ax.plot([right], [seed[policy]], marker="<", ms=9, color=color, ls="none",
+                    markeredgecolor="black",
+                    label=f"seed: {policy}, Table {number - 2} average (all loads)")
+    ax.set_xlabel("load (optimal max-stretch of the instance)")
+    ax.set_ylabel(_TITLES.get(metric, metric))
+    ax.set_title(f"Figure {number}: {_TITLES.get(metric, metric)} against the load")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return ax
+
+
+def seed_figure5(points: Sequence[dict[str, Any]],
+                 seed: Mapping[str, Sequence[float]]) -> Any:
+    """Seed 003 Figure 5 [003 L845, L872]: the relative max-stretch of the best four
+    policies in each experiment, ours as bars (from
+    :func:`lpsched.bags.reproduce.figure5_rows`) and the seed's Table 3 cells of the same
+    policies as markers labelled ``seed`` (the seed's Exp k is another platform than our
+    experiment k). Returns the axes.
+
+    Parameters
+    ----------
+    points : sequence of dict
+        ``seed`` (our experiment), ``policy`` and ``value`` (max-stretch / LP optimum).
+    seed : mapping of str to sequence of float
+        Each policy's ten Table 3 cells, Exp1 to Exp10.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of a new 8 x 4.5 inch figure, one group of bars per experiment.
+    """
+    plt = _plt()
+    _, ax = plt.subplots(figsize=(8, 4.5))
+    seeds = sorted({r["seed"] for r in points})
+    policies = list(dict.fromkeys([*(r["policy"] for r in points), *seed]))
+    count = max(len(seeds), max((len(v) for v in seed.values()), default=0))
+    width = 0.8 / max(len(policies), 1)
+    colors = plt.cm.tab10(np.arange(max(len(policies), 1)) % 10)
+    for i, p in enumerate(policies):
+        val = {r["seed"]: r["value"] for r in points if r["policy"] == p}
+        x = np.arange(count) + i * width
+        if val:
+            ax.bar(x[:len(seeds)], [val.get(s, np.nan) for s in seeds], width,
+                   color=colors[i], label=f"{p} (ours)")
+        if p in seed:
+            ax.plot(x[:len(seed[p])], seed[p], marker="D", ms=5, ls="none", color=colors[i],
+                    markeredgecolor="black", label=f"seed: {p} (Table 3)")
+    ax.set_xticks(np.arange(count) + 0.4 - width / 2)
+    ax.set_xticklabels([f"Exp{j + 1}" for j in range(count)], rotation=45)
+    ax.set_ylabel("max-stretch / LP optimum")
+    ax.set_title("Figure 5: relative max-stretch of the best four, per experiment")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return ax

@@ -376,9 +376,10 @@ def test_reproduce_cbs3m_prints_the_seed_table_and_draws_the_figures(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Table 4 — max-stretch / LP optimum (1 instances)" in proc.stdout
     assert "CBS3M dispatchers: lazy (spec §4.4) vs eager" in proc.stdout
-    assert "Table 3 order" in proc.stdout and "003 L847-L863" in proc.stdout
-    assert "cbs3m vs seed: " in proc.stdout
-    assert (out / "cbs3m_vs_seed.csv").read_text().startswith("figure,seed_line,seed_value")
+    assert "Table 3 CBS3M EDF OFFLINE average" in proc.stdout and "003 L848" in proc.stdout
+    assert ("cbs3m vs seed, 1 of 10 experiments (mpi profile): " in proc.stdout
+            and "calibration rows apart: " in proc.stdout)
+    _check_vs_seed_csv(out / "cbs3m_vs_seed.csv", proc.stdout)
     for n, metric in ((5, "max_stretch"), *((exp.FIGURE_OF[m], m) for m in exp.METRICS)):
         assert (out / f"fig{n}_{metric}.png").stat().st_size > 0
         assert (out / f"fig{n}_{metric}.csv").exists()
@@ -400,6 +401,55 @@ def test_reproduce_cbs3m_prints_the_seed_table_and_draws_the_figures(tmp_path):
     for metric in exp.METRICS:
         name = f"fig{exp.FIGURE_OF[metric]}_{metric}.csv"
         assert (again / name).read_text() == (out / name).read_text()
+
+
+def _check_vs_seed_csv(path: Path, printed: str) -> None:
+    """The CSV holds one row per row of the printed table: every seed-003 manifest entry
+    of ``cbs3m`` (and ``none``) by its ref, the verdicts as printed, Tables 4-8 not
+    measured without a simgrid run."""
+    import csv
+
+    from lpsched.report.manifest import manifest
+
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:3] == ["ref", "source", "figure"]
+    wanted = {e.id for e in manifest("003") if e.experiment in ("cbs3m", "none")}
+    assert wanted <= {r["ref"] for r in rows}
+    assert all(r["seed_line"].startswith("003 L") for r in rows)
+    t4 = [r for r in rows if r["ref"] == "003-T4"]
+    assert len(t4) == 18 * 5
+    assert all(r["verdict"].startswith("not measured: no run of the simgrid") for r in t4)
+    t3 = next(r for r in rows if r["figure"] == "Table 3 CBS3M EDF OFFLINE average")
+    assert t3["ours"] and t3["ours"] in printed
+    shown = printed.count("\n")
+    assert shown >= len(rows)  # every row printed (long cells wrap onto more lines)
+
+
+def test_reproduce_cbs3m_judges_both_profiles_of_one_store(tmp_path):
+    """``reproduce all`` runs the mpi and the simgrid profiles into one store: the second
+    run's table (printed, CSV, ``--json``'s ``vs_seed``) judges Table 3 from the first run
+    and Tables 4-8 from its own, each at its size; at the default 100 Mbit/s the Tables
+    4-8 rows are calibration (decision 36), counted apart."""
+    import csv
+
+    out = tmp_path / "both"
+    first = lpsched("reproduce", "cbs3m", "--instances", "1", "--profile", "mpi", "--jobs",
+                    "1", "--quiet", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    proc = lpsched("reproduce", "cbs3m", "--instances", "1", "--jobs", "1", "--quiet",
+                   "--json", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    vs_seed = json.loads(proc.stdout)["vs_seed"]
+    assert "1 of 1,000 instances; mpi profile: 1 of 10 experiments" in proc.stderr
+    with (out / "cbs3m_vs_seed.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["ref"] for r in rows] == [r["ref"] for r in vs_seed["rows"]]
+    t3 = next(r for r in rows if r["figure"] == "Table 3 CBS3M EDF OFFLINE average")
+    assert t3["ours"] and t3["role"] == "validation"
+    t4 = next(r for r in rows if r["figure"] == "Table 4 CBS3M_EDF_ONLINE avg")
+    assert t4["ours"] and t4["role"] == "calibration"
+    assert t4["verdict"] == "not measured: reduced run (1 of 1,000 instances)"
 
 
 def test_plot_load_on_a_store_with_failed_rows(tmp_path):
@@ -461,7 +511,7 @@ def test_reproduce_reading_options_reach_the_cells(tmp_path):
                    "--quiet", "--dd-request", "idle", "--greedy-switch", "dispatch",
                    "--arrivals", "interarrival", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "Table 3 order" in proc.stdout
+    assert "Table 3 CBS3M EDF OFFLINE average" in proc.stdout
     with sqlite3.connect(out / "cbs3m.sqlite") as db:
         keys = [k for (k,) in db.execute("select _cell from cbs3m")]
     assert len(keys) == 18

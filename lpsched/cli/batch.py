@@ -63,8 +63,8 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     is written atomically (an existing one is replaced); ends with the seed-vs-ours table
     (``<experiment>_vs_seed.csv``, printed on stderr: stdout is the JSON summary)."""
 
-    from lpsched.batch import fidelity as fid
     from lpsched.batch import reproduce as exp
+    from lpsched.batch.fidelity import vs_seed
     from lpsched.cli.common import report_fidelity
 
     name = args.experiment
@@ -107,23 +107,17 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
                                      cost=_cell_jobs(name))
     write_rows_csv(csv_path, rows)
     summary: Any
-    reduced = _reduction(args)
     if name == "contiguity":
         summary = exp.contiguity_summary(rows)
-        table = fid.contiguity_table(summary, note=f"status {args.status}, planner "
-                                     f"{args.planner}", planner=args.planner,
-                                     reduced=reduced)
     elif name == "platform-level":
         per = {p: exp.platform_summary([r for r in rows if r.get("platform") == p])
                for p in traces}
         summary = per if len(per) > 1 else next(iter(per.values()))
-        table = fid.platform_table(per, missing, reduced=reduced)
     else:
         per_t = {t: exp.topology_summary([r for r in rows if r.get("trace") == t])
                  for t in traces}
         summary = per_t if len(per_t) > 1 else next(iter(per_t.values()))
-        table = fid.topology_table(per_t, missing, reduced=reduced,
-                                   blocked_head=args.blocked_head)
+    table = vs_seed(name, rows, cells, missing)  # the report's table (lpsched.batch.report)
     print(dump_json({"experiment": name,
                      "trace": next(iter(traces.values())) if len(traces) == 1 else traces,
                      "not_run": missing, "summary": summary,
@@ -132,54 +126,6 @@ def _cmd_reproduce_batch(args: argparse.Namespace) -> int:
     print(f"{ran} cells computed now, {len(cells) - ran} found in {out / (name + '.sqlite')};"
           f" {wall:.1f} s; rows in {csv_path}", file=sys.stderr)
     return 0
-
-
-def _reduction(args: argparse.Namespace) -> str:
-    """How a ``reproduce contiguity | platform-level | topology-aware`` run departs from
-    the seed's setting (empty: the seed's), for the notes of its seed-vs-ours rows
-    (:mod:`lpsched.batch.fidelity`: a reduced run's gaps cite no decision).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The command's options (``experiment``, ``instances``, ``jobs_per_instance``,
-        ``processors``, ``cluster_size``, ``periods``, ``topology``, ``limit``, ``trace``).
-
-    Returns
-    -------
-    str
-        The departures, ``"; "``-separated, e.g. ``"4 of the seed's 512 instances"``.
-    """
-    from lpsched.batch import reproduce as exp
-
-    name, parts = args.experiment, []
-    if name == "contiguity":
-        ch4 = exp.CH4_DEFAULTS
-        for option, value, seed, what in (
-                ("instances", args.instances, ch4["instances"], "instances"),
-                ("jobs_per_instance", args.jobs_per_instance, ch4["jobs"],
-                 "jobs per instance"),
-                ("processors", args.processors, ch4["processors"], "processors"),
-                ("cluster_size", args.cluster_size, ch4["cluster"], "processors per "
-                 "cluster")):
-            if option == "instances" and value < seed:
-                parts.append(f"{value} of the seed's {seed} instances")
-            elif option != "instances" and value != seed:
-                parts.append(f"{value} {what}, the seed's {seed}")
-        if args.trace and Path(args.trace).name != ch4["trace"]:
-            parts.append(f"trace {Path(args.trace).name}, the seed's {ch4['trace']}")
-    elif name == "platform-level":
-        if args.instances < exp.CH5_DEFAULTS["instances"]:
-            parts.append(f"{args.instances} of the seed's {exp.CH5_DEFAULTS['instances']} "
-                         "instances")
-        if args.periods is not None:
-            parts.append(f"--periods {args.periods} instead of Table 5.2's")
-        if args.topology:
-            parts.append(f"--topology {args.topology}")
-    elif args.limit:
-        parts.append(f"the first {args.limit} jobs of each trace (--limit), the seed's "
-                     "whole traces")
-    return "; ".join(parts)
 
 
 def _cell_jobs(name: str) -> Any:

@@ -7,7 +7,7 @@ every run size, with :mod:`lpsched.core.fidelity`'s rule. The same function serv
 ``lpsched reproduce ptg`` (the run's rows) and the report hook (:mod:`lpsched.ptg.report`,
 a store's rows). It reads the rows as stored and never simulates.
 
-How the rows are judged (decisions 590–599):
+How the rows are judged (decisions 590–597):
 
 - **Noise.** Every statistic of the box plots, the harmonic-mean ratios, the population
   differences and the rankings is computed on the run and on :data:`RESAMPLES` bootstrap

@@ -33,7 +33,10 @@ ASSUMPTION`` (``construction=``), naming the assumption that makes it so.
 **Reduced runs.** A run smaller than the seed's (``size=Size(n, seed_n)``) never judges an
 extreme or a tail count (a maximum, a minimum, a count over n instances: ``statistic=``),
 and a row whose noise is wider than its tolerance (a direction: whose noise hides the
-side) reads ``not measured: reduced run (n of N)``.
+side) reads ``not measured: reduced run (n of N)``; so does a mean, median or share
+(:data:`SAMPLED`) given no noise estimate (``noise=None``: one instance, or none
+computed). A deterministic quantity (a setting, a count of the trace) is
+``statistic="value"``. A row that holds by construction is judged as is at any size.
 
 **Differences** name their kind: ``differs: cause measured (decision N)`` when a measured
 mechanism, or an inconsistency inside the seed's own set-up, accounts for the gap
@@ -69,7 +72,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["CLOSE_FACTOR", "COLUMNS", "EXTREMES", "KINDS", "NOISE_Z", "WIDTH", "Bound",
+__all__ = ["CLOSE_FACTOR", "COLUMNS", "EXTREMES", "KINDS", "NOISE_Z", "SAMPLED", "WIDTH", "Bound",
            "FidelityRow", "FidelityTable", "Gap", "Range", "Size", "compare", "compare_all",
            "kind_of", "mean_and_se", "not_measured", "paired_se"]
 
@@ -79,6 +82,10 @@ CLOSE_FACTOR = 2.0
 NOISE_Z = 2.0
 """How many standard errors make a row's noise: beyond it a direction is decided (about a
 95 % two-sided band for a mean)."""
+
+SAMPLED = frozenset({"mean", "median", "share"})
+"""Statistics of a sample of instances: on a reduced run without a noise estimate (one
+instance, or none given) they are not judged."""
 
 EXTREMES = frozenset({"max", "min", "count", "tail"})
 """Statistics judged only at the seed's own size: over fewer instances a maximum is lower,
@@ -384,22 +391,23 @@ def _direction_verdict(bound: Bound, value: float, noise: float | None, size: Si
     return _reduced(size) if size and size.reduced else "undetermined"
 
 
-def _grid_slack(rng: Range, grid: Sequence[float] | None) -> float:
-    """The slack a range gets from a grid with no value inside it: the distance to the
-    farther of the grid's two values next to the range (0 when one lies inside)."""
+def _grid_neighbours(rng: Range, grid: Sequence[float] | None) -> tuple[float, ...]:
+    """The grid's two values next to a range with no grid value inside it (none when one
+    lies inside, or without a grid): the values ours can take that stand for the range."""
     if not grid or any(rng.lo <= g <= rng.hi for g in grid):
-        return 0.0
-    below = [rng.lo - g for g in grid if g < rng.lo]
-    above = [g - rng.hi for g in grid if g > rng.hi]
-    return max(min(below, default=0.0), min(above, default=0.0))
+        return ()
+    below = [g for g in grid if g < rng.lo]
+    above = [g for g in grid if g > rng.hi]
+    return tuple([max(below)] if below else []) + tuple([min(above)] if above else [])
 
 
 def _range_verdict(rng: Range, value: float, noise: float | None, size: Size | None,
-                   slack: float, gap: Gap | None) -> str:
+                   neighbours: tuple[float, ...], gap: Gap | None) -> str:
     if size and size.reduced and noise and NOISE_Z * noise > (rng.hi - rng.lo) / 2:
         return _reduced(size)
-    distance = max(rng.lo - value, value - rng.hi, 0.0)
-    return "match" if distance <= slack else _differs(gap)
+    inside = rng.lo <= value <= rng.hi
+    on_grid = any(math.isclose(value, g, rel_tol=1e-9, abs_tol=1e-12) for g in neighbours)
+    return "match" if inside or on_grid else _differs(gap)
 
 
 def _seed_parts(seed: SeedValue, unit: str) -> tuple[str, float | None]:
@@ -513,6 +521,8 @@ def compare(figure: str, seed_line: str, seed: SeedValue, ours: float | str | No
                            note=note, **base)  # type: ignore[arg-type]
     value = float(ours)
     numbers["ours"] = value
+    if construction:  # the row cannot fail: judged as is, whatever the run's size
+        noise, size, statistic = None, None, "value"
     verdict, note = _numeric_verdict(seed, value, tol, noise, size, statistic, gap, grid,
                                      note, unit)
     if construction and verdict == "match":
@@ -548,14 +558,18 @@ def _numeric_verdict(seed: float | int | Range | Bound, value: float, tol: float
     if reduced and statistic in EXTREMES:
         return _reduced(size), note
     if isinstance(seed, Bound):
+        if reduced and noise is None and statistic in SAMPLED:
+            return _reduced(size) + ", no noise estimate", note
         return _direction_verdict(seed, value, noise, size, gap), note
     if isinstance(seed, Range):
-        slack = _grid_slack(seed, grid)
-        if slack:
+        neighbours = _grid_neighbours(seed, grid)
+        if neighbours:
             note = "; ".join(filter(None, [note, (
-                f"no value of the grid lies inside the range: its nearest values match "
-                f"(slack {_num(slack)}{_unit(unit)})")]))
-        return _range_verdict(seed, value, noise, size, slack, gap), note
+                "no value of the grid lies inside the range: its nearest values "
+                + " and ".join(_num(g) + _unit(unit) for g in neighbours) + " match")]))
+        return _range_verdict(seed, value, noise, size, neighbours, gap), note
+    if reduced and noise is None and statistic in SAMPLED:
+        return _reduced(size) + ", no noise estimate", note
     if noise is not None:
         if reduced and NOISE_Z * noise > tol:
             return _reduced(size), note
@@ -593,8 +607,16 @@ def compare_all(figure: str, seed_line: str, seed: Range, ours: Mapping[str, flo
             k: v for k, v in options.items() if k in ("ref", "source", "unit", "role")})
     values = {k: float(v) for k, v in ours.items() if v is not None}
     rows = {k: compare(figure, seed_line, seed, v, **options) for k, v in values.items()}
-    outside = [k for k, r in rows.items() if r.kind != "match"]
     first = next(iter(rows.values()))
+    unjudged = [k for k, r in rows.items() if r.kind == "not measured"]
+    if unjudged:
+        return FidelityRow(figure, seed_line, first.seed_value, "", first.tolerance,
+                           rows[unjudged[0]].verdict, first.role,
+                           "; ".join(filter(None, [options.get("note", ""),
+                                                   f"not judged: {', '.join(unjudged)}"])),
+                           first.ref, first.source, None,
+                           {"seed": None, "ours": None, "noise": None})
+    outside = [k for k, r in rows.items() if r.kind != "match"]
     span = f"{_num(min(values.values()))}–{_num(max(values.values()))}{_unit(unit)}"
     verdict = "match" if not outside else _differs(options.get("gap"))
     note = "; ".join(filter(None, [options.get("note", ""), first.note if "grid" in
@@ -728,8 +750,8 @@ class FidelityTable:
         width : int
             The widest line wanted (default :data:`WIDTH`). A table whose rows fit is one
             line per row; a wider one prints each row's label whole on a line of its own
-            and its other columns on the next, indented, wrapping values and verdicts at
-            spaces. A word is never cut.
+            (its manifest id after it, ``[003-T4]``) and its other columns on the next,
+            indented, wrapping values and verdicts at spaces. A word is never cut.
 
         Returns
         -------
@@ -755,7 +777,8 @@ class FidelityTable:
         body = [[v for i, v in enumerate(line) if i != k] for line in cells]
         widths = _fit_widths(body, rest, width - len(_INDENT))
         for i, line in enumerate(body):
-            lines.append(cells[i][k])
+            ref = self.rows[i - 1].ref if i else ""
+            lines.append(f"{cells[i][k]}  [{ref}]" if ref else cells[i][k])
             lines += _block(line, widths, _INDENT)
             lines += _note_lines(notes[i - 1], width) if i and notes[i - 1] else []
         return "\n".join(lines)

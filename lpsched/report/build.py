@@ -103,28 +103,41 @@ def build_report(stores: Sequence[str | Path], out: str | Path) -> Report:
         given = {p.experiment for p in by_seed[seed]}
         missing = sorted(e for e, s in EXPERIMENTS.items()
                          if s == seed and e not in given and e not in STATIC)
-        page = Page(seed, manifest(seed), by_seed[seed], missing, run, folder)
+        page = Page(seed, manifest(seed), by_seed[seed], missing, _run_of(seed, run), folder)
         tallies[seed] = page.tally()[-1][2]
         for suffix, render in ((".html", html_page), (".md", markdown_page)):
             path = folder / f"seed{seed}{suffix}"
             path.write_text(render(page), encoding="utf-8")
             pages.append(path)
-    pages += _index(folder, tallies, run)
+    given = {s for s, parts in by_seed.items()
+             if any(p.experiment not in STATIC for p in parts)}
+    pages += _index(folder, tallies, run, given)
     return Report(tuple(pages), tallies)
 
 
-def _index(folder: Path, tallies: dict[str, dict[str, int]], run: list[str]) -> list[Path]:
-    """``index.md`` and ``index.html``: each seed's tally and its page."""
+def _run_of(seed: str, run: list[str]) -> list[str]:
+    """The run's description lines that concern ``seed``: the version line, then the
+    stores of the seed's experiments (and of their companions)."""
+    mine = [e for e, s in EXPERIMENTS.items() if s == seed]
+    mine += [c for c, e in COMPANIONS.items() if e in mine]
+    return run[:1] + [line for line in run[1:] if line.split(":", 1)[0] in mine]
+
+
+def _index(folder: Path, tallies: dict[str, dict[str, int]], run: list[str],
+           given: set[str]) -> list[Path]:
+    """``index.md`` and ``index.html``: each seed's tally and its page (``no store`` for a
+    seed none of whose experiments was given)."""
     import html
 
     md = ["# Reproduction reports", "", *[f"- {line}" for line in run], "",
           "| seed | " + " | ".join(TALLY) + " |", "|---|" + "---|" * len(TALLY)]
     rows = []
     for seed, counts in tallies.items():
-        md.append(f"| [{seed}](seed{seed}.md) | " + " | ".join(str(counts[k]) for k in TALLY)
-                  + " |")
+        cells = [str(counts[k]) for k in TALLY] if seed in given else (
+            ["no store given", *[""] * (len(TALLY) - 1)])
+        md.append(f"| [{seed}](seed{seed}.md) | " + " | ".join(cells) + " |")
         rows.append(f'<tr><td><a href="seed{seed}.html">{seed}</a></td>'
-                    + "".join(f"<td>{counts[k]}</td>" for k in TALLY) + "</tr>")
+                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
             "Reproduction reports</title></head><body><h1>Reproduction reports</h1><ul>"
             + "".join(f"<li>{html.escape(line)}</li>" for line in run) + "</ul><table border=1>"

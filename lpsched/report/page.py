@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lpsched.core.fidelity import KINDS, FidelityRow
-from lpsched.report.manifest import SEEDS, Entry
+from lpsched.report.manifest import SEEDS, STATIC, Entry
 from lpsched.report.parts import FigureFile, ReportPart
 
 __all__ = ["Page", "html_page", "markdown_page"]
@@ -95,7 +95,9 @@ class Page:
         total = dict.fromkeys(TALLY, 0)
         for p in self.parts:
             counts = p.table.counts()
-            size = p.table.size.label() if p.table.size else "the seed's size"
+            size = (p.table.size.label() if p.table.size else
+                    "no run: the seed's own measurements" if p.experiment in STATIC
+                    else "the seed's size")
             out.append((p.experiment, size, counts))
             for k in TALLY:
                 total[k] += counts[k]

@@ -64,8 +64,12 @@ def test_a_range_has_no_slack_but_a_grids() -> None:
     assert compare("r", "L1", Range(5, 30), 35).kind == "differs: not reproduced"
     grid = [0, 5, 10, 15, 20]
     nearest = compare("r", "L1", Range(12, 14), 15, grid=grid)
-    assert nearest.verdict == "match" and "slack 2" in nearest.note
+    assert nearest.verdict == "match" and "nearest values 10 and 15 match" in nearest.note
+    assert compare("r", "L1", Range(12, 14), 10, grid=grid).verdict == "match"
     assert compare("r", "L1", Range(12, 14), 20, grid=grid).kind.startswith("differs")
+    # only the grid's own values stand for the range: nothing in between, either side
+    assert compare("r", "L1", Range(12, 14), 11, grid=grid).kind.startswith("differs")
+    assert compare("r", "L1", Range(12, 14), 14.5, grid=grid).kind.startswith("differs")
 
 
 def test_a_joint_range_needs_every_line() -> None:
@@ -76,6 +80,10 @@ def test_a_joint_range_needs_every_line() -> None:
                       unit="%")
     assert bad.kind == "differs: not reproduced" and "fcfs cont" in bad.note
     assert compare_all("j", "L", Range(5, 30), {"a": 10, "b": None}).kind == "not measured"
+    # a line not judged at a reduced size leaves the joint row not judged, never "differs"
+    noisy = compare_all("j", "L", Range(5, 30), {"a": 10, "b": 40}, noise=20.0,
+                        size=Size(3, 30))
+    assert noisy.verdict.startswith("not measured: reduced run (3 of 30")
 
 
 def test_extremes_are_never_judged_on_reduced_runs() -> None:
@@ -85,6 +93,21 @@ def test_extremes_are_never_judged_on_reduced_runs() -> None:
     full = compare("m", "L1", 1.93, 1.18, tolerance=0.1, statistic="max",
                    size=Size(1000, 1000))
     assert full.kind == "differs: not reproduced"
+
+
+def test_a_sampled_statistic_without_noise_is_not_judged_on_a_reduced_run() -> None:
+    """One instance, or no noise computed: a mean, median, share or direction of it says
+    nothing about the seed's population; a deterministic value (a setting, a count of the
+    trace) is judged as is."""
+    one = compare("m", "L1", 1.35, 1.34, tolerance=0.05, size=Size(1, 1000))
+    assert one.verdict.startswith("not measured: reduced run (1 of 1,000 instances)")
+    side = compare("d", "L1", Bound(">", 0), 20.7, size=Size(1, 40))
+    assert side.verdict.startswith("not measured: reduced run")
+    setting = compare("m", "L1", 10, 10, statistic="value", size=Size(1, 1000))
+    assert setting.verdict == "match"
+    assert compare("m", "L1", 1.35, 1.34, tolerance=0.05).verdict == "match"  # seed's size
+    echo = compare("m", "L1", 10, 10, size=Size(1, 1000), construction="the generator's m")
+    assert echo.kind == "holds by construction"
 
 
 def test_a_row_that_cannot_fail_says_so() -> None:

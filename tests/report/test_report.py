@@ -126,5 +126,15 @@ def test_a_companion_store_is_left_to_the_hook_that_reads_it(tmp_path: Path,
     store.add("redirection-tuning", (0, "x"), [{"value": 1.0}])
     store.close()
     build_report([_store(tmp_path), tmp_path / "redirection-tuning.sqlite"], tmp_path / "out")
-    page = html.unescape((tmp_path / "out" / "seed003.html").read_text())
+    page = html.unescape((tmp_path / "out" / "seed000.html").read_text())
     assert "redirection-tuning" in page and "read by the redirection hook" in page
+    # each page names only its own seed's stores; the index names every store
+    assert "redirection-tuning" not in (tmp_path / "out" / "seed003.html").read_text()
+    assert "redirection-tuning" in (tmp_path / "out" / "index.md").read_text()
+
+
+def test_the_index_says_which_seeds_had_no_store(tmp_path: Path, fake_hooks: None) -> None:
+    build_report([_store(tmp_path)], tmp_path / "out")
+    index = (tmp_path / "out" / "index.md").read_text()
+    assert "| [001](seed001.md) | no store given |" in index
+    assert "| [003](seed003.md) | no store given |" not in index

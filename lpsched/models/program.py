@@ -19,6 +19,7 @@ Example
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,7 @@ class Block:
     @property
     def size(self) -> int:
         """Number of columns (or rows) of the block, the product of its shape."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # a tuple of ints: no numpy call on the hot path
 
     @property
     def stop(self) -> int:
@@ -244,7 +245,7 @@ class LinearProgram:
         self._cost_cols = [c.ravel()]
         self._cost_vals = [v.ravel()]
         self.objective_offset = float(offset)
-        self._cache.clear()
+        # the cache holds the constraint matrix only, which the objective does not change
 
     def set_col_bounds(self, cols: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> None:
         """Change the bounds of columns ``cols`` (global indices).

@@ -33,12 +33,14 @@ communication medium has still some free bandwidth" [L886]).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import Any
 
 import numpy as np
 
+from lpsched.bags.instance import Instance
 from lpsched.bags.maxstretch import MaxStretchResult, max_stretch, online_max_stretch
 from lpsched.bags.simulator import BasePolicy, StarSimulator, buffered_state, rekey_queues
 from lpsched.core.engine import Event
@@ -49,6 +51,110 @@ LINKS_BUSY = float("-inf")
 #: Wall-clock budget of one max-stretch solve (seconds), lowered to what is left of the
 #: simulation's own budget when it has one.
 SOLVE_TIME_LIMIT = 120.0
+
+
+class SolveMemo:
+    """The max-stretch solves of the latest instance, kept for the other policies run on it.
+
+    The offline optimum and each online re-solve are functions of the instance and of the
+    state they start from (the date, the tasks at the master and in the buffers, which
+    applications are known), computed deterministically (HiGHS on one thread, seed 0). The
+    reproduction runs the policies of one instance one after the other in one process, and
+    its four CBS3M policies ask many of the same questions: the offline plan is the lower
+    bound the tables normalise by, and the FIFO and EDF workers reach the same state at an
+    arrival whenever their different computation orders have not yet changed what is left
+    (about a third of the online re-solves on ``simgrid`` instances). Those are solved once.
+
+    Only the latest instance's solves are kept (by identity: instances are immutable; each
+    answer is stored with its instance and given back for that instance only, even if
+    threads interleave); a solve that raised is not kept. The stored results drop their
+    live search (the HiGHS models), which the policies never read.
+    """
+
+    def __init__(self) -> None:
+        self._inst: Instance | None = None
+        self._solves: dict[tuple[Any, ...], tuple[Instance, MaxStretchResult]] = {}
+        #: Solves answered from the memo, and solves computed (for tests and benchmarks).
+        self.hits = 0
+        self.misses = 0
+
+    def _lookup(self, inst: Instance, key: tuple[Any, ...]) -> MaxStretchResult | None:
+        if inst is not self._inst:
+            self._inst, self._solves = inst, {}
+        found = self._solves.get(key)
+        if found is None or found[0] is not inst:
+            return None
+        self.hits += 1
+        return found[1]
+
+    def _keep(self, inst: Instance, key: tuple[Any, ...],
+              res: MaxStretchResult) -> MaxStretchResult:
+        self.misses += 1
+        if inst is self._inst:
+            self._solves[key] = (inst, dataclasses.replace(res, search=None))
+        return res
+
+    def offline(self, inst: Instance, time_limit: float | None = SOLVE_TIME_LIMIT,
+                ) -> MaxStretchResult:
+        """:func:`~lpsched.bags.maxstretch.max_stretch` of ``inst``, solved once.
+
+        Parameters
+        ----------
+        inst : Instance
+            The instance.
+        time_limit : float or None
+            Seconds the solve may take when it is computed (a stored answer is the same
+            whatever the limit: a solve out of time raises and is not stored).
+
+        Returns
+        -------
+        MaxStretchResult
+            The offline optimum and its plan.
+        """
+        key = ("offline",)
+        found = self._lookup(inst, key)
+        if found is not None:
+            return found
+        return self._keep(inst, key, max_stretch(inst, time_limit=time_limit))
+
+    def online(self, inst: Instance, t_new: float, remaining: np.ndarray,
+               buffered: np.ndarray, released: np.ndarray,
+               time_limit: float | None = SOLVE_TIME_LIMIT) -> MaxStretchResult:
+        """:func:`~lpsched.bags.maxstretch.online_max_stretch` from a state, solved once.
+
+        Parameters
+        ----------
+        inst : Instance
+            The instance.
+        t_new : float
+            The re-solve date (s).
+        remaining : numpy.ndarray
+            Tasks of each application at the master, shape ``(n,)``.
+        buffered : numpy.ndarray
+            Tasks held by each worker, shape ``(n, p)``.
+        released : numpy.ndarray
+            Which applications have arrived, shape ``(n,)``.
+        time_limit : float or None
+            As for :meth:`offline`.
+
+        Returns
+        -------
+        MaxStretchResult
+            The optimum on ``[t_new, inf)`` and its plan.
+        """
+        rem = np.ascontiguousarray(remaining, float)
+        buf = np.ascontiguousarray(buffered, float)
+        rel = np.ascontiguousarray(released, bool)
+        key = ("online", float(t_new), rem.tobytes(), buf.shape, buf.tobytes(), rel.tobytes())
+        found = self._lookup(inst, key)
+        if found is not None:
+            return found
+        return self._keep(inst, key, online_max_stretch(inst, t_new, rem, buf, released=rel,
+                                                        time_limit=time_limit))
+
+
+#: The memo of every CBS3M policy of this process (:class:`SolveMemo`).
+SOLVES = SolveMemo()
 
 
 class PlanDispatcher:
@@ -200,11 +306,11 @@ class CBS3M(BasePolicy):
         left = sim.time_left()  # the run's budget bounds every solve
         limit = SOLVE_TIME_LIMIT if left is None else min(SOLVE_TIME_LIMIT, left)
         if not self.online:
-            res = max_stretch(sim.inst, time_limit=limit)
+            res = SOLVES.offline(sim.inst, time_limit=limit)
         else:
             rem = np.where(sim.released, sim.unsent, 0).astype(float)
-            res = online_max_stretch(sim.inst, sim.now, rem, buffered_state(sim),
-                                     released=sim.released, time_limit=limit)
+            res = SOLVES.online(sim.inst, sim.now, rem, buffered_state(sim), sim.released,
+                                time_limit=limit)
         self._adopt(sim, res, time.perf_counter() - t0)
 
     def start(self, sim: StarSimulator) -> None:

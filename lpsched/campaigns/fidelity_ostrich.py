@@ -5,9 +5,10 @@ one row per entry of the manifest, judged by :mod:`lpsched.core.fidelity` (decis
 The LPC-EGEE rows are one deterministic replay of the whole trace: their noise is 0 and a
 part of the trace (``--limit``) is a reduced run, never judged (decision 570). The
 two-profile rows pair OStrich and FCFS on the same instances (paired standard errors);
-the user count was chosen by B28 (decision 302), so B28's rows are ``calibration``; B26's
-utilisation readings were all seen before this table (decision 145), so its rows are
-``calibration`` too (decision 572).
+the user count was chosen on B28's four means after B27 was seen (decision 302), so every
+two-profile row is ``calibration`` (decision 580); B26's utilisation readings were all
+seen before this table (decision 145), so its rows are ``calibration`` too (decision 572).
+An LPC-EGEE row no reading of its own was tried for names decision 578 when it differs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -90,10 +91,25 @@ GAP_PROFILES = Gap(
         "close on B27 at the cost of B28: no single count gives both."
     ),
 )
+#: the LPC-EGEE rows no reading of their own was tried for (decision 578)
+GAP_EGEE_ONE = Gap(
+    578,
+    readings=1,
+    evidence=(
+        "Only the default extraction and replay (decisions 99-101, 300, 305) was judged on "
+        "this row; no other reading was tried for it."
+    ),
+)
 
 
-#: the seed's trace, as the Parallel Workloads Archive names it [002 L1340]
+#: the seed's trace, as the Parallel Workloads Archive names its cleaned version [002 L1340]
 EGEE_NAME = "LPC-EGEE-2004-1.2-cln"
+#: the trace as the seed names it [002 L1340]
+EGEE_SEED = "LPC-EGEE (cleaned version)"
+#: the replay's pieces as the seed describes them [002 L1352-L1354]
+PIECES = "pieces between downtimes, replayed separately"
+#: the jobs replayed as the seed states it: "no jobs are omitted during the replay" [002 L1354]
+EVERY_JOB = "every job, none omitted"
 
 
 def _trace_name(path: str) -> str:
@@ -321,15 +337,19 @@ def _egee_fixed() -> list[FidelityRow]:
             EGEE_M,
             m,
             ref="002-S-egee-machines",
-            note="reproduce replays on 140 (the 10 months not checked)",
+            statistic="value",
+            construction="reproduce replays on check_trace's processors (140), whatever the log",
+            note="the 10 months not checked",
         ),
         compare(
             "pieces between downtimes, replayed apart",
             "002 L1352-L1354",
-            "gaps >= 1 h",
-            f"gaps >= {DOWNTIME / 3600:g} h",
+            PIECES,
+            PIECES,
             ref="002-S-egee-downtime",
-            note="decision 101: the text gives no length",
+            construction=f"extract splits the log at every gap >= {DOWNTIME / 3600:g} h with "
+            "no job running, each piece keeping its queued jobs (decision 101: the text gives "
+            "no length)",
         ),
         compare(
             "detection and order",
@@ -339,13 +359,15 @@ def _egee_fixed() -> list[FidelityRow]:
             ref="002-S-egee-detection",
             construction="extract(method='max', deps=True) (decisions 99, 100)",
         ),
-        compare("histogram bin", "002 L1356", 0.15, exp.BIN, ref="002-S-egee-bins"),
+        compare("histogram bin", "002 L1356", 0.15, exp.BIN, ref="002-S-egee-bins",
+                statistic="value", construction="reproduce.BIN, whatever the run"),
     ]
 
 
 #: the LPC-EGEE set-up entries measured on the replay: (label, line, seed, entry)
 EGEE_SETUP = (
-    ("trace", "002 L1340", EGEE_NAME, "002-S-egee-trace"),
+    ("trace", "002 L1340", EGEE_SEED, "002-S-egee-trace"),
+    ("jobs of the trace replayed", "002 L1354", EVERY_JOB, "002-S-egee-trace"),
     ("baseline: the log's own schedule", "002 L1338-L1350", "Maui (log)", "002-S-egee-baseline"),
     ("LPC-EGEE campaigns (MAX)", "002 L1354", 56918, "002-S-egee-campaigns"),
     ("LPC-EGEE users", "002 L1354", 55, "002-S-egee-campaigns"),
@@ -361,6 +383,28 @@ GAP_CAMPAIGNS = Gap(
 )
 
 
+def _trace_row(name: str) -> FidelityRow:
+    """[002 L1340]: the trace replayed, the run's ``--trace``; another trace is not judged."""
+    if name != EGEE_NAME:
+        return replace(not_measured("trace", "002 L1340", EGEE_SEED, f"trace {name} is not "
+                                    f"the seed's {EGEE_NAME}", ref="002-S-egee-trace"),
+                       ours=name)
+    return compare("trace", "002 L1340", EGEE_SEED, EGEE_SEED, ref="002-S-egee-trace",
+                   construction=f"the run's --trace (its default: {EGEE_NAME}.swf, the "
+                   "Archive's cleaned version)", note=f"file {name}")
+
+
+def _jobs_row(size: Size, part: str) -> FidelityRow:
+    """[002 L1354]: every job replayed, none omitted (``--limit`` 0), else a reduced run."""
+    fig = "jobs of the trace replayed"
+    if size.reduced:
+        return not_measured(fig, "002 L1354", EVERY_JOB, f"reduced run ({size.label()}): "
+                            f"{part}", ref="002-S-egee-trace")
+    return compare(fig, "002 L1354", EVERY_JOB, EVERY_JOB, ref="002-S-egee-trace",
+                   construction="the run's --limit 0 replays every job line of the file",
+                   note=f"{size.n:,} job lines ({part})")
+
+
 def _egee_setup(egee: EgeeRun) -> list[FidelityRow]:
     """[002 L1340-L1366]: the trace, its part, m, pieces, detection, bins, extract."""
     from lpsched.campaigns.reproduce import SERIES
@@ -372,27 +416,32 @@ def _egee_setup(egee: EgeeRun) -> list[FidelityRow]:
     first = egee.rows.get("ostrich") or next(iter(egee.rows.values()))
     part = (f"jobs {egee.first:,}-{egee.first + size.n - 1:,} of the trace" if size.reduced
             else "the whole trace")
-    other = f"trace {name} is not the seed's {EGEE_NAME}" if name != EGEE_NAME else None
+    other = (f"trace {name} is not the seed's {EGEE_NAME}" if name != EGEE_NAME else
+             f"reduced run ({size.label()}): a part of the trace is not a sample of it"
+             if size.reduced else None)
+    # counts of the whole log, one deterministic extraction: values, judged as they are
     counts = stamp([
         compare("LPC-EGEE campaigns (MAX)", "002 L1354", 56918, int(first["campaigns"]),
-                size=size, statistic="count", gap=GAP_CAMPAIGNS, ref="002-S-egee-campaigns",
+                statistic="value", gap=GAP_CAMPAIGNS, ref="002-S-egee-campaigns",
                 note="a count over the same log: tolerance 0"),
-        compare("LPC-EGEE users", "002 L1354", 55, int(first["users"]), size=size,
-                statistic="count", gap=GAP_USERS, ref="002-S-egee-campaigns")], other)
+        compare("LPC-EGEE users", "002 L1354", 55, int(first["users"]),
+                statistic="value", gap=GAP_USERS, ref="002-S-egee-campaigns")], other)
     series = any(r.get("utilisation_dec_jan") for r in egee.rows.values())
     extract = (compare("extract: December-January", "002 L1366", "Dec-Jan", "Dec-Jan",
-                       ref="002-S-egee-extract", note=SERIES + " (decisions 143, 144)")
+                       ref="002-S-egee-extract", construction="reproduce stores the "
+                       "Dec-Jan hours of every replay that reaches them (decisions 143, 144)",
+                       note=SERIES)
                if series else
                not_measured("extract: December-January", "002 L1366", "Dec-Jan",
                             f"the jobs replayed ({part}) do not reach December",
                             ref="002-S-egee-extract"))
     return [
-        compare("trace", "002 L1340", EGEE_NAME, name, ref="002-S-egee-trace"),
-        compare("jobs of the trace replayed", "002 L1354", EGEE_JOBS, size.n,
-                statistic="count", size=size, ref="002-S-egee-trace", note=part),
+        _trace_row(name),
+        _jobs_row(size, part),
         compare("baseline: the log's own schedule", "002 L1338-L1350", "Maui (log)",
                 "Maui (log)" if "original" in egee.rows else "absent",
-                ref="002-S-egee-baseline", note="the 'original' rows: the log's start times"),
+                ref="002-S-egee-baseline", construction="reproduce replays the log's own "
+                "start times as the 'original' schedule"),
         *counts, extract, *_egee_fixed()]
 
 
@@ -407,21 +456,21 @@ def _profiles_setup(prof: ProfilesRun) -> list[FidelityRow]:
         and np.all((probe.p[~short] >= 3600) & (probe.p[~short] <= 36000))
     )
     lengths = (
-        f"short {probe.p[short].min():.4g}-{probe.p[short].max():.4g}; long "
-        f"{probe.p[~short].min():.4g}-{probe.p[~short].max():.4g} (drawn, 2,000 jobs)"
+        f"short {probe.p[short].min():.6g}-{probe.p[short].max():.6g}; long "
+        f"{probe.p[~short].min():.6g}-{probe.p[~short].max():.6g} (drawn, 2,000 jobs)"
     )
-    gen = "the generator (generators.profiles_workload), whatever the run"
+    gen = "the generator (generators.profiles_workload) draws it so, whatever the run"
     rows = [
-        compare(
-            "machine: m", "002 L1402-L1407", 64, probe.processors, ref="002-S-profiles-m", note=gen
-        ),
+        compare("machine: m", "002 L1402-L1407", 64, probe.processors, ref="002-S-profiles-m",
+                statistic="value", construction=gen),
         compare(
             "job lengths by profile",
             "002 L1409",
             "short U[1, 3600]; long U[3600, 36000]",
             "short U[1, 3600]; long U[3600, 36000]" if inside else "outside",
             ref="002-S-profiles-lengths",
-            note=f"{gen}; {lengths}",
+            construction=gen,
+            note=lengths,
         ),
         compare(
             "campaigns: P(new campaign), owner",
@@ -429,7 +478,7 @@ def _profiles_setup(prof: ProfilesRun) -> list[FidelityRow]:
             "0.02, uniform",
             f"{p_new:g}, uniform",
             ref="002-S-profiles-campaigns",
-            note=gen,
+            construction=gen,
         ),
     ]
     if prof.users is None:
@@ -548,9 +597,9 @@ def _egee_stretch_rows(egee: EgeeRun) -> list[FidelityRow]:
                 tolerance=tol,
                 unit="%",
                 size=size,
-                statistic="share",
+                statistic="value",
                 ref=ref,
-                gap=GAP_EGEE if sched == "ostrich" else None,
+                gap=GAP_EGEE if sched == "ostrich" else GAP_EGEE_ONE,
                 note=note,
             )
         )
@@ -585,6 +634,7 @@ def _egee_stretch_rows(egee: EgeeRun) -> list[FidelityRow]:
             statistic="tail",
             grid=[1 + 0.15 * i for i in range(22)],
             ref="002-L1358-orig-range",
+            gap=GAP_EGEE_ONE,
             note="the upper edge of its 0.15-wide bin; last bin: all above 4",
         ),
         compare(
@@ -594,8 +644,10 @@ def _egee_stretch_rows(egee: EgeeRun) -> list[FidelityRow]:
             diff,
             noise=0.0,
             size=size,
+            statistic="value",
             unit="points",
             ref="002-L1358-high",
+            gap=GAP_EGEE_ONE,
             note="'very few high values': fewer than the log's, one replay",
         ),
     ]
@@ -639,6 +691,7 @@ def _b26_rows(egee: EgeeRun) -> list[FidelityRow]:
             seed,
             own,
             noise=0.0,
+            statistic="value",
             role="calibration",
             ref="002-L1368-20",
             gap=Gap(
@@ -656,6 +709,7 @@ def _b26_rows(egee: EgeeRun) -> list[FidelityRow]:
             seed,
             pn / pd if pd else math.nan,
             noise=0.0,
+            statistic="value",
             role="calibration",
             ref="002-L1368-20",
             gap=Gap(
@@ -677,7 +731,8 @@ def _direction(
     """A direction on one deterministic replay (noise 0): ``value > 0`` is the seed's side."""
     if value is None:
         return not_measured(fig, line, Bound(">", 0.0), "no Dec-Jan series", ref=ref)
-    return compare(fig, line, Bound(">", 0.0), value, noise=0.0, ref=ref, gap=gap, note=note)
+    return compare(fig, line, Bound(">", 0.0), value, noise=0.0, statistic="value", ref=ref,
+                   gap=gap or GAP_EGEE_ONE, note=note)
 
 
 def _utilisation_rows(egee: EgeeRun) -> list[FidelityRow]:
@@ -757,6 +812,7 @@ def _nodeps_stretch_row(egee: EgeeRun) -> FidelityRow:
         100 * (float(n["share_1"]) - float(d["share_1"])),
         noise=0.0,
         size=egee.size,
+        statistic="value",
         ref="002-L1368-stretch",
         gap=GAP_NODEPS,
         note="'in theory', no figure published (decision 304)",
@@ -778,22 +834,29 @@ B27_SHARES: tuple[tuple[str, str, float, str, str], ...] = (
      "002 L1411-L1417"),
     ("OStrich share of campaigns with stretch > 20", "ostrich", 1.3, "002-L1417", "002 L1417"))
 BELOW_2 = "OStrich / FCFS campaigns with stretch < 2"
+#: the note of every two-profile row measured at the calibrated user count
+PROFILES_NOTE = ("{} users, the count B28's four numbers chose after B27 was seen (decision "
+                 "302): calibration")
 
 
 def _share_rows(prof: ProfilesRun) -> list[FidelityRow]:
     """B27 [002 L1411-L1417]: the campaigns above stretch 20 (counts over 40 instances:
-    judged at the seed's size only; shares: means over instances) and below 2."""
+    judged at the seed's size only; shares: means over instances) and below 2; computed at
+    the user count chosen on B28 after B27 was seen: calibration (decisions 302, 572)."""
+    cal: Literal["validation", "calibration"] = "calibration"
     if prof.users is None:
         why = "no two-profile rows in the store"
-        return [*(not_measured(f, line, s, why, ref=ref) for f, _, s, ref, line in B27_COUNTS),
-                *(not_measured(f, line, s, why, ref=ref, unit="%",
+        return [*(not_measured(f, line, s, why, ref=ref, role=cal)
+                  for f, _, s, ref, line in B27_COUNTS),
+                *(not_measured(f, line, s, why, ref=ref, unit="%", role=cal,
                                tolerance=printed_tolerance(s, 1))
                   for f, _, s, ref, line in B27_SHARES),
-                not_measured(BELOW_2, "002 L1411", Bound(">", 2.0), why,
+                not_measured(BELOW_2, "002 L1411", Bound(">", 2.0), why, role=cal,
                              ref="002-L1411-below2")]
-    size, note = prof.size, f"{prof.users} users (decision 302: chosen by B28)"
+    size, note = prof.size, PROFILES_NOTE.format(prof.users)
     rows = [compare(fig, line, seed, float(prof.values(pol, "above_20").sum()),
                     statistic="count", size=size, gap=GAP_PROFILES, ref=ref, note=note,
+                    role=cal,
                     tolerance=0.0 if isinstance(seed, Bound) else printed_tolerance(seed, 0))
             for fig, pol, seed, ref, line in B27_COUNTS]
     for fig, pol, share, ref, line in B27_SHARES:
@@ -802,13 +865,13 @@ def _share_rows(prof: ProfilesRun) -> list[FidelityRow]:
         extra = "; 'more than 2600' is 42.3 % of the seed's campaigns" if pol == "fcfs" else ""
         rows.append(compare(fig, line, share, mean, tolerance=printed_tolerance(share, 1),
                             unit="%", noise=se, size=size, gap=GAP_PROFILES, ref=ref,
-                            note=f"{note}; mean over instances{extra}"))
+                            role=cal, note=f"{note}; mean over instances{extra}"))
     f_b2, o_b2 = prof.values("fcfs", "below_2"), prof.values("ostrich", "below_2")
     ratio = float(o_b2.sum() / f_b2.sum()) if f_b2.sum() else math.nan
     se = paired_se(o_b2.tolist(), (ratio * f_b2).tolist())
     rows.append(compare(BELOW_2, "002 L1411", Bound(">", 2.0), ratio,
                         noise=None if se is None else se / float(f_b2.mean()), size=size,
-                        gap=GAP_PROFILES, ref="002-L1411-below2",
+                        gap=GAP_PROFILES, ref="002-L1411-below2", role=cal,
                         note=f"{note}; noise: the paired ratio's delta method"))
     return rows
 
@@ -891,8 +954,9 @@ def _b28_rows(prof: ProfilesRun) -> list[FidelityRow]:
 
 
 def _profiles_direction_rows(prof: ProfilesRun) -> list[FidelityRow]:
-    """[002 L1411]: OStrich's max stretches significantly lower; [002 L1411] the decay of
-    Fig. 5.12's intervals (not in the rows)."""
+    """[002 L1411]: OStrich's max stretches significantly lower (the mean of B28's four
+    numbers, which chose the user count: calibration); [002 L1411] the decay of Fig. 5.12's
+    intervals (not in the rows)."""
     fig = "FCFS minus OStrich: mean of the two profiles' mean max stretch"
     decay = not_measured(
         "OStrich: campaigns per stretch interval fall fast towards 0",
@@ -902,6 +966,7 @@ def _profiles_direction_rows(prof: ProfilesRun) -> list[FidelityRow]:
         "above 20 only (field needed: the campaigns per interval of Fig. "
         "5.12)",
         ref="002-L1411-decay",
+        role="calibration",
     )
     if prof.users is None:
         return [
@@ -911,6 +976,7 @@ def _profiles_direction_rows(prof: ProfilesRun) -> list[FidelityRow]:
                 Bound(">", 0.0),
                 "no two-profile rows in the store",
                 ref="002-L1411",
+                role="calibration",
             ),
             decay,
         ]
@@ -928,8 +994,9 @@ def _profiles_direction_rows(prof: ProfilesRun) -> list[FidelityRow]:
             noise=paired_se(both["fcfs"].tolist(), both["ostrich"].tolist()),
             size=prof.size,
             ref="002-L1411",
+            role="calibration",
             gap=GAP_PROFILES,
-            note=f"{prof.users} users, half short-job: the two profile means "
+            note=PROFILES_NOTE.format(prof.users) + "; half short-job: the two profile means "
             "weigh alike; paired by instance",
         ),
         decay,
@@ -1047,5 +1114,15 @@ def ostrich_table(
         + pmeasured
         + [_proof_figure_row(), _conclusion_row()]
     )
-    size = egee.size if egee.rows else (prof.size if prof.users is not None else None)
-    return FidelityTable("ostrich", in_manifest_order(out), size)
+    return FidelityTable("ostrich", in_manifest_order(out), _table_size(egee, prof))
+
+
+def _table_size(egee: EgeeRun, prof: ProfilesRun) -> Size | None:
+    """The table's size: the LPC-EGEE part replayed, its unit naming the two-profile
+    instances too (each part's rows carry their own size)."""
+    profiles = (f"two-profile simulation: {prof.size.label()}" if prof.users is not None
+                else "")
+    if not egee.rows:
+        return prof.size if prof.users is not None else None
+    unit = egee.size.unit + (f"; {profiles}" if profiles else "")
+    return replace(egee.size, unit=unit)

@@ -632,6 +632,67 @@ def fig_5_13(rows: list[dict[str, Any]]) -> Any | None:
     return fig
 
 
+def _instances(n: int) -> str:
+    return f"{n:,} instance" + ("" if n == 1 else "s")
+
+
+def _faircamp_caption(ref: str, rows: list[dict[str, Any]]) -> str:
+    """What Fig. 4.3 or 4.4 draws from ``rows``, at the run's size."""
+    ks = sorted({int(r["k"]) for r in rows})
+    n = min((len({r["seed"] for r in rows if int(r["k"]) == k}) for k in ks), default=0)
+    if ref == "002-F4.3":
+        bars = ("95 % intervals" if n > 1 else "no interval (one instance)")
+        return (f"mean S2 max-stretch against k = {', '.join(map(str, ks))} for FCFS and "
+                f"FairCamp, each point the mean over {_instances(n)} per k (the seed's: "
+                f"10^3), {bars}, the line y = k; right: the FCFS/FairCamp ratio.")
+    kmax = max(ks, default=0)
+    m = len({r["seed"] for r in rows if int(r["k"]) == kmax})
+    return (f"density of the S2 max-stretch of {_instances(m)} at k = {kmax} (the seed's: "
+            "10^3 at k = 20), FCFS and FairCamp, the seed's ranges shaded.")
+
+
+def _ostrich_caption(ref: str, rows: list[dict[str, Any]]) -> str:
+    """What one of Figs. 5.5-5.13 draws from ``rows``, at the run's size."""
+    prof = _profile_rows(rows)
+    n, users = len({r["seed"] for r in prof}), (prof[0].get("users") if prof else None)
+    what = {
+        "002-F5.5": "campaign stretch histogram (bin 0.15) of the original log's schedule "
+                    "over the LPC-EGEE jobs replayed",
+        "002-F5.6": "campaign stretch histogram (bin 0.15) under OStrich over the LPC-EGEE "
+                    "jobs replayed",
+        "002-F5.9": "hourly utilisation, December-January, the original log",
+        "002-F5.10": "hourly utilisation, December-January, OStrich with dependencies",
+        "002-F5.11": "hourly utilisation, December-January, OStrich without dependencies",
+        "002-F5.12": f"campaigns per stretch interval, OStrich vs FCFS, pooled over "
+                     f"{_instances(n)} of {users} users (the seed's: 40, user count not "
+                     "given)",
+        "002-F5.13": f"mean per-user max stretch by profile, OStrich vs FCFS, over "
+                     f"{_instances(n)} of {users} users (the user count chosen by B28: "
+                     "decision 302; the seed's: 40 instances)"}
+    return what[ref] + "."
+
+
+def caption(ref: str, rows: list[dict[str, Any]]) -> str:
+    """What the figure of ``ref`` drawn from the stored ``rows`` shows, at the run's size
+    (the instances, the user count), not the seed's.
+
+    Parameters
+    ----------
+    ref : str
+        A manifest entry of :data:`FROM_STORE`.
+    rows : list of dict
+        The rows it is drawn from.
+
+    Returns
+    -------
+    str
+        One or two sentences.
+    """
+    if ref in ("002-F4.3", "002-F4.4"):
+        return _faircamp_caption(ref, rows)
+    return _ostrich_caption(ref, rows)
+
+
 #: each figure entry of the manifest and the function drawing it (Figs. 5.7-5.8: the rows
 #: hold no whole-trace utilisation; Fig. 5.2 is a proof figure)
 FIGURES: dict[str, Any] = {

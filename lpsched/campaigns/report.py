@@ -81,11 +81,12 @@ def draw_figures(experiment: str, rows: list[dict[str, Any]], folder: Path) -> l
         tmp = path.with_name(f".{path.name}.tmp")
         fig.savefig(tmp, dpi=100, format="png")
         os.replace(tmp, path)  # a reader never sees half a file
-        source = "the worked example computed from the text" if ref in EXAMPLES[
-            experiment] else "the stored rows"
-        out.append(FigureFile(ref, path, f"{entries[ref].source}, redrawn from {source}: "
-                              f"{entries[ref].claim} Open diamonds: the seed's printed "
-                              "values, where it prints them."))
+        if ref in EXAMPLES[experiment]:
+            text = f"redrawn from the worked example computed from the text: {entries[ref].claim}"
+        else:  # what is drawn at the run's size, not the seed's
+            text = f"redrawn from the stored rows: {plotting.caption(ref, rows)}"
+        out.append(FigureFile(ref, path, f"{entries[ref].source}, {text} Open diamonds: the "
+                              "seed's printed values, where it prints them."))
     return out
 
 

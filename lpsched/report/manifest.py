@@ -96,7 +96,7 @@ def first_line(entry: Entry) -> int:
 
 @cache
 def manifest(seed: str) -> tuple[Entry, ...]:
-    """The manifest of one seed, in the seed's order (first line cited, then id).
+    """The manifest of one seed, in the seed's order (first line cited, then file order).
 
     Parameters
     ----------
@@ -129,4 +129,4 @@ def manifest(seed: str) -> tuple[Entry, ...]:
     ids = [e.id for e in entries]
     if len(set(ids)) != len(ids):
         raise ValueError(f"manifest of seed {seed}: repeated ids")
-    return tuple(sorted(entries, key=lambda e: (first_line(e), e.id)))
+    return tuple(sorted(entries, key=first_line))  # stable: ties keep the manifest's order

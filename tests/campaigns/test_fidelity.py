@@ -55,8 +55,8 @@ def test_every_entry_is_a_row_without_rows(experiment: str) -> None:
 
 def test_packed_faircamp_rows_are_calibration_and_not_counted() -> None:
     table = build_table("faircamp", faircamp_rows(1000))
-    packed = [r for r in table.rows if "(packed, the default)" in r.figure]
-    block = [r for r in table.rows if "(blocks, the text's)" in r.figure]
+    packed = [r for r in table.rows if "(packed, calibration)" in r.figure]
+    block = [r for r in table.rows if "(blocks)" in r.figure]
     assert packed and all(r.role == "calibration" for r in packed)
     assert block and all(r.role == "validation" for r in block)
     counts = table.counts()
@@ -67,10 +67,10 @@ def test_packed_faircamp_rows_are_calibration_and_not_counted() -> None:
 def test_a_ratio_is_judged_within_its_printed_tolerance_at_the_seeds_size() -> None:
     table = build_table("faircamp", faircamp_rows(1000, ratio=1.35 + 0.9 * 0.0675,
                                                   spread=0.01))
-    row = by_label(table, "k = 5 (packed, the default)")
+    row = by_label(table, "k = 5 (packed, calibration)")
     assert row.kind == "match" and row.tolerance == "0.0675"
     table = build_table("faircamp", faircamp_rows(1000, ratio=1.9, spread=0.01))
-    row = by_label(table, "k = 5 (packed, the default)")
+    row = by_label(table, "k = 5 (packed, calibration)")
     assert row.verdict == "differs: not reproduced (decision 303: 9 readings tried)"
 
 
@@ -81,7 +81,7 @@ def test_a_reduced_run_never_judges_an_extreme_nor_a_noisy_mean() -> None:
     span = by_label(table, "every instance's max-stretch in [5, 13] (packed")
     assert span.kind == "not measured"
     # k = 20: a mean whose noise is wider than its tolerance is not measured
-    k20 = by_label(table, "k = 20 (packed, the default)")
+    k20 = by_label(table, "k = 20 (packed, calibration)")
     assert k20.verdict.startswith("not measured: reduced run (5 of 1,000")
 
 
@@ -97,7 +97,7 @@ def test_a_direction_within_its_noise_is_not_decided() -> None:
 
 def test_instances_of_another_size_are_not_judged() -> None:
     table = build_table("faircamp", faircamp_rows(1000, jobs=500, ratio=1.35))
-    row = by_label(table, "k = 5 (blocks, the text's)")
+    row = by_label(table, "k = 5 (blocks)")
     assert row.verdict.startswith("not measured: instances of 500 jobs")
     assert table.size is not None and "500 jobs" in table.size.unit
 
@@ -150,8 +150,10 @@ def test_b28_and_b26_rows_are_calibration() -> None:
     b28 = [r for r in table.rows if r.ref in ("002-L1419-short", "002-L1419-long",
                                               "002-L1419-fair", "002-F5.13")]
     assert len(b28) == 6 and all(r.role == "calibration" for r in b28)
-    b27 = [r for r in table.rows if r.ref in ("002-L1411-fcfs20", "002-L1417")]
-    assert b27 and all(r.role == "validation" for r in b27)
+    # B27 and the L1411 direction are computed at the user count B28 chose: calibration too
+    b27 = [r for r in table.rows if r.ref in ("002-L1411-fcfs20", "002-L1411-below2",
+                                              "002-L1417", "002-L1411")]
+    assert len(b27) == 6 and all(r.role == "calibration" for r in b27)
     b26 = [r for r in table.rows if r.ref == "002-L1368-20"]
     assert len(b26) == 2 and all(r.role == "calibration" for r in b26)
 
@@ -220,3 +222,60 @@ def test_building_a_table_draws_nothing() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_one_instance_judges_no_sampled_row() -> None:
+    """At one instance per k no mean, median or direction has a noise estimate: none is
+    judged (only what holds by construction, the worked example and the set-up)."""
+    table = build_table("faircamp", faircamp_rows(1, ratio=3.0))
+    judged = [r for r in table.rows if r.kind in ("match", "close", "undetermined")
+              or r.kind.startswith("differs")]
+    # the pooled direction alone has a noise (five instances over the k); F4.1 is computed
+    assert {r.ref for r in judged} <= {"002-F4.1", "002-L1120"}, [r.ref for r in judged]
+    assert by_label(table, "largest k run minus at the smallest (packed").verdict == (
+        "not measured: reduced run (1 of 1,000 instances), no noise estimate")
+    assert by_label(table, "below the red line (packed").kind == "not measured"
+
+
+def test_settings_hold_by_construction_with_the_seeds_digits() -> None:
+    table = build_table("faircamp", faircamp_rows(2))
+    for label in ("machine: m", "campaigns: P(new campaign)", "job lengths p",
+                  "scenario: k fixed", "values of k", "jobs per instance"):
+        assert by_label(table, label).kind == "holds by construction", label
+    zipf = by_label(table, "Zipf exponent")
+    assert (zipf.seed_value, zipf.ours, zipf.kind) == ("1.4267", "1.4267",
+                                                      "holds by construction")
+    other = build_table("faircamp", [{**r, "exponent": 1.0} for r in faircamp_rows(2)])
+    assert by_label(other, "Zipf exponent").verdict.startswith("not measured: --zipf-exponent 1")
+
+
+def test_ratio_rows_of_one_line_follow_the_seeds_order() -> None:
+    table = build_table("faircamp", faircamp_rows(2))
+    refs = [r.ref for r in table.rows if r.ref.startswith("002-L1134-") and "(blocks)" in r.figure]
+    assert refs == ["002-L1134-k2-3", "002-L1134-k2-3", "002-L1134-k5", "002-L1134-k10",
+                    "002-L1134-k20"]
+
+
+def test_ostrich_set_up_rows_state_the_seeds_words() -> None:
+    table = build_table("ostrich", profile_rows(1), [])
+    trace = by_label(table, "trace")
+    assert trace.seed_value == "LPC-EGEE (cleaned version)"
+    for label in ("machine: m", "histogram bin", "pieces between downtimes", "job lengths",
+                  "campaigns: P(new campaign)"):
+        assert by_label(table, label).kind == "holds by construction", label
+    jobs = by_label(table, "jobs of the trace replayed")
+    assert "234889" not in jobs.seed_value and jobs.seed_value == "every job, none omitted"
+    assert table.size is not None and table.size.label() == "1 of 40 instances"
+
+
+def test_ostrich_size_names_both_parts() -> None:
+    egee = [{"part": "egee", "policy": p, "deps": d, "campaigns": 100, "users": 5,
+             "histogram_0_15": [90] + [1] * 20, "share_1": 0.7, "share_1_15": 0.8,
+             "share_below_1_5": 0.9, "share_1_log": 0.6, "share_1_15_log": 0.7,
+             "share_below_1_5_log": 0.8, "utilisation_dec_jan": []}
+            for p, d in (("ostrich", True), ("ostrich", False), ("original", True))]
+    cells = [{"part": "egee", "trace": "LPC-EGEE-2004-1.2-cln.swf", "limit": 3000}]
+    table = build_table("ostrich", egee + profile_rows(2), cells)
+    assert table.size is not None
+    assert table.size.label() == ("3,000 of 234,889 jobs of the LPC-EGEE trace; two-profile "
+                                  "simulation: 2 of 40 instances")

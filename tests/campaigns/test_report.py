@@ -102,3 +102,23 @@ def test_lpsched_report_shows_every_row_and_image(stores: dict[str, Path],
     assert len(images) == len(figure_ids("faircamp")) + len(figure_ids("ostrich")) - 5
     for src in images:
         assert (out / src).is_file(), src
+
+
+@pytest.mark.parametrize("experiment", ["faircamp", "ostrich"])
+def test_captions_describe_the_runs_size(experiment: str, stores: dict[str, Path],
+                                         tmp_path: Path) -> None:
+    """A figure drawn from 2 instances says 2, never the seed's "10^3" as what is drawn."""
+    store = ResultStore(stores[experiment], create=False)
+    try:
+        part = report_part(store, experiment, tmp_path)
+    finally:
+        store.close()
+    captions = {f.ref: f.caption for f in part.figures}
+    if experiment == "faircamp":
+        assert "the mean over 2 instances per k (the seed's: 10^3)" in captions["002-F4.3"]
+        assert "95 % intervals" in captions["002-F4.3"]
+        assert "of 2 instances at k = 20" in captions["002-F4.4"]
+        assert "average over 10^3" not in " ".join(captions.values())
+    else:
+        assert "over 2 instances of 10 users" in captions["002-F5.13"]
+        assert "pooled over 2 instances of 10 users" in captions["002-F5.12"]

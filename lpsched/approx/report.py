@@ -46,6 +46,13 @@ HARDWARE = ("a hardware measurement (SWDUAL and the compared programs run on Idg
             "Xeon CPUs and Tesla C2050 GPUs, wall clock over 25 runs): a simulation cannot "
             "show it")
 """Why a time, a speed or a ranking of programs is not measured (decision 560)."""
+#: why each table of the hardware set-up is not measured: its own reason, not the times'
+TABLE_REASONS: dict[str, str] = {
+    "Table 2.1": "the programs' versions and command lines: the set-up of the hardware "
+    "runs, which no simulation runs",
+    "Table 2.3": "the databases' sizes and lengths: inputs of the hardware runs (the task "
+    "model draws its own lengths, decision 561)",
+}
 
 #: SWDUAL's workers [000 L1094-L1112]: the first four are GPUs, then CPUs -> (CPUs, GPUs)
 CONFIGS: dict[int, tuple[int, int]] = {2: (1, 1), 3: (1, 2), 4: (1, 3), 5: (1, 4),
@@ -131,16 +138,22 @@ def _label(claim: str, width: int = 72) -> str:
 def _cell_rows(entry: Entry, unit: str) -> list[FidelityRow]:
     """One row per printed cell of a table of hardware measurements."""
     rows = []
+    why = TABLE_REASONS.get(entry.source, HARDWARE)
     for name, value in seed_values(entry).items():
-        seed: float | str
-        try:
-            seed = float(value)
-        except ValueError:
-            seed = value
-        rows.append(not_measured(f"{entry.source} {name}", _at(entry), seed, HARDWARE,
-                                 ref=entry.id, source=entry.source,
-                                 unit=unit if isinstance(seed, float) else ""))
+        shown = f"{value} {unit}" if unit and _is_number(value) else value
+        row = not_measured(f"{entry.source} {name}", _at(entry), shown, why, ref=entry.id,
+                           source=entry.source)
+        rows.append(replace(row, tolerance="—"))  # a printed cell, not a label to equal
     return rows
+
+
+def _is_number(text: str) -> bool:
+    """Whether a printed cell is a number (its printed digits are kept as they are)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _setup_row(entry: Entry) -> FidelityRow:
@@ -188,13 +201,13 @@ def _reduction(table: dict[str, str], workers: int) -> str:
                      for name in ("SWIPE", "STRIPED", "SWPS3"))
 
 
-_IDLE_GAP = Gap(561, evidence=(
+_IDLE_GAP = Gap(561, readings=1, evidence=(
     "On the task model the 2-dual approximation's list schedules on 4 CPUs + 4 GPUs leave "
     "about 16 % of the elements' time idle (about 4 % on 1 + 1): 40 tasks on 8 elements end "
     "unevenly. The model follows the text's task (one query against the whole database "
     "[000 L719-L721]) and its one-round allocation [000 L544-L546], but the 40 queries' "
     "lengths are published only as a range and each task's CPU and GPU times not at all; "
-    "no mechanism was measured."))
+    "one reading of the task model was run, and no mechanism was measured."))
 
 
 def _idle_rows(entries: dict[str, Entry]) -> list[FidelityRow]:

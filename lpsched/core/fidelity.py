@@ -230,7 +230,8 @@ class Gap:
         """
         if self.measured:
             return f"differs: cause measured (decision {self.decision})"
-        tried = f": {self.readings} readings tried" if self.readings else ""
+        tried = (f": {self.readings} reading{'s' if self.readings > 1 else ''} tried"
+                 if self.readings else "")
         return f"differs: not reproduced (decision {self.decision}{tried})"
 
 
@@ -352,11 +353,14 @@ def paired_se(a: Sequence[float], b: Sequence[float]) -> float | None:
 
 
 def _num(x: float) -> str:
-    """A number as a table shows it: up to 4 significant digits, no trailing zeros."""
+    """A number as a table shows it: up to 4 significant digits, no trailing zeros, and
+    numbers of 10,000 or more as whole numbers (no exponent)."""
     if isinstance(x, bool) or not isinstance(x, int | float):
         return str(x)
     if isinstance(x, int) or (math.isfinite(x) and x == int(x) and abs(x) < 1e15):
         return str(int(x))
+    if math.isfinite(x) and 1e4 <= abs(x) < 1e15:  # 73234, never 7.323e+04
+        return str(round(x))
     return f"{x:.4g}"
 
 

@@ -7,6 +7,7 @@ line per ``τ`` or ``c``).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,26 @@ def _normalised(rows: list[dict[str, Any]], metric: str) -> tuple[dict[str, list
     return out, "lower bound" if bounded else "GSRPT"
 
 
+def _log_axis(ax: Any) -> None:
+    """A log vertical axis whose ticks read as plain numbers; under a decade and a half of
+    range the intermediate ticks (2, 3, ... 9 times a power of 10) are labelled too, under
+    two and a half decades the 2 and 5 ones, so a narrow panel shows more than one or two
+    values."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    lo, hi = ax.get_ylim()
+    span = hi / lo if lo > 0 else math.inf
+    if span < 300:
+        subs = tuple(range(2, 10)) if span < 30 else (2.0, 5.0)
+        ax.yaxis.set_minor_locator(LogLocator(base=10, subs=subs))
+        ax.yaxis.set_minor_formatter(plain)
+    else:
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def comparison_panels(rows: list[dict[str, Any]], trace: str, path: str | Path,
                       full: bool = False) -> str | None:
     """Figs 3.7-3.13 from the comparison store: one panel per metric (the six for Curie's
@@ -168,7 +189,7 @@ def comparison_panels(rows: list[dict[str, Any]], trace: str, path: str | Path,
         stats = [mean_and_se(values[m]) for m in names]
         ax.bar([_LABELS[m] for m in names], [s[0] for s in stats], color="tab:blue",
                yerr=[2 * (s[1] or 0.0) for s in stats], capsize=3, label="ours (mean, 2 SE)")
-        ax.set_yscale("log")
+        _log_axis(ax)
         ax.set_ylabel(f"{metric.replace('_', ' ')} / {divisor}")
         ax.tick_params(axis="x", rotation=60)
         ax.legend(fontsize=7)
@@ -178,7 +199,9 @@ def comparison_panels(rows: list[dict[str, Any]], trace: str, path: str | Path,
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
     plt.close(fig)
-    return f"the comparison store ({k} instances of {trace})"
+    bars = "two standard errors as bars" if k > 1 else "one instance: no error bar"
+    return (f"the comparison store: means over {k} instances of {trace} (the seed's over "
+            f"20), {bars}")
 
 
 def tuning_panels(rows: list[dict[str, Any]], trace: str, along: str,
@@ -234,4 +257,5 @@ def tuning_panels(rows: list[dict[str, Any]], trace: str, along: str,
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
     plt.close(fig)
-    return f"the tuning store ({k} instances of {trace})"
+    return (f"the tuning store: means over {k} instances of {trace} (the seed's over 20), "
+            "no error bars")

@@ -47,7 +47,7 @@ def test_the_idle_rows_are_a_models_answer_judged_by_the_rule() -> None:
     idle = rows["000-L1125"]
     expected = "match" if idle.numbers["ours"] + 2 * idle.numbers["noise"] < 0.05 else (
         "undetermined" if idle.numbers["ours"] - 2 * idle.numbers["noise"] <= 0.05
-        else "differs: not reproduced (decision 561)")
+        else "differs: not reproduced (decision 561: 1 reading tried)")
     assert idle.verdict == expected
 
 
@@ -91,3 +91,14 @@ def test_installed_report_prints_every_hardware_row_and_figure(tmp_path: Path) -
     assert sorted(images) == ["seed000/000-F2.7.png", "seed000/000-F2.8.png",
                               "seed000/000-F2.9.png"]
     assert all((tmp_path / "p" / image).is_file() for image in images)
+
+
+def test_the_printed_cells_keep_the_seeds_digits_and_their_tables_reason() -> None:
+    rows = {r.figure: r for r in build_table().rows}
+    assert rows["Table 2.2 SWPS3/1"].seed_value == "69208.2 s"
+    assert rows["Table 2.1 SWIPE/version"].seed_value == "1.0"
+    shown = {r.seed_value for r in rows.values() if r.source == "Table 2.2"}
+    assert "543.28 s" in shown
+    assert "versions and command lines" in rows["Table 2.1 SWIPE/version"].verdict
+    assert "databases' sizes" in rows["Table 2.3 UniProt/seqs"].verdict
+    assert rows["Table 2.2 SWPS3/1"].verdict == f"not measured: {HARDWARE}"

@@ -76,13 +76,13 @@ def test_a_reduced_run_within_the_noise_is_not_measured_not_undetermined() -> No
 def test_table_3_1_means_have_no_band_from_our_own_spread() -> None:
     """RICC's m/Q: 665 against 200 was ``close`` under ±60-70 % bands at 3 instances;
     now a reduced run whose noise exceeds 5 % is not measured, and at 20 instances a mean
-    far beyond both is a difference whose cause decision 287 measured."""
+    far beyond both is a difference decision 287's six readings did not bring back."""
     spread = [row("RICC", s, "spt", processors=600 + 40 * s) for s in range(3)]
     mq = by_figure(build_table(spread).rows, "Table 3.1 RICC instance CPUs")[0]
     assert mq.verdict.startswith("not measured: reduced run (3 of 20")
     full = [row("RICC", s, "spt", processors=660 + s % 3) for s in range(20)]
     mq = by_figure(build_table(full).rows, "Table 3.1 RICC instance CPUs")[0]
-    assert mq.verdict == "differs: cause measured (decision 287)"
+    assert mq.verdict == "differs: not reproduced (decision 287: 6 readings tried)"
     kth = [row("KTH-SP2", s, "spt", processors=12 + (s % 2) * 0.2) for s in range(20)]
     mq = by_figure(build_table(kth).rows, "Table 3.1 KTH-SP2 instance CPUs")[0]
     assert mq.verdict == "match"
@@ -94,6 +94,10 @@ def test_calibration_rows_are_counted_apart() -> None:
     table = build_table([row("KTH-SP2", 0, "spt")], facts=facts)
     tasks = by_figure(table.rows, "Table 3.1 KTH-SP2 trace # tasks")[0]
     assert tasks.role == "calibration"
+    # the rows counting or spanning the jobs that selection keeps are calibration too
+    for figure in ("Table 3.1 KTH-SP2 trace size", "Table 3.1 KTH-SP2 tasks per instance"):
+        assert by_figure(table.rows, figure)[0].role == "calibration", figure
+    assert by_figure(table.rows, "Table 3.1 KTH-SP2 instance CPUs")[0].role == "validation"
     counts = table.counts()
     validation = [r for r in table.rows if r.role == "validation"]
     assert counts["rows"] == len(validation)
@@ -143,3 +147,72 @@ def test_a_count_of_pairs_needs_firm_pairs_not_means() -> None:
     table = build_table(rows)
     most = next(r for r in table.rows if r.ref == "000-L1972")
     assert most.verdict == "match" and most.ours.startswith("24 firm, 0 open of 24")
+
+
+def test_a_ratio_to_the_grids_best_holds_by_construction_unless_the_points_coincide() -> None:
+    """Worst over best, and the flow at the stretch-best point over the best flow, are at
+    least 1 by definition: above 1 they name the assumption; at 1 (one point best for
+    both) the claim fails, judged only at the seed's 20 instances."""
+    small = build_table([], _grid("LLNL-Thunder", 2, (7, 2)))
+    spread = by_figure(small.rows, "LLNL-Thunder SPT-RD: worst / best")[0]
+    assert spread.verdict.startswith("holds by construction: the grid's worst mean")
+    conflict = by_figure(small.rows, "LLNL-Thunder SPT-RD: total flow at the stretch-best")[0]
+    assert conflict.ours == "1"
+    assert conflict.verdict == "not measured: reduced run (2 of 20 instances)"
+    full = build_table([], _grid("LLNL-Thunder", 20, (7, 2)))
+    conflict = by_figure(full.rows, "LLNL-Thunder SPT-RD: total flow at the stretch-best")[0]
+    assert conflict.verdict == "undetermined"
+
+
+def test_settings_echoed_from_the_run_hold_by_construction() -> None:
+    chapter = ("spt", "gspt", "srpt", "gsrpt", "spt-rd", "gspt-rd", "spt-rr", "gspt-rr")
+    table = build_table([row("KTH-SP2", s, p) for s in range(20) for p in chapter])
+    methods = next(r for r in table.rows if r.ref == "000-S-ch3-methods")
+    assert methods.verdict.startswith("holds by construction: the run's policies")
+    instances = next(r for r in table.rows if r.ref == "000-S-ch3-instances")
+    assert instances.verdict.startswith("holds by construction: the run's instances")
+    fewer = build_table([row("KTH-SP2", s, "spt") for s in range(20)])
+    methods = next(r for r in fewer.rows if r.ref == "000-S-ch3-methods")
+    assert methods.verdict == "not measured: reduced run (1 of 8 methods)"
+    traces = next(r for r in table.rows if r.ref == "000-S-ch3-traces")
+    assert traces.verdict == "not measured: reduced run (1 of 7 traces)"
+    assert traces.seed_line == "000 L1354-L1355, L1818-L1820"
+    more = build_table([row("KTH-SP2", s, "spt") for s in range(25)])
+    instances = next(r for r in more.rows if r.ref == "000-S-ch3-instances")
+    assert instances.verdict == "not measured: 25 instances: another setting than the seed's"
+
+
+def test_a_trace_missing_from_the_run_is_named_so_on_every_row_of_it() -> None:
+    table = build_table([row("KTH-SP2", s, "spt") for s in range(3)])
+    curie = [r for r in table.rows if r.ref in ("000-L1957", "000-L1959", "000-L1964")]
+    assert curie and {r.verdict for r in curie} == {"not measured: trace not in this run"}
+
+
+def test_both_b_rows_need_the_seven_traces() -> None:
+    facts = {"KTH-SP2": {"jobs": 20_483, "span_days": 333.0, "max_procs": 100,
+                         "run_ratio": 0.0435, "day_share": None}}
+    table = build_table([row("KTH-SP2", s, "spt") for s in range(20)], facts=facts)
+    b = [r for r in table.rows if r.ref == "000-L1934"]
+    assert [r.verdict for r in b] == ["not measured: reduced run (1 of 7 traces)"] * 2
+    assert b[1].role == "calibration" and "mean 0.0435" in b[1].note
+    assert {r.seed_line for r in b} == {"000 L1934-L1938"}
+
+
+def test_every_difference_names_its_decision() -> None:
+    facts = {"KTH-SP2": {"jobs": 20_483, "span_days": 333.0, "max_procs": 90,
+                         "run_ratio": 0.02, "day_share": None}}
+    rows = [row("KTH-SP2", s, p, processors=15 + s % 2)
+            for s in range(20) for p in ("spt", "gspt")]
+    table = build_table(rows, facts=facts)
+    differs = [r for r in table.rows if r.kind.startswith("differs")]
+    assert {r.figure for r in differs} >= {"Table 3.1 KTH-SP2 trace # CPUs",
+                                            "Table 3.1 KTH-SP2 instance CPUs (m/Q)"}
+    assert all(r.decision is not None for r in differs), [r.figure for r in differs]
+    mq = by_figure(differs, "Table 3.1 KTH-SP2 instance CPUs")[0]
+    assert mq.verdict == "differs: not reproduced (decision 287: 6 readings tried)"
+    worse = build_table(pairs("Curie", 20, "gspt-rd", "gspt", 1.5))
+    curie = by_figure(worse.rows, "Curie sum stretch: GSPT-RD / GSPT")[0]
+    assert curie.verdict == "differs: not reproduced (decision 550: 1 reading tried)"
+    periods = next(r for r in table.rows if r.ref == "000-S-ch3-intro-periods")
+    assert periods.verdict == "differs: cause measured (decision 553)"
+    assert "the row's whole difference is that contradiction" in periods.evidence

@@ -58,6 +58,9 @@ def test_a_small_pair_of_stores_draws_every_figure(tmp_path: Path) -> None:
         assert figure.path == tmp_path / "fig" / f"{figure.ref}.png"
         assert figure.path.read_bytes()[:4] == b"\x89PNG"
         assert "the seed prints none of its values" in figure.caption
+        # the caption gives the run's size, not the seed's
+        assert "means over 2 instances" in figure.caption
+        assert "(the seed's over 20)" in figure.caption
     assert any("read from" in n for n in part.notes)
     rows = {r.figure: r for r in part.table.rows}
     assert rows["Table 3.1 Curie trace # tasks"].verdict.startswith(
@@ -100,7 +103,8 @@ def test_the_report_reads_curies_requested_times_from_the_trace(tmp_path: Path) 
     share = rows["Curie: share of the jobs whose requested time is 24 h"]
     assert share.ours == "0.3333" and share.verdict == "match"
     assert rows["Table 3.1 Curie trace # tasks"].ours == "30"
-    assert rows["Table 3.1 Curie trace # CPUs"].verdict == "differs: not reproduced"
+    assert rows["Table 3.1 Curie trace # CPUs"].verdict == (
+        "differs: not reproduced (decision 554: 1 reading tried)")
 
 
 def test_an_empty_sibling_store_is_no_tuning_store(tmp_path: Path) -> None:
@@ -114,3 +118,26 @@ def test_an_empty_sibling_store_is_no_tuning_store(tmp_path: Path) -> None:
     _fill(store, "redirection", _comparison(2)[:9])
     part = report_part(store, "redirection", tmp_path / "fig")
     assert WANTED <= {r.ref for r in part.table.rows}
+
+
+def test_a_narrow_log_panel_labels_more_than_two_values() -> None:
+    """A panel spanning less than a decade (KTH-SP2's total stretch over GSRPT, 0.9-4.5)
+    labels its intermediate ticks as plain numbers."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lpsched.tasks.plotting import _log_axis
+
+    fig, ax = plt.subplots()
+    ax.bar(["a", "b"], [1.0, 4.0])
+    ax.set_ylim(0.9, 4.5)
+    _log_axis(ax)
+    fig.canvas.draw()
+    lo, hi = ax.get_ylim()
+    shown = [t.get_text() for t in ax.yaxis.get_majorticklabels() + ax.yaxis.get_minorticklabels()
+             if lo <= t.get_position()[1] <= hi and t.get_text()]
+    plt.close(fig)
+    assert len(shown) >= 3 and {"1", "2", "3"} <= set(shown), shown

@@ -302,7 +302,14 @@ def _paired(stats: Stats, metric: str, a: str, b: str,
     y = stats.values(metric, b, finite=False)[rows]
     ok = np.isfinite(x) & np.isfinite(y)
     mean, se = mean_and_se((x - y)[ok])
-    return mean, se, int(ok.sum())
+    return mean, _known(se), int(ok.sum())
+
+
+def _known(se: float | None) -> float | None:
+    """A standard error as a noise estimate: ``None`` when missing or exactly 0, the
+    degenerate value of identical values (every instance ties, e.g. MWMA-NBT at exactly
+    1.0 on a few instances), which says nothing of the spread over the seed's 1,000."""
+    return se if se else None
 
 
 def crossover(stats: Stats, cbs3m: str, other: str) -> tuple[tuple[float, float | None],
@@ -480,22 +487,24 @@ def _cells(number: int, seed: SeedRow, values: np.ndarray, best: np.ndarray, siz
     root = math.sqrt(SEED_INSTANCES)
     if not values.size:
         why = "no finished run" if size.n else "no run of the simgrid profile in this store"
-        return [not_measured(f"{head} {stat}", line, cell.value, why, ref=common["ref"],
-                             source=common["source"], role=role, unit=unit)
+        return [_printed(not_measured(f"{head} {stat}", line, cell.value, why,
+                                      ref=common["ref"], source=common["source"], role=role,
+                                      unit=unit), cell.text, unit)
                 for stat, cell, unit in (("avg", seed.avg, ""), ("sd", seed.sd, ""),
                                          ("min", seed.min, ""), ("max", seed.max, ""),
                                          ("best %", seed.best, "%"))]
     avg, se = mean_and_se(values)
+    se = _known(se)
     n = values.size
     share = float(100 * best.mean()) if best.size else math.nan
     tol_avg = max(seed.avg.half_digit, 2 * seed.sd.value / root)
     tol_sd = max(seed.sd.half_digit, 2 * seed.sd.value / math.sqrt(2 * (SEED_INSTANCES - 1)))
     counted = f"{n} instances" + (f"; {note}" if note else "")
-    return [
+    rows = [
         _sampled(compare(f"{head} avg", line, seed.avg.value, avg, tolerance=tol_avg,
                          noise=se, note=counted, **common), size),
         _sampled(compare(f"{head} sd", line, seed.sd.value, float(values.std(ddof=1))
-                         if n > 1 else 0.0, tolerance=tol_sd, noise=_sd_noise(values),
+                         if n > 1 else 0.0, tolerance=tol_sd, noise=_known(_sd_noise(values)),
                          note=note, **common), size),
         compare(f"{head} min", line, seed.min.value, float(values.min()),
                 tolerance=seed.min.half_digit, noise=_tail_noise(values, top=False),
@@ -508,6 +517,8 @@ def _cells(number: int, seed: SeedRow, values: np.ndarray, best: np.ndarray, siz
                 noise=100 * math.sqrt(share / 100 * (1 - share / 100) / best.size)
                 if best.size else None, note=note, **common),
     ]
+    printed = ((seed.avg, ""), (seed.sd, ""), (seed.min, ""), (seed.max, ""), (seed.best, "%"))
+    return [_printed(r, cell.text, unit) for r, (cell, unit) in zip(rows, printed, strict=True)]
 
 
 def _tables_4_8(stats: Stats | None, setting: Setting | None, size: Size) -> list[FidelityRow]:
@@ -595,14 +606,16 @@ def _table3(stats: Stats | None, setting: Setting | None, size: Size) -> list[Fi
         values = stats.values("max_stretch", policy) if stats else np.zeros(0)
         if not values.size:
             why = "no finished run" if stats else "no run of the mpi profile in this store"
-            out.append(not_measured(figure, where, average.value, why, tolerance=tol, **args))
+            out.append(_printed(not_measured(figure, where, average.value, why, tolerance=tol,
+                                             **args), average.text))
         else:
             avg, se = mean_and_se(values)
             out.append(_sampled(compare(
-                figure, where, average.value, avg, tolerance=tol, noise=se, size=size,
+                figure, where, average.value, avg, tolerance=tol, noise=_known(se), size=size,
                 gap=_table3_gap(avg, average.value),
                 note="; ".join(filter(None, [f"{values.size} experiments", note])), **args),
                 size))
+            out[-1] = _printed(out[-1], average.text)
         out.append(_noted(not_measured(
             f"Table 3 {name} Exp1-Exp10", where, " ".join(c.text for c in exps),
             "the seed's platforms are not published", **args),
@@ -625,10 +638,11 @@ def _direction(figure: str, line: str, op: str, stats: Stats | None, metric: str
     if not pairs:
         return not_measured(figure, line, bound, "no instance both finished", ref=ref,
                             role=role)
-    if se is None and size.reduced:  # one pair: a noise unknown, not a noise of 0
-        return _noted(not_measured(figure, line, bound, f"reduced run ({size.label()})",
-                                   ref=ref, role=role), f"one instance only: {a} - {b} = "
-                      f"{mean:.4g}, no standard error")
+    if se is None and size.reduced:  # one pair, or every pair tied: no noise estimate
+        return _noted(not_measured(figure, line, bound, f"reduced run ({size.label()}), "
+                                   "no noise estimate", ref=ref, role=role),
+                      f"{a} - {b} = {mean:.4g} over {pairs} instance(s), no standard error "
+                      "(one pair, or every pair equal)")
     text = (f"{a} - {b}, paired over {pairs} instances (averages "
             f"{stats.values(metric, a, False)[rows].mean():.4g} and "
             f"{stats.values(metric, b, False)[rows].mean():.4g})")
@@ -709,7 +723,7 @@ def _between(stats: Stats | None, size: Size, role: Role, note: str) -> list[Fid
         mean, se = mean_and_se((a - b)[ok])
         rows.append(_sampled(compare(
             f"{figure} ({what})", line, Bound(op, 0.0), mean,  # type: ignore[arg-type]
-            ref=ref, noise=se, size=size, role=role, gap=GAPS["mpi"],
+            ref=ref, noise=_known(se), size=size, role=role, gap=GAPS["mpi"],
             note="; ".join(filter(None, [f"per experiment, the groups' mean relative "
                                          f"max-stretch ({ok.sum()} experiments; decision "
                                          "502)", note]))), size))
@@ -788,7 +802,10 @@ def _parameters(run: Run | None, profile: str) -> list[FidelityRow]:
                 run.setting.arrivals == "absolute" else
                 "read as the gaps between dates (--arrivals interarrival, decision 324)"
                 if "arrival" in label else "")
-        out.append(compare(figure, line, seed, ours, tolerance=0.0, note=note, **args))
+        row = compare(figure, line, seed, ours, tolerance=0.0, note=note, statistic="value",
+                      construction=f"the {profile} profile's generator draws with Table "
+                                   f"{table}'s parameters (decision 4)", **args)
+        out.append(_printed(row, printed[table - 1], unit))
     return out
 
 
@@ -808,7 +825,9 @@ def _sizes(sim: Run | None, mpi: Run | None, n_sim: int, n_mpi: int) -> list[Fid
             else:
                 out.append(compare(figure, f"003 L{at}", seed,
                                    getattr(PROFILES[profile], field_), ref=ref,
-                                   source=f"Table {table}"))
+                                   source=f"Table {table}", construction=(
+                                       f"the {profile} profile draws every instance with "
+                                       f"Table {table}'s {what}")))
     for ref, run, seed_n, n, unit, where in (
             ("003-S-instances", sim, SEED_INSTANCES, n_sim, "instances", "003 L878"),
             ("003-S-platforms", mpi, SEED_EXPERIMENTS, n_mpi, "experiments", "003 L798")):
@@ -841,21 +860,27 @@ def _algorithms(runs: Sequence[Run]) -> list[FidelityRow]:
                                          "missing: " + ", ".join(sorted(set(names) - ran)))
     count = None if ran is None else len(ran & seed18)
     extra = sorted(p for p in ran or () if p.endswith(rep.EAGER))
-    out = [compare("algorithms in the tables", "003 L759", 18, count, ref="003-S-algorithms",
+    out = [compare("algorithms in the tables (rows of Tables 4-8)", "003 L759, L893-L1012", 18,
+                   count, ref="003-S-algorithms",
+                   construction="reproduce cbs3m runs every algorithm of Tables 4-8",
                    note="the text says sixteen [003 L759]: CBS3M counted once for its online "
                         "and offline versions; Tables 4-8 print 18 rows (decision 503)"
                    + (f"; also run: {', '.join(extra)} (decision 318, not in the seed)"
                       if extra else ""))
-           if count is not None else not_measured("algorithms in the tables", "003 L759", 18,
+           if count is not None else not_measured("algorithms in the tables (rows of Tables "
+                                                  "4-8)", "003 L759, L893-L1012", 18,
                                                   "no run in this store",
                                                   ref="003-S-algorithms")]
+    ran_all = "reproduce cbs3m runs every algorithm of Tables 4-8"
     out.append(_label_row("greedy: FIFO, SPT, SRPT, SWRPT x RR, MCT, DD", "003 L761-L775",
-                          "12 greedy", have(_GREEDY, "12 greedy"), "003-S-greedy"))
+                          "12 greedy", have(_GREEDY, "12 greedy"), "003-S-greedy",
+                          construction=ran_all))
     out.append(_label_row("MWMA: NBT and MS weights", "003 L779-L784", "NBT, MS",
-                          have(_MWMA, "NBT, MS"), "003-S-mwma"))
+                          have(_MWMA, "NBT, MS"), "003-S-mwma", construction=ran_all))
     out.append(_label_row("CBS3M: FIFO or EDF workers, online and offline", "003 L786",
                           "FIFO, EDF x online, offline",
                           have(_CBS3M, "FIFO, EDF x online, offline"), "003-S-cbs3m",
+                          construction=ran_all,
                           note="its LPs solved by HiGHS, not glpk [003 L786]: exact LP optima "
                                "do not depend on the solver; only times do (003-L58a)"))
     return out
@@ -892,18 +917,22 @@ def _platform_rows(sim: Run | None, mpi: Run | None, stats: Stats | None) -> lis
         return compare(figure, line, seed, ours, ref=ref, **kw)
 
     out = [row("MPI cluster: workers (nine processors, one the master)", "003 L796", 8,
-               PROFILES["mpi"].workers if mpi else None, "003-S-cluster", "mpi"),
+               PROFILES["mpi"].workers if mpi else None, "003-S-cluster", "mpi",
+               construction="the mpi profile has 8 workers (Table 1)"),
            row("MPI cluster: network, Mbit/s before slowdowns", "003 L796", 10, mbit(mpi),
                "003-S-cluster", "mpi", role=_mpi_role(mpi.setting if mpi else None)[0],
+               construction="the mpi profile's links are the run's --bandwidth setting",
                note="the cluster's hardware (P4 Xeon, MPICH-2) is simulated: a star whose "
                     "links and CPUs are slowed as the seed's were"),
            _label_row("slowdowns of links and CPUs", "003 L798", "uniform, 1 to 10",
                       "uniform, 1 to 10" if sim or mpi else None, "003-S-platforms",
+                      construction="the generator draws slowdowns uniformly in 1..10",
                       note="integers 1..10 (decision 4); real numbers measured in decision 36, "
                            "not kept"),
            row("SimGrid links, Mbit/s: as close as possible to the cluster's", "003 L802", 10,
                mbit(sim), "003-S-simgrid", "simgrid",
                role=_t48_role(sim.setting if sim else None)[0],
+               construction="the simgrid profile's links are the run's bandwidth setting",
                note="the cluster's 10 Mbit/s [003 L796]; the simgrid profile's default is "
                     "100 Mbit/s, chosen by the distance to Tables 4-8 (decision 36)",
                gap=Gap(36, readings=6, evidence=(
@@ -915,7 +944,12 @@ def _platform_rows(sim: Run | None, mpi: Run | None, stats: Stats | None) -> lis
                           "into tasks", "003 L806-L809", "log-normal dates",
                           None if arrivals is None else "log-normal dates"
                           if arrivals == "absolute" else "log-normal gaps", "003-S-apps",
-                          gap=GAPS["cbs3m"],
+                          construction="the generator draws log-normal release dates "
+                                       "(--arrivals absolute)",
+                          gap=Gap(324, measured=True, evidence=(
+                              "The run's --arrivals interarrival reads the log-normal draws "
+                              "as the gaps between dates, not the dates [003 L808]: a "
+                              "reading decision 324 ran and did not adopt.")),
                           note="totals truncated log-normal between 10 tasks' minimum and the "
                                "table's maximum, Π uniform (decision 4)"))
     loads = "" if stats is None or not stats.n else (
@@ -990,7 +1024,8 @@ def _edf_online(values: np.ndarray, size: Size, role: Role, note: str,
                              "no run of the simgrid profile in this store", **args)]
     avg, se = mean_and_se(values)
     tol = max(0.005, 2 * 0.118 / math.sqrt(SEED_INSTANCES))
-    return [_sampled(compare(f"{head}, average", line, 1.16, avg, tolerance=tol, noise=se,
+    return [_sampled(compare(f"{head}, average", line, 1.16, avg, tolerance=tol,
+                             noise=_known(se),
                              size=size, gap=GAPS["cbs3m"], note=note, **args), size),
             compare(f"{head}, worst case", line, 1.93, float(values.max()), tolerance=0.005,
                     noise=_tail_noise(values, top=True), statistic="max", size=size,
@@ -1058,7 +1093,7 @@ def _overall(sim: tuple[Stats | None, Setting | None, Size],
     return out
 
 
-def _timing(runs: Sequence[Run]) -> list[FidelityRow]:
+def _timing(runs: Sequence[Run], size: Size) -> list[FidelityRow]:
     """L58a/L85a: "very large problem instances in a few seconds", read as CBS3M EDF
     ONLINE's LP time per instance (its re-solves at every arrival) under 10 s."""
     out = []
@@ -1073,7 +1108,7 @@ def _timing(runs: Sequence[Run]) -> list[FidelityRow]:
             continue
         mean, se = mean_and_se(times)
         out.append(compare(figure, line, Bound("<", FEW_SECONDS), mean, unit="s", ref=ref,
-                           noise=se, note=(
+                           noise=_known(se), size=size, note=(
                                f"'a few seconds' read as under {FEW_SECONDS:g} s (decision "
                                f"502); {len(times)} instances of the seed's sizes, largest "
                                f"{max(times):.2g} s, on this machine with HiGHS (the seed: "
@@ -1131,6 +1166,12 @@ def _sampled(row: FidelityRow, size: Size) -> FidelityRow:
     return _noted(dataclasses.replace(row, verdict=f"not measured: reduced run "
                                                    f"({size.label()})"),
                   "too few instances for a standard error")
+
+
+def _printed(row: FidelityRow, text: str, unit: str = "") -> FidelityRow:
+    """``row`` with the seed's value as the seed prints it (``4.0``, ``2.00``: the digits a
+    number's shortest form drops)."""
+    return dataclasses.replace(row, seed_value=text + (f" {unit}" if unit else ""))
 
 
 def _noted(row: FidelityRow, note: str) -> FidelityRow:
@@ -1202,7 +1243,7 @@ def cbs3m_table(runs: Sequence[Run]) -> FidelityTable:
     s_size = Size(sim.n if sim else 0, SEED_INSTANCES)
     m_size = Size(mpi.n if mpi else 0, SEED_EXPERIMENTS, "experiments")
     used = [r for r in (sim_run, mpi_run) if r is not None]
-    rows = [*_timing(used), *_overall((sim, s_set, s_size), (mpi, m_set, m_size)),
+    rows = [*_timing(used, s_size), *_overall((sim, s_set, s_size), (mpi, m_set, m_size)),
             *_algorithms(used), *_model_rows(), *_platform_rows(sim_run, mpi_run, sim),
             *_parameters(mpi_run, "mpi"), *_parameters(sim_run, "simgrid"),
             *_sizes(sim_run, mpi_run, sim.n if sim else 0, mpi.n if mpi else 0),

@@ -22,13 +22,16 @@ from typing import Any
 from lpsched.batch.fidelity_rows import (
     ONLINE,
     Line,
+    carry_restated,
     joint,
+    known_noise,
     num,
     paired,
     restates,
     setup,
     share,
     similar,
+    unexplained,
 )
 from lpsched.core.fidelity import (
     Bound,
@@ -136,8 +139,11 @@ class _Ch4:
         self.note = _departures(self.set)
 
     def opts(self, ref: str, source: str = "text", **extra: Any) -> dict[str, Any]:
-        """``compare``'s options of a measured row: ref, source, size, the run's note."""
+        """``compare``'s options of a measured row: ref, source, size, the run's note, and
+        decision 274 behind a difference (its nine readings were run on every row of the
+        ch. 4 table; the rows that differ cite it)."""
         note = "; ".join(filter(None, [extra.pop("note", ""), self.note]))
+        extra.setdefault("gap", Gap(274, readings=9, evidence=GAP_274))
         return {"ref": ref, "source": source, "size": self.size, "note": note, **extra}
 
     def vals(self, measure: str, alloc: str) -> dict[int, float]:
@@ -151,7 +157,7 @@ class _Ch4:
                                 source=o.get("source", "text"), role=o.get("role",
                                                                           "validation"))
         m, se = mean_and_se(dev.values())
-        return compare(fig, line, seed, m, unit="%", noise=se, **self.opts(**o))
+        return compare(fig, line, seed, m, unit="%", noise=known_noise(se), **self.opts(**o))
 
     def diff(self, fig: str, line: str, measure: str, a: str, b: str, op: str,
              **o: Any) -> FidelityRow:
@@ -217,8 +223,8 @@ def contiguity_rows(rows: Sequence[Mapping[str, Any]], cells: Sequence[Sequence[
         ``contiguity``, every manifest entry of the experiment a row, in the seed's order.
     """
     c = _Ch4(rows, cells)
-    out = [*_setup_rows(c), *_makespan_rows(c), *_locality_rows(c), *_restated(),
-           _nfdh_row(rows)]
+    out = carry_restated(unexplained([*_setup_rows(c), *_makespan_rows(c), *_locality_rows(c),
+                          *_restated(), _nfdh_row(rows)]))
     return FidelityTable("contiguity", out, c.size)
 
 
@@ -232,47 +238,58 @@ def _setup_rows(c: _Ch4) -> list[FidelityRow]:
     rows = [
         setup("ch. 4 instances: offline, real run times, makespan", "000 L408–L415",
               "offline (all jobs at 0); real run times; makespan", fixed,
-              ref="000-S-ch4-intro", why=why),
+              ref="000-S-ch4-intro", why=why, construction=(
+                  "reproduce contiguity builds offline instances (every job at 0) of real "
+                  "run times and measures their makespan")),
         setup("simulator input: each SWF job's processors and run time", "000 L2874–L2880",
               "requested processors; run time", None if not s else
-              "requested processors; run time", ref="000-S-ch4-simulator", why=why),
+              "requested processors; run time", ref="000-S-ch4-simulator", why=why,
+              construction="the instances read each job's SWF processors and run time"),
         setup("estimates: the real run times", "000 L2881–L2882", "real run times",
-              None if not s else "real run times", ref="000-S-ch4-real-times", why=why),
+              None if not s else "real run times", ref="000-S-ch4-real-times", why=why,
+              construction="the instances' estimates are their run times"),
         not_measured("Curie: share of jobs whose user time is 24 h", "000 L2883–L2884",
-                     33.33, "a statistic of the trace's requested times (SWF field 9), "
+                     "one third", "a statistic of the trace's requested times (SWF field 9), "
                      "which ch. 4's instances do not read (estimates = run times): no row "
-                     "holds it", ref="000-L2883", unit="%"),
+                     "holds it", ref="000-L2883"),
         setup("machine size", "000 L2896–L2899", 512, s.get("processors"),
-              ref="000-S-ch4-machine", why=why, unit="processors"),
+              ref="000-S-ch4-machine", why=why, unit="processors",
+              construction="the machine is --processors (default 512)"),
         not_measured("512 processors: the worst size for the proposed algorithms",
                      "000 L2897–L2898", "worst of 64–1000", "one machine size per run "
                      "(--processors): needs runs over 64–1000 processors",
                      ref="000-L2897"),
         setup("processors per cluster", "000 L2899–L2900", 16, s.get("cluster"),
-              ref="000-S-ch4-cluster", why=why),
+              ref="000-S-ch4-cluster", why=why,
+              construction="the cluster size is --cluster-size (default 16)"),
         not_measured("cluster sizes above 16: similar results", "000 L2900–L2901",
                      "similar", "one cluster size per run (--cluster-size): needs runs at "
                      "32–128", ref="000-L2900"),
         setup("jobs per instance", "000 L2903–L2909", 300, s.get("jobs"),
-              ref="000-S-ch4-jobs", why=why),
+              ref="000-S-ch4-jobs", why=why,
+              construction="each instance draws --jobs-per-instance jobs (default 300)"),
         _instances_row(c),
         not_measured("more than 300 jobs per instance: similar results", "000 L2905–L2907",
                      "similar", "one job count per run (--jobs-per-instance): needs runs "
                      "above 300 jobs", ref="000-L2905"),
         setup("allocations compared", "000 L2911–L2912", ", ".join(NAMES.values()), allocs,
-              ref="000-S-ch4-algorithms", why=why),
+              ref="000-S-ch4-algorithms", why=why,
+              construction="reproduce contiguity runs these five allocations"),
         setup("no run-time gain or loss from placement", "000 L2919–L2924",
               "none modelled", None if not s else "none modelled",
-              ref="000-S-ch4-objectives", why=why),
+              ref="000-S-ch4-objectives", why=why,
+              construction="the simulator gives a job the same run time wherever placed"),
         setup("trace of the makespan results", "000 L2927–L2929", "CEA-Curie",
               None if not s else ("CEA-Curie" if s["trace"] == CH4_TRACE else s["trace"]),
-              ref="000-S-ch4-curie", why=why),
+              ref="000-S-ch4-curie", why=why,
+              construction="the trace is --trace (default CEA-Curie)"),
         not_measured("METACENTRUM and RICC: very similar makespans", "000 L2929–L2931",
                      "very similar", "one trace per run (--trace): needs runs on "
                      "METACENTRUM and RICC", ref="000-L2929"),
         setup("locality ratio: E(K_A,I) / E(K*_I) per instance", "000 L2990–L3002",
               "E(K)/E(K*)", None if not s else "E(K)/E(K*)",
-              ref="000-S-ch4-locality-ratio", why=why),
+              ref="000-S-ch4-locality-ratio", why=why,
+              construction="the locality ratio is computed by this definition"),
     ]
     return rows
 
@@ -327,7 +344,7 @@ def _makespan_rows(c: _Ch4) -> list[FidelityRow]:
                construction=best),
         joint("proposed allocations: mean makespan within 2 % of basic's", "000 L2957–L2960",
               Bound("<", 2.0), [Line(NAMES[a], *_mean(c, a)) for a in ("beloc", "loc")],
-              empty=c.why, ref="000-L2957", unit="%", size=c.size, note="; ".join(filter(
+              empty=c.why, ref="000-L2957", unit="%", size=c.size, gap=GAP, note="; ".join(filter(
                   None, ["best-effort and forced contiguous's means are the calibration "
                          "rows 000-L2938 and 000-L2950", c.note]))),
         restates("enforcing contiguity: less stable performance", "000 L2960–L2963",
@@ -342,14 +359,17 @@ def _makespan_rows(c: _Ch4) -> list[FidelityRow]:
         rows.append(not_measured(fig, "000 L3037–L3039", Bound(">", 99.6), c.why,
                                  ref="000-L3037", unit="%") if pct is None else compare(
             fig, "000 L3037–L3039", Bound(">", 99.6), pct, unit="%", noise=noise,
-            statistic="tail", gap=gap, construction=best if alloc != "loc" else None,
+            statistic="tail", construction=best if alloc != "loc" else None,
             **c.opts("000-L3037")))
     return rows
 
 
 def _mean(c: _Ch4, alloc: str) -> tuple[float | None, float | None]:
     dev = c.vals("dev", alloc)
-    return mean_and_se(dev.values()) if dev else (None, None)
+    if not dev:
+        return None, None
+    m, se = mean_and_se(dev.values())
+    return m, known_noise(se)
 
 
 def _thicker(c: _Ch4) -> FidelityRow:
@@ -364,11 +384,11 @@ def _thicker(c: _Ch4) -> FidelityRow:
         other = spreads[a]
         lines.append(Line(f"sd(forced contiguous) − sd({NAMES[a]})",
                           None if mine is None or other is None else mine[0] - other[0],
-                          None if mine is None or other is None else math.hypot(
-                              mine[1], other[1])))
+                          None if mine is None or other is None else known_noise(
+                              math.hypot(mine[1], other[1]))))
     shown = ", ".join(f"{NAMES[a]} {num(v[0])} %" for a, v in spreads.items() if v)
     return joint(fig, "000 L2947–L2950", Bound(">", 0.0), lines, empty=c.why,
-                 ref="000-F4.8", source="Figure 4.8", unit="%", size=c.size,
+                 ref="000-F4.8", source="Figure 4.8", unit="%", size=c.size, gap=GAP,
                  note="; ".join(filter(None, [f"standard deviations: {shown}" if shown
                                               else "", c.note])))
 
@@ -377,6 +397,7 @@ def _locality_rows(c: _Ch4) -> list[FidelityRow]:
     """§4.6.2 [L2967–L3015] and the conclusion's L3039–L3044."""
     beloc_local = c.vals("local", "beloc")
     m, se = mean_and_se(beloc_local.values()) if beloc_local else (None, None)
+    se = known_noise(se)
     gap = Gap(274, readings=9, evidence=GAP_274)
     more = _variability(c)
     return [
@@ -384,7 +405,7 @@ def _locality_rows(c: _Ch4) -> list[FidelityRow]:
               "best-effort local", "000 L2971–L2974", Bound(">", 0.0), c.lines(
                   "contiguous", [("loc", "basic"), ("loc", "beloc"), ("becont-ff", "basic"),
                                  ("becont-ff", "beloc")]), empty=c.why, ref="000-F4.10",
-              source="Figure 4.10", unit="%", size=c.size, note=c.note),
+              source="Figure 4.10", unit="%", size=c.size, gap=GAP, note=c.note),
         c.diff("contiguous jobs: forced local above best-effort contiguous (closely "
                "followed)", "000 L2971–L2973", "contiguous", "loc", "becont-ff", ">",
                ref="000-L2971"),
@@ -395,14 +416,14 @@ def _locality_rows(c: _Ch4) -> list[FidelityRow]:
               "000 L2982–L2983", Bound(">", 0.0), c.lines(
                   "local", [("beloc", "basic"), ("beloc", "becont-ff"),
                             ("beloc", "cont-ff")]), empty=c.why, ref="000-F4.11",
-              source="Figure 4.11", unit="%", size=c.size, note=c.note),
+              source="Figure 4.11", unit="%", size=c.size, gap=GAP, note=c.note),
         c.diff("local jobs: best-effort contiguous below basic", "000 L2978–L2979", "local",
                "becont-ff", "basic", "<", ref="000-L2978"),
         c.diff("local jobs: forced contiguous above basic", "000 L2979–L2980", "local",
                "cont-ff", "basic", ">", ref="000-L2979"),
         more,
         compare("best-effort local: share of jobs placed locally", "000 L2982–L2983", 90.0,
-                m, tolerance=5.0, unit="%", noise=se, gap=gap, **c.opts("000-L2982"))
+                m, tolerance=5.0, unit="%", noise=se, **c.opts("000-L2982"))
         if m is not None else not_measured("best-effort local: share of jobs placed "
                                            "locally", "000 L2982–L2983", 90.0, c.why,
                                            ref="000-L2982", unit="%", tolerance=5.0),
@@ -410,7 +431,7 @@ def _locality_rows(c: _Ch4) -> list[FidelityRow]:
               "000 L3008–L3011", Bound("<", 0.0), c.lines(
                   "ratio", [("beloc", "cont-ff"), ("cont-ff", "basic"),
                             ("cont-ff", "becont-ff")]), empty=c.why, ref="000-F4.12",
-              source="Figure 4.12", size=c.size, note=c.note),
+              source="Figure 4.12", size=c.size, gap=gap, note=c.note),
         c.diff("locality ratio: best-effort contiguous slightly below basic",
                "000 L3010–L3011", "ratio", "becont-ff", "basic", "<", ref="000-L3008"),
         similar("locality ratio: basic and best-effort contiguous similar",
@@ -422,7 +443,7 @@ def _locality_rows(c: _Ch4) -> list[FidelityRow]:
         joint("locality improved: forced contiguous, best-effort local and forced local "
               "above basic's local jobs", "000 L3039–L3041", Bound(">", 0.0), c.lines(
                   "local", [("cont-ff", "basic"), ("beloc", "basic"), ("loc", "basic")]),
-              empty=c.why, ref="000-L3039", unit="%", size=c.size, note="; ".join(filter(
+              empty=c.why, ref="000-L3039", unit="%", size=c.size, gap=GAP, note="; ".join(filter(
                   None, ["forced local is local by definition (its line cannot fail)",
                          c.note]))),
     ]
@@ -437,7 +458,7 @@ def _variability(c: _Ch4) -> FidelityRow:
         return not_measured(fig, "000 L2979–L2982", Bound(">", 0.0), c.why,
                             ref="000-L2979", unit="%")
     return compare(fig, "000 L2979–L2982", Bound(">", 0.0), a[0] - b[0], unit="%",
-                   noise=math.hypot(a[1], b[1]), **c.opts(
+                   noise=known_noise(math.hypot(a[1], b[1])), **c.opts(
                        "000-L2979", note=f"standard deviations over the instances: "
                        f"forced contiguous {num(a[0])} %, basic {num(b[0])} %"))
 
@@ -484,6 +505,9 @@ def _nfdh_row(rows: Sequence[Mapping[str, Any]]) -> FidelityRow:
         f"{len(done)} instances where every job fits a cluster (clusters of {sizes}); "
         f"{len(mine) - len(done)} others skipped; a theorem's bound, no published result"))
 
+
+#: the decision the ch. 4 rows that differ cite (its readings ran on the whole table)
+GAP = Gap(274, readings=9, evidence=GAP_274)
 
 HEADLINE = ("calibration finding (decision 524, benchmarks/batch_ch4_headline.py, reduced: "
             "32-128 instances per value): of the parameters the text leaves open, no job "

@@ -14,10 +14,12 @@ are ``calibration``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from lpsched.batch.fidelity_rows import (
     Line,
+    carry_restated,
     header_machine,
     joint,
     paired,
@@ -25,6 +27,7 @@ from lpsched.batch.fidelity_rows import (
     setup,
     share,
     similar,
+    unexplained,
 )
 from lpsched.core.fidelity import (
     Bound,
@@ -90,6 +93,11 @@ GAPS: dict[tuple[str, str], Gap] = {
                                                              "curie")},
 }
 GAPS[("kth_sp2", "plat")] = GAPS[("kth_sp2", "loc")]
+#: the decision every other sum-flow row cites (its readings were run on all of them)
+GAP_405 = Gap(405, readings=9, evidence=_E405)
+NO_FACTOR_DECISION = ("no decision stands behind this difference: decision 405's readings "
+                      "were run on the sum-flow rows, none on the factor and success-rate "
+                      "rows")
 GAPS[("llnl_thunder", "plat")] = GAPS[("llnl_thunder", "cont")]
 
 
@@ -224,8 +232,8 @@ def platform_rows(rows: Sequence[Mapping[str, Any]], cells: Sequence[Sequence[An
         ``platform-level``, every manifest entry of the experiment a row.
     """
     c = _Ch5(rows, cells, missing or {})
-    out = [*_setup_rows(c), *_flow_rows(c), *_scatter_rows(c), *_factor_rows(c),
-           *_restated()]
+    out = carry_restated(unexplained([*_setup_rows(c), *_flow_rows(c), *_scatter_rows(c),
+                          *_factor_rows(c), *_restated()]))
     return FidelityTable("platform-level", out, c.size)
 
 
@@ -239,25 +247,34 @@ def _setup_rows(c: _Ch5) -> list[FidelityRow]:
     rows = [
         setup("instances: 7-day periods, online, wall times and real run times",
               "000 L450–L463", "wall times plan; real run times run", online,
-              ref="000-S-ch5-intro", why=why),
+              ref="000-S-ch5-intro", why=why, construction=(
+                  "reproduce platform-level plans on wall times (--estimate requested) and "
+                  "runs real run times")),
         setup("online: decisions on wall times, a job killed at its wall time",
               "000 L3107–L3123", "wall times plan; real run times run", online,
-              ref="000-S-ch5-online", why=why, gap=None if est in (None, "requested") else
+              ref="000-S-ch5-online", why=why, construction=(
+                  "the online simulator decides on the estimates and kills at the wall "
+                  "time"), gap=None if est in (None, "requested") else
               Gap(269, measured=True, evidence="Under run times as estimates every "
                   "best-effort variant equals basic exactly.")),
         setup("job reassignment when a job ends early", "000 L3117–L3123", "reassignment",
-              None if any_set is None else "reassignment", ref="000-S-ch5-reassign", why=why),
+              None if any_set is None else "reassignment", ref="000-S-ch5-reassign", why=why,
+              construction="the simulator reassigns jobs when one ends early"),
         setup("run-time penalty T' = T F^R (or T (1 + R F)), killed past the wall time",
               "000 L3275–L3296", "T F^R or T (1 + R F); killed past the wall time",
               None if any_set is None else "T F^R or T (1 + R F); killed past the wall time",
-              ref="000-S-ch5-penalty", why=why),
+              ref="000-S-ch5-penalty", why=why,
+              construction="the simulator applies this penalty and kill rule"),
         setup("each trace on the machine it was recorded on", "000 L3597–L3604",
               "its own machine", None if any_set is None else "its own machine",
-              ref="000-S-ch5-simulator", why=why),
+              ref="000-S-ch5-simulator", why=why,
+              construction="each cell simulates its trace header's machine"),
         setup("period length", "000 L3642–L3650", "7 days",
-              None if any_set is None else "7 days", ref="000-S-ch5-periods", why=why),
+              None if any_set is None else "7 days", ref="000-S-ch5-periods", why=why,
+              construction="the instances are cut into 7-day periods"),
         setup("T: the jobs' real run time", "000 L3662–L3666", "real run time",
-              None if any_set is None else "real run time", ref="000-S-ch5-runtime", why=why),
+              None if any_set is None else "real run time", ref="000-S-ch5-runtime", why=why,
+              construction="T is read from the SWF run time field"),
         not_measured("tree shapes and communication of each platform", "000 L3670–L3673",
                      "from the platforms' web pages", "the seed does not publish its trees; "
                      "ours (decision 51): " + ("; ".join(
@@ -292,7 +309,9 @@ def _table52(c: _Ch5) -> list[FidelityRow]:
                                  role="calibration"))
         rows.append(setup(f"{plat}: 7-day periods per instance", "000 L3698–L3704", periods,
                           None if not s else s["periods"], ref="000-T5.2",
-                          source="Table 5.2", why=c.why(plat)))
+                          source="Table 5.2", why=c.why(plat),
+                          construction="the periods per instance are the run's setting, "
+                                       "Table 5.2's by default"))
     return rows
 
 
@@ -304,9 +323,10 @@ def _campaign(c: _Ch5) -> list[FidelityRow]:
     fac = None if not sets else max(float(s["factor"]) for s in sets)
     ran = sorted({a for s in sets for a in s["allocs"]})
     rows = [setup("penalty function", "000 L3713–L3717", "quadratic", pen,
-                  ref="000-S-ch5-campaign", why=why),
+                  ref="000-S-ch5-campaign", why=why,
+                  construction="the penalty function is the run's setting"),
             setup("penalty factor", "000 L3713–L3717", 2.0, fac, ref="000-S-ch5-campaign",
-                  why=why)]
+                  why=why, construction="the penalty factor is the run's setting")]
     if c.size is None:
         rows.append(not_measured("instances per platform", "000 L3719", CH5_INSTANCES, why,
                                  ref="000-S-ch5-campaign"))
@@ -320,14 +340,16 @@ def _campaign(c: _Ch5) -> list[FidelityRow]:
     rows += [
         setup("variants", "000 L3721–L3734", names, None if not sets else
               ", ".join(a for a in ("basic", *VARIANTS) if a in ran), ref="000-S-ch5-variants",
-              why=why),
+              why=why, construction="reproduce platform-level runs these variants"),
         setup("metrics", "000 L3736–L3748", ", ".join(METRICS), None if not sets else
-              ", ".join(METRICS), ref="000-S-ch5-metrics", why=why),
+              ", ".join(METRICS), ref="000-S-ch5-metrics", why=why,
+              construction="every cell reports these metrics"),
         not_measured("simulations run on Grid'5000", "000 L3750–L3751", "Grid'5000",
                      "where the simulations ran changes no result", ref="000-S-ch5-grid5000"),
         setup("normalisation: each value over basic's mean, averaged", "000 L3753–L3764",
               "mean(v) / mean(basic)", None if not sets else "mean(v) / mean(basic)",
-              ref="000-S-ch5-normalisation", why=why),
+              ref="000-S-ch5-normalisation", why=why,
+              construction="the rows normalise by this rule"),
     ]
     for ref, fig, line, text in (
             ("000-S-ch5-contiguity-factor", "contiguity factor", "000 L3894–L3897",
@@ -339,7 +361,8 @@ def _campaign(c: _Ch5) -> list[FidelityRow]:
             ("000-S-ch5-success", "job success rate", "000 L3959–L3962",
              "jobs not killed past their wall time")):
         rows.append(setup(f"definition: {fig}", line, text, None if not sets else text,
-                          ref=ref, why=why))
+                          ref=ref, why=why, construction="the metric is computed by this "
+                                                         "definition"))
     return rows
 
 
@@ -358,7 +381,7 @@ def _direction(c: _Ch5, plat: str, alloc: str) -> FidelityRow:
     if bar.value is None:
         return not_measured(fig, line, seed, c.why(plat), ref=ref)
     return compare(fig, line, seed, bar.value, noise=bar.noise, size=c.psize(plat), ref=ref,
-                   gap=GAPS.get((plat, alloc), Gap(405, readings=9, evidence=_E405)))
+                   gap=GAPS.get((plat, alloc), GAP_405))
 
 
 def _flow_rows(c: _Ch5) -> list[FidelityRow]:
@@ -366,7 +389,7 @@ def _flow_rows(c: _Ch5) -> list[FidelityRow]:
     bars = [c.norm(p, "sum_flow", a) for p in PLATFORMS for a in ("basic", *VARIANTS)]
     rows = [joint("Fig. 5.8's tallest bar under 1.2 (its highest tick is 0.9)",
                   "000 L3795–L3801", Bound("<", 1.2), [b for b in bars if b.value is not None]
-                  or bars, ref="000-F5.8", source="Figure 5.8", size=c.size,
+                  or bars, ref="000-F5.8", source="Figure 5.8", size=c.size, gap=GAP_405,
                   empty="no platform run",
                   note="decision 521: a bar of 1.2 or more would print a 1.2 tick")]
     rows += [_direction(c, p, a) for a in ("becont", "beloc", "beplat") for p in PLATFORMS]
@@ -377,7 +400,7 @@ def _flow_rows(c: _Ch5) -> list[FidelityRow]:
         rows.append(not_measured(fig, "000 L3781–L3782", Bound("<", 0.0), c.why(plat),
                                  ref="000-L3781") if line.value is None else compare(
             fig, "000 L3781–L3782", Bound("<", 0.0), line.value, noise=line.noise,
-            size=c.psize(plat), ref="000-L3781", gap=GAPS.get((plat, "best")),
+            size=c.psize(plat), ref="000-L3781", gap=GAPS.get((plat, "best"), GAP_405),
             note=f"against the next best: {line.label}"))
     rows += [_direction(c, p, a) for a in ("cont", "loc") for p in PLATFORMS
              if (p, a) in WORSE]
@@ -423,13 +446,13 @@ def _scatter(c: _Ch5, ref: str, source: str, line: str, plat: str, x: str, y: st
         if not xs or not ys:
             return [not_measured(fig, line, 0.0, c.why(plat), ref=ref, source=source,
                                  unit="%", tolerance=5.0)]
-        return [similar(fig, line, ys, xs, **opts)]
+        return [similar(fig, line, ys, xs, gap=GAP_405, **opts)]
     fig = f"{plat}: {y} sum flow below {x}'s"
     diff = c.between(plat, "sum_flow", y, x)
     if diff.value is None:
         out = [not_measured(fig, line, Bound("<", 0.0), c.why(plat), ref=ref, source=source)]
     else:
-        gap = GAPS.get((plat, y)) if x == "basic" else None
+        gap = GAPS.get((plat, y), GAP_405) if x == "basic" else GAP_405
         out = [compare(fig, line, Bound("<", 0.0), diff.value, noise=diff.noise, gap=gap,
                        **opts)]
     if word == "most":
@@ -439,7 +462,7 @@ def _scatter(c: _Ch5, ref: str, source: str, line: str, plat: str, x: str, y: st
         out.append(not_measured(fig, line, Bound(">", 50.0), c.why(plat), ref=ref,
                                 source=source, unit="%") if pct is None else compare(
             fig, line, Bound(">", 50.0), pct, unit="%", noise=noise, statistic="share",
-            **opts))
+            gap=GAP_405, **opts))
     return out
 
 
@@ -457,8 +480,10 @@ def _factor_rows(c: _Ch5) -> list[FidelityRow]:
 
     def j(fig: str, line: str, seed: Bound, lines: list[Line], ref: str, source: str = "text",
           note: str = "") -> FidelityRow:
-        return joint(fig, line, seed, lines, ref=ref, source=source, size=c.size,
-                     empty="no platform run", note=note)
+        row = joint(fig, line, seed, lines, ref=ref, source=source, size=c.size,
+                    empty="no platform run", note=note)
+        return row if not row.kind.startswith("differs") else replace(row, note="; ".join(
+            filter(None, [row.note, NO_FACTOR_DECISION])))
 
     forced = [c.between(p, "platform_level_factor", f, b) for p in PLATFORMS
               for f, b in (("cont", "becont"), ("loc", "beloc"), ("plat", "beplat"))]

@@ -11,8 +11,13 @@ this module adds is how the batch tables read the seeds' words:
 * a **share** over instances ("most points", "90 % of the time") carries the noise of a
   proportion, :func:`share_noise`, which never reads a share of few instances as certain;
 * a sentence that **restates** another (an abstract, an introduction, a conclusion) is a
-  row saying where it is judged (:func:`restates`), so one finding is never counted twice;
-* a **set-up** fact compares the seed's setting with the run's (:func:`setup`).
+  row naming the rows that judge it (:func:`restates`); :func:`carry_restated` gives it
+  their least favourable verdict, so a restatement reads as the finding it repeats
+  (counted in the tally as a row of its own, never as an unmeasured one);
+* a **set-up** fact compares the seed's setting with the run's (:func:`setup`): a setting
+  the tool fixes holds by construction, a fact the run measures is a value;
+* a standard error of exactly 0 (every instance ties) is no noise estimate
+  (:func:`known_noise`).
 
 The readings are decisions 520–521.
 """
@@ -37,8 +42,9 @@ from lpsched.core.fidelity import (
     paired_se,
 )
 
-__all__ = ["ONLINE", "SIMILAR", "Line", "header_machine", "joint", "num", "paired",
-           "restates", "setup", "share", "share_noise", "similar"]
+__all__ = ["ONLINE", "SIMILAR", "Line", "carry_restated", "header_machine", "joint",
+           "known_noise", "num", "paired", "restates", "setup", "share", "share_noise",
+           "similar", "unexplained"]
 
 SIMILAR = 5.0
 """Two means are "similar" when they differ by at most this many percent (decision 521)."""
@@ -156,7 +162,27 @@ def paired(a: Mapping[Any, float], b: Mapping[Any, float], scale: float = 1.0,
     xs, ys = [a[k] for k in keys], [b[k] for k in keys]
     mean = math.fsum(x - y for x, y in zip(xs, ys, strict=True)) / len(keys) / scale
     se = paired_se(xs, ys) if len(keys) > 1 else None
-    return mean, None if se is None else se / scale, len(keys)
+    return mean, known_noise(se, scale), len(keys)
+
+
+def known_noise(se: float | None, scale: float = 1.0) -> float | None:
+    """A standard error as a noise estimate: ``None`` (no estimate) when it is missing or
+    exactly 0, the degenerate value of identical per-instance values (every instance
+    ties), which on a few instances says nothing of the spread of many.
+
+    Parameters
+    ----------
+    se : float or None
+        A standard error (:func:`~lpsched.core.fidelity.mean_and_se`, ``paired_se``).
+    scale : float
+        The divisor (as :func:`paired`'s).
+
+    Returns
+    -------
+    float or None
+        ``se / scale``, or ``None``.
+    """
+    return None if not se or not scale else se / scale
 
 
 def share_noise(k: int, n: int) -> float | None:
@@ -257,8 +283,14 @@ def restates(figure: str, seed_line: str, *, ref: str, of: str, what: str = "res
 
 def setup(figure: str, seed_line: str, seed: SeedValue, ours: float | str | None, *,
           ref: str, why: str = "not in this run", gap: Gap | None = None, unit: str = "",
-          role: str = "validation", note: str = "", source: str = "text") -> FidelityRow:
-    """A set-up fact: the seed's setting beside the run's (match when equal).
+          role: str = "validation", note: str = "", source: str = "text",
+          construction: str | None = None) -> FidelityRow:
+    """A set-up fact: the seed's setting beside the run's.
+
+    A setting the tool itself fixes (a model, a generator's parameter, a command-line
+    option, the trace's name) cannot fail when equal: it passes ``construction`` and reads
+    ``holds by construction``. A fact the run measures (a trace header's processors, the
+    jobs kept) passes none and is a value (``statistic="value"``), judged as is at any size.
 
     Parameters
     ----------
@@ -282,6 +314,9 @@ def setup(figure: str, seed_line: str, seed: SeedValue, ours: float | str | None
         What the departure may change.
     source : str
         ``text`` or the table that states the setting (``Table 5.2``).
+    construction : str, optional
+        The assumption under which the run's setting is the seed's (a setting the tool
+        fixes or echoes): the row reads ``holds by construction`` when they are equal.
 
     Returns
     -------
@@ -293,7 +328,74 @@ def setup(figure: str, seed_line: str, seed: SeedValue, ours: float | str | None
     if isinstance(seed, str) != isinstance(ours, str):
         seed, ours = str(seed), str(ours)
     return compare(figure, seed_line, seed, ours, ref=ref, gap=gap, unit=unit, source=source,
-                   role=role, note=note)  # type: ignore[arg-type]
+                   role=role, note=note, statistic="value",  # type: ignore[arg-type]
+                   construction=construction)
+
+
+def carry_restated(rows: Sequence[FidelityRow]) -> list[FidelityRow]:
+    """Each restating row (:func:`restates`) with the verdict of the rows it restates: the
+    least favourable verdict over every row of the restated ids (a sentence restating two
+    findings holds only as far as both do); its note says so.
+
+    Parameters
+    ----------
+    rows : sequence of FidelityRow
+        A whole table's rows, restating rows among them.
+
+    Returns
+    -------
+    list of FidelityRow
+        The rows in the same order; a restating row whose restated ids have no row keeps
+        its ``not measured: restates ...``.
+    """
+    out = []
+    for row in rows:
+        ids = _restated_ids(row)
+        judged = [r for r in rows if ids and r.ref in ids and not _restated_ids(r)]
+        if not judged:
+            out.append(row)
+            continue
+        worst = min(judged, key=lambda r: _rank(r.kind))
+        note = (f"restates {', '.join(sorted(ids))}: carries the least favourable verdict "
+                f"of their {len(judged)} row(s), so the finding is judged once and only "
+                "repeated here")
+        out.append(replace(row, verdict=worst.verdict, ours=worst.ours,
+                           decision=worst.decision, evidence=worst.evidence,
+                           note="; ".join(filter(None, [row.note, note]))))
+    return out
+
+
+#: the note of a difference no decision stands behind
+UNEXPLAINED = ("no decision stands behind this difference: no reading of the set-up has been "
+               "run against it")
+
+
+def unexplained(rows: Sequence[FidelityRow]) -> list[FidelityRow]:
+    """The rows, each ``differs: not reproduced`` row with no decision saying so in its
+    note (a difference nothing was run against).
+
+    Parameters
+    ----------
+    rows : sequence of FidelityRow
+        A table's rows.
+
+    Returns
+    -------
+    list of FidelityRow
+        The same rows; only those differing with no decision get the note.
+    """
+    return [replace(r, note="; ".join(filter(None, [r.note, UNEXPLAINED])))
+            if r.kind == "differs: not reproduced" and r.decision is None
+            and "no decision stands behind" not in r.note else r for r in rows]
+
+
+def _restated_ids(row: FidelityRow) -> set[str]:
+    """The manifest ids a :func:`restates` row names (empty for any other row)."""
+    head = "not measured: restates "
+    if not row.verdict.startswith(head):
+        return set()
+    text = row.verdict[len(head):].split(" (judged")[0]
+    return {x.strip() for x in text.replace(" and ", ", ").split(",") if x.strip()}
 
 
 def header_machine(path: str) -> int | None:

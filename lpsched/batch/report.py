@@ -123,8 +123,9 @@ def contiguity_figures(rows: Rows, folder: Path) -> list[FigureFile]:
         path = folder / f"{ref}.png"
         plotting.boxes_figure(values, label, f"Figure {fig} redrawn", path, word)
         out.append(FigureFile(ref, path, (
-            f"Figure {fig} redrawn: {label} per allocation over the instances (ours); the "
-            f"seed prints no values: its text's ranking is printed on the figure.")))
+            f"Figure {fig} redrawn: {label} per allocation over our "
+            f"{len(data[measure].get('basic', {}))} instances; the seed prints no values: its "
+            "text's ranking is printed on the figure.")))
     return out
 
 
@@ -186,8 +187,8 @@ def platform_figures(rows: Rows, folder: Path) -> list[FigureFile]:
                                 f"Figure {fig} redrawn", path)
         out.append(FigureFile(ref, path, (
             f"Figure {fig} redrawn: each instance's sum flow under {y} against {x}, per "
-            "platform (ours); the seed prints no values: the dashed diagonal is y = x, "
-            "which its text compares the clouds with.")))
+            f"platform, ours ({_sizes(data, 'sum_flow')}); the seed prints no values: the "
+            "dashed diagonal is y = x, which its text compares the clouds with.")))
     return out
 
 

@@ -170,9 +170,9 @@ def test_a_mean_of_one_instance_is_not_judged() -> None:
     table = fidelity.cbs3m_table([_run(1, base=1.25e6, reading="dd_request=idle;switch=dispatch"),
                                   _run(1, profile="mpi", base=1.25e6)])
     avg = next(r for r in _by_ref(table, "003-T4") if r.figure.endswith("CBS3M_EDF_ONLINE avg"))
-    assert avg.ours and avg.verdict == "not measured: reduced run (1 of 1,000 instances)"
+    assert avg.ours and avg.verdict.startswith("not measured: reduced run (1 of 1,000 instances)")
     t3 = next(r for r in _by_ref(table, "003-T3") if r.figure.endswith("average"))
-    assert t3.ours and t3.verdict == "not measured: reduced run (1 of 10 experiments)"
+    assert t3.ours and t3.verdict.startswith("not measured: reduced run (1 of 10 experiments)")
     judged = [r for r in table.rows if r.role == "validation" and r.kind in (
         "match", "close", "undetermined") and r.ref.startswith(("003-T3", "003-T4"))]
     assert not judged, judged
@@ -187,3 +187,27 @@ def test_the_rr_dd_identity_is_calibration_only_under_the_rule_it_chose() -> Non
                    "003-T4-rrdd")
     assert [r.role for r in idle] == ["validation"]
     assert idle[0].verdict == "differs: cause measured (decision 316)"
+
+
+def test_identical_values_on_a_reduced_run_are_no_noise_estimate() -> None:
+    """MWMA-NBT at exactly 1.0 on every instance (Tables 6-7): a standard error of 0 from
+    identical values is no estimate of the spread over 1,000; the average is not judged."""
+    rows = [dict(r) for r in _rows(3)]
+    for r in rows:
+        if r["policy"] == "mwma-nbt":
+            r["makespan"] = r["lp_bound"] * 0.5  # the best of every instance: exactly 1.0
+    table = fidelity.cbs3m_table([fidelity.Run(fidelity.Setting("simgrid", 12.5e6, RECEIVED),
+                                               tuple(rows))])
+    avg = next(r for r in _by_ref(table, "003-T6") if r.figure.endswith("MWMA_NBT avg"))
+    assert avg.ours == "1" and avg.verdict.startswith("not measured: reduced run"), avg
+
+
+def test_generator_settings_hold_by_construction_with_the_seeds_digits() -> None:
+    table = fidelity.cbs3m_table([_run(3), _run(2, profile="mpi", base=1.25e6)])
+    for ref in ("003-T1", "003-T2", "003-S-mpi-size", "003-S-sim-size", "003-S-greedy",
+                "003-S-algorithms"):
+        assert all(r.kind == "holds by construction" for r in _by_ref(table, ref)), ref
+    mean_log = next(r for r in _by_ref(table, "003-T2") if "mean in log" in r.figure)
+    assert mean_log.seed_value == "4.0"
+    srpt = next(r for r in _by_ref(table, "003-T3") if r.figure == "Table 3 SRPT MCT average")
+    assert srpt.seed_value == "2.00"

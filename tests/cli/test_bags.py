@@ -449,7 +449,7 @@ def test_reproduce_cbs3m_judges_both_profiles_of_one_store(tmp_path):
     assert t3["ours"] and t3["role"] == "validation"
     t4 = next(r for r in rows if r["figure"] == "Table 4 CBS3M_EDF_ONLINE avg")
     assert t4["ours"] and t4["role"] == "calibration"
-    assert t4["verdict"] == "not measured: reduced run (1 of 1,000 instances)"
+    assert t4["verdict"].startswith("not measured: reduced run (1 of 1,000 instances)")
 
 
 def test_plot_load_on_a_store_with_failed_rows(tmp_path):

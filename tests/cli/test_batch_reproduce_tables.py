@@ -78,8 +78,13 @@ def test_contiguity_prints_its_table(tmp_path):
     mean = figures["forced contiguous vs basic, mean makespan difference"]
     assert mean["seed_line"] == "000 L2950–L2951" and mean["ref"] == "000-L2950"
     assert mean["role"] == "calibration"  # decisions 272, 274: it chose a reading
-    assert all(r["verdict"].startswith("not measured: reduced run (2 of 512 instances)")
-               for r in rows if r["ref"] == "000-L3037")  # a tail share: never at 2
+    # tail shares are never judged at 2 instances, except the rows that hold by construction
+    # (the count-profile planner never moves a best-effort start), judged at any size
+    tails = [r for r in rows if r["ref"] == "000-L3037"]
+    assert tails and all(r["verdict"].startswith(("not measured: reduced run (2 of 512",
+                                                  "holds by construction"))
+                         for r in tails)
+    assert any(r["verdict"].startswith("not measured: reduced run") for r in tails)
     nfdh = next(r for r in rows if r["figure"].startswith("NFDH+LS"))
     assert "skipped" in nfdh["note"] or nfdh["verdict"].startswith("not measured")
 
@@ -127,8 +132,9 @@ def test_contiguity_rows_of_a_reduced_run_say_so_on_curie(tmp_path):
     refs = {r["ref"]: r for r in table}
     assert refs["000-L2938"]["role"] == refs["000-L2950"]["role"] == "calibration"
     assert refs["000-F4.7"]["verdict"].startswith("holds by construction")
-    assert all(r["verdict"] == "not measured: reduced run (4 of 512 instances)"
-               for r in table if r["ref"] == "000-L3037")
+    tails = [r for r in table if r["ref"] == "000-L3037"]
+    assert all(r["verdict"].startswith(("not measured: reduced run (4 of 512 instances)",
+                                        "holds by construction")) for r in tails)
     nfdh = next(r["verdict"] for r in table if r["figure"].startswith("NFDH+LS"))
     assert nfdh.startswith("not measured") and "decision 277" in nfdh
     assert "explained" not in res.stderr

@@ -32,5 +32,5 @@ def test_cbs3m_json_is_one_value_with_the_table(tmp_path: Path) -> None:
     doc = json.loads(proc.stdout)
     assert doc["experiment"] == "cbs3m" and doc["cells"] > 0
     assert doc["vs_seed"]["experiment"] == "cbs3m" and doc["vs_seed"]["rows"]
-    assert "cbs3m vs seed: " in proc.stderr and "figure" in proc.stderr
+    assert "cbs3m vs seed, " in proc.stderr and "figure" in proc.stderr
     assert (tmp_path / "r" / "cbs3m_vs_seed.csv").exists()

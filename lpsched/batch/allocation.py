@@ -67,7 +67,7 @@ def free_blocks(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # run end (decision 460: one comparison of bools, not an int64 diff of the whole mask)
     padded = np.zeros(free.size + 2, bool)
     padded[1:-1] = free
-    change = np.flatnonzero(padded[1:] != padded[:-1])
+    change = (padded[1:] != padded[:-1]).nonzero()[0]
     starts = change[0::2]
     return starts, change[1::2] - starts
 
@@ -119,19 +119,20 @@ def lowest_free(free: np.ndarray, size: int, counts: np.ndarray) -> np.ndarray:
     numpy.ndarray
         The ``size`` lowest free ids, increasing (``basic``, seed 000 §5.6 Alg. 2).
     """
-    last = int(np.searchsorted(np.cumsum(counts), size))  # the bucket completing ``size``
-    buckets = np.flatnonzero(counts[: last + 1])
+    last = int(np.cumsum(counts).searchsorted(size))  # the bucket completing ``size``
+    buckets = counts[: last + 1].nonzero()[0]
     if buckets.size > 4:  # many buckets: one scan of their span is cheaper than a loop
         lo = int(buckets[0]) * BLOCK
-        return lo + np.flatnonzero(free[lo:(last + 1) * BLOCK])[:size]
-    out = [b * BLOCK + np.flatnonzero(free[b * BLOCK:(b + 1) * BLOCK]) for b in buckets]
+        return lo + free[lo:(last + 1) * BLOCK].nonzero()[0][:size]
+    out = [b * BLOCK + free[b * BLOCK:(b + 1) * BLOCK].nonzero()[0] for b in buckets]
     return np.concatenate(out)[:size] if out else np.zeros(0, np.int64)
 
 
 def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = None,
              topology: Topology | None = None, qct: int = 20,
              counts: np.ndarray | None = None,
-             clusters: np.ndarray | None = None) -> np.ndarray | None:
+             clusters: np.ndarray | None = None, total: int | None = None,
+             blocks: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
     """Choose the processor ids of a job of ``size`` under ``rule`` (the module's list).
 
     ``counts`` (:func:`block_counts` of ``free``) lets ``basic`` skip busy buckets;
@@ -158,6 +159,10 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     clusters : numpy.ndarray, optional
         :func:`cluster_counts` of ``free`` for the clusters of ``cluster_size`` (the
         topology's when given), kept up to date by the caller.
+    total : int, optional
+        The free count of ``free``, when the caller keeps it.
+    blocks : tuple of numpy.ndarray, optional
+        :func:`free_blocks` of ``free``, when the caller keeps them (the run rules).
 
     Returns
     -------
@@ -172,7 +177,9 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
     """
     if rule not in ALLOCATORS:
         raise InvalidInstanceError("alloc", rule, f"must be one of {ALLOCATORS}")
-    if (int(counts.sum()) if counts is not None else int(free.sum())) < size:
+    if total is None:
+        total = int(counts.sum()) if counts is not None else int(free.sum())
+    if total < size:
         return None
     if size == 0 and (topology is not None or rule not in NEEDS_TOPOLOGY):
         return np.zeros(0, np.int64)  # no processor, under every rule (decision 390)
@@ -182,22 +189,22 @@ def allocate(rule: str, free: np.ndarray, size: int, cluster_size: int | None = 
         return _tree_rule(rule, free, size, topology, qct, clusters)
     if rule == "basic":
         return lowest_free(free, size, counts) if counts is not None else \
-            np.flatnonzero(free)[:size]
+            free.nonzero()[0][:size]
     if rule in ("becont-ff", "cont-ff"):
-        starts, lengths = free_blocks(free)
-        fit = np.flatnonzero(lengths >= size)
+        starts, lengths = blocks if blocks is not None else free_blocks(free)
+        fit = (lengths >= size).nonzero()[0]
         if fit.size:
             return np.arange(starts[fit[0]], starts[fit[0]] + size)
-        return None if rule == "cont-ff" else np.flatnonzero(free)[:size]
+        return None if rule == "cont-ff" else free.nonzero()[0][:size]
     if rule in ("becont", "cont"):
-        starts, lengths = free_blocks(free)
-        order = np.argsort(-lengths, kind="stable")  # ties: lower start (increasing)
-        if rule == "cont":
-            best = order[0]
+        starts, lengths = blocks if blocks is not None else free_blocks(free)
+        if rule == "cont":  # the longest run, ties lower start: the first maximum
+            best = int(lengths.argmax())
             if lengths[best] < size:
                 return None
             return np.arange(starts[best], starts[best] + size)
-        order = order[: int(np.searchsorted(np.cumsum(lengths[order]), size)) + 1]
+        order = np.argsort(-lengths, kind="stable")  # ties: lower start (increasing)
+        order = order[: int(np.cumsum(lengths[order]).searchsorted(size)) + 1]
         ids = np.concatenate([np.arange(starts[b], starts[b] + lengths[b]) for b in order])
         return ids[:size]
     if cluster_size is None or cluster_size < 1:
@@ -241,7 +248,8 @@ def cluster_counts(free: np.ndarray, cluster_size: int) -> np.ndarray:
 
 def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
               cluster_size: int | None = None, total: int | None = None,
-              clusters: np.ndarray | None = None) -> np.ndarray:
+              clusters: np.ndarray | None = None,
+              blocks: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Say, per size, whether ``rule`` can place a job of that size on ``free`` at all.
 
     Exact for ``cont``/``cont-ff`` (the longest free run) and ``loc`` (the ``⌈size/ℓ⌉``
@@ -264,6 +272,8 @@ def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
         The free count of ``free``, when the caller keeps it.
     clusters : numpy.ndarray, optional
         :func:`cluster_counts` of ``free``, when the caller keeps them.
+    blocks : tuple of numpy.ndarray, optional
+        :func:`free_blocks` of ``free``, when the caller keeps them.
 
     Returns
     -------
@@ -274,7 +284,7 @@ def placeable(rule: str, free: np.ndarray, sizes: np.ndarray,
         total = int(np.count_nonzero(free))
     ok = sizes <= total
     if rule in ("cont", "cont-ff"):
-        _, lengths = free_blocks(free)
+        _, lengths = blocks if blocks is not None else free_blocks(free)
         return ok & (sizes <= (int(lengths.max()) if lengths.size else 0))
     if rule == "loc" and cluster_size:
         if clusters is None:
@@ -294,7 +304,7 @@ def _take_by_clusters(free: np.ndarray, lo: int, hi: int, size: int, cluster: in
         per_cluster = free[lo:hi].reshape(-1, cluster).sum(axis=1)
     # decreasing free count, ties lower index: a stable sort
     order = np.argsort(-per_cluster, kind="stable")
-    order = order[: int(np.searchsorted(np.cumsum(per_cluster[order]), size)) + 1]
+    order = order[: int(np.cumsum(per_cluster[order]).searchsorted(size)) + 1]
     # the chosen clusters' ids, cluster after cluster in that order, increasing inside
     # each: one gather instead of a slice and a search per cluster (decision 460)
     idx = (lo + order[:, None] * cluster + np.arange(cluster)).ravel()
@@ -317,7 +327,7 @@ def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
     if rule in ("beplat", "plat"):
         for lvl in range(lmin, topo.levels + 1) if rule == "beplat" else (lmin,):
             counts = _level_counts(topo, free, lvl, clusters)
-            ok = np.flatnonzero(counts >= size)
+            ok = (counts >= size).nonzero()[0]
             if ok.size:
                 b, bs = int(ok[0]), topo.block_sizes[lvl - 1]
                 return _take_by_clusters(free, b * bs, (b + 1) * bs, size, cl,
@@ -326,10 +336,10 @@ def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
         return None
     bs = topo.block_sizes[lmin - 1]
     counts = _level_counts(topo, free, lmin, clusters)
-    ok = np.flatnonzero(counts >= size)
+    ok = (counts >= size).nonzero()[0]
     if ok.size:  # contiguous: first block, lowest free ids
         b = int(ok[0])
-        return b * bs + np.flatnonzero(free[b * bs:(b + 1) * bs])[:size]
+        return b * bs + free[b * bs:(b + 1) * bs].nonzero()[0][:size]
     if rule == "contiguous" or lmin == topo.levels:
         return None
     allowed = (qct * size + 99) // 100
@@ -338,15 +348,15 @@ def _tree_rule(rule: str, free: np.ndarray, size: int, topo: Topology, qct: int,
     parent_bs = topo.block_sizes[lmin]
     per = parent_bs // bs
     parent_ok = np.repeat(_level_counts(topo, free, lmin + 1, clusters) >= size, per)
-    cand = np.flatnonzero(parent_ok & (size - counts <= allowed))
+    cand = (parent_ok & (size - counts <= allowed)).nonzero()[0]
     if not cand.size:
         return None
-    c = int(cand[np.argmax(counts[cand])])  # the most free, ties lower index
-    keep = c * bs + np.flatnonzero(free[c * bs:(c + 1) * bs])
+    c = int(cand[counts[cand].argmax()])  # the most free, ties lower index
+    keep = c * bs + free[c * bs:(c + 1) * bs].nonzero()[0]
     p = c // per
     siblings = [s for s in range(p * per, (p + 1) * per) if s != c]
     siblings.sort(key=lambda s: (-counts[s], s))
-    rest = np.concatenate([s * bs + np.flatnonzero(free[s * bs:(s + 1) * bs])
+    rest = np.concatenate([s * bs + free[s * bs:(s + 1) * bs].nonzero()[0]
                            for s in siblings])
     return np.concatenate([keep, rest[: size - keep.size]])
 

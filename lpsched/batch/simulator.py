@@ -90,6 +90,7 @@ from lpsched.batch.allocation import (
     allocate,
     block_counts,
     cluster_counts,
+    free_blocks,
     placeable,
 )
 from lpsched.batch.line import _simulate_line
@@ -161,7 +162,7 @@ class Profile:
 
     def _split(self, at: float) -> int:
         """Index of the breakpoint at ``at`` (inserted if needed; ``at >= times[0]``)."""
-        i = int(np.searchsorted(self.times, at, side="right")) - 1
+        i = int(self.times.searchsorted(at, side="right")) - 1
         if self.times[i] == at:
             return i
         k = i + 1  # np.concatenate: np.insert's argument handling costs more than its copy
@@ -181,12 +182,40 @@ class Profile:
         delta : int
             Processors added to the free count there (negative: taken).
         """
-        start = max(start, float(self.times[0]))
+        times, free = self.times, self.free
+        first = float(times[0])
+        if start < first:
+            start = first
         if not end > start:
             return
-        a = self._split(start)
-        b = self._split(end) if end < math.inf else self.times.size
-        self.free[a:b] += delta
+        # the breakpoints :meth:`_split` would insert, inserted in one copy of each array
+        i = int(times.searchsorted(start, "right")) - 1
+        cat, i1 = np.concatenate, i + 1
+        if not end < math.inf:
+            if times[i] != start:
+                self.times = cat((times[:i1], (start,), times[i1:]))
+                free = self.free = cat((free[:i1], free[i:i1], free[i1:]))
+                i = i1
+            free[i:] += delta
+            return
+        k = int(times.searchsorted(end, "right")) - 1
+        k1 = k + 1
+        if times[i] != start:
+            if times[k] != end:
+                self.times = cat((times[:i1], (start,), times[i1:k1], (end,), times[k1:]))
+                free = self.free = cat((free[:i1], free[i:i1], free[i1:k1], free[k:k1],
+                                        free[k1:]))
+                free[i1:k1 + 1] += delta
+            else:
+                self.times = cat((times[:i1], (start,), times[i1:]))
+                free = self.free = cat((free[:i1], free[i:i1], free[i1:]))
+                free[i1:k1] += delta
+        elif times[k] != end:
+            self.times = cat((times[:k1], (end,), times[k1:]))
+            free = self.free = cat((free[:k1], free[k:k1], free[k1:]))
+            free[i:k1] += delta
+        else:
+            free[i:k] += delta
 
     def reserve(self, start: float, length: float, size: int) -> None:
         """Take ``size`` processors during ``[start, start + length)``.
@@ -221,7 +250,7 @@ class Profile:
         -----
         Decision 381: the merge is part of forced conservative backfilling's speed.
         """
-        i = int(np.searchsorted(self.times, now, side="right")) - 1
+        i = int(self.times.searchsorted(now, side="right")) - 1
         if i > 0 or self.times[0] < now:
             self.times, self.free = self.times[i:].copy(), self.free[i:].copy()
             self.times[0] = now
@@ -258,17 +287,17 @@ class Profile:
         """
         times, free = self.times, self.free
         if after is not None and after > times[0]:
-            i = int(np.searchsorted(times, after, side="right")) - 1
+            i = int(times.searchsorted(after, side="right")) - 1
             times, free = times[i:].copy(), free[i:]
             times[0] = after
         # the first run alone first (decision 279): a fit is often there, and the test
         # costs a third of the vectorised search over every run
         ok = free >= size
-        s = int(np.argmax(ok))
+        s = int(ok.argmax())
         if not ok[s]:
             raise InvalidInstanceError("size", size, "no time ever has enough processors")
         bad = ~ok[s:]
-        e = int(np.argmax(bad))
+        e = int(bad.argmax())
         at = float(times[s])
         want = at + length
         tol = 1e-9 * max(1.0, abs(want))
@@ -337,14 +366,14 @@ class Profile:
         """``h[s]`` of :meth:`held_until` for each ``s`` of ``sizes`` (all ``>= least_size``)."""
         free, lo, step = self.free, 0, 256
         while lo < free.size:
-            hit = np.flatnonzero(free[lo:lo + step] < least_size)
+            hit = (free[lo:lo + step] < least_size).nonzero()[0]
             if hit.size:
                 free = free[:lo + int(hit[0]) + 1]
                 break
             lo, step = lo + step, 2 * step
         least = np.minimum.accumulate(free)
-        first = np.searchsorted(-least, -sizes, side="right")
-        h = np.append(self.times, math.inf)[first]
+        first = (-least).searchsorted(-sizes, side="right")
+        h = np.concatenate((self.times, (math.inf,)))[first]
         h[first == 0] = -math.inf
         return h
 
@@ -373,10 +402,10 @@ class Profile:
         most = np.maximum.accumulate(self.free)
         top = int(sizes.max()) if sizes.size else 0
         if top + 1 < sizes.size:
-            first = np.searchsorted(most, np.arange(top + 1), side="left")[sizes]
+            first = most.searchsorted(np.arange(top + 1), side="left")[sizes]
         else:
-            first = np.searchsorted(most, sizes, side="left")
-        t = np.append(self.times, math.inf)[first]
+            first = most.searchsorted(sizes, side="left")
+        t = np.concatenate((self.times, (math.inf,)))[first]
         t[first == 0] = -math.inf
         return t
 
@@ -405,21 +434,21 @@ def _first_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,
         ``length`` (the same relative tolerance as :meth:`Profile.earliest`).
     """
     ok = free >= size
-    starts = np.flatnonzero(ok & ~np.concatenate([[False], ok[:-1]]))
+    starts = (ok & ~np.concatenate([[False], ok[:-1]])).nonzero()[0]
     if not starts.size:
         if not strict:
             return math.inf
         raise InvalidInstanceError("size", size, "no time ever has enough processors")
-    bad = np.flatnonzero(~ok)
-    nxt = np.searchsorted(bad, starts)
-    ends = np.append(times, math.inf)[np.append(bad, times.size)[nxt]]
+    bad = (~ok).nonzero()[0]
+    nxt = bad.searchsorted(starts)
+    ends = np.concatenate((times, (math.inf,)))[np.concatenate((bad, (times.size,)))[nxt]]
     want = times[starts] + length
     fits = ends >= want - 1e-9 * np.maximum(1.0, np.abs(want))
     if not fits.any():
         if not strict:
             return math.inf
         raise InvalidInstanceError("size", size, "no time ever has enough processors")
-    return float(times[starts[int(np.argmax(fits))]])
+    return float(times[starts[int(fits.argmax())]])
 
 
 def _earlier_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,
@@ -447,8 +476,8 @@ def _earlier_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,
     float
         The earlier start (s), or ``inf``.
     """
-    hi = int(np.searchsorted(times, re, side="left"))
-    a = int(np.searchsorted(times, rs, side="left"))
+    hi = int(times.searchsorted(re, side="left"))
+    a = int(times.searchsorted(rs, side="left"))
     tl, fl = times[:hi].tolist(), free[:hi].tolist()
     if a == hi or tl[a] != rs:  # the slot starts inside the segment before it
         tl.insert(a, rs)
@@ -469,6 +498,17 @@ def _earlier_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,
                 return start
             start = inf
     return start
+
+
+def _count_clusters(clusters: np.ndarray, which: np.ndarray, sign: int) -> None:
+    """Add ``sign`` to ``clusters`` once per entry of ``which`` (a job's clusters, one per
+    id): in place by index when the job has few ids for the clusters (a ``bincount`` would
+    build and add a whole array: 16,384 clusters on Curie's ch. 5 tree), else by a
+    ``bincount``. The same integer counts either way."""
+    if 4 * which.size < clusters.size:
+        np.add.at(clusters, which, sign)
+    else:
+        clusters += sign * np.bincount(which, minlength=clusters.size)
 
 
 PENALTIES = ("linear", "quadratic")
@@ -703,6 +743,8 @@ class _BatchSim:
         "resv_r",
         "run_l",
         "running",
+        "runs",
+        "runs_at",
         "scan_from",
         "scan_state",
         "seq",
@@ -716,6 +758,8 @@ class _BatchSim:
         "topology",
         "trial_failed",
         "version",
+        "wait_hi",
+        "wait_lo",
         "waiting",
         "wake_for",
         "wakes",
@@ -756,6 +800,8 @@ class _BatchSim:
         # until a job starts or ends)
         self.refused: set[int] = set()
         self.refused_at = -1
+        self.runs: tuple[np.ndarray, np.ndarray] = (_NO_RANKS, _NO_RANKS)
+        self.runs_at = -1  # the ``version`` whose free runs ``runs`` holds
         self.start: list[float] = [math.nan] * n
         self.end: list[float] = [math.nan] * n
         self.procs: list[Any] = [_NO_PROCS] * n  # ids (mask) or flat runs (line)
@@ -775,6 +821,9 @@ class _BatchSim:
         self.due_heap: list[tuple[float, int]] = []
         self.started_now: list[int] = []
         self.waiting = self.resv_r = self.size_r = self.stamp_r = self.len_r = np.zeros(0)
+        # the ranks that may be waiting lie in ``[wait_lo, wait_hi)``: a compression pass
+        # reads that window of ``waiting``, not the whole trace's mask
+        self.wait_lo = self.wait_hi = 0
         # fixed mode: the plan's frees as (from, to), ``freed_base`` + index their sequence
         # numbers; ``stamp_r[r]``: the sequence number when the job was last found unable
         # to move (a textbook compression need only try the jobs a later free can help)
@@ -936,7 +985,8 @@ class _BatchSim:
         if self.refused_at == self.version and size in self.refused:
             return False  # the same free processors refused this size (decision 462)
         ids = allocate(self.alloc, alloc_free, size, self.cluster_size,
-                       self.topology, self.qct, counts, self.clusters)
+                       self.topology, self.qct, counts, self.clusters, total=self.nfree,
+                       blocks=self.free_runs() if self.alloc in _RUN_RULES else None)
         if ids is None:
             if self.refused_at != self.version:
                 self.refused, self.refused_at = set(), self.version
@@ -944,16 +994,35 @@ class _BatchSim:
             return False
         free[ids] = False
         self.nfree -= ids.size
-        counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
+        if counts.size == 1:  # one bucket: its count is the free count
+            counts[0] -= ids.size
+        else:
+            counts[:] -= np.bincount(ids // BLOCK, minlength=counts.size)
         clusters = self.clusters
         if clusters is not None:
-            clusters -= np.bincount(ids // self.cluster_size, minlength=clusters.size)
+            _count_clusters(clusters, ids // self.cluster_size, -1)
         self.procs[j] = ids.astype(np.int32)
         length = self.run_l[j]
         if self.penalty is not None:
             length = self.penalised(j, ids, length)
         self.started(j, length)
         return True
+
+    def free_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`~lpsched.batch.allocation.free_blocks` of the free processors, found
+        once per state of the running set (``version`` changes with every start and end,
+        the only changes of the mask): the forced rule's placeable test and its allocation
+        read the same runs.
+
+        Returns
+        -------
+        tuple of (numpy.ndarray, numpy.ndarray)
+            The starts and lengths of the maximal runs of free processors.
+        """
+        if self.runs_at != self.version:
+            self.runs = free_blocks(self.alloc_free)  # type: ignore[arg-type]
+            self.runs_at = self.version
+        return self.runs
 
     def penalised(self, j: int, ids: np.ndarray, length: float) -> float:
         """``j``'s run time on ``ids`` under the placement penalty (module doc), or its
@@ -975,10 +1044,13 @@ class _BatchSim:
         assert free is not None and counts is not None  # the mask's state (not a line)
         free[ids] = True
         self.nfree += ids.size
-        counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)
+        if counts.size == 1:
+            counts[0] += ids.size
+        else:
+            counts[:] += np.bincount(ids // BLOCK, minlength=counts.size)
         clusters = self.clusters
         if clusters is not None:
-            clusters += np.bincount(ids // self.cluster_size, minlength=clusters.size)
+            _count_clusters(clusters, ids // self.cluster_size, 1)
         self.ended(j)
 
     def ended(self, j: int) -> None:
@@ -1246,15 +1318,27 @@ class _BatchSim:
         # every waiting job is tried or found unable to move in this pass: the frees
         # logged before it no longer matter to the next one
         start_seq = self.freed_base + len(self.freed)
+        # reassign: what the free processors allow each waiting job (:meth:`fits_now`),
+        # from position ``shape_at[1]`` on, found at version ``shape_at[0]``: a turn that
+        # let part of the plan go without starting a job leaves it as it was
+        shape: np.ndarray | None = None
+        shape_at = (-1, 0)
         if rule == "reassign" and self.nfree < self.least_size:
             # no job fits the free processors now (a pass only lowers them): reassign
             # moves none, so only the due jobs take turns, without the O(waiting) test
             # (decision 381)
             ranks, keys, cand = _NO_RANKS, None, _NO_RANKS
         else:
-            ranks = np.flatnonzero(self.waiting)
-            keys = self.reassign_keys(ranks) if rule == "reassign" else None
-            cand = self.movable(ranks, rule, keys)
+            lo, hi = self.wait_lo, self.wait_hi
+            ranks = self.waiting[lo:hi].nonzero()[0] + lo
+            self.wait_lo = int(ranks[0]) if ranks.size else hi  # none waits below
+            if ranks.size:
+                keys = self.reassign_keys(ranks) if rule == "reassign" else None
+                if keys is not None:
+                    shape, shape_at = self.fits_now(keys[1]), (self.version, 0)
+                cand = self.movable(ranks, rule, keys, shape)
+            else:  # nobody waits: no turn to take, no test to make
+                keys, cand = None, _NO_RANKS
         di, ci, last = 0, 0, len(self.waiting)  # ``last``: past every rank
         while True:
             nd = due[di] if di < len(due) else last
@@ -1267,9 +1351,12 @@ class _BatchSim:
             if r == nc:
                 ci += 1
             if self.turn(by_rank[r], r == nd, rule):  # later jobs may move into it
-                c = int(np.searchsorted(ranks, r, side="right"))
+                c = int(ranks.searchsorted(r, side="right"))
                 later = None if keys is None else (keys[0][c:], keys[1][c:], keys[2][c:])
-                cand = c + self.movable(ranks[c:], rule, later)
+                if later is not None and (shape is None or shape_at[0] != self.version):
+                    shape, shape_at = self.fits_now(later[1]), (self.version, c)
+                fit = None if later is None or shape is None else shape[c - shape_at[1]:]
+                cand = c + self.movable(ranks[c:], rule, later, fit)
                 ci = 0
         del self.freed[: self.prev_seq - self.freed_base]
         self.freed_base, self.prev_seq = self.prev_seq, start_seq
@@ -1301,8 +1388,32 @@ class _BatchSim:
         ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
         return rs, size, np.minimum(rs, ends)
 
+    def fits_now(self, size: np.ndarray) -> np.ndarray:
+        """Say which sizes the free processors allow now: at most ``nfree``, and a shape the
+        forced rule can place (:func:`~lpsched.batch.allocation.placeable`, one test for
+        every size). Reads only the free processors: the same until a job starts or ends.
+
+        Parameters
+        ----------
+        size : numpy.ndarray
+            Sizes of waiting jobs.
+
+        Returns
+        -------
+        numpy.ndarray
+            bool, one per size.
+        """
+        ok = size <= self.nfree
+        alloc_free = self.alloc_free
+        if alloc_free is not None and ok.any():  # a forced rule's shape, for all at once
+            ok[ok] = placeable(self.alloc, alloc_free, size[ok], self.cluster_size,
+                               self.nfree, self.clusters,
+                               self.free_runs() if self.alloc in _RUN_RULES else None)
+        return ok
+
     def movable(self, ranks: np.ndarray, rule: str,
-                keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                fit: np.ndarray | None = None) -> np.ndarray:
         """Find the waiting jobs that may move in a compression pass under ``rule``.
 
         Positions in ``ranks`` (waiting jobs, queue order), by a necessary condition: each
@@ -1328,6 +1439,8 @@ class _BatchSim:
             The compression rule.
         keys : tuple of numpy.ndarray, optional
             :meth:`reassign_keys` of ``ranks``, when already gathered.
+        fit : numpy.ndarray, optional
+            :meth:`fits_now` of their sizes, when found at the current free processors.
 
         Returns
         -------
@@ -1342,18 +1455,16 @@ class _BatchSim:
         assert prof is not None
         if rule == "reassign":
             rs, size, until = keys if keys is not None else self.reassign_keys(ranks)
-            ok = size <= self.nfree
-            pick = np.flatnonzero(ok)
+            # the free processors' test first (every test is per job: the order of the
+            # conjunction changes no answer), then the plan's on the jobs it lets through
+            ok = fit.copy() if fit is not None else self.fits_now(size)
+            pick = ok.nonzero()[0]
             if pick.size:
                 sz = size[pick]
                 top = int(sz.max())
                 held = prof.held_until(top, int(sz.min()))[sz] if top < sz.size else \
                     prof.held_for(sz)
                 ok[pick] = (rs[pick] > now) & (until[pick] <= held)
-            alloc_free = self.alloc_free
-            if alloc_free is not None and ok.any():  # a forced rule's shape, for all at once
-                ok[ok] = placeable(self.alloc, alloc_free, size[ok], self.cluster_size,
-                                   self.nfree, self.clusters)
         else:
             rs, size = self.resv_r[ranks], self.size_r[ranks]
             seq = self.freed_base + len(self.freed)
@@ -1361,14 +1472,14 @@ class _BatchSim:
             if self.freed:
                 log = np.array(self.freed)
                 begin = np.where(log[:, 1] > now, np.maximum(log[:, 0], now), math.inf)
-                first = np.append(np.minimum.accumulate(begin[::-1])[::-1], math.inf)
+                first = np.concatenate((np.minimum.accumulate(begin[::-1])[::-1], (math.inf,)))
                 since = np.clip(self.stamp_r[ranks] - self.freed_base, 0, len(self.freed))
                 helped = first[since] < rs + self.len_r[ranks]
             helped |= self.stamp_r[ranks] < 0  # re-planned from the next end: try it
             ok = (rs > now) & helped
             ok[ok] = prof.reached_at(size[ok]) < rs[ok]
             self.stamp_r[ranks[~ok]] = seq
-        return np.flatnonzero(ok)
+        return ok.nonzero()[0]
 
     def hold(self, j: int, t: float, length: float, fresh: bool = True) -> None:
         """``j`` (waiting) now holds ``[t, t + length)`` in the plan; a pass at ``t``.
@@ -1380,6 +1491,10 @@ class _BatchSim:
         self.slot[j] = (t, t + length)
         prof.add(t, t + length, -self.sizes_l[j])
         self.waiting[r] = True
+        if r < self.wait_lo:
+            self.wait_lo = r
+        if r >= self.wait_hi:
+            self.wait_hi = r + 1
         self.resv_r[r] = t
         self.stamp_r[r] = self.freed_base + len(self.freed) if fresh else -1
         heapq.heappush(self.due_heap, (t, r))
@@ -1425,15 +1540,24 @@ class _BatchSim:
             return moved
         if not due and size > self.nfree:
             return False
-        prof.add(rs, re, size)  # let go of its own slot, then try now
-        if (due or prof.earliest(size, length) <= now) and size <= self.nfree \
-                and self.begin(j):
-            prof.add(now, now + length, -size)
-            slot[j] = (now, now + length)
-            self.started_now.append(j)
-            if not due:
-                self.freed.append((rs, re))
-            return not due
+        if due and rs == now and re == now + length:
+            # its slot is exactly the run it would start: letting the slot go and taking
+            # it again leaves the plan as it was (the allocation does not read the plan),
+            # so the plan is edited only if the rule cannot place it
+            if size <= self.nfree and self.begin(j):
+                self.started_now.append(j)
+                return False
+            prof.add(rs, re, size)
+        else:
+            prof.add(rs, re, size)  # let go of its own slot, then try now
+            if (due or prof.earliest(size, length) <= now) and size <= self.nfree \
+                    and self.begin(j):
+                prof.add(now, now + length, -size)
+                slot[j] = (now, now + length)
+                self.started_now.append(j)
+                if not due:
+                    self.freed.append((rs, re))
+                return not due
         if due:  # an overrun or a forced allocation: re-plan from the next end
             self.freed.append((rs, re))
             self.hold(j, prof.earliest(size, length, self.next_change(j)), length,
@@ -1626,7 +1750,7 @@ class _BatchSim:
         ok = (sizes <= nfree) & ((now + self.est[jobs] <= bound) | (sizes <= extra))
         if self.refused_at == self.version and self.refused:
             ok &= ~np.isin(sizes, np.fromiter(self.refused, np.int64, len(self.refused)))
-        return (np.flatnonzero(ok) + lo).tolist()
+        return (ok.nonzero()[0] + lo).tolist()
 
     def shadow(self, size: int, now: float) -> tuple[float, int]:
         """Give the earliest time ``size`` processors are free by the estimates, and how many.

@@ -110,7 +110,8 @@ class Topology:
             ``L_cur`` of seed 000 §5.3 (1-based): the level of the smallest aligned block holding
             every id.
         """
-        lo, hi = int(np.min(ids)), int(np.max(ids))
+        arr = ids if isinstance(ids, np.ndarray) else np.asarray(ids)
+        lo, hi = int(arr.min()), int(arr.max())  # the methods: no dispatch per call
         for lvl, b in enumerate(self.block_sizes, start=1):
             if lo // b == hi // b:
                 return lvl

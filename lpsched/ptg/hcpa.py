@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lpsched.errors import InvalidInstanceError
-from lpsched.ptg.hcpa_literal import literal_alloc
+from lpsched.ptg.hcpa_literal import literal_alloc, literal_allocs
 from lpsched.ptg.hcpa_loop import SMALL, TOL, Gains, Record, run_hcpa
 from lpsched.ptg.levels import bottom_levels, dag_levels
 from lpsched.ptg.model import Dag
@@ -417,6 +417,9 @@ def all_allocs(traj: Trajectory) -> list[np.ndarray]:
     """
     dag, P, bound = traj.dag, traj.processors, traj.bound
     if bound.kind == "literal":
+        if all(bound.budget(b) == b for b in range(1, P + 1)):  # literal_allocs' caps
+            for b, p in enumerate(literal_allocs(dag, P) or [], start=1):
+                traj.memo.setdefault(b, p)  # the compiled loop, every budget at once
         return [traj.alloc(b) for b in range(1, P + 1)]
     base = np.where(dag.dummy, 0, 1)
     out: list[np.ndarray] = [base] * P

@@ -34,14 +34,60 @@ tests' roots and checked step by step (:func:`_jump_end`; decision 410, speed on
 from __future__ import annotations
 
 import math
+import os
+from typing import Any
 
 import numpy as np
 
 from lpsched.ptg.levels import bottom_level_list, critical_path
 from lpsched.ptg.model import Dag
 
+try:  # the compiled loop (optional: without a C compiler or Cython the Python loop runs)
+    from lpsched.ptg import _hcpa_c
+except ImportError:  # pragma: no cover - depends on the build
+    _hcpa_c = None  # type: ignore[assignment]
+
 #: relative tolerance of the stopping test ``T_CP <= T_A`` (as :mod:`hcpa_loop`)
 TOL = 1e-12
+#: the environment variable that forces the Python loop (any value but "" and "0"), as for
+#: :mod:`lpsched.batch.line`
+PURE_PYTHON = "LPSCHED_PURE_PYTHON"
+
+
+def kernel_in_use() -> str:
+    """Say which literal-HCPA loop :func:`literal_alloc` runs.
+
+    Returns
+    -------
+    str
+        ``"compiled"`` (the extension ``lpsched.ptg._hcpa_c``, built from
+        ``lpsched/ptg/_hcpa_c.pyx``), ``"python (LPSCHED_PURE_PYTHON is set)"`` or
+        ``"python (the extension lpsched.ptg._hcpa_c is not built)"``.
+
+    Notes
+    -----
+    Decision 640: the compiled loop is optional, the Python one the reference.
+    """
+    if _hcpa_c is None:
+        return "python (the extension lpsched.ptg._hcpa_c is not built)"
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return f"python ({PURE_PYTHON} is set)"
+    return "compiled"
+
+
+def _compiled_graph(dag: Dag) -> Any:
+    """The compiled loop's view of ``dag`` (cached on the graph), or None where the Python
+    loop must run: the extension is not built, ``LPSCHED_PURE_PYTHON`` is set, or a time or
+    ``α`` is not finite (the compiled exact sum takes finite terms only)."""
+    if _hcpa_c is None or os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return None
+    memo = dag.__dict__
+    if "_literal_c" not in memo:
+        real, sources, t1, al, walk = dag.plain
+        finite = bool(np.isfinite(dag.t1).all() and np.isfinite(dag.alpha).all())
+        memo["_literal_c"] = (_hcpa_c.prepare(real, sources, t1, al, walk, dag.preds)
+                              if finite and sources else None)
+    return memo["_literal_c"]
 
 
 def _longest_avoiding(dag: Dag, tt: list[float], v: int, sources: list[int]) -> float:
@@ -154,6 +200,68 @@ def literal_alloc(dag: Dag, budget: int, limit: np.ndarray | None = None,
                   stop_budget: int | None = None) -> np.ndarray:
     """HCPA_ALLOC as written in seed 004 [L216-222] (module doc): returns ``p_v`` (0 for
     dummy tasks).
+
+    The compiled loop (``lpsched.ptg._hcpa_c``, the Python loop statement for statement,
+    the same allocations bit for bit) runs when it is built, the Python loop (the
+    reference) otherwise or when ``LPSCHED_PURE_PYTHON`` is set.
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG (or a composite graph) with its sequential times and ``α``.
+    budget : int
+        ``Pb``, the processors of the (virtual) cluster; no task gets more.
+    limit : numpy.ndarray, optional
+        A per-task cap (at most ``budget``); default ``budget`` for every task.
+    stop_budget : int, optional
+        The processors ``T_A`` is averaged over (default ``budget``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The allocation, an integer per task (:func:`literal_alloc_python`'s).
+
+    Notes
+    -----
+    The compiled loop is decision 640.
+    """
+    g = _compiled_graph(dag)
+    if g is None:
+        return literal_alloc_python(dag, budget, limit, stop_budget)
+    lim = (np.full(dag.n, budget, dtype=np.int64) if limit is None
+           else np.ascontiguousarray(limit, dtype=np.int64))
+    return _hcpa_c.literal_alloc(g, budget, lim, budget if stop_budget is None
+                                 else stop_budget, 1 + TOL, MONOTONE_ALPHA)
+
+
+def literal_allocs(dag: Dag, processors: int) -> list[np.ndarray] | None:
+    """:func:`literal_alloc` for every budget ``b = 1..processors`` as the literal HCPA
+    runs it (caps ``b``, 1 for the tasks of ``α = 1``; ``T_A`` on ``b`` processors), in one
+    call of the compiled loop; None when the compiled loop does not run.
+
+    Parameters
+    ----------
+    dag : Dag
+        One PTG with its sequential times and ``α``.
+    processors : int
+        ``P``: the largest budget.
+
+    Returns
+    -------
+    list of numpy.ndarray or None
+        Item ``b − 1`` the allocation for budget ``b``
+        (``literal_alloc(dag, b, caps, b)``'s), or None.
+    """
+    g = _compiled_graph(dag)
+    if g is None:
+        return None
+    one = np.ascontiguousarray(dag.alpha >= 1.0, dtype=np.uint8)
+    return list(_hcpa_c.literal_allocs(g, 1, processors, one, 1 + TOL, MONOTONE_ALPHA))
+
+
+def literal_alloc_python(dag: Dag, budget: int, limit: np.ndarray | None = None,
+                         stop_budget: int | None = None) -> np.ndarray:
+    """:func:`literal_alloc`'s Python loop, the reference of the compiled one.
 
     Parameters
     ----------

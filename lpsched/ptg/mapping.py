@@ -14,11 +14,18 @@ spec §3.4, §3.6, §4.4 M_RIGID).
 from __future__ import annotations
 
 import heapq
+import os
 
 import numpy as np
 
+from lpsched.ptg.hcpa_literal import PURE_PYTHON
 from lpsched.ptg.model import Dag
 from lpsched.ptg.schedule import PtgSchedule
+
+try:  # the compiled BACKFILL (optional: without a C compiler or Cython the Python one runs)
+    from lpsched.ptg import _backfill_c
+except ImportError:  # pragma: no cover - depends on the build
+    _backfill_c = None  # type: ignore[assignment]
 
 _EPS = 1e-9
 
@@ -145,6 +152,56 @@ def m_rigid(size: np.ndarray, duration: np.ndarray, order: np.ndarray, processor
 def backfill(sched: PtgSchedule, dag: Dag, processors: int) -> PtgSchedule:
     """BACKFILL (spec §3.6): returns a new schedule where no task starts later than in ``sched`` and
     every task keeps its allocation and duration.
+
+    The compiled loop (``lpsched.ptg._backfill_c``, :func:`backfill_python` statement for
+    statement, the same schedule bit for bit) runs when it is built, the Python loop (the
+    reference) otherwise or when ``LPSCHED_PURE_PYTHON`` is set.
+
+    Parameters
+    ----------
+    sched : PtgSchedule
+        A schedule of ``dag`` (its mapping order is the order tasks are reconsidered in,
+        seed 004 [L228-233]).
+    dag : Dag
+        The tasks (durations, precedences).
+    processors : int
+        ``P``, the cluster's processors.
+
+    Returns
+    -------
+    PtgSchedule
+        The compacted schedule (:func:`backfill_python`'s).
+
+    Notes
+    -----
+    The compiled loop is decision 641.
+    """
+    if _backfill_c is None or os.environ.get(PURE_PYTHON, "") not in ("", "0") \
+            or sched.start.dtype != np.float64 or sched.end.dtype != np.float64:
+        return backfill_python(sched, dag, processors)
+    n, P = dag.n, processors
+    start, end = sched.start.copy(), sched.end.copy()
+    member = np.zeros((n, P), np.uint8)
+    for v in range(n):
+        member[v, sched.procs[v]] = 1
+    if "_pred_csr" not in dag.__dict__:
+        preds = dag.preds
+        dag.__dict__["_pred_csr"] = (
+            np.concatenate([[0], np.cumsum([len(x) for x in preds])]).astype(np.int64),
+            np.array([u for x in preds for u in x], dtype=np.int64))
+    pptr, pidx = dag.__dict__["_pred_csr"]
+    moved = _backfill_c.backfill(start, end, np.ascontiguousarray(sched.alloc, np.int64),
+                                 np.ascontiguousarray(sched.order, np.int64), pptr, pidx,
+                                 member, _EPS)
+    procs = list(sched.procs)
+    for v in moved:
+        procs[v] = np.flatnonzero(member[v])
+    return PtgSchedule(start, end, sched.alloc.copy(), procs, sched.owner.copy(),
+                       sched.order.copy(), dict(sched.info))
+
+
+def backfill_python(sched: PtgSchedule, dag: Dag, processors: int) -> PtgSchedule:
+    """:func:`backfill`'s Python loop, the reference of the compiled one.
 
     Candidate start times are ``est`` and the finish times in ``(est, start]``. O(n·c·n·P) for ``c``
     candidates.

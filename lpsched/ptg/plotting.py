@@ -354,13 +354,14 @@ def seed_figures(st: Any, folder: str | Path) -> list[tuple[str, Path, str]]:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    size = f"{st.size:,} scenario{'s' if st.size != 1 else ''}"
     out = []
     for num, metric in ((2, "ssct"), (3, "makespan"), (4, "max_stretch")):
         path = folder / f"004-F{num}.png"
         _box_figure(st, num, metric, path)
         out.append((f"004-F{num}", path, f"Figure {num}: {_METRIC_LABEL[metric]} per "
-                    "algorithm and population, whiskers at min and max; x: the seed's "
-                    "printed values"))
+                    f"algorithm and population over the run's {size}, whiskers at min and "
+                    "max; x: the seed's printed values (over its 1,500)"))
     if st.has("selfish"):
         for num, x, y, algs, seed in (
                 (5, "makespan", "ssct", st.algs, {"CAFM CRA Cmax 0.80": (0.80, None),
@@ -369,8 +370,9 @@ def seed_figures(st: Any, folder: str | Path) -> list[tuple[str, Path, str]]:
                 (7, "ssct", "max_stretch", SEED_SIX, {})):
             path = folder / f"004-F{num}.png"
             _plane_figure(st, x, y, algs, path, seed)
-            out.append((f"004-F{num}", path, f"Figure {num}: harmonic means of the ratios "
-                        f"to SELFISH, {len(algs)} algorithms, non-dominated in red"))
+            out.append((f"004-F{num}", path, f"Figure {num}: harmonic means over the "
+                        f"run's {size} of the ratios to SELFISH, {len(algs)} algorithms, "
+                        "non-dominated in red"))
     ns = sorted(set(st.n.tolist()))
     fig, ax = plt.subplots(figsize=(7, 5))
     for a in FIG8:
@@ -384,6 +386,8 @@ def seed_figures(st: Any, folder: str | Path) -> list[tuple[str, Path, str]]:
     path = folder / "004-F8.png"
     fig.savefig(path)
     plt.close(fig)
-    out.append(("004-F8", path, "Figure 8: mean maximum stretch against the number of PTGs, "
-                "SELFISH and the fairest of each family (the seed prints no values)"))
+    per_n = ", ".join(f"{int((st.n == n).sum())} at N = {n}" for n in ns)
+    out.append(("004-F8", path, "Figure 8: mean maximum stretch against the number of PTGs "
+                f"over the run's {size} ({per_n}), SELFISH and the fairest of each family "
+                "(the seed prints no values)"))
     return out

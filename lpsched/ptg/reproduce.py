@@ -177,6 +177,31 @@ def cell_rows(cell: Cell) -> list[dict[str, Any]]:
     return rows
 
 
+def _mean(x: np.ndarray) -> float:
+    """``float(x.mean())`` of a non-empty float64 array, bit for bit (numpy's mean is the
+    same pairwise sum divided by the count), without its per-call cost."""
+    if x.size == 0 or x.dtype != np.float64:
+        return float(x.mean())
+    return float(x.sum() / x.size)
+
+
+def _median(x: np.ndarray) -> float:
+    """``float(numpy.median(x))`` of a 1-D float64 array, bit for bit, without its per-call
+    cost (the noise of a reduced run takes about 20,000 medians): numpy's median is the mean
+    of the middle one or two values of the sorted array, the mean of two being
+    ``(a + (0.0 + b)) / 2`` (its pairwise sum starts from ``a`` and adds ``0.0 + b``).
+    Other arrays (empty, another dtype, NaN, a zero, whose sign numpy's partition may
+    choose otherwise) go to ``numpy.median``."""
+    n = x.size
+    if n == 0 or x.ndim != 1 or x.dtype != np.float64 or np.isnan(x).any() or not x.all():
+        return float(np.median(x))
+    s = np.sort(x)
+    k = n // 2
+    if n % 2:
+        return float(s[k])
+    return float((s[k - 1] + (0.0 + s[k])) / 2.0)
+
+
 def _box(x: np.ndarray) -> dict[str, float]:
     q = np.quantile(x, [0, 0.25, 0.5, 0.75, 1])
     return dict(zip(("min", "q1", "median", "q3", "max"), q.tolist(), strict=True))
@@ -230,16 +255,23 @@ def _table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"algs": algs, **col}
 
 
-def _ratios(t: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """Harmonic mean over scenarios of ``metric(alg)/metric(SELFISH)`` (spec §2.6)."""
+def _masks(t: dict[str, Any]) -> dict[str, np.ndarray]:
+    """``t["algorithm"] == a`` for every algorithm of the rows, computed once."""
+    return {a: t["algorithm"] == a for a in t["algs"]}
+
+
+def _ratios(t: dict[str, Any], masks: dict[str, np.ndarray] | None = None,
+            ) -> dict[str, dict[str, float]]:
+    """Harmonic mean over scenarios of ``metric(alg)/metric(SELFISH)`` (spec §2.6); ``masks``
+    are :func:`_masks` (computed when not given)."""
+    masks = _masks(t) if masks is None else masks
     out: dict[str, dict[str, float]] = {}
-    base = {m: dict(zip(t["scenario"][t["algorithm"] == "selfish"],
-                        t[m][t["algorithm"] == "selfish"], strict=True))
-            for m in ("makespan", "ssct", "max_stretch")}
+    own = np.flatnonzero(masks["selfish"]) if "selfish" in masks else np.zeros(0, int)
+    row = dict(zip(t["scenario"][own].tolist(), own.tolist(), strict=True))  # last one wins
     for a in t["algs"]:
-        sel = t["algorithm"] == a
-        out[a] = {m: _hmean(t[m][sel] / np.array([base[m][s] for s in t["scenario"][sel]]))
-                  for m in ("makespan", "ssct", "max_stretch")}
+        sel = masks[a]
+        base = np.array([row[s] for s in t["scenario"][sel].tolist()], dtype=int)
+        out[a] = {m: _hmean(t[m][sel] / t[m][base]) for m in ("makespan", "ssct", "max_stretch")}
     return out
 
 
@@ -492,12 +524,16 @@ def _share(t: dict[str, Any], hit: np.ndarray, mask: np.ndarray) -> float | None
     return len(set(t["scenario"][mask & hit].tolist())) / len(scen) if scen else None
 
 
-def _check_small_stretch(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
+def _check_small_stretch(t: dict[str, Any], masks: dict[str, np.ndarray],
+                         ) -> tuple[str, bool, dict[str, Any]]:
     """Check 6: the share of scenarios where some CRA algorithm gives a PTG a stretch below
     1 lies in :data:`CHECK6_BAND` (paper 6 %), and the phenomenon is at least as frequent
     with ``N <= 4`` as with ``N >= 6`` ("cases with few concurrent PTGs") when both
     occur in the rows."""
-    cra = np.char.startswith(t["algorithm"].astype(str), "cra")
+    cra = np.zeros(t["algorithm"].shape, bool)
+    for a, m in masks.items():
+        if a.startswith("cra"):
+            cra |= m
     hit = t["min_stretch"] < 1 - 1e-9
     share = _share(t, cra & hit, cra)
     small = _share(t, cra & hit, cra & (t["N"] <= 4))
@@ -510,10 +546,11 @@ def _check_small_stretch(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
             {"share_of_scenarios": share, "share_N<=4": small, "share_N>=6": large})
 
 
-def _check_lptf(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
+def _check_lptf(t: dict[str, Any], masks: dict[str, np.ndarray],
+                ) -> tuple[str, bool, dict[str, Any]]:
     """Check 7: CAFM LPTF's worst SSCT is at least :data:`CHECK7_MARGIN` times the worst
     SSCT of each CAFM algorithm that schedules short PTGs first (SAF, SPTF, K SHELVES)."""
-    worst = {a: float(t["ssct"][t["algorithm"] == a].max())
+    worst = {a: float(t["ssct"][masks[a] if a in masks else t["algorithm"] == a].max())
              for a in ("cafm-lptf", "cafm-saf", "cafm-sptf", "cafm-k-shelves")}
     others = max(v for a, v in worst.items() if a != "cafm-lptf")
     return (f"7 CAFM LPTF's worst SSCT >= {CHECK7_MARGIN} x that of SAF, SPTF and K SHELVES "
@@ -522,7 +559,8 @@ def _check_lptf(t: dict[str, Any]) -> tuple[str, bool, dict[str, Any]]:
 
 
 def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
-               util: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+               util: dict[str, dict[str, float]],
+               masks: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
     """The seven qualitative checks of spec §(a), each with ``passed`` and its values; the seed
     lines behind each are :data:`CHECK_LINES`.
 
@@ -534,6 +572,8 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
         Harmonic-mean ratios to SELFISH per algorithm and metric.
     util : dict
         Utilisation per algorithm and cluster under :data:`TABLE2_READING`.
+    masks : dict, optional
+        ``t["algorithm"] == a`` per algorithm (:func:`_masks`; computed when not given).
 
     Returns
     -------
@@ -545,8 +585,10 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
     -----
     The checks' tolerances are decision 134 (check 5's CAFM half: decision 411).
     """
-    def stat(a: str, m: str, f: Any = np.mean) -> float:
-        return float(f(t[m][t["algorithm"] == a]))
+    masks = _masks(t) if masks is None else masks
+
+    def stat(a: str, m: str, f: Any = _mean) -> float:
+        return float(f(t[m][masks[a]]))
 
     algs = t["algs"]
     checks = []
@@ -557,7 +599,7 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                    max(mx, key=mx.__getitem__) == "selfish",
                    {"worst_ssct": max(ss, key=ss.__getitem__),
                     "worst_maxs": max(mx, key=mx.__getitem__)}))
-    med = {a: stat(a, "max_stretch", np.median) for a in algs}
+    med = {a: stat(a, "max_stretch", _median) for a in algs}
     r_order = ratios["selfish-order"]["makespan"]
     checks.append(("2 SELFISH ORDER best MaxS median, Cmax ratio >= 1.1",
                    min(med, key=med.__getitem__) == "selfish-order" and r_order >= 1.1,
@@ -579,8 +621,8 @@ def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                    f"({TABLE2_READING})",
                    bool(max(cafm) <= 0.80 and min(cra) >= 0.98),
                    {"cafm_max": max(cafm), "cra_min": min(cra)}))
-    checks.append(_check_small_stretch(t))
-    checks.append(_check_lptf(t))
+    checks.append(_check_small_stretch(t, masks))
+    checks.append(_check_lptf(t, masks))
     return [{"check": c, "passed": bool(p), "values": v} for c, p, v in checks]
 
 
@@ -773,8 +815,7 @@ def _figures(t: dict[str, Any]) -> dict[str, Any]:
     Table 2 keys ``T2:…``, ``A9``, the Pareto labels ``pareto:…`` and the check flags
     ``check:k``), from :func:`_table`'s arrays; what :func:`reduced_noise` resamples."""
     out: dict[str, Any] = {}
-    algs = t["algs"]
-    masks = {a: t["algorithm"] == a for a in algs}
+    masks = _masks(t)
     for _, _, _, metric, a, stat in QUANTILE_ROWS:
         if a in masks and masks[a].any():
             out[f"q:{metric}:{a}:{stat}"] = float(np.quantile(t[metric][masks[a]],
@@ -784,26 +825,26 @@ def _figures(t: dict[str, Any]) -> dict[str, Any]:
         if a10:
             out["A12"] = float(np.median(t["makespan"][masks["cafm-k-shelves"]])) / a10
     cls = {c: t["class"] == c for c in CLASSES if (t["class"] == c).any()}
-    boxes = {m: {c: {a: {"median": float(np.median(t[m][mk & ma]))}
-                     for a, ma in masks.items() if (mk & ma).any()}
-                 for c, mk in cls.items()} for m in ("ssct", "makespan")}
+    groups = {c: [(a, x) for a, ma in masks.items() if (x := np.flatnonzero(mk & ma)).size]
+              for c, mk in cls.items()}  # the same rows in the same order as the masks
+    boxes = {m: {c: {a: {"median": _median(t[m][x])} for a, x in g}
+                 for c, g in groups.items()} for m in ("ssct", "makespan")}
     tg = population_targets(population_median_difference(boxes))
     for fig in ("A7", "A13"):
         for k, v in tg.get(fig, {}).get("ours", {}).items():
             v = v[1] if isinstance(v, list) else v  # [name, value] of a smallest / largest
             if k in _POPULATION_KEYS[fig] and isinstance(v, float):
                 out[f"{fig}:{k}"] = v if k == "mean_absolute" else 100 * v
-    clusters = sorted(set(t["cluster"].tolist()))
+    on = {c: t["cluster"] == c for c in sorted(set(t["cluster"].tolist()))}
+    cells = {a: [(c, x) for c, mc in on.items() if (x := np.flatnonzero(ma & mc)).size]
+             for a, ma in masks.items()}
     readings: dict[str, dict[str, dict[str, float]]] = {}
     for k in (TABLE2_READING, "makespan"):
         col = t.get(f"util_{k}")
         if col is not None:
-            readings[k] = {a: {c: float(col[ma & (t["cluster"] == c)].mean())
-                               for c in clusters if (ma & (t["cluster"] == c)).any()}
-                           for a, ma in masks.items()}
+            readings[k] = {a: {c: _mean(col[x]) for c, x in cx} for a, cx in cells.items()}
     util = readings.get(TABLE2_READING) or {
-        a: {c: float(t["utilisation"][ma & (t["cluster"] == c)].mean()) for c in clusters
-            if (ma & (t["cluster"] == c)).any()} for a, ma in masks.items()}
+        a: {c: _mean(t["utilisation"][x]) for c, x in cx} for a, cx in cells.items()}
     t2 = table2_comparison(util)
     if t2.get("cells"):
         out.update({"T2:min": t2["min"], "T2:count": float(t2["at_least_90"]),
@@ -815,15 +856,15 @@ def _figures(t: dict[str, Any]) -> dict[str, Any]:
             out["T2:busy_count"] = float(table2_comparison(readings["makespan"])
                                          ["at_least_90"])
     if "selfish" in masks:
-        ratios = _ratios(t)
+        ratios = _ratios(t, masks)
         for a, v in ratios.items():
             out[f"ratio:{a}"] = v["makespan"]
         out["pareto:ssct_vs_cmax"] = ", ".join(pareto_front(
             {a: (v["makespan"], v["ssct"]) for a, v in ratios.items()}))
         out["pareto:maxs_vs_ssct"] = ", ".join(pareto_front(
             {a: (v["ssct"], v["max_stretch"]) for a, v in ratios.items()}))
-        if set(ALGORITHMS) <= set(algs):
-            for c in acceptance(t, ratios, util):
+        if set(ALGORITHMS) <= set(t["algs"]):
+            for c in acceptance(t, ratios, util, masks):
                 out[f"check:{c['check'][0]}"] = c["passed"]
                 if c["check"][0] == "6":
                     share = c["values"]["share_of_scenarios"]

@@ -143,9 +143,60 @@ def validate(sched: PtgSchedule, ptgs: list[PTG], cluster: Cluster) -> None:
     if (sched.start < -tol).any():
         raise InvalidScheduleError("start", "a task starts before time 0",
                                    int(np.argmax(sched.start < -tol)))
+    if _all_hold(sched, ptgs, offsets, cluster, tol):
+        return  # every check below holds: the loops would find nothing (decision 642)
     for i, g in enumerate(ptgs):
         _check_ptg(sched, g, offsets[i], cluster, tol)
     _check_processors(sched, P, tol)
+
+
+def _all_hold(sched: PtgSchedule, ptgs: list[PTG], offsets: np.ndarray, cluster: Cluster,
+              tol: float) -> bool:
+    """Whether every check of :func:`_check_ptg` and :func:`_check_processors` holds, the
+    same comparisons on the same values, on whole arrays: True means the loops would raise
+    nothing; False sends :func:`validate` to the loops, which name the first violation.
+    O(n log n + n·P + m·n) for ``m`` start instants."""
+    P = cluster.processors
+    if not ptgs:
+        return False
+    ids = [np.asarray(x) for x in sched.procs]
+    if any(x.ndim != 1 or (x.size and x.dtype.kind not in "iu") for x in ids):
+        return False
+    a = np.asarray(sched.alloc)
+    if a.dtype.kind not in "iu" or not (np.isfinite(sched.start).all()
+                                        and np.isfinite(sched.end).all()):
+        return False
+    size = np.array([x.size for x in ids])
+    dummy = np.concatenate([g.dummy for g in ptgs])
+    if (dummy & ((a != 0) | (size != 0))).any() or (~dummy & ((a < 1) | (a > P))).any() \
+            or (size != a).any():
+        return False
+    flat = np.concatenate([x.astype(np.int64) for x in ids]) if ids else np.zeros(0, np.int64)
+    if flat.size and ((flat < 0).any() or (flat >= P).any()):
+        return False
+    task = np.repeat(np.arange(size.size), size)
+    key = np.sort(task * P + flat)
+    if (key[1:] == key[:-1]).any():  # a processor twice in one task
+        return False
+    want = np.concatenate([g.work / cluster.speed for g in ptgs]) * (
+        np.concatenate([g.alpha for g in ptgs])
+        + (1.0 - np.concatenate([g.alpha for g in ptgs])) / np.maximum(a, 1).astype(float))
+    if (np.abs((sched.end - sched.start) - want) > tol + _REL * want).any():
+        return False
+    edges = np.concatenate([g.edges.reshape(-1, 2) + off for g, off in zip(ptgs, offsets[:-1],
+                                                                           strict=True)])
+    if (sched.start[edges[:, 1]] < sched.end[edges[:, 0]] - tol).any():
+        return False
+    real = sched.end - sched.start > tol
+    q, k = flat[real[task]], task[real[task]]
+    s, e = sched.start[k], sched.end[k]
+    o = np.lexsort((k, e, s, q))  # each processor's spans in the loop's sort order
+    q, s, e = q[o], s[o], e[o]
+    if ((q[1:] == q[:-1]) & (s[1:] < e[:-1] - tol)).any():
+        return False
+    t = np.unique(sched.start[real])[:, None] + tol
+    busy = real & (sched.start <= t) & (sched.end > t)
+    return bool(((busy * a).sum(axis=1) <= P).all())
 
 
 def _check_ptg(sched: PtgSchedule, g: PTG, off: int, cluster: Cluster, tol: float) -> None:

@@ -33,6 +33,10 @@ def test_the_hook_on_an_empty_store_and_on_a_small_store(tmp_path: Path) -> None
     assert part.notes == ("improved-HCPA bound of the rows: none",)
     assert {f.ref for f in part.figures} == {f"004-F{k}" for k in range(2, 9)}
     assert all(f.path.is_file() and f.path.stat().st_size > 1000 for f in part.figures)
+    # the captions describe what is drawn: the run's 18 scenarios, not the seed's 1,500
+    assert all("over the run's 18 scenarios" in f.caption for f in part.figures)
+    f8 = next(f for f in part.figures if f.ref == "004-F8")
+    assert "(6 at N = 2, 3 at N = 4," in f8.caption
 
 
 def test_reproduce_then_report_through_the_installed_command(tmp_path: Path) -> None:

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from lpsched.campaigns import sequential
 from lpsched.campaigns.extract import extract
-from lpsched.campaigns.faircamp import faircamp
+from lpsched.campaigns.faircamp import faircamp, faircamp_packed
 from lpsched.campaigns.generators import faircamp_workload
 from lpsched.campaigns.metrics import campaign_stretch
 from lpsched.campaigns.policies import policy_factory
+from lpsched.campaigns.reproduce import FAIRCAMP_POLICIES, faircamp_cell
 from lpsched.campaigns.schedule import original_run, validate
 from lpsched.campaigns.simulator import simulate
 from lpsched.core.swf import read_swf
@@ -53,11 +55,20 @@ def main() -> None:
     rows: list[tuple[str, float, float, str]] = []
     w = faircamp_workload(10, 10_000, seed=1)
     t, mem, _ = measure(lambda: faircamp(w), args.repeats)
-    rows.append(("FairCamp, 10^4 jobs, k = 10 (simulation only)", t, mem, ""))
+    rows.append(("FairCamp, 10^4 jobs, k = 10 (simulation only; blocks by the ch. 4 "
+                 "shortcut)", t, mem, ""))
+    t, mem, _ = measure(lambda: faircamp_packed(w), args.repeats)
+    rows.append(("FairCamp packed, 10^4 jobs, k = 10 (the ch. 4 shortcut)", t, mem, ""))
+    t, mem, _ = measure(lambda: sequential.fcfs(w), args.repeats)
+    rows.append(("fcfs, 10^4 jobs, k = 10 (the ch. 4 shortcut)", t, mem, ""))
+    cell = {"k": 10, "seed": 1, "jobs": 10_000, "policies": ",".join(FAIRCAMP_POLICIES)}
+    t, mem, _ = measure(lambda: faircamp_cell(cell), args.repeats)
+    rows.append(("one `reproduce faircamp` cell: 4 policies, validation, S1 and S2", t, mem,
+                 ""))
     for pol in ("fcfs", "ostrich", "space-share", "fair-share"):
         t, mem, _ = measure(lambda p=pol: simulate(w, policy_factory(p, False, 50.0)),
                             args.repeats)
-        rows.append((f"{pol}, 10^4 jobs, k = 10 (simulation only)", t, mem, ""))
+        rows.append((f"{pol}, 10^4 jobs, k = 10 (simulation only, engine)", t, mem, ""))
     t, mem, _ = measure(lambda: validate(faircamp(w)), args.repeats)
     rows.append(("FairCamp + independent validation, 10^4 jobs", t, mem, ""))
     path = Path(args.data) / "LPC-EGEE-2004-1.2-cln.swf.gz"

@@ -62,6 +62,8 @@ def lpt(p: np.ndarray, m: int) -> tuple[np.ndarray, float]:
     7.0
     """
     p = np.asarray(p, dtype=float)
+    if p.size <= m:  # one machine each, all at 0: what the list below gives
+        return np.zeros(p.size), float(p.max(initial=0.0))
     order = np.lexsort((np.arange(p.size), -p))
     start = np.empty(p.size)
     machines = [(0.0, i) for i in range(min(m, p.size))]

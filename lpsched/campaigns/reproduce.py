@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from lpsched.campaigns import sequential
 from lpsched.campaigns.extract import STATUS, extract
 from lpsched.campaigns.faircamp import faircamp, faircamp_packed
 from lpsched.campaigns.generators import (
@@ -103,12 +104,15 @@ FAIRCAMP_POLICIES = ("faircamp-packed", "faircamp-block", "fcfs-submission", "fc
 HEADLINE = ("fcfs-submission", "faircamp-packed")
 
 
-def _faircamp_run(w: Workload, name: str) -> CampaignRun:
+def _faircamp_run(w: Workload, name: str,
+                  rho: tuple[np.ndarray, np.ndarray] | None = None) -> CampaignRun:
     if name == "faircamp-block":
-        return faircamp(w)
+        return faircamp(w, rho)
     if name == "faircamp-packed":
-        return faircamp_packed(w)
+        return faircamp_packed(w, None if rho is None else rho[1])
     order = name.removeprefix("fcfs-")
+    if rho is not None:  # the ch. 4 setting (sequential.applies): no engine
+        return sequential.fcfs(w, order)
     return simulate(w, policy_factory("fcfs", False, fcfs_order=order))
 
 
@@ -143,13 +147,16 @@ def faircamp_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """
     w = faircamp_workload(int(cell["k"]), int(cell["jobs"]), seed=int(cell["seed"]),
                           exponent=float(cell.get("exponent", ZIPF_EXPONENT)))
+    # the ρ-schedules once per instance, for both FairCamps and every S2
+    rho = sequential.lpt_schedules(w) if sequential.applies(w) else None
+    den = None if rho is None else rho[1]
     rows = []
     for name in FAIRCAMP_POLICIES:
         t0 = time.perf_counter()
-        run = _faircamp_run(w, name)
+        run = _faircamp_run(w, name, rho)
         seconds = time.perf_counter() - t0
         validate(run)
-        s2 = user_stretch(run)
+        s2 = user_stretch(run, den)
         rows.append({**cell, "policy": name, "max_user_stretch": float(np.nanmax(s2)),
                      "max_campaign_stretch": float(campaign_stretch(run).max()),
                      "deadlines_met": bool(run.info.get("deadlines_met", True)),
@@ -432,7 +439,10 @@ def _profiles_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     short = short_users(w)
     rows = []
     for pol in ("fcfs", "ostrich"):
-        run = simulate(w, policy_factory(pol, False))
+        if pol == "fcfs" and sequential.applies(w):  # the same run without the engine
+            run = sequential.fcfs(w, "submission")
+        else:
+            run = simulate(w, policy_factory(pol, False))
         validate(run)
         d = campaign_stretch(run)
         per_user = np.full(w.users, np.nan)

@@ -424,8 +424,8 @@ def busy_area_inside(q: np.ndarray, start: np.ndarray, end: np.ndarray,
 def _check_capacity(q: np.ndarray, m: int, s: np.ndarray, end: np.ndarray) -> None:
     times = np.concatenate((end, s))
     delta = np.concatenate((-q, q))
-    kind = np.concatenate((np.zeros(end.size), np.ones(s.size)))  # ends first at ties
-    order = np.lexsort((kind, times))
+    # ends first at ties: they come first in ``times`` and the sort is stable
+    order = np.argsort(times, kind="stable")
     busy = np.cumsum(delta[order])
     if busy.max(initial=0) > m:
         i = int(np.argmax(busy > m))

@@ -28,7 +28,7 @@ the workers: each batch records them and the parent re-issues each distinct warn
 per batch, so they reach the caller's warning filters (the CLI's summary on stderr)
 instead of flooding stderr.
 
-A cell that took at least :data:`COLLECT_AFTER` seconds is followed by a full garbage
+A cell that took at least :data:`COLLECT_AFTER` CPU seconds is followed by a full garbage
 collection, in the lead process and in the workers (decision 432).
 """
 
@@ -292,20 +292,20 @@ def _batch(fn: CellFn, cells: list[Any],
     return out, list(seen)
 
 
-#: a cell that ran this long is followed by a full garbage collection (decision 432)
+#: a cell that took this much CPU is followed by a full garbage collection (decision 432)
 COLLECT_AFTER = 0.5
 
 
 def _collected(fn: CellFn, cell: Any) -> list[dict[str, Any]]:
     """``fn(cell)``, then a full garbage collection when it took at least
-    :data:`COLLECT_AFTER` seconds. A simulation leaves reference cycles holding its large
+    :data:`COLLECT_AFTER` CPU seconds. A simulation leaves reference cycles holding its large
     arrays; Python collects cycles by count of container objects, not by bytes, so without
     this a process running many large cells grew by each cell's arrays (ch. 5 on RICC:
     4.5 GB peak in one process, ~45 MB a cell; 124 MB with it). The collection costs
     milliseconds, nothing beside a cell of half a second."""
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU, not wall: a loaded machine does not make a cell large
     rows = fn(cell)
-    if time.perf_counter() - t0 >= COLLECT_AFTER:
+    if time.process_time() - t0 >= COLLECT_AFTER:
         gc.collect()
     return rows
 

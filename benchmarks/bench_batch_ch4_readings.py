@@ -1,5 +1,6 @@
 """Seed 000 ch. 4's makespan figures under each candidate reading (decision 272): the whole
-ch. 4 seed-vs-ours table per reading, on the same instances.
+ch. 4 seed-vs-ours table per reading (:func:`lpsched.batch.fidelity.vs_seed`), on the same
+instances.
 
     python benchmarks/bench_batch_ch4_readings.py [--instances 64] [--readings base,textbook]
 
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from lpsched.batch.allocation import is_contiguous, is_local, slice_plan
-from lpsched.batch.fidelity import contiguity_table
+from lpsched.batch.fidelity import vs_seed
 from lpsched.batch.reproduce import CONTIGUITY_ALLOCS, contiguity_summary, subset
 from lpsched.batch.simulator import BatchSchedule, simulate_batch, validate_batch
 from lpsched.core.swf import read_swf, to_workload
@@ -134,6 +135,27 @@ def one_run(w, alloc: str, reading: str, comp: str) -> dict:
             "local_jobs": float(np.mean([is_local(p, 16) for p in procs]))}
 
 
+def cells(reading: str, instances: int) -> list[list]:
+    """The cell keys of :func:`rows_for`'s run, as ``reproduce contiguity`` writes them
+    (the ``slices`` reading under decision 274's planner (h)), for the table's settings.
+
+    Parameters
+    ----------
+    reading : str
+        The reading.
+    instances : int
+        Instances (seeds 0 .. instances − 1).
+
+    Returns
+    -------
+    list of list
+        ``[trace, seed, jobs, processors, cluster, alloc, status, planner]``.
+    """
+    planner = "slices" if reading == "slices" else "profile"
+    return [[str(CURIE), seed, 300, 512, 16, alloc, "all", planner]
+            for seed in range(instances) for alloc in CONTIGUITY_ALLOCS]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--instances", type=int, default=64)
@@ -146,8 +168,9 @@ def main() -> None:
                                                                         size="allocated")}
     for reading in args.readings.split(","):
         t0 = time.perf_counter()
-        summary = contiguity_summary(rows_for(reading, args.instances, traces))
-        table = contiguity_table(summary, note=f"reading {reading}")
+        rows = rows_for(reading, args.instances, traces)
+        summary = contiguity_summary(rows)
+        table = vs_seed("contiguity", rows, cells(reading, args.instances))
         print(f"\n== reading {reading}: {args.instances} instances, "
               f"{time.perf_counter() - t0:.0f} s")
         print(table.format())

@@ -438,39 +438,47 @@ def table_text(summary: Mapping[str, Mapping[str, Any]], title: str) -> str:
     return "\n".join(lines)
 
 
-def verdicts(summary: Mapping[str, Mapping[str, Any]],
-             extra: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, str]:
-    """The verdict of each row of seed 000 ch. 5's table (``lpsched.batch.fidelity``'s
-    :func:`platform_table`, the package's own rule: direction against 1 within 0.01, best
-    variant), without decision pointers (``EXPLAINED`` is for the default reading).
+def verdicts(rows: list[dict[str, Any]], reading: str, platforms: Iterable[str],
+             seeds: Iterable[int] | None = None) -> dict[str, str]:
+    """The verdict of each sum-flow row of seed 000 ch. 5's table under one reading: each
+    variant's direction against basic's 1 [L3779-L3788] and best-effort platform below
+    every other variant [L3781-L3782], by :func:`lpsched.batch.fidelity.vs_seed` (the
+    package's one rule, paired noise over the instances) on the reading's factor-2 rows.
 
     Parameters
     ----------
-    summary : mapping
-        Platform -> :func:`summarise`'s result.
-    extra : mapping, optional
-        Platform -> variant -> ratio for platforms not re-run (RICC's default figures), 30
-        instances.
+    rows : list of dict
+        Rows of :func:`run`.
+    reading : str
+        Which rows (a platform it leaves unchanged, :func:`unchanged`, reads the default's).
+    platforms : iterable of str
+        Keys of :data:`~lpsched.batch.reproduce.CH5_PLATFORMS`.
+    seeds : iterable of int, optional
+        Only these instances (default every instance in ``rows``).
 
     Returns
     -------
     dict
-        ``"platform alloc"`` (``alloc`` ``best`` for the best variant) -> ``match``,
-        ``close``, ``differs`` or ``not measured``.
+        ``"platform alloc"`` (``alloc`` ``best`` for best-effort platform's row) -> the
+        row's kind without its cause: ``match``, ``close``, ``undetermined``, ``differs``
+        or ``not measured``.
     """
-    from lpsched.batch.fidelity import platform_table
+    from lpsched.batch.fidelity import vs_seed
 
-    per: dict[str, dict[str, dict[str, float]]] = {}
-    for plat, s in summary.items():
-        if s.get("ratio"):
-            per[plat] = {a: {"sum_flow": v, "instances": 30} for a, v in s["ratio"].items()}
-    for plat, ratios in (extra or {}).items():
-        per.setdefault(plat, {a: {"sum_flow": v, "instances": 30} for a, v in ratios.items()})
+    plats = set(platforms)
+    want = set(seeds) if seeds is not None else None
+    mine = [r for r in rows if r["factor"] == 2.0 and r["platform"] in plats
+            and r["reading"] == ("default" if unchanged(reading, r["platform"]) else reading)
+            and (want is None or r["seed"] in want)]
     out = {}
-    for row in platform_table(per, {}).rows:
+    for row in vs_seed("platform-level", mine, []).rows:
         plat, _, rest = row.figure.partition(": ")
-        alloc = "best" if rest.startswith("best") else rest.split(" ")[0]
-        out[f"{plat} {alloc}"] = row.verdict.split(":")[0]
+        if plat not in plats:
+            continue
+        if rest.endswith("sum flow / basic's"):
+            out[f"{plat} {rest.split(' ')[0]}"] = row.kind.split(":")[0]
+        elif rest.startswith("beplat's sum flow below"):
+            out[f"{plat} best"] = row.kind.split(":")[0]
     return out
 
 
@@ -555,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
         every[reading] = summ
         print(table_text(summ, f"reading {reading}: mean sum flow / basic's"))
         print()
-        v = verdicts(summ)
+        v = verdicts(rows, reading, summ, seeds)
         bad = [k for k, x in v.items() if x == "differs"]
         print(f"verdicts (platforms run): {sum(x in ('match', 'close') for x in v.values())}"
               f" match or close, {len(bad)} differ: {', '.join(bad) or 'none'}")

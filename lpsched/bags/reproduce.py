@@ -4,8 +4,7 @@ The seed's experiments are [L837–L1015]. Every cell key holds the greedy heuri
 reading (:func:`reading`, decisions 316–317); the eager CBS3M variants run beside the
 seed's 18 (:func:`select` gives the seed's 18 with one dispatcher; the tables normalise
 among those); Figures 5–10 come from :func:`load_curves`, :func:`figure5_rows` and
-:func:`write_figures`, and the seed-vs-ours table from :func:`fidelity` (through
-:mod:`lpsched.core.fidelity_legacy`).
+:func:`write_figures`; the seed-vs-ours table is :func:`lpsched.bags.fidelity.cbs3m_table`'s.
 
 One cell = (instance seed, policy): a fresh Table-2 instance (20 applications, 10 workers,
 one-port; decision A27) simulated under one policy, with the (K1) optimum as the lower bound.
@@ -40,7 +39,6 @@ from lpsched.bags.instance import Instance
 from lpsched.bags.policies import cbs3m, get_policy, greedy, policy_names
 from lpsched.bags.schedule import metrics, validate
 from lpsched.bags.simulator import StarPolicy, simulate
-from lpsched.core.fidelity_legacy import FidelityRow, FidelityTable, compare, not_measured
 from lpsched.errors import InvalidScheduleError, LpschedError, SolverError
 from lpsched.solvers.solution import Status
 
@@ -87,6 +85,12 @@ SEED_AVERAGES: dict[str, dict[str, float]] = {
                  "cbs3m-edf-online": 1.065, "cbs3m-fifo-offline": 1.120,
                  "cbs3m-edf-offline": 1.087},
 }
+#: Table 3's averages [L848–L859] (the MPI experiments, Table 1's parameters), printed
+#: beside ours by :func:`format_tables` under ``--profile mpi``.
+SEED_TABLE3 = {"cbs3m-edf-offline": 1.28, "cbs3m-edf-online": 1.31,
+               "cbs3m-fifo-offline": 1.35, "cbs3m-fifo-online": 1.38, "fifo-mct": 1.95,
+               "fifo-rr": 4.26, "mwma-ms": 2.24, "mwma-nbt": 1.48, "spt-dd": 4.76,
+               "spt-mct": 1.97, "srpt-mct": 2.00, "swrpt-mct": 2.03}
 
 
 @functools.lru_cache(maxsize=64)
@@ -827,189 +831,6 @@ def read_curve_csv(path: Path) -> list[dict[str, Any]]:
     text = {"metric", "policy"}
     return [{k: (v if k in text else int(v) if k in ints else float(v))
              for k, v in r.items()} for r in rows]
-
-
-#: Seed 003's Table 4 [L893–L910]: the line of each policy's row, its maximum and "the
-#: best in x %" (the averages are in :data:`SEED_AVERAGES`).
-TABLE4_LINE = {"fifo-rr": 893, "fifo-mct": 894, "fifo-dd": 895, "spt-rr": 896,
-               "spt-mct": 897, "spt-dd": 898, "srpt-rr": 899, "srpt-mct": 900,
-               "srpt-dd": 901, "swrpt-rr": 902, "swrpt-mct": 903, "swrpt-dd": 904,
-               "mwma-nbt": 905, "mwma-ms": 906, "cbs3m-fifo-online": 907,
-               "cbs3m-edf-online": 908, "cbs3m-fifo-offline": 909, "cbs3m-edf-offline": 910}
-#: The leader (lowest average) of Tables 6 and 7 [L960, L985], with its average.
-SEED_LEADERS = {"makespan": ("cbs3m-edf-offline", 1.003, 960),
-                "max_flow": ("cbs3m-edf-offline", 1.023, 985)}
-#: Table 3's order [L847–L859, L863]: the families by average relative max-stretch.
-SEED_TABLE3_ORDER = "cbs3m < mwma-nbt < mct < mwma-ms < rr/dd"
-#: Table 3's averages [L848–L859] (the MPI experiments, Table 1's parameters).
-SEED_TABLE3 = {"cbs3m-edf-offline": 1.28, "cbs3m-edf-online": 1.31,
-               "cbs3m-fifo-offline": 1.35, "cbs3m-fifo-online": 1.38, "fifo-mct": 1.95,
-               "fifo-rr": 4.26, "mwma-ms": 2.24, "mwma-nbt": 1.48, "spt-dd": 4.76,
-               "spt-mct": 1.97, "srpt-mct": 2.00, "swrpt-mct": 2.03}
-#: Decisions of docs/decisions.md holding the evidence for the figures that still differ
-#: (the readings tried, decisions 316–319; MWMA's six readings and the argument that the
-#: seed's two MWMA rows cannot both come from today's NBT, decision 323).
-EXPLAINED: dict[str, int | None] = {"greedy": 317, "mwma": 323, "cbs3m": 321,
-                                    "leaders": 318, "table3": 319}
-
-
-def _family(policy: str) -> str:
-    """``cbs3m``, ``mwma-nbt``, ``mwma-ms``, ``mct`` or ``rr/dd``: Table 3's groups."""
-    if policy.startswith("cbs3m"):
-        return "cbs3m"
-    if policy.startswith("mwma"):
-        return policy
-    return "mct" if policy.endswith("-mct") else "rr/dd"
-
-
-def family_order(avg: dict[str, float]) -> str:
-    """Table 3's order as a label: the families of :func:`_family` sorted by their best
-    (lowest) average, ``"cbs3m < mwma-nbt < mct < mwma-ms < rr/dd"``.
-
-    Parameters
-    ----------
-    avg : dict of str to float
-        Each policy's average relative max-stretch (``avg`` of :func:`tables`); NaN
-        averages are left out.
-
-    Returns
-    -------
-    str
-        The families joined by ``" < "``, lowest first (ties by name); only the families
-        that have a finite average appear; the seed's is :data:`SEED_TABLE3_ORDER`.
-    """
-    best: dict[str, float] = {}
-    for p, v in avg.items():
-        if v == v:
-            f = _family(p)
-            best[f] = min(best.get(f, np.inf), v)
-    return " < ".join(sorted(best, key=lambda f: (best[f], f)))
-
-
-def rr_dd_identity(rows: list[dict[str, Any]]) -> float | None:
-    """The percentage of (instance, application rule) pairs whose RR and DD runs have the
-    same max-stretch (relative 1e-9), over the pairs where both finished; ``None`` when the
-    rows hold no such pair (the seed: 100 %, every row of Tables 4–8 [L893–L1012]).
-
-    Parameters
-    ----------
-    rows : list of dict
-        The stored rows of :func:`cell`, one per (instance seed, policy) (usually
-        :func:`select`'s); a pair is ``<rule>-rr`` and ``<rule>-dd`` on one seed.
-
-    Returns
-    -------
-    float or None
-        The percentage, from 0 to 100, or ``None``.
-    """
-    index = {(r["seed"], r["policy"]): _finished(r, "max_stretch") for r in rows}
-    same = total = 0
-    for (seed, policy), v in index.items():
-        if policy.endswith("-rr"):
-            w = index.get((seed, policy[:-3] + "-dd"))
-            if w is not None and np.isfinite(v) and np.isfinite(w):
-                total += 1
-                same += abs(v - w) <= 1e-9 * max(abs(v), abs(w))
-    return 100.0 * same / total if total else None
-
-
-def _noise(stats: dict[str, Any]) -> float:
-    """Two standard errors of a policy's average (the tolerance of its row: the sampling
-    noise of a reduced run), at least 0.005 (the seed prints three decimals)."""
-    n = stats.get("n", 0)
-    sd = stats.get("sd", float("nan"))
-    if not n or sd != sd:
-        return 0.005
-    return max(2 * sd / np.sqrt(n), 0.005)
-
-
-def fidelity(rows: list[dict[str, Any]], profile: str = "simgrid") -> FidelityTable:
-    """The seed-vs-ours table of ``reproduce cbs3m``: one row per published figure.
-
-    Built by :mod:`lpsched.core.fidelity_legacy`.
-    ``simgrid``: Table 4's averages (all 18 rows), CBS3M
-    EDF online's maximum and best %, the RR = DD identity, the leaders of Tables 6 and 7
-    under both CBS3M dispatchers; ``mpi``: Table 3's averages and order. Figures of the
-    other set-up are ``not measured``. Tolerances: two standard errors of our average
-    (:func:`_noise`); best % at 10 percentage points; the labels exactly.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The stored rows of :func:`cell`, one per (instance seed, policy), eager
-        variants included (they give the eager rows of the leaders).
-    profile : str
-        The generator the rows come from: ``"mpi"`` gives Table 3's rows; any other
-        (``"simgrid"``, the default) Tables 4-8's.
-
-    Returns
-    -------
-    FidelityTable
-        Experiment ``cbs3m``; the rows' ``explained_by`` are :data:`EXPLAINED`'s
-        decisions, the RR = DD row is a calibration figure (it chose decision 316's DD
-        reading).
-    """
-    out: list[FidelityRow] = []
-    lazy = select(rows, "lazy")
-    if profile != "mpi":
-        tab = tables(lazy)["max_stretch"] if lazy else {}
-        for p, line in TABLE4_LINE.items():
-            s = tab.get(p)
-            fam = ("cbs3m" if p.startswith("cbs3m") else "mwma" if p.startswith("mwma")
-                   else "greedy")
-            out.append(compare(f"Table 4 {p} avg", f"003 L{line}", SEED_AVERAGES[
-                "max_stretch"][p], None if s is None or s["avg"] != s["avg"] else s["avg"],
-                tolerance=_noise(s or {}), explained_by=EXPLAINED[fam],
-                note=f"{s['n']} instances" if s else ""))
-        s = tab.get("cbs3m-edf-online")
-        out.append(compare("Table 4 cbs3m-edf-online max", "003 L908", 1.93,
-                           None if s is None else s["max"], tolerance=0.1,
-                           explained_by=EXPLAINED["cbs3m"]))
-        out.append(compare("Table 4 cbs3m-edf-online best %", "003 L908", 64.0,
-                           None if s is None else s["best"], tolerance=10.0, unit="%",
-                           explained_by=EXPLAINED["cbs3m"]))
-        ident = rr_dd_identity(lazy)
-        out.append(compare("RR = DD (pairs with equal max-stretch)", "003 L893-L1012", 100.0,
-                           ident, tolerance=0.0, unit="%", role="calibration",
-                           note="chose decision 316's DD reading"))
-        for metric, (leader, value, line) in SEED_LEADERS.items():
-            table = TABLE_OF[metric]
-            for dispatcher in ("lazy", "eager"):
-                chosen = select(rows, dispatcher)
-                if dispatcher == "eager" and not any(
-                        str(r["policy"]).endswith(EAGER) for r in rows):
-                    out.append(not_measured(f"Table {table} leader (eager CBS3M)",
-                                            f"003 L{line}", leader,
-                                            "no eager CBS3M rows (run with --eager)"))
-                    continue
-                per = tables(chosen)[metric] if chosen else {}
-                avg = {p: v["avg"] for p, v in per.items() if v["avg"] == v["avg"]}
-                ours = min(avg, key=lambda p: (avg[p], p)) if avg else None
-                out.append(compare(f"Table {table} leader ({dispatcher} CBS3M)",
-                                   f"003 L{line}", leader, ours,
-                                   explained_by=EXPLAINED["leaders"],
-                                   note=(f"ours {avg[ours]:.3f}, seed {value}; CBS3M-EDF-"
-                                         f"offline {avg.get(leader, float('nan')):.3f}")
-                                   if ours else ""))
-        out.append(not_measured("Table 3 order (MPI set-up)", "003 L847-L863",
-                                SEED_TABLE3_ORDER, "run with --profile mpi"))
-    else:
-        for metric in ("max_stretch",):
-            tab = tables(lazy)[metric] if lazy else {}
-            for p, seed in SEED_TABLE3.items():
-                s = tab.get(p)
-                out.append(compare(f"Table 3 {p} avg", "003 L847-L859", seed,
-                                   None if s is None else s["avg"], tolerance=_noise(s or {}),
-                                   explained_by=EXPLAINED["mwma" if p.startswith("mwma")
-                                                          else "table3"],
-                                   note=f"{s['n']} instances" if s else ""))
-            avg = {p: s["avg"] for p, s in tab.items()}
-            out.append(compare("Table 3 order", "003 L847-L863", SEED_TABLE3_ORDER,
-                               family_order(avg) if avg else None,
-                               explained_by=EXPLAINED["table3"]))
-        out.append(not_measured("Table 4 (simulations, Table 2)", "003 L893-L910",
-                                "see --profile simgrid", "run with --profile simgrid"))
-    return FidelityTable(EXPERIMENT, out)
 
 
 def format_dispatchers(rows: list[dict[str, Any]]) -> str:

@@ -10,10 +10,6 @@ is a row at every run size, a row not measured saying why. The rows themselves:
 :mod:`lpsched.batch.fidelity_ch4` (seed 000 ch. 4), :mod:`lpsched.batch.fidelity_ch5`
 (ch. 5), :mod:`lpsched.batch.fidelity_seed001` (seed 001), with the readings shared in
 :mod:`lpsched.batch.fidelity_rows` (decisions 520–524 and 530).
-
-``contiguity_table``, ``platform_table`` and ``topology_table`` (the previous rule, from
-the summaries) are :mod:`lpsched.batch.fidelity_legacy`'s, re-exported while tests of the
-previous rule import them from here.
 """
 
 from __future__ import annotations
@@ -21,14 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lpsched.batch.fidelity_legacy import (  # the previous rule, no command uses it
-    contiguity_table,
-    platform_table,
-    topology_table,
-)
 from lpsched.core.fidelity import FidelityTable
 
-__all__ = ["EXPERIMENTS", "contiguity_table", "platform_table", "topology_table", "vs_seed"]
+__all__ = ["EXPERIMENTS", "vs_seed"]
 
 #: the batch reproductions with a seed-vs-ours table
 EXPERIMENTS = ("contiguity", "platform-level", "topology-aware")

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import replace as dc_replace
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -419,7 +418,7 @@ def population_targets(pmd: dict[str, dict[str, Any]]) -> dict[str, dict[str, An
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Figures 2–8 and Table 2 as numbers, the bounds check and the acceptance checks; on a
     reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) also the bootstrap noise of
-    every figure of the seed-vs-ours table (:func:`reduced_noise`).
+    the figures of Figs 2–8, Table 2 and the checks (:func:`reduced_noise`).
 
     Parameters
     ----------
@@ -437,7 +436,9 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     Notes
     -----
-    The noise and its use by the table are decision 413.
+    The noise is decision 413's, kept in ``ptg_summary.json`` (decision 135); the
+    seed-vs-ours table (:func:`lpsched.ptg.fidelity.ptg_table`) estimates its own
+    (decision 592).
     """
     if not rows:
         return {"scenarios": 0}
@@ -492,13 +493,6 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 #: of the processors that run some task, chosen on the SELFISH and Zhao rows of Table 2 by
 #: the rule declared beforehand (decision 340; :func:`lpsched.ptg.schedule.utilisation_readings`)
 TABLE2_READING = "used_processors"
-#: what each reading of Table 2's utilisation [L729-731] is, named in the rows' figures
-#: (:func:`lpsched.ptg.schedule.utilisation_readings`; decisions 116, 337, 340)
-TABLE2_READING_NAMES = {
-    "used_processors": "share of processors used, decision 340",
-    "makespan": "busy area / (P Cmax), the text's reading [L730-731], decision 116",
-    "processor_span": "per-processor busy span, decision 337",
-    "start_instants": "busy fraction at the task starts, decision 337"}
 #: check 3: "CAFM CRA ... achieves a makespan 20% lower than that of SELFISH" [L689-690]
 CHECK3_BAND = (0.7, 0.9)
 #: check 6: "An interesting phenomenon, which occurs in 6% of our simulation scenarios" [L592]
@@ -561,8 +555,14 @@ def _check_lptf(t: dict[str, Any], masks: dict[str, np.ndarray],
 def acceptance(t: dict[str, Any], ratios: dict[str, dict[str, float]],
                util: dict[str, dict[str, float]],
                masks: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
-    """The seven qualitative checks of spec §(a), each with ``passed`` and its values; the seed
-    lines behind each are :data:`CHECK_LINES`.
+    """The seven qualitative checks of spec §(a), each with ``passed`` and its values.
+
+    The seed lines behind each (spec §(a) lists the checks without lines): 1 SELFISH worst
+    SSCT [L572] and least fair [L641-642]; 2 SELFISH ORDER fairest [L658] with a makespan
+    more than 10 % above SELFISH's [L686-687]; 3 CAFM CRA best makespan [L618-620], 20 %
+    below SELFISH [L689-690]; 4 WEIGHT right of and below its base [L683-686]; 5 the gdx
+    text [L735-737] and column [L827-846]; 6 the 6 % with few PTGs [L592-594]; 7 LPTF's
+    worst case [L584-587].
 
     Parameters
     ----------
@@ -713,76 +713,12 @@ def table2_comparison(util: dict[str, dict[str, float]]) -> dict[str, Any]:
             "gdx_cra_min": gdx(lambda a: a.startswith("cra"), min)}
 
 
-#: decisions that explain a figure this reproduction does not bring back
-#: (docs/decisions.md): 340 Table 2's reading, 341 the literal improved HCPA, 342
-#: SELFISH's fairness set by the allocation size, 349 A16 and Table 2 incompatible
-#: under one allocation size, 350 check 5 (gdx) under every reading,
-#: 351 A9 about the unstated bound, 352 check 7's margin, 353 check 3 and A25, 415 A26's
-#: two ends never non-dominated together (A7 under the literal rule: 414)
-EXPLAINED_BY: dict[str, int] = {
-    "Table 2 min": 350, "Table 2 count": 340, "Table 2 mad": 340, "Table 2 busy": 340,
-    "Table 2 gdx": 350, "check 5": 350,
-    "A10 CAFM CRA Cmax median (s)": 341, "A10 CAFM CRA Cmax max (s)": 341,
-    "A9": 351, "check 6": 351,
-    "A3 SELFISH WEIGHT SSCT median": 349,
-    "A16 SELFISH MaxS median": 349, "A16 SELFISH MaxS max": 349,
-    "A17 SELFISH WEIGHT MaxS median": 349, "A18 SELFISH ORDER MaxS median": 349,
-    "A18 SELFISH ORDER MaxS Q3": 349, "A18 SELFISH ORDER MaxS max": 349,
-    "A28 Pareto set MaxS vs SSCT (of all)": 349, "check 2": 349,
-    "A25 CAFM CRA Cmax ratio to SELFISH": 353, "check 3": 353,
-    "check 7": 352,
-    "A26 Pareto set SSCT vs Cmax": 415,
-}
-#: rows explained under the literal improved HCPA only: those that match or are close
-#: under ``none`` and ``budget:0.65`` (the literal rule's effect, decision 354), and A7,
-#: whose population ordering the literal rule reverses (decision 414)
-EXPLAINED_BY_LITERAL: dict[str, int] = {
-    "A5 CAFM LPTF SSCT max": 354, "A12": 354, "A13": 354,
-    "A19 CAFM K SHELVES MaxS median": 354, "A19 CAFM K SHELVES MaxS Q3": 354,
-    "A7 f1": 414, "A7 selfish": 414, "A7 others_mean": 414, "A7 others_min": 414,
-    "A7 others_max": 414, "A7 mean_absolute": 414,
-}
-
-
-#: what the seed states for each acceptance check (spec §(a)), shown beside our values
-CHECK_SEED: dict[str, str] = {
-    "1": "SELFISH worst (SSCT max 8.43, MaxS median 17.49)",
-    "2": "SELFISH ORDER best MaxS median (1.79); Cmax > 1.10 x SELFISH",
-    "3": "CAFM CRA best Cmax ratio, about 0.80",
-    "4": "every WEIGHT variant right of and below its base in Fig. 5",
-    "5": "gdx CAFM (MRT allocation) 75.6-78.3 %, CRA 98.7-99.9 %",
-    "6": "6 % of the scenarios, few concurrent PTGs",
-    "7": "CAFM LPTF SSCT max almost 6, much worse than SAF, SPTF and K SHELVES",
-}
-
-
-#: the seed lines each acceptance check reads (spec §(a) lists the checks without lines):
-#: 1 SELFISH worst SSCT [L572] and least fair [L641-642]; 2 SELFISH ORDER fairest [L658]
-#: with a makespan more than 10 % above SELFISH's [L686-687]; 3 CAFM CRA best makespan
-#: [L618-620], 20 % below SELFISH [L689-690]; 4 WEIGHT right of and below its base
-#: [L683-686]; 5 the gdx text [L735-737] and column [L827-846]; 6 the 6 % with few PTGs
-#: [L592-594]; 7 LPTF's worst case [L584-587]
-CHECK_LINES: dict[str, str] = {
-    "1": "L572, L641-642", "2": "L658, L686-687", "3": "L618-620, L689-690",
-    "4": "L683-686", "5": "L735-737, L827-846", "6": "L592-594", "7": "L584-587"}
-
-
-def _short(v: Any) -> str:
-    """A check's value as a fidelity note shows it (4 significant digits)."""
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
-def _q(summ: dict[str, Any], metric: str, alg: str, stat: str) -> float | None:
-    box = summ.get("boxes", {}).get(metric, {}).get("all", {}).get(alg)
-    return None if box is None else float(box[stat])
-
-
 #: the study's size [L536]: a run of fewer scenarios is a reduced run (decision 413)
 FULL_SCENARIOS = 1500
 #: bootstrap resamples of a reduced run's sampling noise (decision 413)
 NOISE_RESAMPLES = 200
-#: the quantile rows of :func:`fidelity_table`: (figure, seed line, seed value, metric,
-#: algorithm, statistic); ``max`` rows are extreme statistics (decision 413)
+#: the quantiles of Figs 2–4 that :func:`reduced_noise` resamples: (figure, seed line, seed
+#: value, metric, algorithm, statistic); ``max`` rows are extreme statistics (decision 413)
 QUANTILE_ROWS: tuple[tuple[str, str, float, str, str, str], ...] = (
     ("A1 SELFISH SSCT max", "L572", 8.43, "ssct", "selfish", "max"),
     ("A2 SELFISH ORDER SSCT median", "L574", 1.71, "ssct", "selfish-order", "median"),
@@ -809,8 +745,15 @@ SEED_PARETO = {"ssct_vs_cmax": "cafm-cra, cafm-k-shelves, cafm-lptf, cra-work, "
                "maxs_vs_ssct": "selfish-order"}
 
 
+#: the keys of :func:`population_targets`' ``ours`` that :func:`_figures` reads for A7
+#: [L555-558] and A13 [L600-602] (decisions 412, 417)
+_POPULATION_KEYS = {"A7": {"f1", "selfish", "others_mean", "others_min", "others_max",
+                           "mean_absolute"},
+                    "A13": {"min", "max", "mean"}}
+
+
 def _figures(t: dict[str, Any]) -> dict[str, Any]:
-    """Every figure of :func:`fidelity_table` that a set of rows gives, by key (the
+    """Every figure a reduced run's noise covers that a set of rows gives, by key (the
     quantiles ``q:metric:alg:stat``, ``A12``, ``ratio:alg``, ``A7:…``, ``A13:…``, the
     Table 2 keys ``T2:…``, ``A9``, the Pareto labels ``pareto:…`` and the check flags
     ``check:k``), from :func:`_table`'s arrays; what :func:`reduced_noise` resamples."""
@@ -898,7 +841,7 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
 
     Notes
     -----
-    How the table uses the noise is decision 413.
+    The resampling is decision 413's; :func:`summary` records it on reduced runs.
 
     Examples
     --------
@@ -936,354 +879,3 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
         else:
             interval[k] = [float(np.quantile(vals, 0.025)), float(np.quantile(vals, 0.975))]
     return {"resamples": resamples, "interval": interval, "freq": freq}
-
-
-def _anchors(seed: Any) -> list[float]:
-    """The numbers a seed value is made of: itself, a range's ends, a bound's value."""
-    if isinstance(seed, (int, float)):
-        return [float(seed)]
-    if hasattr(seed, "lo"):
-        return [float(seed.lo), float(seed.hi)]
-    return [float(seed.value)]
-
-
-def _distance(seed: Any, x: float) -> float:
-    """How far ``x`` is from the seed value (a number, a ``Range`` or a ``Bound``)."""
-    return abs(x - float(seed)) if isinstance(seed, (int, float)) else seed.distance(x)
-
-
-def _nearest(seed: Any, lo: float, hi: float) -> float:
-    """The point of ``[lo, hi]`` nearest the seed value (decision 413 as amended: a reduced
-    run judges the seed against its interval, not against our point value)."""
-    pts = [lo, hi] + [min(max(a, lo), hi) for a in _anchors(seed)]
-    return min(pts, key=lambda x: _distance(seed, x))
-
-
-def _gap(seed: Any, lo: float, hi: float) -> float:
-    """The distance from the seed value to the interval ``[lo, hi]`` (0 if it meets it)."""
-    return _distance(seed, _nearest(seed, lo, hi))
-
-
-def _scale(seed: Any) -> float:
-    """What a relative tolerance is a fraction of (``|seed|``, a range's width), as
-    :func:`lpsched.core.fidelity_legacy.compare` reads it."""
-    if isinstance(seed, (int, float)):
-        return abs(float(seed))
-    return float(seed.hi - seed.lo) if hasattr(seed, "lo") else abs(float(seed.value))
-
-
-class _Judge:
-    """Builds :func:`fidelity_table`'s rows with the explaining decisions, and on a
-    reduced run (fewer than :data:`FULL_SCENARIOS` scenarios) with the sampling noise of
-    decision 413 (as amended): a numeric row judges the seed value against the 95 %
-    bootstrap interval of ours, its distance to the interval (0 inside) against the
-    declared tolerance, and a row that would match only through an interval more than
-    twice as wide as its band (seed ± tolerance) is ``not measured``; a maximum below
-    the seed's by more than the declared tolerance is ``not measured`` (a maximum over
-    fewer scenarios can only grow), any other is judged with the declared tolerance; a
-    label (Pareto set, acceptance check) whose seed answer comes out in at least 2.5 % of
-    the resamples points at no decision (the run size may be the cause)."""
-
-    def __init__(self, why: Callable[[str], Any], summ: dict[str, Any]) -> None:
-        self.why = why
-        n = summ.get("scenarios")
-        self.reduced = isinstance(n, int) and 0 < n < FULL_SCENARIOS
-        noise = summ.get("noise") or {}
-        self.interval: dict[str, list[float]] = noise.get("interval", {})
-        self.freq: dict[str, float] = noise.get("freq", {})
-        self.boot = noise.get("resamples", 0)
-        self.size = f"{n} of the {FULL_SCENARIOS} scenarios"
-        self.tag = f"reduced run: {self.size}"
-
-    def num(self, fig: str, line: str, seed: Any, ours: float | None, *, key: str | None,
-            tolerance: float, relative: bool = False, unit: str = "",
-            role: Literal["validation", "calibration"] = "validation", note: str = "",
-            why_key: str | None = None, extreme: bool = False) -> Any:
-        """One numeric row (:func:`lpsched.core.fidelity_legacy.compare`'s arguments, plus the
-        figure's noise ``key`` and whether it is a maximum over scenarios)."""
-        from lpsched.core.fidelity_legacy import compare, not_measured
-
-        explained = self.why(why_key or fig)
-        if ours is None or not self.reduced:
-            return compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
-                           unit=unit, explained_by=explained, role=role, note=note)
-        declared = tolerance * _scale(seed) if relative else tolerance
-        if extreme and isinstance(seed, float) and ours < seed - declared:
-            return not_measured(fig, line, seed, f"a maximum over {self.size} can only "
-                                f"grow (ours so far {ours:.4g})", unit=unit, role=role,
-                                tolerance=tolerance, relative=relative)
-        # a maximum at or above the seed's already differs as much on the full run: its
-        # bootstrap interval (resampled maxima lie below ours) widens nothing
-        iv = self.interval.get(key) if key and not extreme else None
-        if iv is None:
-            return compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
-                           unit=unit, explained_by=explained, role=role,
-                           note="; ".join(x for x in (note, self.tag) if x))
-        # the seed is judged against the interval itself (decision 413 as amended): the
-        # point of [lo, hi] nearest the seed stands for ours in the verdict
-        lo, hi = min(iv[0], ours), max(iv[1], ours)
-        nearest = _nearest(seed, lo, hi)
-        row = compare(fig, line, seed, ours, tolerance=tolerance, relative=relative,
-                      unit=unit, explained_by=explained, role=role)
-        verdict = compare(fig, line, seed, nearest, tolerance=tolerance, relative=relative,
-                          explained_by=explained, role=role).verdict
-        span = f"95 % interval of ours [{lo:.4g}, {hi:.4g}] ({self.boot} bootstrap resamples)"
-        if verdict == "match" and hi - lo > 2 * (2 * declared):
-            return dc_replace(not_measured(
-                fig, line, seed, f"reduced run ({self.size.replace(' the ', ' ')}): "
-                f"interval [{lo:.4g}, {hi:.4g}] wider than the tolerance (more than twice "
-                f"the band seed ± {declared:.4g})", unit=unit, role=role,
-                tolerance=tolerance, relative=relative),
-                ours=row.ours, note="; ".join(x for x in (note, f"{self.tag}: {span}") if x))
-        gap = _gap(seed, lo, hi)
-        where = "the seed inside it" if gap == 0 else f"the seed {gap:.4g} from it"
-        return dc_replace(row, verdict=verdict, note="; ".join(x for x in (note, (
-            f"{self.tag}: the seed judged against the {span}, {where}")) if x))
-
-    def label(self, fig: str, line: str, seed: str, ours: str, *, key: str,
-              role: Literal["validation", "calibration"] = "validation", note: str = "",
-              why_key: str | None = None) -> Any:
-        """One label row (a Pareto set, a check's pass/fail) with its noise ``key``."""
-        from lpsched.core.fidelity_legacy import compare
-
-        explained = self.why(why_key or fig)
-        f = self.freq.get(key)
-        if self.reduced:
-            if f is not None and f >= 0.025 and \
-                    "".join(seed.split()).lower() != "".join(ours.split()).lower():
-                explained = None
-                note = "; ".join(x for x in (note, (
-                    f"{self.tag}: the seed's answer in {100 * f:.0f} % of {self.boot} "
-                    "bootstrap resamples, so the run size may cause the difference "
-                    "(no decision pointed at)")) if x)
-            else:
-                note = "; ".join(x for x in (note, self.tag + (
-                    "" if f is None else f": the seed's answer in {100 * f:.0f} % of "
-                    f"{self.boot} bootstrap resamples")) if x)
-        return compare(fig, line, seed, ours, explained_by=explained, role=role, note=note)
-
-
-def fidelity_table(summ: dict[str, Any], hcpa_bound: str = "literal",
-                   reading: str = TABLE2_READING) -> Any:
-    """The seed-vs-ours table of the study (seed 004 §5.2, spec §(a)): one row per published
-    figure (Table 2, A1–A28, the acceptance checks 1–7), built with
-    :func:`lpsched.core.fidelity_legacy.compare`.
-
-    Parameters
-    ----------
-    summ : dict
-        :func:`summary` of the rows.
-    hcpa_bound : str
-        The improved-HCPA variant the rows were computed with (``str`` of an
-        :class:`~lpsched.ptg.hcpa.HcpaBound`); only ``literal`` itself (the default) gets
-        the literal rule's explanations (decision 416); under ``budget:…`` (fitted to A9,
-        decision 170) A9 and check 6 are marked ``calibration``.
-    reading : str
-        The utilisation reading Table 2's rows use (decision 340).
-
-    Returns
-    -------
-    lpsched.core.fidelity_legacy.FidelityTable
-        Named ``ptg``; rows the run could not measure (too few scenarios, an algorithm
-        left out) are ``not measured``.
-
-    Notes
-    -----
-    The tolerances are decision 338's; the rows cite their seed lines (decision 411) and
-    name their roles and readings (decisions 417, 418); a difference points at the decision
-    that explains it (:data:`EXPLAINED_BY`); a reduced run is judged against its own noise
-    (decision 413).
-    """
-    from lpsched.core.fidelity_legacy import FidelityTable
-
-    fitted = hcpa_bound.startswith("budget")
-    explained = dict(EXPLAINED_BY)
-    if hcpa_bound == "literal":
-        explained.update(EXPLAINED_BY_LITERAL)
-    if fitted:  # A9 and check 6 are what decision 170 fitted the bound to
-        explained["A9"] = explained["check 6"] = 170
-    judge = _Judge(explained.get, summ)
-    role: Literal["validation", "calibration"] = "calibration" if fitted else "validation"
-    rows = (_table2_rows(summ, reading, judge) + _quantile_rows(summ, judge)
-            + _population_rows(summ, judge)
-            + _pareto_and_check_rows(summ, judge, role, reading, fitted))
-    return FidelityTable("ptg", rows)
-
-
-def _table2_rows(summ: dict[str, Any], reading: str, judge: _Judge) -> list[Any]:
-    """Table 2's rows of :func:`fidelity_table` (decisions 337, 340)."""
-    from lpsched.core.fidelity_legacy import Bound, Range, not_measured
-
-    rows = []
-    util = summ.get("utilisation_readings", {}).get(reading)
-    if util is None:  # rows of a store written before the readings existed
-        util, reading = summ.get("utilisation", {}), "makespan (the rows have no readings)"
-    t2 = table2_comparison(util) if util else {"cells": 0}
-    note = f"reading {reading}; {t2.get('cells', 0)} of 76 cells"
-    name = TABLE2_READING_NAMES.get(reading.split(" ")[0], f"reading {reading}")
-    if t2.get("cells"):
-        busy = summ.get("utilisation_readings", {}).get("makespan")
-        if busy and reading != "makespan":  # the text's own definition [L730-731], first
-            tb = table2_comparison(busy)
-            rows.append(judge.num(f"Table 2 values >= 90 % ({TABLE2_READING_NAMES['makespan']})",
-                                  "004 L730-731, L733", 68 * tb["cells"] / 76,
-                                  tb["at_least_90"], key="T2:busy_count", tolerance=4,
-                                  note=f"the text's reading, decision 116, for the record; "
-                                  f"{tb['cells']} of 76 cells", why_key="Table 2 busy"))
-        rows.append(judge.num(f"Table 2 utilisation, smallest value ({name})",
-                              "004 L733-848", 75.62, t2["min"], key="T2:min", tolerance=2,
-                              unit="%", note=note + "; the seed's smallest is gdx CAFM CRA "
-                              "WEIGHT [L842]", why_key="Table 2 min"))
-        rows.append(judge.num(f"Table 2 values >= 90 % ({name})", "004 L733",
-                              68 * t2["cells"] / 76, t2["at_least_90"], key="T2:count",
-                              tolerance=4, note=note, why_key="Table 2 count"))
-        rows.append(judge.num(f"Table 2 mean |seed - ours|, SELFISH and Zhao rows ({name})",
-                              "004 L733-848", 0.0, t2["mad_calibration"],
-                              key="T2:mad_calibration", tolerance=2, unit="points",
-                              role="calibration", note=note + " (chose the reading)",
-                              why_key="Table 2 mad"))
-        rows.append(judge.num(f"Table 2 mean |seed - ours|, CRA and CAFM rows ({name})",
-                              "004 L733-848", 0.0, t2["mad_validation"],
-                              key="T2:mad_validation", tolerance=2, unit="points", note=note,
-                              why_key="Table 2 mad"))
-        if t2["gdx_cra_min"] is not None:
-            rows.append(judge.num(f"Table 2 gdx, smallest CRA value ({name})",
-                                  "004 L735-737, L835-840", Bound(">=", 98.0),
-                                  t2["gdx_cra_min"], key="T2:gdx_cra_min", tolerance=2,
-                                  unit="%", note=note, why_key="Table 2 gdx"))
-        if t2["gdx_cafm_max"] is not None:
-            rows.append(judge.num(f"Table 2 gdx, largest CAFM value (MRT allocation) ({name})",
-                                  "004 L736-737, L841-845", Range(75.62, 78.30),
-                                  t2["gdx_cafm_max"], key="T2:gdx_cafm_max", tolerance=2,
-                                  unit="%", note=note, why_key="Table 2 gdx"))
-    else:
-        rows.append(not_measured("Table 2 utilisation", "004 L733-848", Range(75.62, 100),
-                                 "no utilisation in the rows", unit="%"))
-    return rows
-
-
-def _quantile_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
-    """The quantiles and ratios of A1–A25 in :func:`fidelity_table`."""
-    from lpsched.core.fidelity_legacy import Bound, not_measured
-
-    rows = []
-    for fig, line, seed, metric, alg, stat in QUANTILE_ROWS:
-        v = _q(summ, metric, alg, stat)
-        rows.append(judge.num(fig, f"004 {line}", seed, v, key=f"q:{metric}:{alg}:{stat}",
-                              tolerance=0.2, relative=True, extreme=stat == "max")
-                    if v is not None else
-                    not_measured(fig, f"004 {line}", seed, f"{alg} not run"))
-    a12 = _q(summ, "makespan", "cafm-k-shelves", "median")
-    a10 = _q(summ, "makespan", "cafm-cra", "median")
-    rows.append(judge.num("A12 Cmax median K SHELVES / CAFM CRA", "004 L623-625", 1.20,
-                          a12 / a10, key="A12", tolerance=0.05, why_key="A12")
-                if a12 is not None and a10 else
-                not_measured("A12 Cmax median K SHELVES / CAFM CRA", "004 L623-625", 1.20,
-                             "CAFM not run"))
-    ratios = summ.get("ratios_to_selfish", {})
-    seed_v: Any
-    for fig, line, seed_v, alg in (("A24 SELFISH ORDER Cmax ratio to SELFISH", "L687, L711",
-                                    Bound(">", 1.10), "selfish-order"),
-                                   ("A25 CAFM CRA Cmax ratio to SELFISH", "L689-690", 0.80,
-                                    "cafm-cra")):
-        v = ratios.get(alg, {}).get("makespan")
-        rows.append(judge.num(fig, f"004 {line}", seed_v, v, key=f"ratio:{alg}",
-                              tolerance=0.05) if v is not None else
-                    not_measured(fig, f"004 {line}", seed_v, "no ratio"))
-    return rows
-
-
-def _population_rows(summ: dict[str, Any], judge: _Judge) -> list[Any]:
-    """A7 and A13 (sensitivity to the population) in :func:`fidelity_table`: the five A7
-    values as calibration rows, A13's three values and the mean absolute difference as
-    validation rows (decisions 412, 417; :data:`_POPULATION_ROWS`)."""
-    from lpsched.core.fidelity_legacy import not_measured
-
-    rows = []
-    targets = summ.get("targets", {})
-    for fig, key, seed, label, line, role in _POPULATION_ROWS:
-        v = targets.get(fig, {}).get("ours", {}).get(key)
-        name = f" ({v[0]})" if isinstance(v, list) else ""
-        v = v[1] if isinstance(v, list) else v
-        metric = "SSCT" if fig == "A7" else "Cmax"
-        what = "mean absolute difference of the medians" if key == "mean_absolute" else \
-            f"population median difference, {label}"
-        title = f"{fig} {metric} {what}"
-        mad = key == "mean_absolute"
-        why = f"A7 {key}" if fig == "A7" else "A13"
-        if isinstance(v, float):
-            rows.append(judge.num(title, f"004 {line}", seed, v if mad else 100 * v,
-                                  key=f"{fig}:{key}", tolerance=0.2 if mad else 5,
-                                  relative=mad, unit="" if mad else "%", role=role,
-                                  why_key=why, note=(
-                                      f"ours{name}; " if name else "") + _POPULATION_NOTE[role]))
-        else:
-            rows.append(not_measured(title, f"004 {line}", seed, "a population missing",
-                                     unit="" if mad else "%", role=role))
-    return rows
-
-
-#: the rows of A7 [L555-558] and A13 [L600-602] (decisions 412, 417): target, key of
-#: :func:`population_targets`' ``ours``, seed value, label, seed lines, role. The five A7
-#: values chose the A7 reading (calibration); A13 and the mean absolute difference judge it
-_POPULATION_ROWS: tuple[tuple[str, str, float, str, str,
-                              Literal["validation", "calibration"]], ...] = (
-    ("A7", "f1", 52.0, "F1", "L555", "calibration"),
-    ("A7", "selfish", 49.0, "SELFISH", "L555-556", "calibration"),
-    ("A7", "others_mean", 19.2, "mean of the others", "L556", "calibration"),
-    ("A7", "others_min", 7.5, "smallest of the others", "L556", "calibration"),
-    ("A7", "others_max", 42.4, "largest of the others", "L556", "calibration"),
-    ("A7", "mean_absolute", 0.40, "", "L557-558", "validation"),
-    ("A13", "min", 17.0, "smallest", "L600-601", "validation"),
-    ("A13", "max", 39.8, "largest", "L600-601", "validation"),
-    ("A13", "mean", 29.1, "mean", "L600-602", "validation"))
-#: the bootstrap keys of the population rows (:func:`_figures`)
-_POPULATION_KEYS = {fig: {k for f, k, *_ in _POPULATION_ROWS if f == fig}
-                    for fig in ("A7", "A13")}
-_POPULATION_NOTE = {"calibration": "chose the A7 reading (decision 412)",
-                    "validation": "judges the A7 reading (decision 412)"}
-
-
-def _pareto_and_check_rows(summ: dict[str, Any], judge: _Judge,
-                           role: Literal["validation", "calibration"], reading: str,
-                           fitted: bool) -> list[Any]:
-    """The Pareto sets, A9 and the acceptance checks 1–7 in :func:`fidelity_table`."""
-    from lpsched.core.fidelity_legacy import not_measured
-
-    rows = []
-    par = summ.get("pareto", {})
-    for fig, line, key in (("A26 Pareto set SSCT vs Cmax", "L686-697", "ssct_vs_cmax"),
-                           ("A28 Pareto set MaxS vs SSCT (of all)", "L708-710",
-                            "maxs_vs_ssct")):
-        front = par.get(key)
-        rows.append(judge.label(fig, f"004 {line}", SEED_PARETO[key], ", ".join(front),
-                                key=f"pareto:{key}") if front is not None else
-                    not_measured(fig, f"004 {line}", SEED_PARETO[key], "no SELFISH"))
-    acc = {c["check"][0]: c for c in summ.get("acceptance", [])}
-    if "6" in acc:
-        share = acc["6"]["values"]["share_of_scenarios"]
-        rows.append(judge.num("A9 scenarios where CRA gives a stretch < 1", "004 L592-597",
-                              6.0, None if share is None else 100 * share, key="A9",
-                              tolerance=2, unit="%", role=role, why_key="A9",
-                              note="fitted by decision 170" if fitted else ""))
-    names = {"1": "SELFISH worst on SSCT and MaxS", "2": "SELFISH ORDER fairest, Cmax "
-             "ratio >= 1.1", "3": "a CAFM algorithm best Cmax, ratio about 0.8",
-             "4": "every WEIGHT variant trades Cmax for SSCT", "5": "gdx: CAFM util <= 80 %, "
-             "CRA >= 98 %", "6": "CRA stretches < 1 in about 6 % of scenarios, small N",
-             "7": "CAFM LPTF poor worst-case SSCT"}
-    for k, text in names.items():
-        line = f"004 {CHECK_LINES[k]}"
-        fig = f"check {k}: {text}"
-        if k in acc:
-            vals = acc[k]["values"]
-            values = "; ".join(f"{name} {_short(v)}" for name, v in vals.items()
-                               if not isinstance(v, dict)) or \
-                f"{sum(all(v.values()) for v in vals.values())} of {len(vals)} hold"
-            rows.append(judge.label(fig, line, "pass", "pass" if acc[k]["passed"] else "fail",
-                                    key=f"check:{k}", role=role if k == "6" else "validation",
-                                    why_key=f"check {k}",
-                                    note=f"seed: {CHECK_SEED[k]}; ours: {values}"
-                                    + (f" (reading {reading})" if k == "5" else "")))
-        else:
-            rows.append(not_measured(fig, line, "pass", "needs all 19 algorithms"))
-    return rows

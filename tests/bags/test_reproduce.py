@@ -1,6 +1,6 @@
 """The reproduction of seed 003 Tables 3-8 and Figures 5-10 (lpsched.bags.reproduce): the cell
-keys, the CBS3M dispatcher chosen for the seed's 18, the tables, the load curves, the
-seed-vs-ours table and a reduced Table 4."""
+keys, the CBS3M dispatcher chosen for the seed's 18, the tables, the load curves and a
+reduced Table 4 (the seed-vs-ours table is tests/bags/test_fidelity.py's)."""
 
 from __future__ import annotations
 
@@ -58,36 +58,6 @@ def test_load_curves_bin_the_lp_optimum_and_skip_failed_runs():
                 and (by[(s, r["policy"])]["lp_bound"] < r["load_hi"] or r["bin"] == 2)]
         assert r["instances"] == len(vals)
         assert r["mean"] == pytest.approx(np.mean(vals))
-
-
-def test_family_order_and_the_rr_dd_identity():
-    assert exp.family_order({"cbs3m-edf-online": 1.3, "mwma-nbt": 1.5, "spt-mct": 2.0,
-                             "mwma-ms": 2.2, "fifo-rr": 4.3, "spt-dd": 4.8}) == \
-        exp.SEED_TABLE3_ORDER
-    rows = _rows()
-    assert exp.rr_dd_identity(rows) == 0.0  # synthetic values differ
-    for r in rows:
-        if r["policy"] == "fifo-dd":
-            twin = next(x for x in rows if x["seed"] == r["seed"] and x["policy"] == "fifo-rr")
-            r["max_stretch"] = twin["max_stretch"]
-    assert exp.rr_dd_identity(rows) == 100.0
-
-
-def test_fidelity_rows_name_every_published_figure():
-    tab = exp.fidelity(_rows(), "simgrid")
-    figures = [r.figure for r in tab.rows]
-    assert "Table 4 cbs3m-edf-online avg" in figures
-    assert "RR = DD (pairs with equal max-stretch)" in figures
-    assert any(f.startswith("Table 6 leader (eager") for f in figures)
-    lazy_only = [r for r in _rows() if not str(r["policy"]).endswith(exp.EAGER)]
-    eager = next(r for r in exp.fidelity(lazy_only, "simgrid").rows
-                 if r.figure.startswith("Table 6 leader (eager"))
-    assert eager.verdict.endswith("(run with --eager)")  # says how to measure it
-    assert any(f.startswith("Table 3 order") for f in figures)
-    row = next(r for r in tab.rows if r.figure == "Table 4 fifo-mct avg")
-    assert row.verdict == "not measured"  # fifo-mct is not in the synthetic rows
-    mpi = exp.fidelity(_rows(), "mpi")
-    assert any(r.figure == "Table 3 order" and r.verdict != "not measured" for r in mpi.rows)
 
 
 def test_write_figures_without_drawing_writes_the_csvs(tmp_path):

@@ -191,21 +191,23 @@ def test_cli_batch_reports_the_kills(tmp_path: Path) -> None:
 
 
 def test_the_seed_table_names_the_wait_reading() -> None:
-    from lpsched.batch.fidelity import topology_table
+    """Under ``--blocked-head wait`` the measured rows say EASY's head waits (decision 265,
+    not the seed's kill [001 L51–L53]) and the rule's row differs, citing decision 387;
+    under the seed's kill, no row says so."""
+    from lpsched.batch.fidelity import vs_seed
+    from tests.batch.test_fidelity_rows import topo_cells, topo_rows
 
-    rows = [{"policy": p, "alloc": "contiguous", "break_even_speedup": None,
-             "rel_wait_at_0": 2.0} for p in ("fcfs", "easy")]
-    table = topology_table({"sdsc_blue": rows}, {}, blocked_head="wait")
-    easy = next(r for r in table.rows if r.figure == "sdsc_blue: break-even speed-up of "
-                "contiguous, easy")
-    assert easy.verdict == "differs: explained by decision 385"
-    assert "--blocked-head wait" in easy.note
-    fcfs = next(r for r in table.rows if r.figure == "sdsc_blue: break-even speed-up of "
-                "contiguous, fcfs")
-    assert fcfs.verdict == "differs" and "wait" not in fcfs.note
-    seed = topology_table({"sdsc_blue": rows}, {})
-    assert all("wait" not in r.note for r in seed.rows)
-    assert next(r for r in seed.rows if r.figure == easy.figure).verdict == "differs"
+    rows = topo_rows("sdsc_blue", {})
+    kill = topo_cells("SDSC-BLUE-2000-4.2-cln.swf.gz", 0)
+    wait = [[*c[:8], "wait"] if c[3] == "easy" else c for c in kill]
+    table = vs_seed("topology-aware", rows, wait)
+    rule = next(r for r in table.rows if r.ref == "001-S-kill")
+    assert rule.kind == "differs: cause measured" and rule.decision == 387
+    named = [r for r in table.rows if "--blocked-head wait" in r.note]
+    assert named and all("decision 265" in r.note for r in named)
+    seed = vs_seed("topology-aware", rows, kill)
+    assert next(r for r in seed.rows if r.ref == "001-S-kill").kind == "holds by construction"
+    assert not any("--blocked-head wait" in r.note for r in seed.rows)
 
 
 def test_cli_reproduce_topology_aware_both_rules(tmp_path: Path) -> None:

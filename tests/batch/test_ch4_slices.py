@@ -1,5 +1,5 @@
 """Seed 000 ch. 4 Algorithm 1 with processor sets (reading (h), decision 274) and the rows
-decisions 274–276 explain."""
+decisions 274 and 275 explain (ch. 5's, 276 and 424–427: test_ch5_explained.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 from lpsched.batch.allocation import ZERO_RUN, is_contiguous, slice_plan
-from lpsched.batch.fidelity import contiguity_table, platform_table, topology_table
+from lpsched.batch.fidelity import vs_seed
 from lpsched.errors import InvalidInstanceError
+from tests.batch.test_fidelity_rows import ch4_cells, ch4_rows, topo_cells, topo_rows
 from tests.shared_data import shared_file
 
 CURIE = "CEA-Curie-2011-2.1-cln.swf.gz"
+LLNL = "LLNL-Thunder-2007-1.1-cln.swf.gz"
 # 8 processors: A [0-2] 10 s, B [3] 4 s, C [4] 10 s, D [5] 4 s, E [6-7] 10 s; at t = 4
 # processors 3 and 5 are free (two, not adjacent); F needs 2 for 1 s
 RUN = np.array([10.0, 4, 10, 4, 10, 1])
@@ -65,40 +67,28 @@ def test_slice_plan_is_valid_on_a_curie_instance() -> None:
         assert np.array_equal(start, again)
 
 
-def test_explained_rows_point_at_their_decisions() -> None:
-    summ = {a: {"instances": 512, "mean_deviation": d, "within_2pct": w, "local_jobs": loc,
-                "contiguous_jobs": 1.0}
-            for a, d, w, loc in (("basic", 0, 1, .54), ("becont-ff", 0, 1, .55),
-                                 ("cont-ff", .0478, .566, .67), ("beloc", 0, 1, .7685),
-                                 ("loc", .0203, .8242, 1.0))}
-    verdicts = [r.verdict for r in contiguity_table(summ).rows]
-    assert verdicts[:6] == ["match", "differs: explained by decision 274", "match", "match",
-                            "differs: explained by decision 274",
-                            "differs: explained by decision 274"]
-    topo = topology_table({"llnl_thunder": [
-        {"policy": "fcfs", "alloc": "contiguous", "break_even_speedup": 45.0},
-        {"policy": "easy", "alloc": "contiguous", "break_even_speedup": 15.0}]}, {})
-    assert [r.verdict for r in topo.rows[:2]] == ["differs: explained by decision 275",
-                                                  "match"]
-    kth = {a: {"sum_flow": v, "instances": 30} for a, v in (
-        ("becont", .983), ("beloc", .928), ("beplat", .906), ("cont", 1.213), ("loc", 1.018),
-        ("plat", 1.045))}
-    rows = {r.figure: r.verdict for r in platform_table({"kth_sp2": kth}, {}).rows}
-    assert rows["kth_sp2: plat sum flow / basic's"] == "differs: explained by decision 276"
-    assert rows["kth_sp2: loc sum flow / basic's"] == "close"
-    assert rows["kth_sp2: beloc sum flow / basic's"] == "match"
-
-
 def test_under_the_slices_planner_every_differing_ch4_row_cites_274() -> None:
-    summ = {a: {"instances": 512, "mean_deviation": d, "within_2pct": w, "local_jobs": .888,
-                "contiguous_jobs": 1.0}
-            for a, d, w in (("basic", 0, 1), ("becont-ff", .0004, .9785),
-                            ("cont-ff", .0158, .539), ("beloc", 0, .9766), ("loc", .0047, .902))}
-    rows = contiguity_table(summ, planner="slices").rows
-    assert [r.verdict for r in rows[:6]] == [
-        "match", "match", "differs: explained by decision 274",
-        "differs: explained by decision 274", "differs: explained by decision 274", "match"]
-    assert contiguity_table(summ).rows[2].verdict == "differs"  # profile: not explained
+    """Decision 274's nine readings, Algorithm 1's slices among them, were run on the
+    whole ch. 4 table: a row that differs under ``--planner slices`` cites it too."""
+    cells = [[*c, "all", "slices"] for c in ch4_cells(64)]
+    table = vs_seed("contiguity", ch4_rows(64), cells)
+    differs = [r for r in table.rows if r.kind.startswith("differs")]
+    assert differs and all(r.decision == 274 for r in differs), differs
+    assert all("planner slices" in r.note for r in differs)
+    assert not any(r.kind == "holds by construction" and "count-profile" in r.verdict
+                   for r in table.rows)  # the slices planner moves best-effort starts
+
+
+def test_llnl_break_even_on_a_cut_log_cites_275() -> None:
+    """LLNL's FCFS contiguous break-even of 45 % (seed 5-30 % [001 L158]) on the first
+    jobs of the log: decision 275 measured the cut log's early queue as the cause."""
+    rows = topo_rows("llnl_thunder", {("fcfs", "contiguous"): 45.0})
+    cut = vs_seed("topology-aware", rows, topo_cells(LLNL, 5000))
+    row = next(r for r in cut.rows if r.ref == "001-L158b")
+    assert row.kind.startswith("differs") and row.decision == 275, row
+    whole = vs_seed("topology-aware", rows, topo_cells(LLNL, 0))
+    row = next(r for r in whole.rows if r.ref == "001-L158b")
+    assert row.kind.startswith("differs") and row.decision is None, row
 
 
 def test_contiguity_cells_refuse_an_unknown_planner(tmp_path: Path) -> None:

@@ -2,14 +2,15 @@
 the one rule of ``lpsched.core.fidelity``, from the SAME stores.
 
     python benchmarks/vs_seed_before_after.py RUN_DIR --old OLD_LPSCHED [--data DIR] \
-        [--out benchmarks/vs_seed]
+        [--only LABEL ...] [--out benchmarks/vs_seed]
 
-RUN_DIR is the folder of a ``lpsched reproduce all --out RUN_DIR`` run (its stores, and
-each experiment's ``<experiment>_vs_seed.csv`` under the one rule). OLD_LPSCHED is the
-``lpsched`` of a version with the previous rule (commit 1a74575): each store is copied
-into a scratch folder and the old command is run on it with the same arguments, so it
-computes no cell (the stored rows are the same, byte for byte: ``benchmarks/pin_outputs.py``
-checks it) and only prints and writes its table. Writes one Markdown file per experiment
+RUN_DIR is the folder of a ``lpsched reproduce all --out RUN_DIR`` run (its stores).
+OLD_LPSCHED is the ``lpsched`` of a version with the previous rule (commit 1a74575). Each
+store is copied into two scratch folders and the old command and this checkout's are run
+on them with the run's arguments: a complete store makes both compute no cell (the stored
+rows are the same, byte for byte: ``benchmarks/pin_outputs.py`` checks it), so each only
+prints and writes its table. Give ``--only`` the labels of the complete runs (an
+incomplete store would be completed by both). Writes one Markdown file per experiment
 (both tables, whole) and ``summary.md`` (the tallies side by side).
 """
 
@@ -59,22 +60,22 @@ def markdown(rows: list[dict[str, str]]) -> list[str]:
     for r in rows:
         out.append("| " + " | ".join((r[c] or "").replace("|", "\\|").replace("\n", " ")
                                      for c in cols) + " |")
-    return out + [""]
+    return [*out, ""]
 
 
-def old_table(old: str, label: str, argv: tuple[str, ...], traces: bool, run_dir: Path,
-              data: str | None, scratch: Path) -> list[dict[str, str]]:
-    """The previous rule's table of one run, from a copy of its store."""
+def table_of(lpsched: str, label: str, argv: tuple[str, ...], traces: bool, run_dir: Path,
+             data: str | None, scratch: Path) -> list[dict[str, str]]:
+    """The table one ``lpsched`` writes for one run, from a copy of its stores."""
     folder = scratch / label
     folder.mkdir(parents=True, exist_ok=True)
     for store in run_dir.glob("*.sqlite"):
         shutil.copy2(store, folder / store.name)
-    cmd = [old, "reproduce", *argv, "--out", str(folder), "--quiet"]
+    cmd = [lpsched, "reproduce", *argv, "--out", str(folder), "--quiet"]
     if traces and data:
         cmd += ["--data", data]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        print(f"{label}: the old command failed: {proc.stderr.strip()[-300:]}", file=sys.stderr)
+        print(f"{label}: {lpsched} failed: {proc.stderr.strip()[-300:]}", file=sys.stderr)
         return []
     name = argv[0]
     found = sorted(folder.glob(f"{name}*_vs_seed.csv"))
@@ -86,21 +87,31 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--old", required=True)
+    ap.add_argument("--new", default=str(Path(sys.executable).with_name("lpsched")))
+    ap.add_argument("--only", nargs="+")
     ap.add_argument("--data")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/vs_seed"))
     ns = ap.parse_args()
     ns.out.mkdir(parents=True, exist_ok=True)
     summary = ["| experiment | rule | " + " | ".join(("rows", *NEW_KINDS, "calibration"))
                + " |", "|---|---|" + "---|" * (len(NEW_KINDS) + 2)]
+    earlier: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for run in RUNS:
             name = run.argv[0]
-            new_csv = ns.run_dir / f"{name}_vs_seed.csv"
-            if not (ns.run_dir / f"{name}.sqlite").is_file() or run.label == "cbs3m-mpi":
+            if (not (ns.run_dir / f"{name}.sqlite").is_file()
+                    or (ns.only and run.label not in ns.only)):
                 continue
-            old = old_table(ns.old, run.label, run.argv, run.traces, ns.run_dir, ns.data,
-                            Path(tmp))
-            new = read(new_csv) if new_csv.is_file() else []
+            if run.label == "cbs3m-mpi":  # the previous rule's second cbs3m table; the
+                # one rule judges both profiles of the store in the cbs3m table
+                earlier = table_of(ns.old, run.label, run.argv, run.traces, ns.run_dir,
+                                   ns.data, Path(tmp) / "old")
+                continue
+            old = earlier + table_of(ns.old, run.label, run.argv, run.traces, ns.run_dir, ns.data,
+                           Path(tmp) / "old")
+            new = table_of(ns.new, run.label, run.argv, run.traces, ns.run_dir, ns.data,
+                           Path(tmp) / "new")
+            earlier = []
             t_old, t_new = tally(old, OLD_KINDS), tally(new, NEW_KINDS)
             page = [f"# `reproduce {' '.join(run.argv)}`: the seed-vs-ours table before and "
                     f"after the one verdict rule", "",

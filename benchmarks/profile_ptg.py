@@ -47,7 +47,7 @@ PHASES = (
     ("lpsched.ptg.schedule", "metrics", "metrics and utilisation"),
     ("lpsched.ptg.schedule", "utilisation_readings", "metrics and utilisation"),
     ("lpsched.ptg.reproduce", "summary", "summary (Figs, Table 2, noise)"),
-    ("lpsched.ptg.reproduce", "fidelity_table", "seed-vs-ours table"),
+    ("lpsched.ptg.fidelity", "ptg_table", "seed-vs-ours table"),
     ("lpsched.core.store", "ResultStore.add", "store"),
     ("lpsched.core.store", "ResultStore.rows_of", "store"),
     ("lpsched.cli.common", "write_rows_csv", "store"),
@@ -237,7 +237,7 @@ def profile_full(sample: int) -> str:
 def startup_cpu() -> float:
     """CPU of a child interpreter that only imports what the command imports."""
     code = ("import lpsched.cli, lpsched.cli.common, lpsched.ptg.reproduce, "
-            "lpsched.core.fidelity_legacy")
+            "lpsched.ptg.fidelity")
     best = []
     for _ in range(3):
         import resource

@@ -182,7 +182,7 @@ def test_b26_reduced() -> None:
     assert series["ostrich"].sum() == pytest.approx(series["ostrich-nodeps"].sum(), rel=1e-6)
 
 
-# -- defaults, the seed-vs-ours tables and their tolerances (decisions 302, 303, 306, 430) -
+# -- defaults, the B28 criterion and the seed-vs-ours tables of the store (decision 302) --
 
 def test_reproduction_defaults() -> None:
     """Each reproduction's default: FairCamp's headline (decisions 91, 93), OStrich's
@@ -216,9 +216,13 @@ def test_b28_distance_criterion() -> None:
     assert exp.b28_distance({"fcfs": {}}) is None
 
 
-def test_ostrich_fidelity_on_a_small_store(tmp_path) -> None:
-    """The profile sweep through the runner's store; the table has one row per
-    published figure, the B28 rows as calibration, and marks what was not run."""
+def test_ostrich_summary_and_table_on_a_small_store(tmp_path) -> None:
+    """The profile sweep through the runner's store: the summary reports the default user
+    count (decision 302), and the seed-vs-ours table built from the same stored rows
+    (:func:`lpsched.campaigns.fidelity.build_table`) has its B28 rows as calibration, a
+    reduced run's judged by no verdict."""
+    from lpsched.campaigns.fidelity import build_table
+
     cells = [c for c in exp.ostrich_cells("unused.swf", instances=2, jobs=400,
                                           users=(4, 10)) if c["part"] == "profiles"]
     store = ResultStore(tmp_path / "o.sqlite")
@@ -231,69 +235,42 @@ def test_ostrich_fidelity_on_a_small_store(tmp_path) -> None:
     assert [r["users"] for r in sweep] == [4, 10] and [r["default"] for r in sweep] == [
         False, True]
     assert sweep[1]["fcfs_campaigns"] == summary["profiles"]["fcfs"]["campaigns"]
-    table = exp.ostrich_fidelity(summary)
-    figures = [r.figure.split()[0] for r in table.rows]
-    assert figures.count("B24") == 3 and figures.count("B27") == 3 and figures.count(
-        "B28") == 4
-    by = {r.figure: r for r in table.rows}
-    assert by["B24 OStrich campaigns at stretch 1"].verdict.startswith("not measured")
-    b28 = [r for r in table.rows if r.figure.startswith("B28")]
-    assert all(r.role == "calibration" for r in b28)
-    # decision 306: 10 % relative for all four, the bound "> 50" included
-    assert [r.tolerance for r in b28] == ["10 % rel."] * 4
-    assert all(r.verdict.split(":")[0] in ("match", "close", "differs") for r in b28)
-    fcfs20 = by["B27 FCFS campaigns with stretch > 20"]
-    ours = 100 * summary["profiles"]["fcfs"]["share_above_20"]
-    assert fcfs20.numbers["ours"] == pytest.approx(ours)
-    assert fcfs20.verdict == ("match" if abs(ours - 42.3) <= 2 else "close"
-                              if abs(ours - 42.3) <= 4 else
-                              "differs: explained by decision 302")
-    # a sweep without the reported count: those figures are not measured, with the reason
+    table = build_table("ostrich", rows, cells)
+    b28 = [r for r in table.rows if r.ref in ("002-L1419-short", "002-L1419-long")]
+    assert len(b28) == 4 and all(r.role == "calibration" for r in b28)
+    # 2 of the seed's 40 instances of 400 jobs: the values are shown, never judged
+    assert all(r.ours and r.verdict.startswith("not measured") for r in b28)
+    # a sweep without the reported count reports none; a single count run is the one reported
     only4 = exp.ostrich_summary([r for r in rows if r["users"] == 4])
-    assert only4["profiles_users"] == 4  # a single count run is the one reported
+    assert only4["profiles_users"] == 4
     both = exp.ostrich_summary([r for r in rows if r["users"] == 4]
                                + [dict(r, users=5) for r in rows if r["users"] == 4])
     assert both["profiles_users"] is None
-    verdicts = {r.figure: r.verdict for r in exp.ostrich_fidelity(both).rows}
-    assert "not in the sweep" in verdicts["B28 long users, FCFS: mean max-stretch"]
 
 
-def test_faircamp_fidelity_on_a_small_store(tmp_path) -> None:
-    """B16-B17 rows: k not run are not measured; the verdicts follow the values."""
+def test_faircamp_table_on_a_small_store(tmp_path) -> None:
+    """B16-B17 through the runner's store and
+    :func:`lpsched.campaigns.fidelity.build_table`: a k not run is not measured with the
+    reason, the k = 2 headline row shows the summary's ratio, one CSV line per row."""
+    from lpsched.campaigns.fidelity import build_table
+
     cells = exp.faircamp_cells((2, 20), instances=2, jobs=2000)
     store = ResultStore(tmp_path / "f.sqlite")
     run_cells("faircamp", cells, exp.faircamp_cell, store, progress=False)
-    summary = exp.faircamp_summary(store.rows_of("faircamp", cells))
-    table = exp.faircamp_fidelity(summary)
+    rows = store.rows_of("faircamp", cells)
+    summary = exp.faircamp_summary(rows)
+    table = build_table("faircamp", rows, cells)
     by = {r.figure: r for r in table.rows}
-    assert len(table.rows) == 10 and table.filename == "faircamp_vs_seed.csv"
+    assert table.filename == "faircamp_vs_seed.csv"
     for k in (3, 5, 10):
-        assert by[f"B16 FCFS/FairCamp mean max-stretch, k = {k}"].verdict == (
-            f"not measured: k = {k} not run")
-    r2 = by["B16 FCFS/FairCamp mean max-stretch, k = 2"]
-    assert r2.numbers["ours"] == pytest.approx(summary["2"]["headline"]["ratio"])
-    # 2 instances: the tolerance is at least 2 standard errors of the ratio, and a noise
-    # over twice the declared 0.1 is not measured (decision 430)
-    noise = 2 * summary["2"]["headline"]["ratio_se"]
-    tol = max(0.1, noise)
-    assert r2.verdict == ("not measured: reduced run (2 of the seed's 1,000 instances): "
-                          f"noise {noise:.3g} over twice the tolerance" if noise > 0.2 else
-                          "match" if abs(r2.numbers["ours"] - 1) <= tol else "close"
-                          if abs(r2.numbers["ours"] - 1) <= 2 * tol else
-                          "differs: explained by decision 303")
-    tail20 = by["B17 FCFS k = 20: instances in [100, 400] per 1,000"]
-    # one Poisson sd at 2 instances, 59 per 1,000, is over twice the tolerance 3
-    assert tail20.verdict.startswith("not measured: reduced run (2 of the seed's 1,000")
-    assert tail20.tolerance == "3" and tail20.ours == ""
-    assert by["B16 FairCamp max-stretch below k (Fig. 4.3's red line)"].ours == "yes"
-    # shares in percent, as every other share of the tables (decision 431)
-    share = by["B17 FCFS k = 20: share of instances in [10, 50] (seed: 'the majority')"]
-    assert share.seed_value == "> 50 %" and share.ours.endswith(" %")
-    assert share.numbers["ours"] == pytest.approx(100 * summary["20"]["fcfs_10_50"])
-    fc = by["B17 FairCamp k = 20: share of instances in [5, 13]"]
-    assert fc.seed_value == "100 %" and fc.tolerance == "0 %"
+        for reading in ("packed, calibration", "blocks"):
+            row = by[f"FCFS/FairCamp mean max-stretch, k = {k} ({reading})"]
+            assert row.verdict == f"not measured: k = {k} not run" and row.ours == ""
+    r2 = by["FCFS/FairCamp mean max-stretch, k = 2 (packed, calibration)"]
+    assert r2.role == "calibration"
+    assert float(r2.ours) == pytest.approx(summary["2"]["headline"]["ratio"], abs=5e-4)
     csv = table.csv_text().splitlines()
-    assert csv[0].startswith("figure,seed_line,seed_value,ours") and len(csv) == 11
+    assert csv[0].startswith("ref,source,figure,seed_line") and len(csv) == len(table.rows) + 1
 
 
 def test_faircamp_zipf_exponent_reading() -> None:

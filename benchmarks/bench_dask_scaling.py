@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_executors import start_dask  # noqa: E402
+from bench_executors import start_dask
 
 
 def store_rows(folder: Path) -> dict[str, list[tuple[object, ...]]]:

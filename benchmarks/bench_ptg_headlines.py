@@ -28,6 +28,7 @@ in ``--store`` (a result store: a rerun resumes).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import time
@@ -130,7 +131,7 @@ def crossing(table: dict[str, dict[str, Any]], label: str, target: float
     """
     caps = sorted((HcpaBound.parse(b).value, f) for b, f in table.items()
                   if b.startswith("fraction:") and f.get(label) is not None)
-    for (f0, a), (f1, b) in zip(caps, caps[1:], strict=False):
+    for (f0, a), (f1, b) in itertools.pairwise(caps):
         y0, y1 = a[label], b[label]
         if (y0 - target) * (y1 - target) <= 0 and y0 != y1:
             w = (target - y0) / (y1 - y0)

@@ -23,7 +23,7 @@ PACKAGE = ROOT / "lpsched"
 SUMMARY_CHARS = 300
 SECTION = re.compile(r"^(Parameters|Other Parameters|Returns|Yields|Attributes|Raises|Warns|"
                      r"Examples|Notes|See Also|References|Methods)\n-{3,}", re.MULTILINE)
-DECISION = re.compile(r"\bdecisions? \d", re.IGNORECASE)
+DECISION = re.compile(r"\bdecisions?\s+\d", re.IGNORECASE)
 #: where the API reference's one-line summary ends: a period and a space, as autosummary
 #: cuts it (docs/conf.py adds the abbreviations "ch.", "Fig.", "eq." ... that do not end it)
 SENTENCE_END = re.compile(r"(?<!\bch)(?<!\bCh)(?<!\bFig)(?<!\bFigs)(?<!\beq)(?<!\bEq)(?<!\bcf)"

@@ -89,10 +89,10 @@ def seed_values(entry: Entry) -> dict[str, str]:
 
 
 def model_idle(workers: int, draws: int = MODEL_DRAWS) -> dict[str, list[float]]:
-    """The 2-dual approximation's schedules on the seed's task model (decision 561): per
-    query set drawn, the idle share of the processing elements, the share of elements
-    idle less than :data:`IDLE_BOUND` of the makespan, and the makespan over its certified
-    lower bound.
+    """The 2-dual approximation's schedules on the seed's task model: per query
+    set drawn, the idle share of the processing elements, the share of elements idle less
+    than :data:`IDLE_BOUND` of the makespan, and the makespan over its certified lower
+    bound.
 
     Parameters
     ----------
@@ -105,6 +105,10 @@ def model_idle(workers: int, draws: int = MODEL_DRAWS) -> dict[str, list[float]]
     -------
     dict
         ``idle``, ``near_full`` and ``ratio``: one value per draw each.
+
+    Notes
+    -----
+    Decision 561 states the task model.
     """
     from lpsched.approx.dual import hybrid_schedule
 
@@ -234,8 +238,7 @@ def _idle_rows(entries: dict[str, Entry]) -> list[FidelityRow]:
 
 
 def build_table(experiment: str = "hardware") -> FidelityTable:
-    """The seed-vs-ours table of seed 000 ch. 2: every manifest entry of ``hardware`` a
-    row (decision 560).
+    """The seed-vs-ours table of seed 000 ch. 2: every manifest entry of ``hardware`` a row.
 
     Parameters
     ----------
@@ -246,6 +249,10 @@ def build_table(experiment: str = "hardware") -> FidelityTable:
     -------
     FidelityTable
         The rows in the seed's order.
+
+    Notes
+    -----
+    Decision 560 states how the rows are judged.
     """
     entries = {e.id: e for e in manifest("000") if e.experiment == experiment}
     rows: list[FidelityRow] = []

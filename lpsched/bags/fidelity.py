@@ -86,7 +86,8 @@ _MCT = tuple(p for p in _GREEDY if p.endswith("-mct"))
 
 @dataclass(frozen=True)
 class Setting:
-    """What a run of ``reproduce cbs3m`` was run under (its cells' keys, decision 33)."""
+    """What a run of ``reproduce cbs3m`` was run under (its cells' keys).
+    """
 
     profile: str
     base_bandwidth: float
@@ -314,8 +315,8 @@ def _known(se: float | None) -> float | None:
 
 def crossover(stats: Stats, cbs3m: str, other: str) -> tuple[tuple[float, float | None],
                                                              tuple[float, float | None]]:
-    """Sum-flow of ``cbs3m`` minus ``other`` on the light and the heavy half of the
-    instances (the load at or below, and above, the run's median load) [003 L884].
+    """Sum-flow of ``cbs3m`` minus ``other`` on the light and the heavy half of the instances
+    (the instances of the lower loads and of the higher loads, half each) [003 L884].
 
     Parameters
     ----------

@@ -276,11 +276,12 @@ def seed_load_figure(load: np.ndarray, values: dict[str, np.ndarray],
                      curve: Sequence[dict[str, Any]], metric: str, number: int,
                      seed: dict[str, float]) -> Any:
     """Seed 003 Figure ``number`` (6–10) as the seed draws it [003 L878]: ``metric``
-    (over the LP optimum for the max-stretch, over the instance's best policy otherwise)
-    against the load, the instance's LP optimal max-stretch; one colour per policy, a dot
-    per instance, a line through the means of the load bins, and at the right edge the
-    seed's table average of the same policy over all loads (the seed prints no value of
-    the figure itself), labelled ``seed``. Returns the axes.
+    against the load (the instance's LP optimal max-stretch), one colour per policy.
+
+    A dot per instance, a line through the means of the load bins; ``metric`` is over
+    the LP optimum for the max-stretch, over the instance's best policy otherwise; at the
+    right edge the seed's table average of the same policy over all loads (the seed
+    prints no value of the figure itself), labelled ``seed``.
 
     Parameters
     ----------
@@ -302,6 +303,10 @@ def seed_load_figure(load: np.ndarray, values: dict[str, np.ndarray],
     -------
     matplotlib.axes.Axes
         The axes of a new 7.5 x 4.5 inch figure.
+
+    Notes
+    -----
+    Returns the axes.
     """
     plt = _plt()
     _, ax = plt.subplots(figsize=(7.5, 4.5))
@@ -328,10 +333,10 @@ def seed_load_figure(load: np.ndarray, values: dict[str, np.ndarray],
 def seed_figure5(points: Sequence[dict[str, Any]],
                  seed: Mapping[str, Sequence[float]]) -> Any:
     """Seed 003 Figure 5 [003 L845, L872]: the relative max-stretch of the best four
-    policies in each experiment, ours as bars (from
-    :func:`lpsched.bags.reproduce.figure5_rows`) and the seed's Table 3 cells of the same
-    policies as markers labelled ``seed`` (the seed's Exp k is another platform than our
-    experiment k). Returns the axes.
+    policies in each experiment, ours as bars and the seed's Table 3 cells as markers.
+
+    Ours come from :func:`lpsched.bags.reproduce.figure5_rows`; the seed's markers are
+    labelled ``seed`` (the seed's Exp k is another platform than our experiment k).
 
     Parameters
     ----------
@@ -344,6 +349,10 @@ def seed_figure5(points: Sequence[dict[str, Any]],
     -------
     matplotlib.axes.Axes
         The axes of a new 8 x 4.5 inch figure, one group of bars per experiment.
+
+    Notes
+    -----
+    Returns the axes.
     """
     plt = _plt()
     _, ax = plt.subplots(figsize=(8, 4.5))

@@ -140,8 +140,8 @@ class _Ch4:
 
     def opts(self, ref: str, source: str = "text", **extra: Any) -> dict[str, Any]:
         """``compare``'s options of a measured row: ref, source, size, the run's note, and
-        decision 274 behind a difference (its nine readings were run on every row of the
-        ch. 4 table; the rows that differ cite it)."""
+        the gap behind a difference (:data:`GAP_274`: nine readings were run on every row
+        of the ch. 4 table; the rows that differ cite them)."""
         note = "; ".join(filter(None, [extra.pop("note", ""), self.note]))
         extra.setdefault("gap", Gap(274, readings=9, evidence=GAP_274))
         return {"ref": ref, "source": source, "size": self.size, "note": note, **extra}

@@ -1739,10 +1739,17 @@ class _BatchSim:
 
     def backfill_candidates(self, qarr: np.ndarray, lo: int, nfree: int, now: float,
                             bound: float, extra: int) -> Any:
-        """Queue positions from ``lo`` whose job is at most ``nfree`` wide, not of a size
-        refused on the current free processors, and ends by ``bound`` (``now + estimate``,
-        the same float sum) or fits in ``extra`` (:meth:`easy_backfill`'s tests, decision
-        464): all positions, in order, when few remain."""
+        """Queue positions from ``lo`` that may backfill: all positions, in order, when
+        few remain.
+
+        A position qualifies when its job is at most ``nfree`` wide, not of a size refused
+        on the current free processors, and ends by ``bound`` (``now + estimate``, the same
+        float sum) or fits in ``extra`` (:meth:`easy_backfill`'s tests).
+
+        Notes
+        -----
+        Decision 464: reading only these positions starts what reading every one does.
+        """
         if qarr.size - lo < 32:
             return range(lo, qarr.size)
         jobs = qarr[lo:]

@@ -1,6 +1,8 @@
 """Seed 002 ch. 5's seed-vs-ours table (``reproduce ostrich``: §5.2-§5.5, Figs. 5.1-5.13),
-one row per entry of the manifest, judged by :mod:`lpsched.core.fidelity` (decisions
-570-578; the module doc of :mod:`lpsched.campaigns.fidelity` says how).
+one row per entry of the manifest, judged by :mod:`lpsched.core.fidelity` (the module
+doc of :mod:`lpsched.campaigns.fidelity` says how).
+
+Decisions 570-578 hold the readings.
 
 The LPC-EGEE rows are one deterministic replay of the whole trace: their noise is 0 and a
 part of the trace (``--limit``) is a reduced run, never judged (decision 570). The

@@ -724,12 +724,16 @@ class _Ctx:
         return self.bound.startswith("budget")
 
     def gap(self, key: str | None, figure: str = "") -> Gap:
-        """The difference's evidence of ``key``: the literal rule's only under it; a row
-        no earlier decision covers (or a literal gap under another bound) cites the
-        allocation rules every row was built under (decision 598, :data:`RULES`).
+        """The difference's evidence of ``key``: the literal rule's only under it; a row no earlier
+        decision covers (or a literal gap under another bound) cites the allocation rules every
+        row was built under (:data:`RULES`).
 
         Notes
         -----
+        Decision 598 lists the allocation rules tried.
+
+
+
         The kinds are decisions 593 and 598's.
         """
         if key is not None and self.bound == "literal" and key in LITERAL_GAPS:

@@ -327,8 +327,7 @@ def _mean_direction(figure: str, line: str, ref: str, bound: Bound, values: list
 
 def pair_state(run: Run, trace: str, method: str, base: str) -> str | None:
     """Whether ``method`` lowers all three stretch metrics of ``trace`` against ``base``
-    beyond the paired noise: ``firm``, ``refuted`` (one is higher beyond it) or ``open``
-    (decision 550).
+    beyond the paired noise: ``firm``, ``refuted`` (one is higher beyond it) or ``open``.
 
     Parameters
     ----------
@@ -341,6 +340,10 @@ def pair_state(run: Run, trace: str, method: str, base: str) -> str | None:
     -------
     str or None
         ``None`` when a metric has fewer than two paired instances (no noise).
+
+    Notes
+    -----
+    Decision 550 states this reading.
     """
     zs = []
     for metric in STRETCH:
@@ -974,7 +977,7 @@ def slopes(run: Run, trace: str, policy: str, metric: str, along: str = "md",
            span: tuple[float, float] | None = None, line: float | None = None) -> list[float]:
     """Per instance, the slope of ``metric`` against ``m_d`` (``along="md"``) or against
     ``τ``/``c``, one slope per line of the other parameter, averaged over the lines and
-    divided by the instance's mean of ``metric`` over the grid (decision 551).
+    divided by the instance's mean of ``metric`` over the grid.
 
     Parameters
     ----------
@@ -994,6 +997,10 @@ def slopes(run: Run, trace: str, policy: str, metric: str, along: str = "md",
     list of float
         One relative slope per instance (0 for an instance whose values are all 0, e.g. no
         task redirected; other instances whose grid mean is not positive left out).
+
+    Notes
+    -----
+    Decision 551 states this reading.
     """
     points = run.grid.get((trace, policy), {})
     seeds = sorted({s for by in points.values() for s in by})
@@ -1171,7 +1178,7 @@ def _conflict_row(run: Run, trace: str) -> FidelityRow:
 def choose_parameters(run: Run, trace: str, policy: str,
                       ) -> tuple[tuple[float, float], float] | None:
     """Table 3.2's reading on a grid: the point whose worst objective is least bad, each
-    objective's mean over the instances divided by the grid's best mean (decision 551).
+    objective's mean over the instances divided by the grid's best mean.
 
     Parameters
     ----------
@@ -1185,6 +1192,10 @@ def choose_parameters(run: Run, trace: str, policy: str,
     tuple or None
         ``((m_d, τ or c), score)``, the score the largest of the six ratios; ``None`` when
         the grid of ``trace`` holds no row of ``policy``.
+
+    Notes
+    -----
+    Decision 551 states this reading.
     """
     means: dict[tuple[float, float], dict[str, float]] = {}
     for metric in METRICS:
@@ -1266,8 +1277,8 @@ def build_table(rows: Sequence[dict[str, Any]], tuning: Sequence[dict[str, Any]]
                 facts: Mapping[str, dict[str, Any] | str] | None = None,
                 jobs: dict[str, str] | None = None,
                 experiment: str = "redirection") -> FidelityTable:
-    """The seed-vs-ours table of seed 000 ch. 3: every manifest entry of ``redirection`` a
-    row, at every run size (decision 288).
+    """The seed-vs-ours table of seed 000 ch. 3: every manifest entry of ``redirection`` a row,
+    at every run size.
 
     Parameters
     ----------
@@ -1296,6 +1307,10 @@ def build_table(rows: Sequence[dict[str, Any]], tuning: Sequence[dict[str, Any]]
     >>> table = build_table([])
     >>> sorted({r.kind for r in table.rows})
     ['differs: cause measured', 'holds by construction', 'not measured']
+
+    Notes
+    -----
+    Decision 288 states how the rows are judged.
     """
     from lpsched.tasks.reproduce import CHAPTER_SELECTION
 

@@ -62,7 +62,7 @@ def sibling_rows(path: str | Path, experiment: str) -> list[dict[str, Any]]:
 
 def choose_selection(rows: list[dict[str, Any]]) -> dict[str, str] | None:
     """The job selection the table reads when a store holds runs of several: the chapter's
-    (decision 285) when present, else the most frequent.
+    when present, else the most frequent.
 
     Parameters
     ----------
@@ -73,6 +73,10 @@ def choose_selection(rows: list[dict[str, Any]]) -> dict[str, str] | None:
     -------
     dict or None
         ``{"status": ..., "zero_run": ...}``, or ``None`` without rows.
+
+    Notes
+    -----
+    Decision 285 gives the chapter's selection.
     """
     from lpsched.tasks.reproduce import CHAPTER_SELECTION
 

@@ -52,7 +52,7 @@ def figure_row(ref: str, source: str, line: str, what: str, judged: str,
     what : str
         What the figure shows (the row's label).
     judged : str
-        Where the values the text prints about it are judged ("rows 002-L1358-*").
+        Where the values the text prints about it are judged (``"rows 002-L1358-*"``).
     ours : str
         What our redrawn figure shows, in a sentence (the note).
 

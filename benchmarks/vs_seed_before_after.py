@@ -115,7 +115,8 @@ def main() -> None:
             t_old, t_new = tally(old, OLD_KINDS), tally(new, NEW_KINDS)
             page = [f"# `reproduce {' '.join(run.argv)}`: the seed-vs-ours table before and "
                     f"after the one verdict rule", "",
-                    f"From the stores of `{ns.run_dir}` (the seed's size).", "",
+                    "From the stores of one `lpsched reproduce all` run at the seeds' sizes.",
+                    "",
                     "## Under the previous rule", "", *markdown(old),
                     "## Under the one rule (`lpsched.core.fidelity`)", "", *markdown(new)]
             (ns.out / f"{run.label}.md").write_text("\n".join(page), encoding="utf-8")

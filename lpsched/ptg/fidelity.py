@@ -61,6 +61,7 @@ from lpsched.core.fidelity import (
 )
 from lpsched.ptg.generators import CLASSES
 from lpsched.ptg.registry import ALGORITHMS
+from lpsched.ptg.reproduce import PAPER_TABLE2, TABLE2_CLUSTERS
 
 __all__ = ["MIN_STRATUM", "RESAMPLES", "SEED_SCENARIOS", "SEED_SIX", "SEED_TABLE2",
            "Study", "display", "ptg_table", "study_of"]
@@ -80,30 +81,10 @@ SEED_SIX = ("selfish-order", "cafm-k-shelves", "cra-work-weight", "cra-work", "c
 FIG8 = ("selfish", "selfish-order", "c4", "f2", "cra-work-weight", "cafm-k-shelves")
 #: the metrics of the rows, as the store names them, and their labels
 METRICS = {"ssct": "SSCT", "makespan": "Cmax", "max_stretch": "MaxS"}
-#: Seed 004 Table 2 [004 L744-L846]: utilisation in % on (chti, grillon, grelon, gdx)
-SEED_TABLE2: dict[str, tuple[float, float, float, float]] = {
-    "selfish": (100.00, 99.82, 98.78, 96.20),
-    "selfish-order": (100.00, 99.77, 97.72, 94.30),
-    "selfish-weight": (100.00, 99.77, 97.78, 94.40),
-    "c1": (99.87, 99.44, 95.85, 89.47),
-    "c4": (99.96, 99.47, 96.38, 90.88),
-    "f1": (100.00, 99.82, 98.68, 96.18),
-    "f2": (100.00, 99.82, 98.68, 96.15),
-    "cra-ndags": (99.85, 99.93, 99.88, 99.87),
-    "cra-ndags-weight": (99.33, 98.146, 99.02, 98.80),
-    "cra-work": (99.96, 99.92, 99.87, 99.91),
-    "cra-work-weight": (99.96, 99.48, 99.10, 99.10),
-    "cra-width": (99.83, 99.85, 99.82, 99.81),
-    "cra-width-weight": (99.24, 98.14, 98.81, 98.74),
-    "cafm-cra": (99.79, 98.89, 91.63, 78.30),
-    "cafm-cra-weight": (99.72, 98.55, 89.82, 75.62),
-    "cafm-saf": (99.77, 98.64, 90.34, 76.76),
-    "cafm-sptf": (99.77, 98.63, 90.26, 76.67),
-    "cafm-lptf": (99.66, 98.50, 90.05, 76.05),
-    "cafm-k-shelves": (99.88, 99.38, 94.98, 88.07),
-}
-#: Table 2's columns, in the seed's order [004 L764-L827]
-TABLE2_CLUSTERS = ("chti", "grillon", "grelon", "gdx")
+#: Seed 004 Table 2 [004 L744-L846]: utilisation in % on :data:`TABLE2_CLUSTERS` (chti,
+#: grillon, grelon, gdx, the seed's column order [004 L764-L827]), one table for the
+#: reproduction's checks and these rows
+SEED_TABLE2 = PAPER_TABLE2
 #: Table 2's first printed line of each column (chti L765, grillon L786, grelon L807,
 #: gdx L828): row k of a column is on that line + k
 TABLE2_LINES = {"chti": 765, "grillon": 786, "grelon": 807, "gdx": 828}

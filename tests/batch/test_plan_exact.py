@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from lpsched.batch.simulator import Profile, _earlier_fit, _first_fit
+from lpsched.batch.plan import Profile, _earlier_fit, _first_fit
 from tests.batch.test_profile_tables import random_profile
 
 

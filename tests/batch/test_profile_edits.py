@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from lpsched.batch.simulator import Profile
+from lpsched.batch.plan import Profile
 
 
 def _reference_add(prof: Profile, start: float, end: float, delta: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lpsched.batch.simulator import Profile, _first_fit
+from lpsched.batch.plan import Profile, _first_fit
 from lpsched.errors import InvalidInstanceError
 
 

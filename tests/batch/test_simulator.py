@@ -109,7 +109,7 @@ def test_real_trace_and_cli(tmp_path, capsys):
 
 
 def test_profile_operations():
-    from lpsched.batch.simulator import Profile
+    from lpsched.batch.plan import Profile
 
     p = Profile(0.0, 4)
     p.add(5.0, float("inf"), 4)
@@ -242,7 +242,7 @@ def test_validation_accepts_a_zero_length_job_before_its_successor():
 
 
 def test_profile_add_trim_and_from_releases():
-    from lpsched.batch.simulator import Profile
+    from lpsched.batch.plan import Profile
 
     p = Profile.from_releases(0.0, 2, np.array([3.0, 3.0, 7.0, -1.0]), np.array([1, 2, 4, 5]))
     assert list(p.times) == [0.0, 3.0, 7.0] and list(p.free) == [7, 10, 14]  # -1 -> now

@@ -209,6 +209,26 @@ class Profile:
         return _first_fit(times[lo:], free[lo:], size, length)
 
 
+    def earlier_fit(self, size: int, length: float, rs: float, re: float) -> float:
+        """:func:`_earlier_fit` on this plan: the start of the first fitting run before
+        ``rs`` for a job holding ``[rs, re)``, its own slot let go, else ``inf``.
+
+        Parameters
+        ----------
+        size : int
+            The job's processors.
+        length : float
+            Its estimate (s).
+        rs, re : float
+            Its reserved slot (s), ``times[0] <= rs < re``.
+
+        Returns
+        -------
+        float
+            The earlier start (s), or ``inf``.
+        """
+        return _earlier_fit(self.times, self.free, size, length, rs, re)
+
     def held_until(self, top: int, least_size: int = 0) -> np.ndarray:
         """Tabulate, per size ``s``, when the free count first drops below ``s``.
 

@@ -94,7 +94,7 @@ from lpsched.batch.allocation import (
     placeable,
 )
 from lpsched.batch.line import _simulate_line
-from lpsched.batch.plan import Profile, _earlier_fit
+from lpsched.batch.plan import Profile
 from lpsched.batch.procsets import FreeLine, ProcSets
 from lpsched.batch.schedule import (  # noqa: F401  (re-exported: the public API)
     BatchSchedule,
@@ -1250,7 +1250,7 @@ class _BatchSim:
         # a start at or after ``rs`` is no move. The job's own slot is let go virtually
         # (``size`` more free from ``rs`` on), so a job that does not move (most turns)
         # leaves the plan untouched
-        t = _earlier_fit(prof.times, prof.free, size, length, rs, re)
+        t = prof.earlier_fit(size, length, rs, re)
         if t >= rs:  # nothing earlier: the same slot
             return False, False
         prof.add(rs, re, size)

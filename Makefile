@@ -19,7 +19,7 @@ XDIST ?= -n 2 --dist loadfile
 
 .PHONY: demo test test-slow test-no-data test-oldest lint docs bench clean
 
-$(STAMP): pyproject.toml setup.py lpsched/batch/_line_c.c lpsched/ptg/_hcpa_c.pyx lpsched/ptg/_backfill_c.pyx
+$(STAMP): pyproject.toml setup.py lpsched/batch/_line_c.c $(wildcard lpsched/*/_*_c.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -30,7 +30,7 @@ $(STAMP_DOCS): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
 	touch $(STAMP_DOCS)
 
-$(STAMP_OLDEST): pyproject.toml setup.py lpsched/batch/_line_c.c lpsched/ptg/_hcpa_c.pyx lpsched/ptg/_backfill_c.pyx $(OLDEST)
+$(STAMP_OLDEST): pyproject.toml setup.py lpsched/batch/_line_c.c $(wildcard lpsched/*/_*_c.pyx) $(OLDEST)
 	$(PYTHON) scripts/oldest_constraints.py --check
 	rm -rf $(VENV_OLDEST)
 	$(PYTHON_OLDEST) -m venv $(VENV_OLDEST)

@@ -1,16 +1,17 @@
 """lpsched's compiled modules, beside pyproject.toml (which holds everything else).
 
 ``lpsched.batch._line_c`` is the FCFS/EASY event loop of ``lpsched/batch/line.py`` in C
-(decisions 443-449); ``lpsched.ptg._hcpa_c`` and ``lpsched.ptg._backfill_c`` are the literal
-improved-HCPA loop and BACKFILL of ``lpsched/ptg`` in Cython (decisions 640-641). All are
-optional: where no C compiler or no Python headers are found (or, for the PTG loops, no
-Cython), ``pip install`` goes on without them and lpsched runs the Python loops, which are
-the reference (``LPSCHED_PURE_PYTHON=1`` forces them). The flags keep every double
+(decisions 443-449); every ``lpsched/<family>/_<name>_c.pyx`` is a Cython module of a
+family's Python loop (the PTG ones: the literal improved-HCPA loop and BACKFILL, decisions
+640-641). All are optional: where no C compiler or no Python headers are found (or, for
+the Cython modules, no Cython), ``pip install`` goes on without them and lpsched runs the
+Python loops, which are the reference (``LPSCHED_PURE_PYTHON=1`` forces them). The flags keep every double
 operation the one Python does: no fused multiply-add (``-ffp-contract=off``), no
 ``-ffast-math``.
 """
 
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 
@@ -19,14 +20,15 @@ EXTENSIONS = [Extension("lpsched.batch._line_c", sources=["lpsched/batch/_line_c
                         extra_compile_args=FLAGS, optional=True)]
 try:
     from Cython.Build import cythonize
-except ImportError:  # no Cython: the PTG loops run in Python
+except ImportError:  # no Cython: the Python loops run
     pass
 else:
-    PTG = cythonize([Extension(f"lpsched.ptg.{name}", sources=[f"lpsched/ptg/{name}.pyx"],
-                               extra_compile_args=FLAGS) for name in ("_hcpa_c", "_backfill_c")],
-                    language_level=3, quiet=True)
-    for ext in PTG:
+    SOURCES = sorted(Path("lpsched").glob("*/_*_c.pyx"))
+    CYTHON = cythonize([Extension(".".join(src.with_suffix("").parts), sources=[str(src)],
+                                  extra_compile_args=FLAGS) for src in SOURCES],
+                       language_level=3, quiet=True)
+    for ext in CYTHON:
         ext.optional = True  # cythonize does not carry the flag over
-    EXTENSIONS += PTG
+    EXTENSIONS += CYTHON
 
 setup(ext_modules=EXTENSIONS)

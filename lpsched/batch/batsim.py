@@ -102,6 +102,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -112,6 +113,7 @@ from typing import IO, Any, NamedTuple
 import numpy as np
 
 import lpsched.core.swf
+from lpsched.batch.line import PURE_PYTHON
 from lpsched.batch.procsets import ProcSets, proc_runs
 from lpsched.batch.schedule import BatchSchedule
 from lpsched.core.inputs import is_stream, max_json_bytes, peek, read_input
@@ -127,6 +129,11 @@ from lpsched.core.swf import (
 from lpsched.errors import InvalidInstanceError, ParseError
 from lpsched.platforms.model import Platform
 from lpsched.platforms.units import parse_speeds
+
+try:  # the compiled row formatter (optional: setup.py builds it where Cython is)
+    from lpsched.batch import _rows_c
+except ImportError:  # pragma: no cover - exercised where the extension is not built
+    _rows_c = None  # type: ignore[assignment]
 
 #: Batsim's ``jobs.csv`` columns, in Batsim's order (docs/output-jobs.rst, src/export.cpp)
 JOBS_COLUMNS = ("job_id", "workload_name", "profile", "submission_time",
@@ -309,14 +316,58 @@ def _csv_text(text: str) -> str:
     return text
 
 
-def _column(values: np.ndarray) -> tuple[str, list[Any]]:
-    """The ``%`` format and the Python values of one float column: ``%d.0`` on whole
-    numbers when every value is one (the same text as ``repr``, formatted faster), else
-    ``%r``."""
+def _column(values: np.ndarray) -> tuple[str, np.ndarray]:
+    """The text after one float column's values and the values: ``.0`` after whole numbers
+    written as integers when every value is one (the same text as ``repr``, formatted
+    faster), else nothing after the floats themselves (written as ``repr``)."""
     whole = np.isfinite(values) & (values == np.trunc(values)) & (np.abs(values) < 1e16)
     if whole.all():
-        return "%d.0", values.astype(np.int64).tolist()
-    return "%r", values.tolist()
+        return ".0", values.astype(np.int64)
+    return "", np.ascontiguousarray(values, dtype=np.float64)
+
+
+def format_rows(columns: list[Any], texts: list[str], rows: int) -> str:
+    """The rows' text: ``texts[0]``, then each column's value followed by the next text.
+
+    Column kinds: an ``int64`` array's values as ``%d``, a ``float64`` array's as ``%r``, a
+    list of ``str`` as is, ``("number", float64 array)`` as :func:`number_text`,
+    ``("runs", offsets, lo, hi, first)`` (a :class:`~lpsched.batch.procsets.ProcSets`'
+    int64 arrays, rows from job ``first``) as :func:`interval_sets`. Compiled where
+    ``lpsched.batch._rows_c`` is built (and ``LPSCHED_PURE_PYTHON`` is not set), else with
+    Python's ``%`` formatting and the two functions, the reference; the same text either
+    way (tests/batch/test_jobs_csv_rows.py).
+
+    Parameters
+    ----------
+    columns : list
+        ``k`` columns of at least ``rows`` values each.
+    texts : list of str
+        ``k + 1`` constant texts: before the first column, between columns, after the last.
+    rows : int
+        The rows to write.
+
+    Returns
+    -------
+    str
+        The rows, one after the other.
+    """
+    if _rows_c is not None and os.environ.get(PURE_PYTHON, "") in ("", "0"):
+        return _rows_c.format_rows(columns, texts, rows, FIELD_LIMIT)
+    codes, values = [], []
+    for c in columns:
+        if isinstance(c, tuple) and c[0] == "runs":
+            _, offsets, lo, hi, first = c
+            codes.append("%s")
+            values.append(interval_sets(ProcSets(offsets, lo, hi), first, first + rows))
+        elif isinstance(c, tuple):  # ("number", values)
+            codes.append("%s")
+            values.append([number_text(v) for v in c[1][:rows].tolist()])
+        else:
+            codes.append("%s" if isinstance(c, list) else "%r" if c.dtype.kind == "f" else "%d")
+            values.append(c[:rows] if isinstance(c, list) else c[:rows].tolist())
+    fmt = texts[0].replace("%", "%%") + "".join(
+        code + text.replace("%", "%%") for code, text in zip(codes, texts[1:], strict=True))
+    return "".join([fmt % row for row in zip(*values, strict=True)])
 
 
 def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
@@ -362,13 +413,16 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
     n = work.jobs
     killed = sched.killed if sched.killed is not None else sched.failed
     killed = np.zeros(n, bool) if killed is None else np.asarray(killed, bool)
-    names = [_csv_text(p) for p in profiles] if profiles is not None else \
-        delay_names(work.run)
-    if len(names) != n:
-        raise InvalidInstanceError("profiles", len(names), f"expected one per job ({n})")
+    names: list[str] | None = None
+    if profiles is not None:
+        names = [_csv_text(p) for p in profiles]
+        if len(names) != n:
+            raise InvalidInstanceError("profiles", len(names), f"expected one per job ({n})")
     runs = proc_runs(sched.procs)[0]
+    offsets, lo, hi = (a.astype(np.int64, copy=False) for a in (runs.offsets, runs.lo, runs.hi))
+    delays = np.ascontiguousarray(work.run, dtype=np.float64)
     out.write(",".join(JOBS_COLUMNS) + "\n")
-    wl = _csv_text(workload_name).replace("%", "%%")
+    wl = _csv_text(workload_name)
     for first in range(0, n, CHUNK):
         stop = min(first + CHUNK, n)
         part = slice(first, stop)
@@ -379,19 +433,24 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
         floats = [_column(c) for c in (submit, work.estimate[part], start, execution, end,
                                        start - submit, end - submit)]
         dead = killed[part]
-        state = ("%d,%s" if dead.any() else "1," + COMPLETED)
-        fmt = (f"%s,{wl},%s,{floats[0][0]},%d,{floats[1][0]},{state},"
-               + ",".join(f for f, _ in floats[2:]) + ",%r,%s,-1,\n")
-        numbers = work.job[part].tolist()
-        columns = [[_csv_text(ids.get(j, str(j))) for j in numbers] if ids else numbers,
-                   names[first:stop], floats[0][1],
-                   work.size[part].tolist(), floats[1][1]]
+        job = [_csv_text(ids.get(j, str(j))) for j in work.job[part].tolist()] if ids \
+            else work.job[part].astype(np.int64)
+        columns: list[Any] = [job, names[first:stop] if names is not None else
+                              ("number", delays[part]), floats[0][1],
+                              work.size[part].astype(np.int64), floats[1][1]]
+        texts = ["", f",{wl},", ",", floats[0][0] + ",", ",", floats[1][0] + ","]
         if dead.any():
-            columns += [(~dead).astype(int).tolist(),
+            columns += [(~dead).astype(np.int64),
                         [WALLTIME_REACHED if d else COMPLETED for d in dead.tolist()]]
-        columns += [values for _, values in floats[2:]]
-        columns += [stretch.tolist(), interval_sets(runs, first, stop)]
-        out.write("".join([fmt % row for row in zip(*columns, strict=True)]))
+            texts += [",", ","]
+        else:
+            texts[-1] += "1," + COMPLETED + ","
+        for tail, values in floats[2:]:
+            columns.append(values)
+            texts.append(tail + ",")
+        columns += [stretch, ("runs", offsets, lo, hi, first)]
+        texts += [",", ",-1,\n"]
+        out.write(format_rows(columns, texts, stop - first))
 
 
 @dataclass(frozen=True)

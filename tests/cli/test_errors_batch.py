@@ -381,9 +381,9 @@ def test_batch_out_overwrites_atomically(tmp_path, capsys, monkeypatch):
     assert code == 0 and out.read_text().startswith(",".join(batsim.JOBS_COLUMNS) + "\n")
     out.write_text("old\n")
     calls = []
-    real = batsim.interval_sets
+    real = batsim.format_rows
 
-    def disk_full(*args: Any) -> list[str]:
+    def disk_full(*args: Any) -> str:
         """The second chunk of rows finds the disk full."""
         calls.append(args)
         if len(calls) == 2:
@@ -391,7 +391,7 @@ def test_batch_out_overwrites_atomically(tmp_path, capsys, monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(batsim, "CHUNK", 1)
-    monkeypatch.setattr(batsim, "interval_sets", disk_full)
+    monkeypatch.setattr(batsim, "format_rows", disk_full)
     err = one_error(capsys, "batch", path, "--out", out)
     assert "No space left on device" in err and out.read_text() == "old\n"
     assert len(calls) == 2

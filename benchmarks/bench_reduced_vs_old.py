@@ -46,6 +46,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                      "--instances", "2", "--no-plots"], ["KTH-SP2-1996-2.1-cln.swf.gz"]),
     "ostrich": (["reproduce", "ostrich", "--instances", "2", "--limit", "5000"],
                 ["LPC-EGEE-2004-1.2-cln.swf.gz"]),
+    "ptg-4": (["reproduce", "ptg", "--scenarios", "4", "--no-figures"], []),
     "ptg-12": (["reproduce", "ptg", "--scenarios", "12", "--no-figures"], []),
     "ptg-60": (["reproduce", "ptg", "--scenarios", "60", "--no-figures"], []),
     "faircamp-4": (["reproduce", "faircamp", "--instances", "4"], []),

@@ -238,10 +238,10 @@ class PlanDispatcher:
         # epochs are recomputed from the stretch, so a window may open an ulp before the
         # release event fires: only released applications are candidates
         ready = (sim.unsent[self.apps] > 0) & sim.released[self.apps]
-        left = (self.quota - self.sent) * ready[:, None] * sim.free_links()[None, :]
-        cand = np.argwhere(left > 0)
-        if cand.size:
-            rows, us = cand[:, 0], cand[:, 1]
+        free = sim.free_links()
+        owed = (self.quota - self.sent) * ready[:, None]
+        rows, us = np.nonzero(owed * free[None, :] > 0)  # C order, as np.argwhere
+        if rows.size:
             rate = self.rate[rows, us]
             due = np.where(rate > 0, (self.sent[rows, us] + 1) / np.where(rate > 0, rate, 1.0),
                            math.inf)
@@ -249,11 +249,12 @@ class PlanDispatcher:
             # first: the tail of Theorem 6, sent serially at d_k
             tail = self.j >= self.last[rows]
             due = np.where(tail, self.deadlines[rows], due)
-            row, u = cand[np.lexsort((us, self.apps[rows], due, ~tail))[0]]
+            first = np.lexsort((us, self.apps[rows], due, ~tail))[0]
+            row, u = rows[first], us[first]
             self.sent[row, u] += 1
             self.credit[row, u] -= 1
             return int(self.apps[row]), int(u)
-        if not sim.free_links().all() and ((self.quota - self.sent) * ready[:, None] > 0).any():
+        if not free.all() and (owed > 0).any():
             return LINKS_BUSY  # quota left on busy links (multiport): wait for a transfer
         if self.j < self.n_intervals - 1:
             return float(self.epochs[self.j + 1])

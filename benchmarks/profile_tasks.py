@@ -42,6 +42,8 @@ PHASES = (
     ("scipy", "lower bounds"),
     ("maximum_flow", "lower bounds"),
     ("simulator.py", "simulation"),
+    ("_online_c", "simulation"),
+    ("_flow_c", "lower bounds"),
     ("heapq", "simulation"),
     ("schedule.py", "validation and metrics"),
     ("policies.py", "policies"),
@@ -94,7 +96,8 @@ def trace_work(path: str, sample: int) -> list[tuple[Callable[[], object], float
 
     def parse() -> None:
         rep._trace.cache_clear()
-        rep._trace(path)
+        # the key the cells' instance() uses (another key would parse it again in a cell)
+        rep._trace(path, rep.CHAPTER_STATUS, rep.CHAPTER_ZERO_RUN)
 
     def one_instance(seed: int) -> Callable[[], None]:
         def run() -> None:

@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -321,7 +323,7 @@ def check_trace(path: str, status: str = STATUS, processors: int = 140,
     """
     from lpsched.campaigns.extract import _keep, _nothing_placed
 
-    trace = read_swf(path)
+    trace = _read_trace(path)
     if limit:
         trace = _head(trace, limit)
     keep, unplaced = _keep(trace, processors, status)
@@ -330,13 +332,52 @@ def check_trace(path: str, status: str = STATUS, processors: int = 140,
     return int(keep.sum())
 
 
+def _read_trace(path: str) -> SwfTrace:
+    """The parsed trace, read once per process for the check and the five EGEE cells of a
+    run (the same file: its size and modification time are part of the key). The trace is
+    only read from: :func:`_head` and :func:`~lpsched.campaigns.extract.extract` take
+    copies."""
+    st = os.stat(path)
+    return _read_trace_cached(path, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)
+def _read_trace_cached(path: str, size: int, mtime_ns: int) -> SwfTrace:
+    return read_swf(path)
+
+
+def _egee_workload(cell: dict[str, Any]) -> Workload:
+    """The campaign workload an EGEE cell replays, extracted once per process for the cells
+    of one trace, jobs, status and dependency choice (three cells share the one with
+    dependencies, two the one without). Its arrays are made read-only: a cell that wrote into
+    them would fail instead of changing the next cell's answers."""
+    st = os.stat(cell["trace"])
+    return _egee_workload_cached(cell["trace"], st.st_size, st.st_mtime_ns,
+                                 int(cell["limit"]), int(cell.get("first", 0)),
+                                 bool(cell["deps"]), str(cell.get("status", STATUS)))
+
+
+@functools.lru_cache(maxsize=2)
+def _egee_workload_cached(path: str, size: int, mtime_ns: int, limit: int, first: int,
+                          deps: bool, status: str) -> Workload:
+    trace = _read_trace(path)
+    if limit or first:
+        trace = _head(trace, limit, first)
+    w = extract(trace, 140, "max", deps, status=status).workload
+    for value in vars(w).values():
+        arrays = value.values() if isinstance(value, dict) else (value,)
+        for a in arrays:
+            if isinstance(a, np.ndarray):
+                a.setflags(write=False)
+    return w
+
+
 def _egee_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:
     """The LPC-EGEE replay (§5.7): m = 140, MAX campaigns, downtime pieces."""
-    trace = read_swf(cell["trace"])
+    trace = _read_trace(cell["trace"])
     if cell["limit"] or cell.get("first", 0):
         trace = _head(trace, int(cell["limit"]), int(cell.get("first", 0)))
-    w = extract(trace, 140, "max", bool(cell["deps"]),
-                status=cell.get("status", STATUS)).workload
+    w = _egee_workload(cell)
     t0 = time.perf_counter()
     run: CampaignRun = original_run(w) if cell["policy"] == "original" else simulate(
         w, policy_factory(cell["policy"], False))

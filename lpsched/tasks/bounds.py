@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,7 +54,12 @@ from lpsched.tasks.instance import BOUND_B, TaskInstance
 
 # scipy's max-flow, HiGHS and the deadline model are imported by the exact tests that use
 # them: the speed-m bounds of ``lpsched online`` on large instances need none of them
-# (scipy.sparse.csgraph alone takes 0.15 s to import)
+# (scipy.sparse.csgraph alone takes 0.15 s to import); where the compiled maximum flow is
+# built, the flow test needs no scipy at all
+try:  # the compiled maximum flow (optional: without a C compiler scipy's runs)
+    from lpsched.tasks import _flow_c
+except ImportError:  # pragma: no cover - depends on the build
+    _flow_c = None  # type: ignore[assignment]
 
 #: largest number of tasks for which :func:`lower_bounds` runs the exact search by default
 EXACT_LIMIT = 3000
@@ -267,9 +273,6 @@ def flow_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: i
     bool
         Whether the maximum flow carries every (rounded) demand.
     """
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import maximum_flow
-
     from lpsched.tasks.deadline_model import windows
 
     if np.any(p > deadline - release):
@@ -294,9 +297,22 @@ def flow_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: i
     rows = np.concatenate([np.zeros(n, np.int64), 1 + win.task, 1 + n + np.arange(k)])
     cols = np.concatenate([1 + np.arange(n), 1 + n + win.interval,
                            np.full(k, n + k + 1, np.int64)])
-    graph = sp.csr_matrix((caps.astype(np.int32), (rows, cols)), shape=(n + k + 2,) * 2)
-    flow = maximum_flow(graph, 0, n + k + 1).flow_value
-    return flow >= int(demand.sum())
+    return _max_flow(n + k + 2, rows, cols, caps.astype(np.int32)) >= int(demand.sum())
+
+
+def _max_flow(nodes: int, rows: np.ndarray, cols: np.ndarray, caps: np.ndarray) -> int:
+    """The value of a maximum flow from node 0 to node ``nodes - 1`` (edges ``rows[e] ->
+    cols[e]`` of integer capacity ``caps[e]``): the compiled Dinic when it is built, scipy's
+    ``maximum_flow`` otherwise or under ``LPSCHED_PURE_PYTHON`` (the same value: a maximum
+    flow's value is unique)."""
+    if _flow_c is not None and os.environ.get("LPSCHED_PURE_PYTHON", "") in ("", "0"):
+        return int(_flow_c.max_flow(nodes, rows.astype(np.int64), cols.astype(np.int64),
+                                    caps.astype(np.int64), 0, nodes - 1))
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import maximum_flow
+
+    graph = sp.csr_matrix((caps, (rows, cols)), shape=(nodes, nodes))
+    return int(maximum_flow(graph, 0, nodes - 1).flow_value)
 
 
 def _grid(release: np.ndarray, p: np.ndarray, deadline: np.ndarray,

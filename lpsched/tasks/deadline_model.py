@@ -20,10 +20,12 @@ status.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lpsched.models.program import LinearProgram
+if TYPE_CHECKING:  # imported where the LP is built: windows() alone needs no scipy
+    from lpsched.models.program import LinearProgram
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ def deadline_lp(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int
         per interval, ``0 <= x_jk <= cap``: the deadlines can be met iff the optimum is
         ``Σ p_j``.
     """
+    from lpsched.models.program import LinearProgram
+
     win = win if win is not None else windows(release, p, deadline)
     lp = LinearProgram("deadline-feasibility", sense="max")
     x = lp.add_variables("x", win.edges, upper=win.cap)

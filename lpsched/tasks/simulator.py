@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -43,7 +44,15 @@ from lpsched.tasks.schedule import (
     validate_schedule,
 )
 
-__all__ = ["OnlineResult", "evaluate", "get_policy", "simulate"]
+try:  # the compiled event loop (optional: without a C compiler the Python one runs)
+    from lpsched.tasks import _online_c
+except ImportError:  # pragma: no cover - depends on the build
+    _online_c = None  # type: ignore[assignment]
+
+__all__ = ["OnlineResult", "evaluate", "get_policy", "kernel_in_use", "simulate"]
+
+#: the environment variable that forces the Python event loop (any value but "" and "0")
+PURE_PYTHON = "LPSCHED_PURE_PYTHON"
 
 _COMPLETE, _ARRIVALS, _SETTLE = 0, 1, 2
 _add_reduce = np.add.reduce
@@ -414,18 +423,67 @@ class _Sim:
 
     # -- the result ------------------------------------------------------------------------
     def schedule(self, seconds: float) -> TaskSchedule:
-        pieces = np.array(self.pieces, dtype=float).reshape(-1, 5)
-        task = self.order[pieces[:, 0].astype(np.int64)]
-        completion = np.empty(self.n)
-        completion[self.order] = self.completion
-        pol = self.pol
-        return TaskSchedule(
-            task=task, proc=pieces[:, 1].astype(np.int64), start=pieces[:, 2],
-            end=pieces[:, 3], kind=pieces[:, 4].astype(np.int64), completion=completion,
-            processors=self.m, main=self.main, policy=pol.name, preemptive=pol.preemptive,
-            migratory=pol.preemptive and pol.paradigm == "common",
-            restarts=pol.redirect == "threshold",
-            stats={"events": self.processed, "seconds": seconds})
+        return _schedule(self.order, np.array(self.pieces, dtype=float).reshape(-1, 5),
+                         np.asarray(self.completion), self.m, self.main, self.pol,
+                         self.processed, seconds)
+
+
+def _schedule(order: np.ndarray, pieces: np.ndarray, completion_in_order: np.ndarray, m: int,
+              main: int, pol: OnlinePolicy, events: int, seconds: float) -> TaskSchedule:
+    """The schedule of a run: pieces ``(task, proc, start, end, kind)`` and completion
+    times in arrival order (``order`` maps them back to the instance's tasks)."""
+    task = order[pieces[:, 0].astype(np.int64)]
+    completion = np.empty(order.size)
+    completion[order] = completion_in_order
+    return TaskSchedule(
+        task=task, proc=pieces[:, 1].astype(np.int64), start=pieces[:, 2],
+        end=pieces[:, 3], kind=pieces[:, 4].astype(np.int64), completion=completion,
+        processors=m, main=main, policy=pol.name, preemptive=pol.preemptive,
+        migratory=pol.preemptive and pol.paradigm == "common",
+        restarts=pol.redirect == "threshold",
+        stats={"events": events, "seconds": seconds})
+
+
+def kernel_in_use() -> str:
+    """Say which event loop :func:`simulate` runs.
+
+    Returns
+    -------
+    str
+        ``"compiled"`` (the extension ``lpsched.tasks._online_c``),
+        ``"python (LPSCHED_PURE_PYTHON is set)"`` or ``"python (the extension
+        lpsched.tasks._online_c is not built)"``.
+    """
+    if _online_c is None:
+        return "python (the extension lpsched.tasks._online_c is not built)"
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return f"python ({PURE_PYTHON} is set)"
+    return "compiled"
+
+
+_REDIRECT = {None: 0, "threshold": 1, "random": 2}
+
+
+def _simulate_compiled(inst: TaskInstance, pol: OnlinePolicy, t0: float) -> TaskSchedule:
+    """:class:`_Sim`'s run by the compiled loop (the same inputs, the same answers)."""
+    n, m = inst.n, inst.processors
+    order = np.lexsort((np.arange(n), inst.release))
+    r = np.ascontiguousarray(inst.release[order], dtype=np.float64)
+    pa = np.ascontiguousarray(inst.p[order], dtype=np.float64)
+    md = pol.md if pol.redirect else 0
+    if pol.paradigm == "common":
+        rank, ranks = np.zeros(n, np.int64), 0
+    else:
+        values = np.unique(pa)
+        rank, ranks = (np.searchsorted(values, pa) + 1).astype(np.int64), int(values.size)
+    rng = np.random.default_rng(pol.seed) if pol.redirect == "random" else None
+    sim = _online_c.Sim(r, pa, rank, ranks, m, md, pol.paradigm != "common",
+                        pol.order == "release", pol.preemptive, _REDIRECT[pol.redirect],
+                        float(pol.tau), float(pol.b), float(pol.c), rng)
+    sim.run()
+    pieces, completion = sim.result()
+    return _schedule(order, pieces, completion, m, m - md, pol, int(sim.processed),
+                     time.perf_counter() - t0)
 
 
 def simulate(inst: TaskInstance, policy: OnlinePolicy) -> TaskSchedule:
@@ -461,6 +519,8 @@ def simulate(inst: TaskInstance, policy: OnlinePolicy) -> TaskSchedule:
     """
     policy.check(inst.processors)
     t0 = time.perf_counter()
+    if inst.n and kernel_in_use() == "compiled":
+        return _simulate_compiled(inst, policy, t0)
     sim = _Sim(inst, policy)
     sim.run()
     return sim.schedule(time.perf_counter() - t0)

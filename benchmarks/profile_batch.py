@@ -50,6 +50,7 @@ PHASES = (
     ("lpsched.batch.simulator", "_BatchSim.kill_for_head", "EASY: kill of advanced jobs"),
     ("lpsched.batch.simulator", "_BatchSim.begin_mask", "start/end: mask and counts"),
     ("lpsched.batch.simulator", "_BatchSim.finish_mask", "start/end: mask and counts"),
+    ("lpsched.batch.simulator", "_BatchSim.take_python", "start/end: mask and counts"),
     ("lpsched.batch.simulator", "_BatchSim.penalised", "start/end: placement penalty"),
     ("lpsched.batch.allocation", "allocate", "allocators"),
     ("lpsched.batch.allocation", "placeable", "allocators: placeable test"),

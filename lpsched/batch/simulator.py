@@ -63,8 +63,12 @@ Python containers: a heap of ends (O(log n) per job), the sorted submissions, a 
 list of releases (EASY's shadow, an insertion per start). Under ``basic`` on a line the
 free processors are runs of ids (:class:`~lpsched.batch.procsets.FreeLine`: a job costs
 the runs it takes, not its size) and the schedule keeps every job's set as runs
-(:class:`~lpsched.batch.procsets.ProcSets`); the other rules keep the boolean mask. An
-EASY pass is O(queue) Python comparisons after the FCFS part (no array built per pass).
+(:class:`~lpsched.batch.procsets.ProcSets`); the other rules keep the boolean mask, with
+its per-bucket and per-cluster free counts, in the compiled ``lpsched.batch._mask_c.Mask``
+where it is built (the take and give of a job's ids, every allocation rule, the kill of
+advanced jobs' two searches, EASY's backfilling candidates: decisions 627-629), the
+Python functions of :mod:`lpsched.batch.allocation` the reference and the fallback
+(``LPSCHED_PURE_PYTHON=1``). An EASY pass is O(queue) comparisons after the FCFS part.
 Conservative backfilling keeps its numpy profile: O(breakpoints) per reservation search;
 a fixed-reservation pass searches only for the due and new jobs and, after an early end,
 the jobs a vectorised test says may move (decision 266).
@@ -75,6 +79,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import os
 import time as _time
 from collections.abc import Callable
 from dataclasses import replace
@@ -93,7 +98,7 @@ from lpsched.batch.allocation import (
     free_blocks,
     placeable,
 )
-from lpsched.batch.line import _simulate_line
+from lpsched.batch.line import PURE_PYTHON, _simulate_line
 from lpsched.batch.plan import Profile
 from lpsched.batch.procsets import FreeLine, ProcSets
 from lpsched.batch.schedule import (  # noqa: F401  (re-exported: the public API)
@@ -105,6 +110,11 @@ from lpsched.batch.topology import Topology
 from lpsched.batch.validation import validate_batch  # noqa: F401  (re-exported)
 from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, LpschedError
+
+try:  # the mask and its rules compiled (optional: the Python functions are the reference)
+    from lpsched.batch import _mask_c
+except ImportError:  # pragma: no cover - depends on the build
+    _mask_c = None  # type: ignore[assignment]
 
 POLICIES = ("fcfs", "easy", "conservative")
 #: what EASY does when its head's reservation time comes and the head cannot be placed:
@@ -127,6 +137,23 @@ def _count_clusters(clusters: np.ndarray, which: np.ndarray, sign: int) -> None:
         np.add.at(clusters, which, sign)
     else:
         clusters += sign * np.bincount(which, minlength=clusters.size)
+
+
+def mask_kernel_in_use() -> str:
+    """Say whether :class:`_BatchSim`'s mask path runs the compiled :class:`Mask`.
+
+    Returns
+    -------
+    str
+        ``"compiled"`` (the extension ``lpsched.batch._mask_c``),
+        ``"python (LPSCHED_PURE_PYTHON is set)"`` or ``"python (the extension
+        lpsched.batch._mask_c is not built)"``.
+    """
+    if _mask_c is None:
+        return "python (the extension lpsched.batch._mask_c is not built)"
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return f"python ({PURE_PYTHON} is set)"
+    return "compiled"
 
 
 PENALTIES = ("linear", "quadratic")
@@ -333,6 +360,7 @@ class _BatchSim:
         "free",
         "freed",
         "freed_base",
+        "kernel",
         "kill",
         "kill_advanced",
         "killed_jobs",
@@ -367,6 +395,7 @@ class _BatchSim:
         "scan_state",
         "seq",
         "shadow_memo",
+        "size_a",
         "size_r",
         "sizes_l",
         "slot",
@@ -401,6 +430,7 @@ class _BatchSim:
         self.least_size = int(work.size.min()) if n else 0  # no job fits fewer free
         # Python scalars for the hot loops
         self.sizes_l, self.est_l, self.run_l = work.size.tolist(), est.tolist(), run.tolist()
+        self.size_a = np.ascontiguousarray(work.size, np.int64)
         self.failed = np.zeros(n, bool)
         self.now = 0.0
         self.ends: list[tuple[float, int, int]] = []  # (time, sequence, job): the ends' heap
@@ -468,6 +498,7 @@ class _BatchSim:
             self.line: FreeLine | None = FreeLine(m)
             self.begin, self.finish = self.begin_line, self.finish_line
             self.free = self.counts = self.alloc_free = self.clusters = None
+            self.kernel = None
             self.nfree = m
             return
         alloc, topology, cluster_size = self.alloc, self.topology, self.cluster_size
@@ -483,6 +514,10 @@ class _BatchSim:
         self.clusters = cluster_counts(self.free, cluster_size) \
             if cluster_size and alloc in _CLUSTER_RULES else None
         self.alloc_free = self.free[:m] if alloc in _RUN_RULES else self.free
+        self.kernel = _mask_c.Mask(self.free, self.counts, self.clusters, alloc, m,
+                                   cluster_size or 0,
+                                   topology.block_sizes if topology is not None else (),
+                                   self.qct, BLOCK) if mask_kernel_in_use() == "compiled" else None
 
     def simulate(self) -> tuple[BatchSchedule, dict[str, Any]]:
         """Run the events to the end and give the schedule and its statistics.
@@ -595,23 +630,54 @@ class _BatchSim:
 
     def begin_mask(self, j: int) -> bool:
         """Start ``j`` now if the allocation rule places it: take its processors, fix its run
-        time (placement penalty: killed at its estimate if longer), schedule its end."""
-        free, counts = self.free, self.counts
-        assert free is not None and counts is not None  # the mask's state (not a line)
-        size, alloc_free = self.sizes_l[j], self.alloc_free
-        assert alloc_free is not None  # set with the mask
+        time (placement penalty: killed at its estimate if longer), schedule its end.
+
+        The compiled :class:`Mask` chooses and takes the ids when built, else
+        :func:`~lpsched.batch.allocation.allocate` and :meth:`take_python` (the reference):
+        the same ids and counts."""
+        size = self.sizes_l[j]
         if self.refused_at == self.version and size in self.refused:
             return False  # the same free processors refused this size (decision 462)
-        ids = allocate(self.alloc, alloc_free, size, self.cluster_size,
-                       self.topology, self.qct, counts, self.clusters, total=self.nfree,
-                       blocks=self.free_runs() if self.alloc in _RUN_RULES else None)
+        runs = self.free_runs() if self.alloc in _RUN_RULES else None
+        kernel = self.kernel
+        if kernel is not None:
+            ids = kernel.begin(size, self.nfree, *(runs or ()))
+        else:
+            ids = allocate(self.alloc, self.alloc_free, size, self.cluster_size,  # type: ignore[arg-type]
+                           self.topology, self.qct, self.counts, self.clusters,
+                           total=self.nfree, blocks=runs)
+            if ids is not None:
+                ids = self.take_python(ids)
         if ids is None:
             if self.refused_at != self.version:
                 self.refused, self.refused_at = set(), self.version
             self.refused.add(size)
             return False
-        free[ids] = False
         self.nfree -= ids.size
+        self.procs[j] = ids
+        length = self.run_l[j]
+        if self.penalty is not None:
+            length = self.penalised(j, ids, length)
+        self.started(j, length)
+        return True
+
+    def take_python(self, ids: np.ndarray) -> np.ndarray:
+        """Mark ``ids`` busy in the mask, the bucket and the cluster counts (the Python path
+        of :meth:`begin_mask`).
+
+        Parameters
+        ----------
+        ids : numpy.ndarray
+            The ids an allocation rule chose (int64).
+
+        Returns
+        -------
+        numpy.ndarray
+            The ids as int32, as the schedule keeps them.
+        """
+        free, counts = self.free, self.counts
+        assert free is not None and counts is not None  # the mask's state (not a line)
+        free[ids] = False
         if counts.size == 1:  # one bucket: its count is the free count
             counts[0] -= ids.size
         else:
@@ -619,12 +685,7 @@ class _BatchSim:
         clusters = self.clusters
         if clusters is not None:
             _count_clusters(clusters, ids // self.cluster_size, -1)
-        self.procs[j] = ids.astype(np.int32)
-        length = self.run_l[j]
-        if self.penalty is not None:
-            length = self.penalised(j, ids, length)
-        self.started(j, length)
-        return True
+        return ids.astype(np.int32)
 
     def free_runs(self) -> tuple[np.ndarray, np.ndarray]:
         """:func:`~lpsched.batch.allocation.free_blocks` of the free processors, found
@@ -658,10 +719,15 @@ class _BatchSim:
 
     def finish_mask(self, j: int) -> None:
         """``j`` ends: its processors are free again."""
-        ids, free, counts = self.procs[j], self.free, self.counts
+        ids, kernel = self.procs[j], self.kernel
+        self.nfree += ids.size
+        if kernel is not None:
+            kernel.give(ids)
+            self.ended(j)
+            return
+        free, counts = self.free, self.counts
         assert free is not None and counts is not None  # the mask's state (not a line)
         free[ids] = True
-        self.nfree += ids.size
         if counts.size == 1:
             counts[0] += ids.size
         else:
@@ -804,6 +870,8 @@ class _BatchSim:
         -----
         Decision 388 (c).
         """
+        if self.kernel is not None:
+            return self.victims_compiled(victims, size)
         if self.line is not None:  # ``basic`` on a line: the free runs as a mask
             if self.nfree + sum(self.sizes_l[v] for v in victims) < size:
                 return None
@@ -828,6 +896,87 @@ class _BatchSim:
         used[place] = True
         needed = [v for v, ids in zip(victims[:n], ids_of, strict=False) if used[ids].any()]
         return needed + [v for v in victims if v not in needed]
+
+    def victims_compiled(self, victims: list[int], size: int) -> list[int] | None:
+        """:meth:`victims_for` on copies of the compiled :class:`Mask`: the same trial of
+        every victim, the same shortest prefix, the same kill order.
+
+        Parameters
+        ----------
+        victims : list of int
+            The running jobs advanced past the head, latest started first.
+        size : int
+            The head's processors.
+
+        Returns
+        -------
+        list of int or None
+            The kill order; ``None`` when all of them would not suffice.
+        """
+        kernel = self.kernel
+        assert kernel is not None
+        ids_of = [self.procs[v] for v in victims]
+        if self.alloc not in _RUN_RULES:  # in place on the machine's mask, restored
+            found = kernel.victims(ids_of, size, self.nfree)
+            if found is None:
+                return None
+            n, place = found
+            return self.kill_order(victims, ids_of, n, place)
+        trial, total = kernel.copy(), self.nfree
+        for ids in ids_of:
+            trial.give(ids)
+            total += ids.size
+        if trial.allocate(size, total, *self.runs_of(trial)) is None:
+            return None
+        mask, total = kernel.copy(), self.nfree
+        n, place = 0, None
+        while place is None:  # the prefix: ends at the latest when every victim is in
+            mask.give(ids_of[n])
+            total += ids_of[n].size
+            n += 1
+            place = mask.allocate(size, total, *self.runs_of(mask))
+        return self.kill_order(victims, ids_of, n, place)
+
+    def kill_order(self, victims: list[int], ids_of: list[np.ndarray], n: int,
+                   place: np.ndarray) -> list[int]:
+        """Of the first ``n`` victims those whose ids ``place`` uses, then the others
+        (:meth:`victims_for`).
+
+        Parameters
+        ----------
+        victims : list of int
+            The running jobs advanced past the head, latest started first.
+        ids_of : list of numpy.ndarray
+            Their ids.
+        n : int
+            The shortest prefix whose ids let the rule place the head.
+        place : numpy.ndarray
+            The head's placement on them.
+
+        Returns
+        -------
+        list of int
+            The kill order.
+        """
+        used = np.zeros(self.free.size, bool)  # type: ignore[union-attr]
+        used[place] = True
+        needed = [v for v, ids in zip(victims[:n], ids_of, strict=False) if used[ids].any()]
+        return needed + [v for v in victims if v not in needed]
+
+    def runs_of(self, mask: Any) -> tuple[np.ndarray, ...]:
+        """The free runs of a :class:`Mask`'s installed ids for the run rules, else none.
+
+        Parameters
+        ----------
+        mask : Mask
+            A compiled mask (a copy of the machine's).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(starts, lengths)`` or ``()``.
+        """
+        return free_blocks(mask.free[:self.machine]) if self.alloc in _RUN_RULES else ()
 
     def ids_of(self, j: int) -> np.ndarray:
         """The running job ``j``'s processor ids (from its flat runs on a line)."""
@@ -1318,8 +1467,8 @@ class _BatchSim:
         started: list[int] = []
         nfree = self.nfree
         state = (self.version, head, t_h, free_then)
-        qarr = self.qarr
-        if qarr.size < len(queue):  # the jobs submitted since the last pass
+        qarr, kernel = self.qarr, self.kernel
+        if kernel is None and qarr.size < len(queue):  # the jobs submitted since the last pass
             qarr = self.qarr = np.concatenate([qarr, np.array(queue[qarr.size:], np.int64)])
         lo, n = self.scan_from if state == self.scan_state else 1, len(queue)
         while lo < n:
@@ -1329,7 +1478,10 @@ class _BatchSim:
             # start changes all three, so the search is redone after each start.
             # The loop still tests every job it reads: the same jobs start as a scan of
             # every position
-            for k in self.backfill_candidates(qarr, lo, nfree, now, bound, extra):
+            for k in self.backfill_candidates(qarr, lo, nfree, now, bound, extra) \
+                    if kernel is None else _mask_c.backfill_candidates(
+                        queue, lo, self.size_a, self.est, now, bound, extra, nfree,
+                        self.refused if self.refused_at == self.version else None):
                 j = queue[k]
                 size = sizes_l[j]
                 if size > nfree or (self.refused_at == self.version and size in self.refused):
@@ -1348,7 +1500,7 @@ class _BatchSim:
                 break
         for k in reversed(started):
             del queue[k]
-        if started:
+        if started and kernel is None:
             self.qarr = np.delete(qarr, started)
         # nothing started: until a job starts or ends, the same head, shadow and free
         # counts refuse these jobs again (``now + estimate`` only grows): the next pass

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from lpsched.batch.allocation import slice_plan
+from lpsched.batch.placement import clusters_used
+from lpsched.batch.procsets import proc_runs
 from lpsched.batch.schedule import BatchSchedule, above_min_level, batch_metrics
 from lpsched.batch.simulator import BLOCKED_HEAD, simulate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
@@ -304,7 +306,7 @@ def contiguity_cell(cell: list[Any]) -> list[dict[str, Any]]:
                                   compression="reassign")  # the seed's rule (§5.5)
     validate_batch(work, sched, m, cluster_size=ell, forced=alloc)
     met = batch_metrics(work, sched, m, cluster_size=ell)
-    used = np.array([np.unique(p // ell).size for p in sched.procs])
+    used = clusters_used(proc_runs(sched.procs)[0], ell)  # per job, from its runs
     least = np.ceil(work.size / ell)
     row.update(makespan=met["makespan"], contiguous_jobs=met["contiguous_jobs"],
                local_jobs=met["local_jobs"], locality_ratio=float(used.mean() / least.mean()))

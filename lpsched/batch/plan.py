@@ -5,20 +5,67 @@ infinity, in numpy arrays: a reservation is two breakpoints and a slice add, a s
 the earliest fit one pass over the breakpoints. :func:`_first_fit` and
 :func:`_earlier_fit` are the searches on plain arrays that
 :class:`lpsched.batch.simulator._BatchSim` calls directly.
+
+Two plans give these answers. :class:`PythonProfile` (numpy) is the reference;
+``lpsched/batch/_plan_c.pyx`` is the same plan compiled (the optional extension
+``lpsched.batch._plan_c``: the same comparisons and float operations in the same order,
+one C loop a call where the Python plan makes a handful of numpy calls). :class:`Profile`,
+the plan the simulator keeps, builds the compiled one when it is built and
+``LPSCHED_PURE_PYTHON`` is not set; :func:`kernel_in_use` says which.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from typing import Any, cast
 
 import numpy as np
 
 from lpsched.errors import InvalidInstanceError
 
+try:  # the compiled plan (optional: without Cython or a C compiler the Python class runs)
+    from lpsched.batch import _plan_c
+except ImportError:  # pragma: no cover - depends on the build
+    _plan_c = None  # type: ignore[assignment]
 
-class Profile:
+#: the environment variable that forces the Python plan (any value but "" and "0"), as for
+#: :mod:`lpsched.batch.line`
+PURE_PYTHON = "LPSCHED_PURE_PYTHON"
+
+
+def kernel_in_use() -> str:
+    """Say which plan :class:`Profile` builds.
+
+    Returns
+    -------
+    str
+        ``"compiled"`` (the extension ``lpsched.batch._plan_c``, built from
+        ``lpsched/batch/_plan_c.pyx``), ``"python (LPSCHED_PURE_PYTHON is set)"`` or
+        ``"python (the extension lpsched.batch._plan_c is not built)"``.
+
+    Notes
+    -----
+    Decision 633: the compiled plan is optional, the Python class the reference.
+    """
+    if _plan_c is None:
+        return "python (the extension lpsched.batch._plan_c is not built)"
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return f"python ({PURE_PYTHON} is set)"
+    return "compiled"
+
+
+def _compiled() -> bool:
+    """Whether :class:`Profile` builds the compiled plan."""
+    return _plan_c is not None and os.environ.get(PURE_PYTHON, "") in ("", "0")
+
+
+class PythonProfile:
     """Free processors over time: ``free[i]`` on ``[times[i], times[i+1])``, the last to
-    infinity; numpy arrays, so every operation is a few C passes over the breakpoints."""
+    infinity; numpy arrays, so every operation is a few C passes over the breakpoints.
+
+    The reference plan: :class:`Profile` builds the compiled one (``_plan_c.pyx``, the same
+    answers bit for bit) where it is built, this one otherwise."""
 
     def __init__(self, now: float, free_now: int) -> None:
         self.times = np.array([float(now)])
@@ -26,7 +73,7 @@ class Profile:
 
     @classmethod
     def from_releases(cls, now: float, free_now: int, ends: np.ndarray,
-                      sizes: np.ndarray) -> Profile:
+                      sizes: np.ndarray) -> PythonProfile:
         """The profile where ``sizes[i]`` processors come back at ``max(ends[i], now)``:
         one sort and a cumulative sum (what :meth:`add` to infinity per job would give).
 
@@ -43,7 +90,7 @@ class Profile:
 
         Returns
         -------
-        Profile
+        PythonProfile
             Free processors from ``now`` on, growing at each release.
         """
         prof = cls(now, free_now)
@@ -328,6 +375,84 @@ class Profile:
         t[first == 0] = -math.inf
         return t
 
+    def reassign_test(self, ok: np.ndarray, rs: np.ndarray, size: np.ndarray,
+                      until: np.ndarray, now: float) -> None:
+        """Reassign's test of the plan on the waiting jobs ``ok`` lets through, in place.
+
+        A job with ``ok`` true keeps it when its slot is after ``now`` and its ``size``
+        processors stay free in the plan up to ``until`` (:meth:`held_until` or
+        :meth:`held_for`, whichever costs less): the plan's half of the test of
+        :meth:`lpsched.batch.simulator._BatchSim.movable`, one call for every job.
+
+        Parameters
+        ----------
+        ok : numpy.ndarray
+            bool, one per job: the jobs the free processors allow (narrowed in place).
+        rs : numpy.ndarray
+            Their slot starts (s).
+        size : numpy.ndarray
+            Their sizes (int).
+        until : numpy.ndarray
+            The times (s) their processors must stay free until.
+        now : float
+            The current time (s).
+
+        Notes
+        -----
+        Decision 635: one call for what was a dozen numpy calls a pass.
+        """
+        pick = ok.nonzero()[0]
+        if pick.size:
+            sz = size[pick]
+            top = int(sz.max())
+            held = self.held_until(top, int(sz.min()))[sz] if top < sz.size else \
+                self.held_for(sz)
+            ok[pick] = (rs[pick] > now) & (until[pick] <= held)
+
+
+class Profile(PythonProfile):
+    """The plan :class:`lpsched.batch.simulator._BatchSim` keeps: the compiled
+    ``lpsched.batch._plan_c.Profile`` when it is built and ``LPSCHED_PURE_PYTHON`` is not
+    set, else a :class:`PythonProfile`; both have the same methods and the same answers,
+    bit for bit, and give ``times`` and ``free`` as numpy arrays (the compiled one as
+    copies: edit a plan through its methods only).
+
+    Notes
+    -----
+    Decision 633: on a plan of a few hundred breakpoints each numpy call of the Python
+    class costs more in overhead than in work; the compiled one makes one C loop a call.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Profile:
+        # no arguments: a copy or an unpickling of a Python plan, which stays one
+        if cls is Profile and (args or kwargs) and _compiled():
+            return cast(Profile, _plan_c.Profile(*args, **kwargs))
+        return super().__new__(cls)
+
+    @classmethod
+    def from_releases(cls, now: float, free_now: int, ends: np.ndarray,
+                      sizes: np.ndarray) -> Profile:
+        """:meth:`PythonProfile.from_releases` in the plan :class:`Profile` builds.
+
+        Parameters
+        ----------
+        now : float
+            The profile's start (s).
+        free_now : int
+            Processors free at ``now``.
+        ends : numpy.ndarray
+            Estimated ends (s) of the running jobs (before ``now``: released at ``now``).
+        sizes : numpy.ndarray
+            Their processors.
+
+        Returns
+        -------
+        Profile
+            Free processors from ``now`` on, growing at each release.
+        """
+        if cls is Profile and _compiled():
+            return cast(Profile, _plan_c.Profile.from_releases(now, free_now, ends, sizes))
+        return cast(Profile, super().from_releases(now, free_now, ends, sizes))
 
 
 def _first_fit(times: np.ndarray, free: np.ndarray, size: int, length: float,

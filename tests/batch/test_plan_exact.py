@@ -16,6 +16,14 @@ from lpsched.batch.plan import Profile, _earlier_fit, _first_fit
 from tests.batch.test_profile_tables import random_profile
 
 
+@pytest.fixture(autouse=True, params=["as-built", "python"])
+def plan_kind(request, monkeypatch):
+    """Every check on the plan :class:`Profile` builds (compiled where it is built) and on
+    the Python reference (``LPSCHED_PURE_PYTHON=1``)."""
+    monkeypatch.setenv("LPSCHED_PURE_PYTHON", "1" if request.param == "python" else "0")
+    return request.param
+
+
 def reserved_plan(rng: np.random.Generator, m: int = 16) -> Profile:
     """A plan built as the simulator builds one: reservations that fit, some let go again
     (which leaves equal neighbouring breakpoints)."""

@@ -13,6 +13,14 @@ from lpsched.batch.plan import Profile, _first_fit
 from lpsched.errors import InvalidInstanceError
 
 
+@pytest.fixture(autouse=True, params=["as-built", "python"])
+def plan_kind(request, monkeypatch):
+    """Every check on the plan :class:`Profile` builds (compiled where it is built) and on
+    the Python reference (``LPSCHED_PURE_PYTHON=1``)."""
+    monkeypatch.setenv("LPSCHED_PURE_PYTHON", "1" if request.param == "python" else "0")
+    return request.param
+
+
 def random_profile(rng: np.random.Generator, m: int = 16) -> Profile:
     prof = Profile(float(rng.integers(0, 5)), int(rng.integers(0, m + 1)))
     for _ in range(int(rng.integers(0, 12))):

@@ -1225,13 +1225,7 @@ class _BatchSim:
             # the free processors' test first (every test is per job: the order of the
             # conjunction changes no answer), then the plan's on the jobs it lets through
             ok = fit.copy() if fit is not None else self.fits_now(size)
-            pick = ok.nonzero()[0]
-            if pick.size:
-                sz = size[pick]
-                top = int(sz.max())
-                held = prof.held_until(top, int(sz.min()))[sz] if top < sz.size else \
-                    prof.held_for(sz)
-                ok[pick] = (rs[pick] > now) & (until[pick] <= held)
+            prof.reassign_test(ok, rs, size, until, now)  # decision 635
         else:
             rs, size = self.resv_r[ranks], self.size_r[ranks]
             seq = self.freed_base + len(self.freed)

@@ -23,10 +23,11 @@ import pytest
 from lpsched.batch import plan
 from lpsched.batch.plan import Profile, PythonProfile
 from lpsched.errors import InvalidInstanceError
+from tests.shared_data import needs_shared, shared_file
 
 _plan_c = pytest.importorskip("lpsched.batch._plan_c")
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 LPSCHED = Path(sys.executable).with_name("lpsched")
 TIMING = re.compile(r"seconds|per_second|wall|elapsed|cpu|^time$|_time$", re.IGNORECASE)
 
@@ -190,19 +191,19 @@ def test_profile_builds_the_compiled_plan_unless_python_is_forced(monkeypatch) -
     assert prof.times.tolist() == [0.0, 1.0] and prof.free.tolist() == [4, 6]
 
 
-@pytest.mark.skipif(not (DATA / "KTH-SP2-1996-2.1-cln.swf.gz").exists()
-                    or not LPSCHED.exists(),
-                    reason="the seeds' traces or the installed command are missing")
+@needs_shared(KTH)
+@pytest.mark.skipif(not LPSCHED.exists(), reason="the installed command is missing")
 def test_platform_level_reproduction_is_the_same_with_either_plan(tmp_path: Path) -> None:
     """The conservative reproduction (reassign compression, seven allocators) on a real
     trace stores the same rows with the compiled and the Python plans."""
     rows = {}
     for name, pure in (("compiled", "0"), ("python", "1")):
         out = tmp_path / name
-        env = {**os.environ, plan.PURE_PYTHON: pure, "LPSCHED_DATA": str(DATA)}
+        env = {**os.environ, plan.PURE_PYTHON: pure,
+               "LPSCHED_DATA": str(shared_file(KTH).parent)}
         proc = subprocess.run(
             [str(LPSCHED), "reproduce", "platform-level", "--trace",
-             "KTH-SP2-1996-2.1-cln.swf.gz", "--instances", "1", "--out", str(out),
+             KTH, "--instances", "1", "--out", str(out),
              "--quiet"], capture_output=True, text=True, env=env, timeout=600)
         assert proc.returncode == 0, proc.stderr[-2000:]
         rows[name] = sorted(_untimed(path.read_text()) for path in out.rglob("*.csv"))

@@ -6,14 +6,13 @@ policy of the chapter with its redirection parameters, and on windows of a real 
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 from lpsched.tasks import simulator
 from lpsched.tasks.instance import TaskInstance
 from lpsched.tasks.policies import ALL_POLICIES, get_policy
+from tests.shared_data import needs_shared, shared_file
 
 pytestmark = pytest.mark.skipif(simulator._online_c is None,
                                 reason="the extension lpsched.tasks._online_c is not built")
@@ -88,16 +87,15 @@ def test_pure_python_is_forced_by_the_environment(monkeypatch):
     assert simulator.kernel_in_use() == "compiled"
 
 
-DATA = os.environ.get("LPSCHED_DATA", os.path.join(os.path.dirname(__file__), "..", "..",
-                                                     "..", "shared", "data"))
-KTH = os.path.join(DATA, "KTH-SP2-1996-2.1-cln.swf.gz")
+KTH_NAME = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 
-@pytest.mark.skipif(not os.path.exists(KTH), reason="the seeds' traces are not beside")
+@needs_shared(KTH_NAME)
 @pytest.mark.parametrize("seed", [3, 500])
 def test_real_trace_windows_as_the_python_loop(seed):
     from lpsched.tasks import reproduce as rep
 
+    KTH = str(shared_file(KTH_NAME))
     inst = rep.instance(KTH, seed)
     for name, params in [(c[2], c[3]) for c in rep.comparison_cells([KTH], 1, seed)]:
         pol = get_policy(name, seed=seed, **params)

@@ -333,6 +333,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         _restore_sigterm(previous)
 
 
+#: the compiled modules (optional at install, each with its Python loop as the reference),
+#: as ``--version --verbose`` names them: the FCFS/EASY kernel first (decision 443)
+COMPILED = (("lpsched-batch-kernel", "lpsched.batch._line_c"),
+            ("lpsched-batch-mask", "lpsched.batch._mask_c"),
+            ("lpsched-batch-plan", "lpsched.batch._plan_c"),
+            ("lpsched-batch-jobs-csv", "lpsched.batch._rows_c"),
+            ("lpsched-tasks-simulator", "lpsched.tasks._online_c"),
+            ("lpsched-tasks-max-flow", "lpsched.tasks._flow_c"),
+            ("lpsched-ptg-hcpa", "lpsched.ptg._hcpa_c"),
+            ("lpsched-ptg-backfill", "lpsched.ptg._backfill_c"),
+            ("lpsched-swf-parse", "lpsched.core._swf_c"))
+
+
+def _kernels_report() -> str:
+    """One line per compiled module: ``compiled``, or ``python`` and why (the extension not
+    built, or ``LPSCHED_PURE_PYTHON`` set)."""
+    import importlib
+    import os
+
+    pure = os.environ.get("LPSCHED_PURE_PYTHON", "") not in ("", "0")
+    lines = []
+    for label, module in COMPILED:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            state = f"python (the extension {module} is not built)"
+        else:
+            state = "python (LPSCHED_PURE_PYTHON is set)" if pure else "compiled"
+        lines.append(f"{label} {state}")
+    return "\n".join(lines)
+
+
 def _main(argv: list[str]) -> int:
     """:func:`main` once the process is set up: ``--version``, or parse and run."""
     if "--version" in argv and set(argv) <= {"--version", "--verbose"}:
@@ -341,10 +373,7 @@ def _main(argv: list[str]) -> int:
         if "--verbose" not in argv:
             print(f"lpsched {__version__}")
             return 0
-        # and which FCFS/EASY kernel ``lpsched batch`` runs (decision 443)
-        from lpsched.batch.line import kernel_in_use
-
-        print(versions_report() + f"\nlpsched-batch-kernel {kernel_in_use()}")
+        print(versions_report() + "\n" + _kernels_report())
         return 0
     args = parse_command_line(argv)
     if args.solver_log or args.verbose:

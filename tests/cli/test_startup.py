@@ -190,3 +190,24 @@ def test_version_verbose_names_the_batch_kernel() -> None:
                           text=True, env=env, check=False)
     assert proc.returncode == 0 and proc.stderr == ""
     assert "lpsched-batch-kernel python (" in proc.stdout
+    from lpsched.cli import COMPILED
+
+    for label, _ in COMPILED:  # every compiled module, each on the Python path and why
+        assert f"\n{label} python (" in proc.stdout
+    plain = subprocess.run([str(LPSCHED), "--version", "--verbose"], capture_output=True,
+                           text=True, env={k: v for k, v in os.environ.items()
+                                           if k != "LPSCHED_PURE_PYTHON"}, check=True)
+    for label, module in COMPILED:
+        assert (f"\n{label} compiled" in plain.stdout or
+                f"\n{label} python (the extension {module} is not built)" in plain.stdout)
+
+
+def test_version_verbose_lists_every_compiled_module() -> None:
+    """Every Cython source beside the packages (and the hand-written line kernel) is one
+    line of ``--version --verbose``: a new compiled module cannot go unreported."""
+    from lpsched.cli import COMPILED
+
+    root = Path(__file__).resolve().parents[2] / "lpsched"
+    sources = {".".join(("lpsched", *p.relative_to(root).with_suffix("").parts))
+               for p in root.glob("*/_*_c.pyx")} | {"lpsched.batch._line_c"}
+    assert sources == {module for _, module in COMPILED}

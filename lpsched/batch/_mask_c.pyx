@@ -179,6 +179,10 @@ cdef class Mask:
             int32, distinct free ids.
         """
         cdef Py_ssize_t k, i
+        for k in range(ids.shape[0]):  # checked first: a refused call changes nothing
+            i = ids[k]
+            if i < 0 or i >= self.n or not self.fr[i]:
+                raise ValueError(f"id {i} is not a free processor of the mask")
         for k in range(ids.shape[0]):
             i = ids[k]
             self.fr[i] = 0
@@ -195,6 +199,10 @@ cdef class Mask:
             int32, distinct busy ids.
         """
         cdef Py_ssize_t k, i
+        for k in range(ids.shape[0]):  # checked first: a refused call changes nothing
+            i = ids[k]
+            if i < 0 or i >= self.n or self.fr[i]:
+                raise ValueError(f"id {i} is not a busy processor of the mask")
         for k in range(ids.shape[0]):
             i = ids[k]
             self.fr[i] = 1
@@ -259,8 +267,17 @@ cdef class Mask:
         elif rule == BELOC or rule == LOC:
             got = self._local(o, size)
         else:
+            if starts is None:  # the runs of the free ids the run rules read
+                from lpsched.batch.allocation import free_blocks
+
+                starts, lengths = free_blocks(self.mask[:self.nalloc])
             got = self._runs(o, size, starts, lengths)
-        return out if got >= 0 else None
+        if got < 0:
+            return None
+        if got != size:  # only when ``total`` overstates the free processors
+            raise ValueError(f"total = {total} free processors, but the rule found {got} "
+                             f"for a job of {size}")
+        return out
 
     cdef Py_ssize_t _scan(self, int[::1] o, Py_ssize_t k, Py_ssize_t lo, Py_ssize_t hi,
                           Py_ssize_t need):

@@ -357,11 +357,14 @@ cdef class Profile:
         float
             The earlier start (s), or ``inf``.
         """
-        cdef Py_ssize_t hi = _left(self.t, self.n, re), a = _left(self.t, self.n, rs)
-        cdef Py_ssize_t k, m, src
-        cdef bint inserted = a == hi or self.t[a] != rs
+        cdef Py_ssize_t hi, a, k, m, src
+        cdef bint inserted
         cdef double start = INFINITY, tk, want
         cdef i64 fk, before
+        if not rs <= re:  # outside the callers' precondition: no breakpoint to read
+            raise IndexError(f"the slot [{rs}, {re}) ends before it starts")
+        hi, a = _left(self.t, self.n, re), _left(self.t, self.n, rs)
+        inserted = a == hi or self.t[a] != rs
         if inserted:
             if a > 0:
                 before = self.f[a - 1]
@@ -490,6 +493,9 @@ cdef class Profile:
         cdef Py_ssize_t n = self.n, k, j, lo, hi, mid, count = sv.shape[0]
         cdef i64 *most = self._buffer(n)
         cdef i64 run = self.f[0], s, top = 0
+        for j in range(count):
+            if sv[j] < 0:  # outside the callers' precondition (the Python table's index)
+                raise IndexError(f"size {sv[j]} is negative")
         out = np.empty(count, dtype=np.float64)
         cdef double[::1] t = out
         for k in range(n):

@@ -124,6 +124,17 @@ cdef int _put_runs(Buffer *buf, const long long *offsets, const long long *lo,
     return 0
 
 
+cdef int _check_offsets(const long long[::1] offsets, Py_ssize_t first, Py_ssize_t rows,
+                        Py_ssize_t nlo, Py_ssize_t nhi) except -1:
+    """The runs of rows ``first .. first + rows - 1`` lie in ``lo`` and ``hi``, in order."""
+    cdef Py_ssize_t r
+    for r in range(first, first + rows):
+        if not (0 <= offsets[r] <= offsets[r + 1] <= min(nlo, nhi)):
+            raise ValueError(f"row {r}: runs {offsets[r]}..{offsets[r + 1]} outside the "
+                             f"{min(nlo, nhi)} runs given")
+    return 0
+
+
 def format_rows(list columns, list texts, Py_ssize_t rows, double limit=2.0 ** 53):
     """The rows' text: ``texts[0]``, then each column's value followed by the next text.
 
@@ -186,10 +197,12 @@ def format_rows(list columns, list texts, Py_ssize_t rows, double limit=2.0 ** 5
             if isinstance(col, tuple) and col[0] == "runs":
                 kind[c] = 4
                 iview = col[1]
-                if iview.shape[0] < col[4] + rows + 1:
-                    raise ValueError(f"runs of {iview.shape[0] - 1} rows for {rows} rows")
+                if col[4] < 0 or iview.shape[0] < col[4] + rows + 1:
+                    raise ValueError(f"runs of {iview.shape[0] - 1} rows for rows "
+                                     f"{col[4]}..{col[4] + rows - 1}")
                 keep.append(iview)
                 ints[c] = &iview[0]
+                _check_offsets(iview, col[4], rows, len(col[2]), len(col[3]))
                 iview = col[2]
                 keep.append(iview)
                 run_lo[c] = &iview[0] if iview.shape[0] else NULL

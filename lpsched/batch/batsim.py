@@ -352,7 +352,10 @@ def format_rows(columns: list[Any], texts: list[str], rows: int) -> str:
         The rows, one after the other.
     """
     if _rows_c is not None and os.environ.get(PURE_PYTHON, "") in ("", "0"):
-        return _rows_c.format_rows(columns, texts, rows, FIELD_LIMIT)
+        try:
+            return _rows_c.format_rows(columns, texts, rows, FIELD_LIMIT)
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8, the % path writes it
+            pass
     codes, values = [], []
     for c in columns:
         if isinstance(c, tuple) and c[0] == "runs":
@@ -429,7 +432,7 @@ def write_jobs_csv(out: IO[str], work: Workload, sched: BatchSchedule,
         submit, start, end = work.submit[part], sched.start[part], sched.end[part]
         execution = end - start
         with np.errstate(divide="ignore", invalid="ignore"):
-            stretch = (end - submit) / execution
+            stretch = np.asarray((end - submit) / execution, np.float64)  # float32 exactly
         floats = [_column(c) for c in (submit, work.estimate[part], start, execution, end,
                                        start - submit, end - submit)]
         dead = killed[part]

@@ -421,7 +421,7 @@ class _BatchSim:
         run = np.minimum(work.run, work.estimate) if kill else work.run.copy()
         if speedup and alloc in ("contiguous", "quasi-contiguous"):
             run = np.where(work.size >= 2, run * (1 - speedup / 100), run)
-        est = np.maximum(work.estimate, 0.0)
+        est = np.maximum(np.asarray(work.estimate, np.float64), 0.0)  # float32 exactly
         self.work, self.policy, self.compression = work, policy, compression
         self.fixed = policy == "conservative" and compression != "rebuild"
         self.alloc, self.cluster_size, self.topology, self.qct = alloc, cluster_size, topology, qct

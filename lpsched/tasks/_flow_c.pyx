@@ -54,6 +54,16 @@ def max_flow(int nodes, const i64[::1] rows, const i64[::1] cols, const i64[::1]
         The flow's value.
     """
     cdef Py_ssize_t m = rows.shape[0], e
+    if cols.shape[0] != m or caps.shape[0] != m:
+        raise ValueError(f"{m} edge tails, {cols.shape[0]} heads, {caps.shape[0]} capacities")
+    if nodes < 1 or not (0 <= source < nodes and 0 <= sink < nodes):
+        raise ValueError(f"source {source} and sink {sink} must be nodes of 0..{nodes - 1}")
+    if m > (1 << 29):  # the arcs are counted in C ints
+        raise ValueError(f"{m} edges: at most 2^29")
+    for e in range(m):
+        if not (0 <= rows[e] < nodes and 0 <= cols[e] < nodes) or caps[e] < 0:
+            raise ValueError(f"edge {e}: ({rows[e]}, {cols[e]}, {caps[e]}) is not an edge "
+                             f"of nodes 0..{nodes - 1} with a capacity >= 0")
     cdef int *to = <int *> malloc(2 * m * sizeof(int) + 1)
     cdef i64 *cap = <i64 *> malloc(2 * m * sizeof(i64) + 1)
     cdef int *adj = <int *> malloc(2 * m * sizeof(int) + 1)

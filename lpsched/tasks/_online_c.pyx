@@ -12,7 +12,7 @@ the fallback (``LPSCHED_PURE_PYTHON=1``); tests/tasks/test_online_kernel.py comp
 """
 
 from libc.math cimport INFINITY
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 import numpy as np
 
@@ -53,6 +53,14 @@ cdef inline bint ev_less(Event *a, Event *b) noexcept nogil:
     return a.seq < b.seq
 
 
+cdef void *_grow(void *p, size_t nbytes) except NULL:
+    """``realloc`` that keeps ``p`` (still owned by the caller) and raises when it fails."""
+    cdef void *q = realloc(p, nbytes)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
 cdef inline bint k_less(double ka, int ia, double kb, int ib) noexcept nogil:
     if ka != kb:
         return ka < kb
@@ -61,12 +69,12 @@ cdef inline bint k_less(double ka, int ia, double kb, int ib) noexcept nogil:
 
 cdef int kh_push(KHeap *h, double key, int j) except -1:
     cdef int pos, parent
+    cdef int cap
     if h.size == h.cap:
-        h.cap = 2 * h.cap if h.cap else 4
-        h.key = <double *> realloc(h.key, h.cap * sizeof(double))
-        h.id = <int *> realloc(h.id, h.cap * sizeof(int))
-        if h.key == NULL or h.id == NULL:
-            raise MemoryError()
+        cap = 2 * h.cap if h.cap else 4
+        h.key = <double *> _grow(h.key, cap * sizeof(double))
+        h.id = <int *> _grow(h.id, cap * sizeof(int))
+        h.cap = cap
     pos = h.size
     h.size += 1
     while pos > 0:
@@ -167,6 +175,7 @@ cdef class Sim:
                   int md, bint dispatch, bint by_release, bint preemptive, int redirect,
                   double tau, double b, double c, object rng):
         cdef int k, n = r.shape[0], width
+        cdef size_t rows, cells
         self.n, self.m, self.md = n, m, md
         self.main = m - md
         self.npools = 2 if md else 1
@@ -216,14 +225,16 @@ cdef class Sim:
         if dispatch:
             for k in range(self.npools):
                 width = self.hi_[k] - self.lo_[k]
-                self.tree[k] = <double *> malloc((nranks + 1) * 2 * width * sizeof(double))
-                self.qcount[k] = <double *> malloc(width * sizeof(double))
+                # the trees' cells counted in size_t (an int product wraps past 2^31), zeroed
+                # by calloc (+0.0, the Python path's np.zeros)
+                rows = <size_t>(nranks + 1) * 2
+                cells = rows * <size_t>width
+                if width and cells // <size_t>width != rows:
+                    raise MemoryError()
+                self.tree[k] = <double *> calloc(cells if cells else 1, sizeof(double))
+                self.qcount[k] = <double *> calloc(width if width else 1, sizeof(double))
                 if self.tree[k] == NULL or self.qcount[k] == NULL:
                     raise MemoryError()
-                for width in range((nranks + 1) * 2 * (self.hi_[k] - self.lo_[k])):
-                    self.tree[k][width] = 0.0
-                for width in range(self.hi_[k] - self.lo_[k]):
-                    self.qcount[k][width] = 0.0
         else:
             for k in range(self.npools):
                 for width in range(self.lo_[k], self.hi_[k]):
@@ -258,10 +269,8 @@ cdef class Sim:
         cdef int pos, parent
         cdef Event ev
         if self.hsize == self.hcap:
+            self.heap = <Event *> _grow(self.heap, 2 * self.hcap * sizeof(Event))
             self.hcap *= 2
-            self.heap = <Event *> realloc(self.heap, self.hcap * sizeof(Event))
-            if self.heap == NULL:
-                raise MemoryError()
         ev.t, ev.prio, ev.seq, ev.action, ev.arg = t, prio, self.seq, action, arg
         self.seq += 1
         pos = self.hsize
@@ -383,10 +392,8 @@ cdef class Sim:
         cdef int j = self.running[i]
         cdef double *row
         if self.npieces == self.pcap:
+            self.pieces = <double *> _grow(self.pieces, 2 * self.pcap * 5 * sizeof(double))
             self.pcap *= 2
-            self.pieces = <double *> realloc(self.pieces, self.pcap * 5 * sizeof(double))
-            if self.pieces == NULL:
-                raise MemoryError()
         row = self.pieces + 5 * self.npieces
         row[0], row[1], row[2], row[3], row[4] = j, i, self.start_at[i], self.now, kind
         self.npieces += 1
@@ -508,11 +515,9 @@ cdef class Sim:
         cdef int cap
         if s >= 16 and (s & (s - 1)) == 0:
             cap = 2 * s
-            self.pproc = <int *> realloc(self.pproc, cap * sizeof(int))
-            self.prem = <double *> realloc(self.prem, cap * sizeof(double))
-            self.ptask = <int *> realloc(self.ptask, cap * sizeof(int))
-            if self.pproc == NULL or self.prem == NULL or self.ptask == NULL:
-                raise MemoryError()
+            self.pproc = <int *> _grow(self.pproc, cap * sizeof(int))
+            self.prem = <double *> _grow(self.prem, cap * sizeof(double))
+            self.ptask = <int *> _grow(self.ptask, cap * sizeof(int))
         self.pproc[s], self.prem[s], self.ptask[s] = proc, rem, j
         self.slot[j] = s
         self.psize += 1

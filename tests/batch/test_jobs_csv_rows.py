@@ -110,3 +110,18 @@ def test_jobs_csv_is_the_same_either_way(seed: int, monkeypatch: pytest.MonkeyPa
         texts.append(out.getvalue())
     assert texts[0] == texts[1]
     assert "WALLTIME_REACHED" in texts[0]
+
+
+@compiled
+def test_runs_outside_the_arrays_are_refused() -> None:
+    runs = ProcSets.from_flat([[0, 4], [5, 6]])
+    offsets, lo, hi = (a.astype(np.int64) for a in (runs.offsets, runs.lo, runs.hi))
+    with pytest.raises(ValueError, match=r"runs of 2 rows for rows -1\.\.0"):
+        format_rows([("runs", offsets, lo, hi, -1)], ["", "\n"], 2)
+    with pytest.raises(ValueError, match=r"row 1: runs 1\.\.2 outside the 1 runs given"):
+        format_rows([("runs", offsets, lo[:1], hi[:1], 0)], ["", "\n"], 2)
+
+
+def test_a_lone_surrogate_is_written_as_python_writes_it() -> None:
+    text = format_rows([["a\udc80b"]], ["<", ">"], 1)
+    assert text == "<a\udc80b>"

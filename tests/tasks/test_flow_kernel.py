@@ -69,3 +69,17 @@ def test_without_the_extension_scipy_answers(monkeypatch):
     compiled = bounds._max_flow(4, rows, cols, caps)
     monkeypatch.setattr(bounds, "_flow_c", None)
     assert bounds._max_flow(4, rows, cols, caps) == compiled == 6
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((3, [0], [1, 2], [5], 0, 2), "1 edge tails, 2 heads, 1 capacities"),
+    ((3, [0], [3], [5], 0, 2), "edge 0: \\(0, 3, 5\\) is not an edge"),
+    ((3, [-1], [1], [5], 0, 2), "edge 0: \\(-1, 1, 5\\)"),
+    ((3, [0], [1], [-5], 0, 2), "with a capacity >= 0"),
+    ((3, [0], [1], [5], 0, 3), "source 0 and sink 3 must be nodes of 0..2"),
+])
+def test_a_malformed_graph_is_refused(args: tuple, message: str) -> None:
+    nodes, rows, cols, caps, source, sink = args
+    with pytest.raises(ValueError, match=message):
+        bounds._flow_c.max_flow(nodes, np.array(rows, np.int64), np.array(cols, np.int64),
+                                np.array(caps, np.int64), source, sink)

@@ -51,20 +51,20 @@ RUNS: tuple[Run, ...] = (
     # the MPI profile before the SimGrid one: both profiles share cbs3m.sqlite and its
     # output files, and the files the last run writes (Tables 4-8) are the ones kept. The
     # cheap experiments first, so that an interrupted run has finished the most of them
-    Run("cbs3m-mpi", ("cbs3m", "--profile", "mpi", "--instances", "10"), False, 20.0,
+    Run("cbs3m-mpi", ("cbs3m", "--profile", "mpi", "--instances", "10"), False, 15.0,
         ("--instances", "2")),
-    Run("contiguity", ("contiguity",), True, 85.0, ("--instances", "2")),
-    Run("ostrich", ("ostrich",), True, 40.0, ("--instances", "2", "--limit", "3000")),
-    Run("redirection", ("redirection", "--no-plots"), True, 390.0,
+    Run("contiguity", ("contiguity",), True, 30.0, ("--instances", "2")),
+    Run("ostrich", ("ostrich",), True, 25.0, ("--instances", "2", "--limit", "3000")),
+    Run("redirection", ("redirection", "--no-plots"), True, 60.0,
         ("--traces", "KTH-SP2-1996-2.1-cln", "--instances", "1")),
-    Run("redirection-tuning", ("redirection", "--tune", "--no-plots"), True, 240.0,
+    Run("redirection-tuning", ("redirection", "--tune", "--no-plots"), True, 30.0,
         ("--trace", "KTH-SP2-1996-2.1-cln", "--instances", "1")),
-    Run("faircamp", ("faircamp",), False, 1000.0, ("--instances", "3")),
-    Run("ptg", ("ptg", "--no-figures"), False, 1260.0, ("--scenarios", "4")),
-    Run("cbs3m", ("cbs3m",), False, 1200.0, ("--instances", "3")),
-    Run("platform-level", ("platform-level",), True, 2000.0,
+    Run("faircamp", ("faircamp",), False, 225.0, ("--instances", "3")),
+    Run("ptg", ("ptg", "--no-figures"), False, 390.0, ("--scenarios", "4")),
+    Run("cbs3m", ("cbs3m",), False, 1150.0, ("--instances", "3")),
+    Run("platform-level", ("platform-level",), True, 650.0,
         ("--trace", "KTH-SP2-1996-2.1-cln.swf.gz", "--instances", "1")),
-    Run("topology-aware", ("topology-aware",), True, 2700.0,
+    Run("topology-aware", ("topology-aware",), True, 700.0,
         ("--trace", "HPC2N-2002-2.1-cln.swf.gz", "--limit", "2000")),
 )
 

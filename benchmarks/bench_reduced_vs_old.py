@@ -47,6 +47,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                    ["CEA-Curie-2011-2.1-cln.swf.gz"]),
     "redirection": (["reproduce", "redirection", "--traces", "KTH-SP2-1996-2.1-cln",
                      "--instances", "2", "--no-plots"], ["KTH-SP2-1996-2.1-cln.swf.gz"]),
+    "redirection-7": (["reproduce", "redirection", "--instances", "2", "--no-plots"],
+                      ["KTH-SP2-1996-2.1-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz"]),
     "ostrich": (["reproduce", "ostrich", "--instances", "2", "--limit", "5000"],
                 ["LPC-EGEE-2004-1.2-cln.swf.gz"]),
     "ptg-4": (["reproduce", "ptg", "--scenarios", "4", "--no-figures"], []),

@@ -411,11 +411,12 @@ class PythonProfile:
 
 
 class Profile(PythonProfile):
-    """The plan :class:`lpsched.batch.simulator._BatchSim` keeps: the compiled
-    ``lpsched.batch._plan_c.Profile`` when it is built and ``LPSCHED_PURE_PYTHON`` is not
-    set, else a :class:`PythonProfile`; both have the same methods and the same answers,
-    bit for bit, and give ``times`` and ``free`` as numpy arrays (the compiled one as
-    copies: edit a plan through its methods only).
+    """The plan :class:`lpsched.batch.simulator._BatchSim` keeps, compiled where it can be.
+
+    The compiled ``lpsched.batch._plan_c.Profile`` when it is built and
+    ``LPSCHED_PURE_PYTHON`` is not set, else a :class:`PythonProfile`; both have the same
+    methods and the same answers, bit for bit, and give ``times`` and ``free`` as numpy
+    arrays (the compiled one as copies: edit a plan through its methods only).
 
     Notes
     -----

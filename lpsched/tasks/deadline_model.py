@@ -20,12 +20,10 @@ status.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # imported where the LP is built: windows() alone needs no scipy
-    from lpsched.models.program import LinearProgram
+from lpsched.models.program import LinearProgram  # scipy loads when a matrix is built
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,6 @@ def deadline_lp(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: int
         per interval, ``0 <= x_jk <= cap``: the deadlines can be met iff the optimum is
         ``Σ p_j``.
     """
-    from lpsched.models.program import LinearProgram
 
     win = win if win is not None else windows(release, p, deadline)
     lp = LinearProgram("deadline-feasibility", sense="max")

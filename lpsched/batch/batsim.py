@@ -102,7 +102,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -113,10 +112,10 @@ from typing import IO, Any, NamedTuple
 import numpy as np
 
 import lpsched.core.swf
-from lpsched.batch.line import PURE_PYTHON
 from lpsched.batch.procsets import ProcSets, proc_runs
 from lpsched.batch.schedule import BatchSchedule
 from lpsched.core.inputs import is_stream, max_json_bytes, peek, read_input
+from lpsched.core.kernels import compiled
 from lpsched.core.swf import (
     FIELD_LIMIT,
     FIELDS,
@@ -351,7 +350,7 @@ def format_rows(columns: list[Any], texts: list[str], rows: int) -> str:
     str
         The rows, one after the other.
     """
-    if _rows_c is not None and os.environ.get(PURE_PYTHON, "") in ("", "0"):
+    if compiled(_rows_c):
         try:
             return _rows_c.format_rows(columns, texts, rows, FIELD_LIMIT)
         except UnicodeEncodeError:  # a lone surrogate: no UTF-8, the % path writes it

@@ -28,7 +28,6 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-import os
 import time as _time
 from array import array
 from collections.abc import Callable
@@ -38,6 +37,7 @@ import numpy as np
 
 from lpsched.batch.procsets import ProcSets
 from lpsched.batch.schedule import BatchSchedule
+from lpsched.core.kernels import PURE_PYTHON, kernel_state  # noqa: F401
 from lpsched.core.swf import Workload
 from lpsched.errors import LpschedError
 
@@ -47,7 +47,6 @@ except ImportError:  # pragma: no cover - depends on the build
     _line_c = None  # type: ignore[assignment]
 
 #: the environment variable that forces the Python kernel (any value but "" and "0")
-PURE_PYTHON = "LPSCHED_PURE_PYTHON"
 #: the progress callback is called every this many instants (a power of two minus one:
 #: ``tick & PROGRESS_EVERY == 0``)
 PROGRESS_EVERY = 4095
@@ -69,11 +68,7 @@ def kernel_in_use() -> str:
     -----
     Decision 443: the compiled kernel is optional, the Python one the reference.
     """
-    if _line_c is None:
-        return "python (the extension lpsched.batch._line_c is not built)"
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
-        return f"python ({PURE_PYTHON} is set)"
-    return "compiled"
+    return kernel_state(_line_c, "lpsched.batch._line_c")
 
 
 def _simulate_line(work: Workload, policy: str, m: int, kill: bool,

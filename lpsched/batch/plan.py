@@ -17,11 +17,11 @@ the plan the simulator keeps, builds the compiled one when it is built and
 from __future__ import annotations
 
 import math
-import os
 from typing import Any, cast
 
 import numpy as np
 
+from lpsched.core.kernels import PURE_PYTHON, compiled, kernel_state  # noqa: F401
 from lpsched.errors import InvalidInstanceError
 
 try:  # the compiled plan (optional: without Cython or a C compiler the Python class runs)
@@ -29,9 +29,6 @@ try:  # the compiled plan (optional: without Cython or a C compiler the Python c
 except ImportError:  # pragma: no cover - depends on the build
     _plan_c = None  # type: ignore[assignment]
 
-#: the environment variable that forces the Python plan (any value but "" and "0"), as for
-#: :mod:`lpsched.batch.line`
-PURE_PYTHON = "LPSCHED_PURE_PYTHON"
 
 
 def kernel_in_use() -> str:
@@ -48,16 +45,12 @@ def kernel_in_use() -> str:
     -----
     Decision 633: the compiled plan is optional, the Python class the reference.
     """
-    if _plan_c is None:
-        return "python (the extension lpsched.batch._plan_c is not built)"
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
-        return f"python ({PURE_PYTHON} is set)"
-    return "compiled"
+    return kernel_state(_plan_c, "lpsched.batch._plan_c")
 
 
 def _compiled() -> bool:
     """Whether :class:`Profile` builds the compiled plan."""
-    return _plan_c is not None and os.environ.get(PURE_PYTHON, "") in ("", "0")
+    return compiled(_plan_c)
 
 
 class PythonProfile:

@@ -79,7 +79,6 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-import os
 import time as _time
 from collections.abc import Callable
 from dataclasses import replace
@@ -98,7 +97,7 @@ from lpsched.batch.allocation import (
     free_blocks,
     placeable,
 )
-from lpsched.batch.line import PURE_PYTHON, _simulate_line
+from lpsched.batch.line import _simulate_line
 from lpsched.batch.plan import Profile
 from lpsched.batch.procsets import FreeLine, ProcSets
 from lpsched.batch.schedule import (  # noqa: F401  (re-exported: the public API)
@@ -108,6 +107,7 @@ from lpsched.batch.schedule import (  # noqa: F401  (re-exported: the public API
 )
 from lpsched.batch.topology import Topology
 from lpsched.batch.validation import validate_batch  # noqa: F401  (re-exported)
+from lpsched.core.kernels import kernel_state
 from lpsched.core.swf import Workload
 from lpsched.errors import InvalidInstanceError, LpschedError
 
@@ -149,11 +149,7 @@ def mask_kernel_in_use() -> str:
         ``"python (LPSCHED_PURE_PYTHON is set)"`` or ``"python (the extension
         lpsched.batch._mask_c is not built)"``.
     """
-    if _mask_c is None:
-        return "python (the extension lpsched.batch._mask_c is not built)"
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
-        return f"python ({PURE_PYTHON} is set)"
-    return "compiled"
+    return kernel_state(_mask_c, "lpsched.batch._mask_c")
 
 
 PENALTIES = ("linear", "quadratic")

@@ -350,18 +350,16 @@ def _kernels_report() -> str:
     """One line per compiled module: ``compiled``, or ``python`` and why (the extension not
     built, or ``LPSCHED_PURE_PYTHON`` set)."""
     import importlib
-    import os
 
-    pure = os.environ.get("LPSCHED_PURE_PYTHON", "") not in ("", "0")
+    from lpsched.core.kernels import kernel_state
+
     lines = []
-    for label, module in COMPILED:
+    for label, name in COMPILED:
         try:
-            importlib.import_module(module)
+            module = importlib.import_module(name)
         except ImportError:
-            state = f"python (the extension {module} is not built)"
-        else:
-            state = "python (LPSCHED_PURE_PYTHON is set)" if pure else "compiled"
-        lines.append(f"{label} {state}")
+            module = None
+        lines.append(f"{label} {kernel_state(module, name)}")
     return "\n".join(lines)
 
 

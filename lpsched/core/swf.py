@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import gzip
 import math
-import os
 import warnings
 import zlib
 from collections import Counter
@@ -74,6 +73,7 @@ from typing import IO, Any
 import numpy as np
 
 from lpsched.core.inputs import is_stream, open_input, peek
+from lpsched.core.kernels import compiled
 from lpsched.errors import InvalidInstanceError, LpschedWarning, ParseError, SwfParseError
 
 try:  # the job lines parsed in C (optional: without it, loadtxt and the line path below)
@@ -434,7 +434,7 @@ def _parse_rows(data: list[str], numbers: list[int], path: str, lenient: bool,
     (``LPSCHED_PURE_PYTHON=1`` skips the compiled parser)."""
     if not data:
         return np.zeros((0, len(FIELDS))), np.zeros(0, np.int64), []
-    if _swf_c is not None and os.environ.get("LPSCHED_PURE_PYTHON", "") in ("", "0"):
+    if compiled(_swf_c):
         fast = _swf_c.parse_rows(data)  # None: a line it leaves to the reference below
         if fast is not None:
             return fast, np.array(numbers, np.int64), []

@@ -34,11 +34,11 @@ tests' roots and checked step by step (:func:`_jump_end`; decision 410, speed on
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
 
+from lpsched.core.kernels import PURE_PYTHON, compiled, kernel_state  # noqa: F401
 from lpsched.ptg.levels import bottom_level_list, critical_path
 from lpsched.ptg.model import Dag
 
@@ -51,7 +51,6 @@ except ImportError:  # pragma: no cover - depends on the build
 TOL = 1e-12
 #: the environment variable that forces the Python loop (any value but "" and "0"), as for
 #: :mod:`lpsched.batch.line`
-PURE_PYTHON = "LPSCHED_PURE_PYTHON"
 
 
 def kernel_in_use() -> str:
@@ -68,18 +67,14 @@ def kernel_in_use() -> str:
     -----
     Decision 640: the compiled loop is optional, the Python one the reference.
     """
-    if _hcpa_c is None:
-        return "python (the extension lpsched.ptg._hcpa_c is not built)"
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
-        return f"python ({PURE_PYTHON} is set)"
-    return "compiled"
+    return kernel_state(_hcpa_c, "lpsched.ptg._hcpa_c")
 
 
 def _compiled_graph(dag: Dag) -> Any:
     """The compiled loop's view of ``dag`` (cached on the graph), or None where the Python
     loop must run: the extension is not built, ``LPSCHED_PURE_PYTHON`` is set, or a time or
     ``α`` is not finite (the compiled exact sum takes finite terms only)."""
-    if _hcpa_c is None or os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+    if not compiled(_hcpa_c):
         return None
     memo = dag.__dict__
     if "_literal_c" not in memo:

@@ -14,11 +14,10 @@ spec §3.4, §3.6, §4.4 M_RIGID).
 from __future__ import annotations
 
 import heapq
-import os
 
 import numpy as np
 
-from lpsched.ptg.hcpa_literal import PURE_PYTHON
+from lpsched.core.kernels import compiled
 from lpsched.ptg.model import Dag
 from lpsched.ptg.schedule import PtgSchedule
 
@@ -176,7 +175,7 @@ def backfill(sched: PtgSchedule, dag: Dag, processors: int) -> PtgSchedule:
     -----
     The compiled loop is decision 641.
     """
-    if _backfill_c is None or os.environ.get(PURE_PYTHON, "") not in ("", "0") \
+    if not compiled(_backfill_c) \
             or sched.start.dtype != np.float64 or sched.end.dtype != np.float64:
         return backfill_python(sched, dag, processors)
     n, P = dag.n, processors

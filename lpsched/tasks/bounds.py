@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from lpsched.core import tolerances
+from lpsched.core.kernels import compiled
 from lpsched.errors import LpschedError
 from lpsched.tasks.instance import BOUND_B, TaskInstance
 
@@ -305,7 +305,7 @@ def _max_flow(nodes: int, rows: np.ndarray, cols: np.ndarray, caps: np.ndarray) 
     cols[e]`` of integer capacity ``caps[e]``): the compiled Dinic when it is built, scipy's
     ``maximum_flow`` otherwise or under ``LPSCHED_PURE_PYTHON`` (the same value: a maximum
     flow's value is unique)."""
-    if _flow_c is not None and os.environ.get("LPSCHED_PURE_PYTHON", "") in ("", "0"):
+    if compiled(_flow_c):
         return int(_flow_c.max_flow(nodes, rows.astype(np.int64), cols.astype(np.int64),
                                     caps.astype(np.int64), 0, nodes - 1))
     import scipy.sparse as sp

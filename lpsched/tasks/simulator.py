@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import heapq
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 
+from lpsched.core.kernels import PURE_PYTHON, kernel_state  # noqa: F401
 from lpsched.tasks.instance import BOUND_B, TaskInstance
 from lpsched.tasks.policies import OnlinePolicy, get_policy
 from lpsched.tasks.schedule import (
@@ -52,7 +52,6 @@ except ImportError:  # pragma: no cover - depends on the build
 __all__ = ["OnlineResult", "evaluate", "get_policy", "kernel_in_use", "simulate"]
 
 #: the environment variable that forces the Python event loop (any value but "" and "0")
-PURE_PYTHON = "LPSCHED_PURE_PYTHON"
 
 _COMPLETE, _ARRIVALS, _SETTLE = 0, 1, 2
 _add_reduce = np.add.reduce
@@ -454,11 +453,7 @@ def kernel_in_use() -> str:
         ``"python (LPSCHED_PURE_PYTHON is set)"`` or ``"python (the extension
         lpsched.tasks._online_c is not built)"``.
     """
-    if _online_c is None:
-        return "python (the extension lpsched.tasks._online_c is not built)"
-    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
-        return f"python ({PURE_PYTHON} is set)"
-    return "compiled"
+    return kernel_state(_online_c, "lpsched.tasks._online_c")
 
 
 _REDIRECT = {None: 0, "threshold": 1, "random": 2}

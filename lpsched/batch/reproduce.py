@@ -36,6 +36,7 @@ from lpsched.batch.schedule import BatchSchedule, above_min_level, batch_metrics
 from lpsched.batch.simulator import BLOCKED_HEAD, simulate_batch
 from lpsched.batch.topology import Topology, kary_ntree, parse_topology
 from lpsched.batch.validation import validate_batch
+from lpsched.core import caches
 from lpsched.core.swf import Workload, check_processors, read_swf, to_workload
 from lpsched.errors import InvalidInstanceError
 
@@ -81,6 +82,9 @@ def load_trace(path: str, status: str | None = None, estimate: str = "requested"
         raise InvalidInstanceError("zero_run", zero_run, f"must be one of {ZERO_RUN_CHOICES}")
     return to_workload(read_swf(path), status=status, estimate=estimate,
                        drop_zero_run=zero_run == "drop").require_jobs()
+
+
+caches.register(load_trace)
 
 
 #: ``--zero-run``: keep or drop the jobs of run time 0 (the option of ``lpsched tasks``)

@@ -44,6 +44,7 @@ from lpsched.campaigns.metrics import (
 from lpsched.campaigns.policies import policy_factory
 from lpsched.campaigns.schedule import CampaignRun, original_run, validate
 from lpsched.campaigns.simulator import simulate
+from lpsched.core import caches
 from lpsched.core.swf import SwfTrace, read_swf
 
 #: the k of Fig. 4.3
@@ -370,6 +371,9 @@ def _egee_workload_cached(path: str, size: int, mtime_ns: int, limit: int, first
             if isinstance(a, np.ndarray):
                 a.setflags(write=False)
     return w
+
+
+caches.register(_read_trace_cached, _egee_workload_cached)
 
 
 def _egee_cell(cell: dict[str, Any]) -> list[dict[str, Any]]:

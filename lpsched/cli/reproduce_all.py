@@ -26,6 +26,7 @@ from typing import Any
 
 from lpsched.cli import common
 from lpsched.cli.common import DATA_HELP, add_runner_options, dump_json
+from lpsched.core import caches
 from lpsched.errors import LpschedError
 
 __all__ = ["RUNS", "Run", "add_reproduce"]
@@ -152,6 +153,9 @@ def _cmd_all(args: argparse.Namespace) -> int:
     out = check_output_folder(args.out, "--out")
     t0 = time.perf_counter()
     plans, skipped, parsed = _collect(RUNS, args)
+    # the traces parsed to plan the cells would be mapped by every forked worker: let
+    # them go (decision 700)
+    caches.release()
     try:
         computed = run_plans(plans, args.executor, args.jobs, not args.quiet, label="all")
     finally:

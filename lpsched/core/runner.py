@@ -49,6 +49,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lpsched.core import caches
 from lpsched.core.store import ResultStore, RowSchema
 from lpsched.errors import LpschedError
 
@@ -279,6 +280,7 @@ def _batch(fn: CellFn, cells: list[Any],
            ) -> tuple[list[tuple[Any, list[dict[str, Any]]]], list[Caught]]:
     """Run ``fn`` on each cell in a worker; the distinct warnings it raised come back
     (category, message, file, line) instead of being printed by the worker."""
+    _release_on_switch(fn)
     seen: dict[Caught, None] = {}
 
     def keep(message: Any, category: type[Warning], filename: str, lineno: int,
@@ -290,6 +292,21 @@ def _batch(fn: CellFn, cells: list[Any],
         warnings.showwarning = keep
         out = [(cell, _collected(fn, cell)) for cell in cells]
     return out, list(seen)
+
+
+#: the module of the cell function this worker ran last (:func:`_release_on_switch`)
+_LAST_MODULE: dict[str, str | None] = {"module": None}
+
+
+def _release_on_switch(fn: CellFn) -> None:
+    """In a worker: when ``fn`` comes from another module than the cells it ran before
+    (another family's experiment), let the previous experiments' caches go
+    (:func:`lpsched.core.caches.release`). A worker of ``reproduce all`` otherwise kept
+    every trace and instance it had cached since its start (decision 700)."""
+    module = getattr(getattr(fn, "func", fn), "__module__", None)
+    if _LAST_MODULE["module"] is not None and module != _LAST_MODULE["module"]:
+        caches.release()
+    _LAST_MODULE["module"] = module
 
 
 #: a cell that took this much CPU is followed by a full garbage collection (decision 432)

@@ -297,21 +297,24 @@ def flow_feasible(release: np.ndarray, p: np.ndarray, deadline: np.ndarray, m: i
     rows = np.concatenate([np.zeros(n, np.int64), 1 + win.task, 1 + n + np.arange(k)])
     cols = np.concatenate([1 + np.arange(n), 1 + n + win.interval,
                            np.full(k, n + k + 1, np.int64)])
-    return _max_flow(n + k + 2, rows, cols, caps.astype(np.int32)) >= int(demand.sum())
+    del win  # the edges' arrays are copied: let go of the windows before the flow
+    return _max_flow(n + k + 2, rows, cols, caps) >= int(demand.sum())
 
 
 def _max_flow(nodes: int, rows: np.ndarray, cols: np.ndarray, caps: np.ndarray) -> int:
     """The value of a maximum flow from node 0 to node ``nodes - 1`` (edges ``rows[e] ->
-    cols[e]`` of integer capacity ``caps[e]``): the compiled Dinic when it is built, scipy's
-    ``maximum_flow`` otherwise or under ``LPSCHED_PURE_PYTHON`` (the same value: a maximum
-    flow's value is unique)."""
+    cols[e]`` of capacity ``caps[e]``, whole numbers below ``2^31`` read in C's float to
+    integer truncation): the compiled Dinic when it is built, scipy's ``maximum_flow``
+    otherwise or under ``LPSCHED_PURE_PYTHON`` (the same value: a maximum flow's value is
+    unique). Int64 ``rows`` and ``cols`` are passed without a copy (decision 701)."""
     if compiled(_flow_c):
-        return int(_flow_c.max_flow(nodes, rows.astype(np.int64), cols.astype(np.int64),
-                                    caps.astype(np.int64), 0, nodes - 1))
+        return int(_flow_c.max_flow(nodes, np.asarray(rows, np.int64),
+                                    np.asarray(cols, np.int64),
+                                    np.asarray(caps, np.int64), 0, nodes - 1))
     import scipy.sparse as sp
     from scipy.sparse.csgraph import maximum_flow
 
-    graph = sp.csr_matrix((caps, (rows, cols)), shape=(nodes, nodes))
+    graph = sp.csr_matrix((caps.astype(np.int32), (rows, cols)), shape=(nodes, nodes))
     return int(maximum_flow(graph, 0, nodes - 1).flow_value)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from lpsched.core import caches
 from lpsched.core.swf import Workload, read_swf, to_workload
 from lpsched.tasks.bounds import EXACT_LIMIT, lower_bounds
 from lpsched.tasks.instance import (
@@ -176,6 +177,9 @@ def _bounds(path: str, seed: int, exact_limit: int, status: str = CHAPTER_STATUS
             zero_run: str = CHAPTER_ZERO_RUN) -> dict[str, dict[str, Any]]:
     return {k: v.to_dict() for k, v in lower_bounds(instance(path, seed, status, zero_run),
                                                     exact_limit).items()}
+
+
+caches.register(_trace, instance, _bounds)
 
 
 def _cell_selection(cell: list[Any]) -> tuple[str, str]:

@@ -2,9 +2,11 @@
 
 A command line that names one command builds only that family's commands (:data:`COMMANDS`,
 :func:`parse_command_line`: ``lpsched batch`` imports neither the other families' command
-modules nor what they import, which keeps its start-up short); ``--help``, ``reproduce`` and
-every usage error are read by the whole parser (:func:`build_parser`), so what a user sees
-is the same either way (decision 434).
+modules nor what they import, which keeps its start-up short); so does ``reproduce
+<experiment>`` (:data:`EXPERIMENTS`: only its family's ``reproduce`` experiments, decision
+690); ``--help``, ``reproduce --help``, ``reproduce all`` and every usage error are read by
+the whole parser (:func:`build_parser`), so what a user sees is the same either way
+(decision 434).
 
 Exit status and what reaches stderr (:func:`main`):
 
@@ -153,8 +155,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from lpsched.cli import approx, bags, batch, campaigns, ptg, report, reproduce_all, tasks
 
     bags.add_model_commands(sub)
-    rep = sub.add_parser("reproduce", help="reproduce a seed's experiment (resumable)")
-    rep_sub = rep.add_subparsers(dest="experiment", required=True)
+    rep_sub = _reproduce(sub)
     bags.add_reproduce(rep_sub)
     batch.add_reproduce(rep_sub)
     tasks.add_reproduce(rep_sub)
@@ -173,6 +174,22 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     complete_help(parser)
     return parser
+
+
+def _reproduce(sub: Any) -> Any:
+    """Add the ``reproduce`` command to the top-level subparsers ``sub``; returns the
+    subparsers its experiments are added to."""
+    rep = sub.add_parser("reproduce", help="reproduce a seed's experiment (resumable)")
+    return rep.add_subparsers(dest="experiment", required=True)
+
+
+#: ``reproduce`` experiment -> the family module of ``lpsched.cli`` whose ``add_reproduce``
+#: adds it (with its family's other experiments): ``reproduce <experiment>`` builds only
+#: that family's (decision 690); ``reproduce all`` and the rest are read by the whole parser
+#: (tests/cli/test_reproduce_startup.py checks this table against it)
+EXPERIMENTS = {"cbs3m": "bags", "contiguity": "batch", "platform-level": "batch",
+               "topology-aware": "batch", "redirection": "tasks", "faircamp": "campaigns",
+               "ostrich": "campaigns", "ptg": "ptg"}
 
 
 #: top-level command -> (family module of ``lpsched.cli``, the function of it that adds
@@ -204,26 +221,56 @@ class _Retry(Exception):
     """A usage error in the one-command parser: parse again with the whole one."""
 
 
+def _command_words(argv: Sequence[str]) -> list[str]:
+    """``argv`` from its first word that is not a global option: the words before it are
+    only ``--verbose``, ``--solver-log FILE`` or ``--solver-log=FILE`` (spelt in full);
+    ``[]`` when there is no such word (``--solver-log`` without its file, no command)."""
+    k = 0
+    while k < len(argv):
+        word = argv[k]
+        if word == "--solver-log":
+            k += 2
+        elif word == "--verbose" or word.startswith("--solver-log="):
+            k += 1
+        else:
+            return list(argv[k:])
+    return []
+
+
 def _command_name(argv: Sequence[str]) -> str | None:
     """The subcommand ``argv`` names when the words before it are only ``--verbose``,
     ``--solver-log FILE`` or ``--solver-log=FILE`` (spelt in full) and it is one of
     :data:`COMMANDS`; ``None`` otherwise (any other line, an abbreviated or unknown option
     first, ``--help``, ``reproduce``: the whole parser reads it)."""
-    words = iter(argv)
-    for word in words:
-        if word == "--solver-log":
-            if next(words, None) is None:
-                return None
-        elif word != "--verbose" and not word.startswith("--solver-log="):
-            return word if word in COMMANDS else None
+    words = _command_words(argv)
+    return words[0] if words and words[0] in COMMANDS else None
+
+
+def _experiment_name(argv: Sequence[str]) -> str | None:
+    """The experiment of a ``reproduce <experiment>`` line, one of :data:`EXPERIMENTS`,
+    global options before ``reproduce`` read as :func:`_command_name` reads them; ``None``
+    for any other line (``reproduce --help``, ``reproduce all``, an unknown experiment)."""
+    words = _command_words(argv)
+    if len(words) >= 2 and words[0] == "reproduce" and words[1] in EXPERIMENTS:
+        return words[1]
     return None
 
 
 def _command_parser(argv: Sequence[str]) -> argparse.ArgumentParser | None:
     """The parser of the one command ``argv`` names (its family's module alone is imported,
     for a short start-up), the same global options and the same subparser, options and help
-    as :func:`build_parser`'s; ``None`` when ``argv`` names no command of :data:`COMMANDS`."""
+    as :func:`build_parser`'s; for ``reproduce <experiment>``, the ``reproduce`` command
+    with only the experiments of that experiment's family (:data:`EXPERIMENTS`); ``None``
+    when ``argv`` names neither a command of :data:`COMMANDS` nor such an experiment."""
     name = _command_name(argv)
+    experiment = None if name is not None else _experiment_name(argv)
+    if experiment is not None:
+        parser, sub = _root(_Reduced)
+        import_module(f"lpsched.cli.{EXPERIMENTS[experiment]}").add_reproduce(_reproduce(sub))
+        from lpsched.cli.reference import complete_help
+
+        complete_help(parser)
+        return parser
     if name is None:
         return None
     module, adder = COMMANDS[name]

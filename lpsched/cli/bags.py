@@ -474,7 +474,9 @@ def _write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool) -> list
     def saver(fig: Any, path: Path) -> None:
         import matplotlib.pyplot as plt
 
-        fig.tight_layout()
+        from lpsched.bags.plotting import tight_layout
+
+        tight_layout(fig)
         with atomic_path(path) as tmp:
             fig.savefig(tmp, dpi=120)
         plt.close(fig)
@@ -530,7 +532,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                   + "; their status and reason are in cbs3m_rows.csv)")
         ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names(variants=True)
                                                    if any(r["policy"] == p for r in rows)])
-    ax.figure.tight_layout()
+    plotting.tight_layout(ax.figure)
     with atomic_path(target) as tmp:
         ax.figure.savefig(tmp, dpi=120)
     plt.close(ax.figure)

@@ -5,8 +5,8 @@
 family's Python loop (the PTG ones: the literal improved-HCPA loop and BACKFILL, decisions
 640-641). All are optional: where no C compiler or no Python headers are found (or, for
 the Cython modules, no Cython), ``pip install`` goes on without them and lpsched runs the
-Python loops, which are the reference (``LPSCHED_PURE_PYTHON=1`` forces them). The flags keep every double
-operation the one Python does: no fused multiply-add (``-ffp-contract=off``), no
+Python loops, which are the reference (``LPSCHED_PURE_PYTHON=1`` forces them). The flags
+keep every double operation the one Python does: no fused multiply-add (``-ffp-contract=off``), no
 ``-ffast-math``.
 """
 

@@ -27,6 +27,7 @@ from lpsched.errors import InvalidInstanceError
 ctypedef long long i64
 
 cdef str _NEVER = "no time ever has enough processors"
+cdef object _NO_BEST = np.zeros(1, dtype=np.int64)
 
 
 cdef inline Py_ssize_t _right(const double *a, Py_ssize_t n, double v) noexcept nogil:
@@ -68,6 +69,9 @@ cdef class Profile:
     cdef Py_ssize_t n, cap
     cdef i64 *scratch
     cdef Py_ssize_t scap
+    # the arrays reassign's test reads (bound per call by ``_keys``)
+    cdef const i64[::1] rv, sv, bv
+    cdef const double[::1] rsv, lv
 
     def __cinit__(self, now, free_now):
         self.cap = 64
@@ -591,6 +595,166 @@ cdef class Profile:
                     hi = mid
             h = -INFINITY if lo == 0 else (self.t[lo] if lo < n else INFINITY)
             okv[j] = rsv[j] > now and unv[j] <= h
+
+    cdef int _keys(self, ranks, resv_r, size_r, len_r, best, i64 cluster) except -1:
+        """Bind the arrays :meth:`reassign_scan` and :meth:`reassign_next` read (1), or
+        say they are not all contiguous of the right dtypes (0: the numpy steps)."""
+        try:
+            self.rv, self.rsv, self.sv, self.lv = ranks, resv_r, size_r, len_r
+            self.bv = best if best is not None else _NO_BEST
+        except (ValueError, TypeError):
+            return 0
+        cdef Py_ssize_t rows = self.rsv.shape[0]
+        if self.sv.shape[0] < rows or self.lv.shape[0] < rows:
+            raise IndexError("reassign: fewer sizes or estimates than slots")
+        if best is not None and (cluster <= 0 or self.bv.shape[0] == 0):
+            raise IndexError("reassign: no cluster table")
+        return 1
+
+    cdef inline int _test(self, Py_ssize_t p, double now, i64 cap, bint table, i64 cluster,
+                          Py_ssize_t *b) except -1:
+        """Reassign's test of position ``p`` (1 let through, 0 not), the running minimum of
+        the free counts built in ``scratch`` up to ``b[0]`` entries (deeper if needed)."""
+        cdef i64 r = self.rv[p], s, need, nb
+        cdef Py_ssize_t lo, hi, mid, n = self.n, k
+        cdef double h, rs, ends, until, length, w
+        cdef i64 *low = self.scratch
+        if r < 0 or r >= self.rsv.shape[0]:
+            raise IndexError("reassign: a rank past the slots")
+        s = self.sv[r]
+        if s > cap:
+            return 0
+        if table:  # ``loc``: the ``ceil(size / cluster)`` fullest clusters hold ``size``
+            nb = self.bv.shape[0]
+            need = (s + cluster - 1) // cluster if s >= 0 else -((-s) // cluster)
+            if need > nb - 1:
+                need = nb - 1
+            if need < 0:
+                need += nb  # numpy's index from the end
+                if need < 0:
+                    raise IndexError("reassign: a size before the cluster table")
+            if not self.bv[need] >= s:
+                return 0
+        rs = self.rsv[r]
+        if not rs > now:
+            return 0
+        length = self.lv[r]
+        if not (length >= 0.0 or length != length):  # np.maximum(length, 0.0)
+            length = 0.0
+        ends = now + length
+        w = fabs(ends)
+        if not (w >= 1.0 or w != w):  # np.maximum(1.0, |ends|), NaN kept
+            w = 1.0
+        ends = ends - 1e-9 * w
+        until = rs if (rs <= ends or rs != rs) else ends  # np.minimum(rs, ends)
+        # the first breakpoint where the running minimum falls below ``s``: in the prefix
+        # built so far, or where building it further first does
+        k = b[0]
+        if k > 0 and low[k - 1] < s:
+            lo, hi = 0, k
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if low[mid] >= s:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        else:
+            while k < n and (k == 0 or low[k - 1] >= s):
+                if k == 0 or self.f[k] < low[k - 1]:
+                    low[k] = self.f[k]
+                else:
+                    low[k] = low[k - 1]
+                k += 1
+            b[0] = k
+            lo = k - 1 if low[k - 1] < s else k
+        h = -INFINITY if lo == 0 else (self.t[lo] if lo < n else INFINITY)
+        return 1 if until <= h else 0
+
+    def reassign_scan(self, ranks, resv_r, size_r, len_r, double now, Py_ssize_t start,
+                      i64 cap, best=None, i64 cluster=1):
+        """Reassign's whole test of the waiting jobs ``ranks[start:]`` (the Python class's
+        method: the free processors' answer ``size <= cap`` and, given ``best``, the
+        fullest clusters'; the slot after ``now``; the plan held up to the earlier of the
+        slot and ``now + estimate`` less :meth:`earliest`'s tolerance), one loop; the
+        positions it lets through.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            The waiting jobs' ranks (int64), in queue order.
+        resv_r, size_r, len_r : numpy.ndarray
+            Slot start (s), size and estimate (s) per rank.
+        now : float
+            The current time (s).
+        start : int
+            The first position tested.
+        cap : int
+            The largest size the free processors may allow.
+        best : numpy.ndarray, optional
+            ``loc``: the free processors of the ``k`` fullest clusters, ``k = 0, 1, ...``
+            (int64).
+        cluster : int
+            ``loc``'s cluster size.
+
+        Returns
+        -------
+        list of int
+            The positions (increasing) that may move.
+        """
+        if not self._keys(ranks, resv_r, size_r, len_r, best, cluster):
+            from lpsched.batch.plan import PythonProfile
+            return PythonProfile.reassign_scan(self, ranks, resv_r, size_r, len_r, now,
+                                               start, cap, best, cluster)
+        cdef Py_ssize_t p, b = 0, count = self.rv.shape[0]
+        cdef bint table = best is not None
+        self._buffer(self.n)
+        out = []
+        for p in range(max(start, 0), count):
+            if self._test(p, now, cap, table, cluster, &b):
+                out.append(p)
+        return out
+
+    def reassign_next(self, ranks, resv_r, size_r, len_r, double now, Py_ssize_t start,
+                      Py_ssize_t stop, i64 cap, best=None, i64 cluster=1):
+        """The first position of ``[start, stop)`` that :meth:`reassign_scan` lets through,
+        else ``stop``: the jobs after it are not read, and the running minimum of the
+        free counts is built only as deep as the sizes read need.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            The waiting jobs' ranks (int64), in queue order.
+        resv_r, size_r, len_r : numpy.ndarray
+            Slot start (s), size and estimate (s) per rank.
+        now : float
+            The current time (s).
+        start, stop : int
+            The positions read.
+        cap : int
+            The largest size the free processors may allow.
+        best : numpy.ndarray, optional
+            As for :meth:`reassign_scan`.
+        cluster : int
+            ``loc``'s cluster size.
+
+        Returns
+        -------
+        int
+            The first position let through, or ``stop``.
+        """
+        if not self._keys(ranks, resv_r, size_r, len_r, best, cluster):
+            from lpsched.batch.plan import PythonProfile
+            return PythonProfile.reassign_next(self, ranks, resv_r, size_r, len_r, now,
+                                               start, stop, cap, best, cluster)
+        cdef Py_ssize_t p, b = 0
+        cdef bint table = best is not None
+        if stop > self.rv.shape[0]:
+            raise IndexError("reassign_next: fewer ranks than positions")
+        self._buffer(self.n)
+        for p in range(max(start, 0), stop):
+            if self._test(p, now, cap, table, cluster, &b):
+                return p
+        return stop
 
 
 cdef const i64[::1] _sizes(sizes) except *:

@@ -402,6 +402,91 @@ class PythonProfile:
                 self.held_for(sz)
             ok[pick] = (rs[pick] > now) & (until[pick] <= held)
 
+    def reassign_scan(self, ranks: np.ndarray, resv_r: np.ndarray, size_r: np.ndarray,
+                      len_r: np.ndarray, now: float, start: int, cap: int,
+                      best: np.ndarray | None = None, cluster: int = 1) -> list[int]:
+        """Reassign's whole test of the waiting jobs ``ranks[start:]``: the positions it
+        lets through.
+
+        Per job (rank ``r``): the free processors allow it (``size_r[r] <= cap`` and, given
+        ``best``, the ``ceil(size / cluster)`` fullest clusters hold it: ``loc``'s
+        :func:`~lpsched.batch.allocation.placeable`), its slot starts after ``now``
+        (``resv_r[r]``) and its processors stay free in the plan up to the earlier of its
+        slot's start and ``now + len_r[r]`` (read with :meth:`earliest`'s tolerance):
+        :meth:`reassign_test` on what :meth:`lpsched.batch.simulator._BatchSim.movable`
+        gathered, in one call.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            The waiting jobs' submission ranks (int), in queue order.
+        resv_r, size_r, len_r : numpy.ndarray
+            Slot start (s), size and estimate (s, at least ``1e-12``) per rank.
+        now : float
+            The current time (s).
+        start : int
+            The first position tested.
+        cap : int
+            The largest size the free processors may allow.
+        best : numpy.ndarray, optional
+            ``loc``: the free processors of the ``k`` fullest clusters, ``k = 0, 1, ...``.
+        cluster : int
+            ``loc``'s cluster size.
+
+        Returns
+        -------
+        list of int
+            The positions (``>= start``, increasing) that may move.
+
+        Notes
+        -----
+        Decisions 680 and 681: one call per test in place of a gather and a dozen numpy
+        calls.
+        """
+        pick = ranks[start:]
+        rs, size = resv_r[pick], size_r[pick]
+        ends = now + np.maximum(len_r[pick], 0.0)
+        ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
+        ok = size <= cap
+        if best is not None:
+            ok &= best[np.minimum(-(-size // cluster), best.size - 1)] >= size
+        self.reassign_test(ok, rs, size, np.minimum(rs, ends), now)
+        return cast("list[int]", (ok.nonzero()[0] + start).tolist())
+
+    def reassign_next(self, ranks: np.ndarray, resv_r: np.ndarray, size_r: np.ndarray,
+                      len_r: np.ndarray, now: float, start: int, stop: int, cap: int,
+                      best: np.ndarray | None = None, cluster: int = 1) -> int:
+        """The first position of ``[start, stop)`` that :meth:`reassign_scan` lets through.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            The waiting jobs' submission ranks (int), in queue order.
+        resv_r, size_r, len_r : numpy.ndarray
+            Slot start (s), size and estimate (s) per rank.
+        now : float
+            The current time (s).
+        start, stop : int
+            The positions read.
+        cap : int
+            The largest size the free processors may allow.
+        best : numpy.ndarray, optional
+            As for :meth:`reassign_scan`.
+        cluster : int
+            ``loc``'s cluster size.
+
+        Returns
+        -------
+        int
+            The first position let through, or ``stop`` when none is.
+
+        Notes
+        -----
+        Decision 683: the compiled plan reads the jobs only up to that position.
+        """
+        hits = self.reassign_scan(ranks[:stop], resv_r, size_r, len_r, now, start, cap, best,
+                                  cluster)
+        return hits[0] if hits else stop
 
 class Profile(PythonProfile):
     """The plan :class:`lpsched.batch.simulator._BatchSim` keeps, compiled where it can be.

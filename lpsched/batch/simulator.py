@@ -82,7 +82,7 @@ import math
 import time as _time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -1038,7 +1038,7 @@ class _BatchSim:
             prof = self.plan = Profile(now, self.nfree)
             self.waiting = np.zeros(self.work.jobs, bool)
             self.resv_r = np.full(self.work.jobs, math.inf)
-            self.size_r = self.work.size[self.by_rank]
+            self.size_r = cast(Any, self.size_a[self.by_rank])  # int64: the compiled test
             self.stamp_r = np.zeros(self.work.jobs, np.int64)
             self.len_r = np.maximum(self.est[self.by_rank], 1e-12)
         prof.trim(now)
@@ -1067,6 +1067,12 @@ class _BatchSim:
             size, length = self.sizes_l[j], max(self.est_l[j], 1e-12)
             t = prof.earliest(size, length)
             self.first_resv[j] = t
+            if t == now and size <= self.nfree and self.begin(j):
+                # placed now and started (decision 682): the plan edit :meth:`hold` and
+                # :meth:`turn` would make, without the waiting state they would undo
+                slot[j] = (t, t + length)
+                prof.add(t, t + length, -size)
+                continue
             self.hold(j, t, length)
             if t <= now:
                 self.turn(j, True, rule)
@@ -1076,85 +1082,165 @@ class _BatchSim:
     def compress_turns(self, due: list[int], rule: str) -> None:
         """The turns of a compression pass (:meth:`fixed_pass`): the due jobs (``due``,
         ranks, sorted) and the jobs :meth:`movable` lets through, merged in queue order; the
-        test is redone for the later jobs after a turn that let part of the plan go."""
-        by_rank = self.by_rank
+        test is redone for the later jobs after a turn that let part of the plan go
+        (``reassign``: :meth:`reassign_turns`)."""
         # every waiting job is tried or found unable to move in this pass: the frees
         # logged before it no longer matter to the next one
         start_seq = self.freed_base + len(self.freed)
-        # reassign: what the free processors allow each waiting job (:meth:`fits_now`),
-        # from position ``shape_at[1]`` on, found at version ``shape_at[0]``: a turn that
-        # let part of the plan go without starting a job leaves it as it was
-        shape: np.ndarray | None = None
-        shape_at = (-1, 0)
-        if rule == "reassign" and self.nfree < self.least_size:
-            # no job fits the free processors now (a pass only lowers them): reassign
-            # moves none, so only the due jobs take turns, without the O(waiting) test
-            # (decision 381)
-            ranks, keys, cand = _NO_RANKS, None, _NO_RANKS
+        if rule == "reassign":
+            self.reassign_turns(due)
         else:
+            by_rank = self.by_rank
             lo, hi = self.wait_lo, self.wait_hi
             ranks = self.waiting[lo:hi].nonzero()[0] + lo
             self.wait_lo = int(ranks[0]) if ranks.size else hi  # none waits below
-            if ranks.size:
-                keys = self.reassign_keys(ranks) if rule == "reassign" else None
-                if keys is not None:
-                    shape, shape_at = self.fits_now(keys[1]), (self.version, 0)
-                cand = self.movable(ranks, rule, keys, shape)
-            else:  # nobody waits: no turn to take, no test to make
-                keys, cand = None, _NO_RANKS
-        di, ci, last = 0, 0, len(self.waiting)  # ``last``: past every rank
-        while True:
-            nd = due[di] if di < len(due) else last
-            nc = int(ranks[cand[ci]]) if ci < cand.size else last
-            r = min(nd, nc)
-            if r == last:
-                break
-            if r == nd:
-                di += 1
-            if r == nc:
-                ci += 1
-            if self.turn(by_rank[r], r == nd, rule):  # later jobs may move into it
-                c = int(ranks.searchsorted(r, side="right"))
-                later = None if keys is None else (keys[0][c:], keys[1][c:], keys[2][c:])
-                if later is not None and (shape is None or shape_at[0] != self.version):
-                    shape, shape_at = self.fits_now(later[1]), (self.version, c)
-                fit = None if later is None or shape is None else shape[c - shape_at[1]:]
-                cand = c + self.movable(ranks[c:], rule, later, fit)
-                ci = 0
+            cand = self.movable(ranks, rule) if ranks.size else []
+            di, ci, last = 0, 0, len(self.waiting)  # ``last``: past every rank
+            while True:
+                nd = due[di] if di < len(due) else last
+                nc = int(ranks[cand[ci]]) if ci < len(cand) else last
+                r = min(nd, nc)
+                if r == last:
+                    break
+                if r == nd:
+                    di += 1
+                if r == nc:
+                    ci += 1
+                if self.turn(by_rank[r], r == nd, rule) and ranks.size:
+                    # later jobs may move into it: the test again after ``r``
+                    cand = self.movable(ranks, rule, int(ranks.searchsorted(r, "right")))
+                    ci = 0
         del self.freed[: self.prev_seq - self.freed_base]
         self.freed_base, self.prev_seq = self.prev_seq, start_seq
 
-    def reassign_keys(self, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Gather what ``reassign`` tests of the waiting jobs ``ranks``, once a pass.
+    def reassign_turns(self, due: list[int]) -> None:
+        """The turns of a ``reassign`` compression pass: the due jobs (``due``, ranks,
+        sorted) and, in queue order, the waiting jobs its test lets through, each found
+        only when its turn comes (:meth:`Profile.reassign_next`) against the free
+        processors' answer and the plan of the last test.
 
-        Their slot starts, sizes and the times up to which ``reassign`` needs the
-        processors free (the earlier of the slot's start and ``now + estimate``, read with
-        :meth:`Profile.earliest`'s tolerance): fixed during a pass for the jobs after the
-        current turn.
+        The plan changes between tests only at a turn that let part of it go (the test
+        is then redone after it) or at a due job started off its own slot; before such a
+        due turn the later candidates are listed at once (:meth:`movable`), as the test
+        found them. A failed try restores the plan and a due job started on its slot
+        leaves it as it was, so the candidates found when their turn comes are the ones
+        the test listed: the same turns in the same order.
 
         Parameters
         ----------
-        ranks : numpy.ndarray
-            Waiting jobs, by submission rank, in queue order.
-
-        Returns
-        -------
-        tuple of (numpy.ndarray, numpy.ndarray, numpy.ndarray)
-            Slot starts, sizes and the times the processors must stay free until.
+        due : list of int
+            The ranks of the waiting jobs whose slot has come, sorted.
 
         Notes
         -----
-        Decision 279.
+        Decision 683.
         """
-        rs, size = self.resv_r[ranks], self.size_r[ranks]
-        ends = self.now + np.maximum(self.len_r[ranks], 0.0)
-        ends = ends - 1e-9 * np.maximum(1.0, np.abs(ends))
-        return rs, size, np.minimum(rs, ends)
+        by_rank, now = self.by_rank, self.now
+        if self.nfree < self.least_size:
+            # no job fits the free processors now (a pass only lowers them): reassign
+            # moves none, so only the due jobs take turns, without the O(waiting) test
+            # (decision 381)
+            for r in due:
+                self.turn(by_rank[r], True, "reassign")
+            return
+        lo, hi = self.wait_lo, self.wait_hi
+        ranks = self.waiting[lo:hi].nonzero()[0] + lo
+        n = ranks.size
+        self.wait_lo = int(ranks[0]) if n else hi  # none waits below
+        prof = self.plan
+        assert prof is not None
+        # what the free processors allow, found at version ``found_at`` (decision 681)
+        found_at, cap, best = self.version, self.free_cap(), self.loc_best()
+        cluster = self.cluster_size or 1
+        resv_r, size_r, len_r = self.resv_r, self.size_r, self.len_r
+        listed: list[int] | None = None  # the candidates listed at once, if they are
+        pos = li = di = 0  # the first position not passed; in ``listed``; in ``due``
+        posd = int(ranks.searchsorted(due[0])) if due else n
+        while True:
+            if listed is None:
+                p = prof.reassign_next(ranks, resv_r, size_r, len_r, now, pos, posd, cap, best,
+                                       cluster)
+            else:
+                while li < len(listed) and listed[li] < pos:
+                    li += 1
+                p = min(listed[li], posd) if li < len(listed) else posd
+            if p == n:
+                break
+            pos = p + 1
+            if p < posd:
+                j, is_due = by_rank[int(ranks[p])], False
+            else:
+                j, is_due = by_rank[due[di]], True
+                di += 1
+                posd = int(ranks.searchsorted(due[di])) if di < len(due) else n
+                if listed is None and self.off_slot(j):
+                    # started off its slot, it edits the plan: the later candidates now
+                    listed, li = self.movable(ranks, "reassign", pos, cap, best), 0
+            if self.turn(j, is_due, "reassign"):  # later jobs may move into it
+                if found_at != self.version:
+                    found_at, cap, best = self.version, self.free_cap(), self.loc_best()
+                listed = None
+
+    def off_slot(self, j: int) -> bool:
+        """Whether the due job ``j``'s turn may edit the plan without letting part of it
+        go: its slot is not exactly ``[now, now + estimate)`` (:meth:`turn` then lets it
+        go and, if ``j`` starts, takes its run)."""
+        length = max(self.est_l[j], 1e-12)
+        rs, re = self.slot[j]
+        return not (rs == self.now and re == self.now + length)
+
+    def loc_best(self) -> np.ndarray | None:
+        """``loc``'s table of the free processors: entry ``k`` the free processors of the
+        ``k`` fullest clusters (:func:`~lpsched.batch.allocation.placeable`'s ``best``), or
+        ``None`` for the other rules (:meth:`free_cap` says it all).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            int64, one entry per count of clusters from 0.
+
+        Notes
+        -----
+        Decision 681.
+        """
+        clusters = self.clusters
+        if self.alloc_free is None or self.alloc != "loc" or not self.cluster_size:
+            return None
+        if clusters is None:
+            clusters = cluster_counts(self.alloc_free, self.cluster_size)
+        return np.concatenate([[0], np.cumsum(np.sort(clusters)[::-1])])
+
+    def free_cap(self) -> int:
+        """Give the largest size the free processors may allow now.
+
+        ``nfree``, and for ``cont``/``cont-ff`` the longest free run. A size passes
+        :meth:`fits_now` exactly when it is at most this and, under ``loc``, the fullest
+        clusters of :meth:`loc_best` hold it (the same tests of
+        :func:`~lpsched.batch.allocation.placeable`).
+
+        Returns
+        -------
+        int
+            The bound (processors).
+
+        Notes
+        -----
+        Decision 681.
+        """
+        cap = self.nfree
+        if self.alloc_free is not None and self.alloc in ("cont", "cont-ff"):
+            _, lengths = self.free_runs()
+            cap = min(cap, int(lengths.max()) if lengths.size else 0)
+        return cap
 
     def fits_now(self, size: np.ndarray) -> np.ndarray:
-        """Say which sizes the free processors allow now: at most ``nfree``, and a shape the
-        forced rule can place (:func:`~lpsched.batch.allocation.placeable`, one test for
-        every size). Reads only the free processors: the same until a job starts or ends.
+        """Say which sizes the free processors allow now.
+
+        At most ``nfree``, and a shape the forced rule can place
+        (:func:`~lpsched.batch.allocation.placeable`, one test for every size). Reads only
+        the free processors: the same until a job starts or ends. The reference of
+        :meth:`free_cap` and :meth:`loc_best`, which a pass reads
+        (tests/batch/test_reassign_scan.py compares them).
 
         Parameters
         ----------
@@ -1165,6 +1251,10 @@ class _BatchSim:
         -------
         numpy.ndarray
             bool, one per size.
+
+        Notes
+        -----
+        Decision 681.
         """
         ok = size <= self.nfree
         alloc_free = self.alloc_free
@@ -1174,19 +1264,20 @@ class _BatchSim:
                                self.free_runs() if self.alloc in _RUN_RULES else None)
         return ok
 
-    def movable(self, ranks: np.ndarray, rule: str,
-                keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                fit: np.ndarray | None = None) -> np.ndarray:
+    def movable(self, ranks: np.ndarray, rule: str, start: int = 0, cap: int | None = None,
+                best: np.ndarray | None = None) -> list[int]:
         """Find the waiting jobs that may move in a compression pass under ``rule``.
 
-        Positions in ``ranks`` (waiting jobs, queue order), by a necessary condition: each
-        position then gets the exact test of its turn (:meth:`fixed_pass`); the others are
-        stamped as unable to move at this point of the plan's history.
+        Positions in ``ranks`` (waiting jobs, queue order) from ``start`` on, by a
+        necessary condition: each position then gets the exact test of its turn
+        (:meth:`fixed_pass`); the others are stamped as unable to move at this point of the
+        plan's history.
 
         ``reassign`` (start now): ``size`` free processors now, and ``size`` free in the plan
         on every breakpoint from now to the earlier of its slot and ``now + estimate`` (the
         running minimum of the free counts; the slot's own processors count only from its
-        start, and the end is read with :meth:`Profile.earliest`'s tolerance).
+        start, and the end is read with :meth:`Profile.earliest`'s tolerance): one call of
+        :meth:`Profile.reassign_scan`.
         ``textbook`` (move earlier): a free of the plan since the job was last found unable
         to move that begins before its slot ends and has not passed (a window before its
         slot that did not fit then fits only if some of it was freed since), and ``size``
@@ -1200,43 +1291,47 @@ class _BatchSim:
             Waiting jobs, by submission rank, in queue order.
         rule : {"reassign", "textbook"}
             The compression rule.
-        keys : tuple of numpy.ndarray, optional
-            :meth:`reassign_keys` of ``ranks``, when already gathered.
-        fit : numpy.ndarray, optional
-            :meth:`fits_now` of their sizes, when found at the current free processors.
+        start : int
+            The first position tested.
+        cap : int, optional
+            ``reassign``: :meth:`free_cap`, when found at the current free processors
+            (else it and ``best`` are found now).
+        best : numpy.ndarray, optional
+            ``reassign`` under ``loc``: :meth:`loc_best`, found with ``cap``.
 
         Returns
         -------
-        numpy.ndarray
-            The positions (int) that may move.
+        list of int
+            The positions (increasing) that may move.
 
         Notes
         -----
-        Decision 279.
+        Decisions 279 and 680.
         """
         prof, now = self.plan, self.now
         assert prof is not None
         if rule == "reassign":
-            rs, size, until = keys if keys is not None else self.reassign_keys(ranks)
             # the free processors' test first (every test is per job: the order of the
             # conjunction changes no answer), then the plan's on the jobs it lets through
-            ok = fit.copy() if fit is not None else self.fits_now(size)
-            prof.reassign_test(ok, rs, size, until, now)  # decision 635
-        else:
-            rs, size = self.resv_r[ranks], self.size_r[ranks]
-            seq = self.freed_base + len(self.freed)
-            helped = np.zeros(ranks.size, bool)
-            if self.freed:
-                log = np.array(self.freed)
-                begin = np.where(log[:, 1] > now, np.maximum(log[:, 0], now), math.inf)
-                first = np.concatenate((np.minimum.accumulate(begin[::-1])[::-1], (math.inf,)))
-                since = np.clip(self.stamp_r[ranks] - self.freed_base, 0, len(self.freed))
-                helped = first[since] < rs + self.len_r[ranks]
-            helped |= self.stamp_r[ranks] < 0  # re-planned from the next end: try it
-            ok = (rs > now) & helped
-            ok[ok] = prof.reached_at(size[ok]) < rs[ok]
-            self.stamp_r[ranks[~ok]] = seq
-        return ok.nonzero()[0]
+            if cap is None:
+                cap, best = self.free_cap(), self.loc_best()
+            return prof.reassign_scan(ranks, self.resv_r, self.size_r, self.len_r, now, start,
+                                      cap, best, self.cluster_size or 1)
+        ranks = ranks[start:]
+        rs, size = self.resv_r[ranks], self.size_r[ranks]
+        seq = self.freed_base + len(self.freed)
+        helped = np.zeros(ranks.size, bool)
+        if self.freed:
+            log = np.array(self.freed)
+            begin = np.where(log[:, 1] > now, np.maximum(log[:, 0], now), math.inf)
+            first = np.concatenate((np.minimum.accumulate(begin[::-1])[::-1], (math.inf,)))
+            since = np.clip(self.stamp_r[ranks] - self.freed_base, 0, len(self.freed))
+            helped = first[since] < rs + self.len_r[ranks]
+        helped |= self.stamp_r[ranks] < 0  # re-planned from the next end: try it
+        ok = (rs > now) & helped
+        ok[ok] = prof.reached_at(size[ok]) < rs[ok]
+        self.stamp_r[ranks[~ok]] = seq
+        return cast("list[int]", (ok.nonzero()[0] + start).tolist())
 
     def hold(self, j: int, t: float, length: float, fresh: bool = True) -> None:
         """``j`` (waiting) now holds ``[t, t + length)`` in the plan; a pass at ``t``.

@@ -1240,7 +1240,7 @@ class _BatchSim:
         (:func:`~lpsched.batch.allocation.placeable`, one test for every size). Reads only
         the free processors: the same until a job starts or ends. The reference of
         :meth:`free_cap` and :meth:`loc_best`, which a pass reads
-        (tests/batch/test_reassign_scan.py compares them).
+        (tests/batch/test_reassign_turns_adversarial.py compares them).
 
         Parameters
         ----------

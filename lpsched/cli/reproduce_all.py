@@ -26,7 +26,6 @@ from typing import Any
 
 from lpsched.cli import common
 from lpsched.cli.common import DATA_HELP, add_runner_options, dump_json
-from lpsched.core import caches
 from lpsched.errors import LpschedError
 
 __all__ = ["RUNS", "Run", "add_reproduce"]
@@ -153,11 +152,11 @@ def _cmd_all(args: argparse.Namespace) -> int:
     out = check_output_folder(args.out, "--out")
     t0 = time.perf_counter()
     plans, skipped, parsed = _collect(RUNS, args)
-    # the traces parsed to plan the cells would be mapped by every forked worker: let
-    # them go (decision 700)
-    caches.release()
     try:
-        computed = run_plans(plans, args.executor, args.jobs, not args.quiet, label="all")
+        # the traces parsed to plan the cells would be mapped by every forked worker: the
+        # runner lets them go before it starts its pool (decision 700)
+        computed = run_plans(plans, args.executor, args.jobs, not args.quiet, label="all",
+                             release_caches=True)
     finally:
         for plan in plans:
             plan.store.close()

@@ -396,7 +396,8 @@ def run_cells(experiment: str, cells: Sequence[Any], fn: CellFn, store: ResultSt
 
 
 def run_plans(plans: Sequence[Plan], executor: Any = "local", jobs: int = 1,
-              progress: bool = True, label: str = "all") -> list[int]:
+              progress: bool = True, label: str = "all",
+              release_caches: bool = False) -> list[int]:
     """Run the cells of several experiments through one executor and one progress line.
 
     Each plan's cells already in its store are skipped; the others are computed (on one
@@ -419,6 +420,11 @@ def run_plans(plans: Sequence[Plan], executor: Any = "local", jobs: int = 1,
         Show the progress line on standard error.
     label : str
         The progress line's label.
+    release_caches : bool
+        Let this process's cached traces and instances go
+        (:func:`lpsched.core.caches.release`) once the cells are weighed, before a local
+        pool forks its workers, which would otherwise map them (``reproduce all``, whose
+        planning reads every experiment's traces; decision 700).
 
     Returns
     -------
@@ -441,7 +447,7 @@ def run_plans(plans: Sequence[Plan], executor: Any = "local", jobs: int = 1,
     with contextlib.ExitStack() as stack:
         for plan in plans:
             stack.enter_context(plan.store.lock())
-        return _run_locked(plans, executor, jobs, progress, label)
+        return _run_locked(plans, executor, jobs, progress, label, release_caches)
 
 
 def _cell_weights(plans: Sequence[Plan]) -> tuple[list[list[Any]], list[list[float]], bool]:
@@ -467,7 +473,7 @@ def _cell_weights(plans: Sequence[Plan]) -> tuple[list[list[Any]], list[list[flo
 
 
 def _run_locked(plans: Sequence[Plan], executor: Any, jobs: int, progress: bool,
-                label: str) -> list[int]:
+                label: str, release_caches: bool = False) -> list[int]:
     todos, weights, by_work = _cell_weights(plans)
     flat = [w for ws in weights for w in ws]
     bar = Progress(len(flat), label, progress,
@@ -484,6 +490,8 @@ def _run_locked(plans: Sequence[Plan], executor: Any, jobs: int, progress: bool,
                 bar.step(weight_of[k][ResultStore.key(cell)])
         return counts
     own: Any = None
+    if release_caches:
+        caches.release()
     if executor == "local":
         own = pool = cf.ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent,
                                             initargs=(os.getpid(),))

@@ -77,3 +77,19 @@ def _identity_rows(cell: Any) -> list[dict[str, Any]]:
 # a cell function whose module is another one (as another family's experiment is)
 _identity_rows.__module__ = "json"
 _cell_from_elsewhere = _identity_rows
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_run_plans_lets_the_parent_caches_go_before_its_pool(tmp_path: Any,
+                                                               release: bool) -> None:
+    from lpsched.core.store import ResultStore
+
+    _squared(7)
+    plan = runner.Plan("squares", [1, 2, 3], _cell_here, ResultStore(tmp_path / "s.sqlite"))
+    try:
+        assert runner.run_plans([plan], jobs=2, progress=False,
+                                release_caches=release) == [3]
+        assert sorted(r["value"] for r in plan.store.rows("squares")) == [1, 4, 9]
+    finally:
+        plan.store.close()
+    assert _squared.cache_info().currsize == (0 if release else 1)

@@ -249,6 +249,8 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         raise InvalidInstanceError("blocked_head", blocked_head, "killing advanced jobs is "
                                    f"EASY backfilling's rule (seed 001 §3); policy {policy!r} "
                                    "advances no job")
+    if policy == "conservative":
+        _check_finite_estimates(work)
     compression = compression or COMPRESSIONS[0]
     topology, m = _machine(work, processors, topology)
     if policy != "conservative" and alloc == "basic" and topology is None and penalty is None \
@@ -261,6 +263,21 @@ def simulate_batch(work: Workload, policy: str = "easy", processors: int | None 
         sim.progress = progress
         sched, stats = sim.simulate()
     return sched.remember(work, m), stats  # for sched.to_frame() without arguments
+
+
+def _check_finite_estimates(work: Workload) -> None:
+    """Refuse a non-finite estimate under conservative backfilling, which reserves every job
+    up to its estimated end: a job estimated to run for ever would hold its processors in
+    the plan for ever, and the reservation of a later job needing them could never begin
+    (decision 702)."""
+    bad = np.flatnonzero(~np.isfinite(np.asarray(work.estimate, np.float64)))
+    if bad.size:
+        j = int(bad[0])
+        raise InvalidInstanceError(
+            "estimate", float(work.estimate[j]),
+            f"job {int(work.job[j])} ({bad.size} job(s) in all): conservative backfilling "
+            "reserves each job up to its estimated end, so an estimate must be finite; give "
+            "the requested or the run time, or use the 'easy' or 'fcfs' policy")
 
 
 def _check_options(policy: str, alloc: str, cluster_size: int | None,

@@ -54,3 +54,13 @@ def test_cli_refuses_options_that_would_be_ignored(tmp_path: Path) -> None:
     proc = lpsched("batch", str(trace), "--alloc", "quasi-contiguous", "--topology",
                    "kary-ntree:2,3", "--qct", "50", "--json")
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_conservative_refuses_an_estimate_that_is_not_finite(bad: float) -> None:
+    work = _work()
+    work.estimate[1] = bad
+    with pytest.raises(InvalidInstanceError, match=r"job 2 .*estimate must be finite"):
+        simulate_batch(work, "conservative")
+    sched, _ = simulate_batch(work, "easy")  # EASY reads only the head's shadow time
+    assert np.all(np.isfinite(sched.end))

@@ -4,21 +4,17 @@ makes it: the help, the usage errors, the parsed options."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from lpsched.cli import EXPERIMENTS, _command_parser, _experiment_name, build_parser
 from lpsched.cli import parse_command_line as parse
 from lpsched.cli.reference import Command, markdown
+from tests.cli.test_startup import assert_as_the_whole_parser
 
-LPSCHED = str(Path(sys.executable).parent / "lpsched")
 FAMILIES = {"bags", "approx", "batch", "tasks", "campaigns", "ptg", "reproduce_all"}
 
 
@@ -87,18 +83,6 @@ def test_parsed_options_are_the_same(argv):
     assert vars(parse(argv)) == vars(build_parser(argv).parse_args(argv))
 
 
-def _whole(argv: list[str]) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of the whole parser on ``argv``."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            build_parser(argv).parse_args(argv)
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.mark.parametrize("argv", [
     ["reproduce", "cbs3m", "--bogus"],
     ["reproduce", "ptg", "--scenarios", "abc"],
@@ -112,15 +96,7 @@ def _whole(argv: list[str]) -> tuple[int, str, str]:
 def test_usage_errors_and_help_are_the_whole_parser_s(argv):
     """The installed command, as a subprocess: the same exit status, stdout and stderr
     as the whole parser gives."""
-    proc = subprocess.run([LPSCHED, *argv], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "80"})
-    os.environ["COLUMNS"] = "80"
-    try:
-        expected = _whole(argv)
-    finally:
-        del os.environ["COLUMNS"]
-    assert (proc.returncode, proc.stdout, proc.stderr) == expected
-    assert proc.returncode in (0, 2)
+    assert_as_the_whole_parser(argv)
 
 
 @pytest.mark.parametrize(("name", "family"), [("redirection", "tasks"), ("cbs3m", "bags"),

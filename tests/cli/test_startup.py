@@ -100,8 +100,12 @@ def _whole(argv: list[str]) -> tuple[int, str, str]:
     ["--help"],
 ])
 def test_usage_errors_and_help_are_the_whole_parser_s(argv):
-    """The installed command, as a subprocess: the same exit status, stdout and stderr
-    as the whole parser gives."""
+    assert_as_the_whole_parser(argv)
+
+
+def assert_as_the_whole_parser(argv: list[str]) -> None:
+    """The installed command on ``argv``, as a subprocess, exits, prints and complains
+    exactly as the whole parser does (a usage error or a help, never a run)."""
     proc = subprocess.run([LPSCHED, *argv], capture_output=True, text=True,
                           env={**os.environ, "COLUMNS": "80"})
     os.environ["COLUMNS"] = "80"

@@ -35,6 +35,7 @@ from lpsched.core.fidelity import (
     mean_and_se,
     not_measured,
 )
+from lpsched.core.figures import tight_layout
 from lpsched.core.store import ResultStore
 from lpsched.report.manifest import Entry, manifest
 from lpsched.report.parts import FigureFile, ReportPart
@@ -322,7 +323,7 @@ def _draw(ref: str, folder: Path) -> FigureFile:
     ax.legend(fontsize=7)
     source = "Figure " + ref.split("-F")[1]
     ax.set_title(f"{source}: the seed's {entry.source} (no measurement of ours)", fontsize=9)
-    fig.tight_layout()
+    tight_layout(fig)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{ref}.png"
     fig.savefig(path, dpi=80)

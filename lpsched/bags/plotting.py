@@ -19,6 +19,7 @@ import numpy as np
 
 from lpsched.bags.instance import Instance
 from lpsched.bags.schedule import Schedule
+from lpsched.core.figures import tight_layout
 from lpsched.errors import LpschedError
 
 
@@ -179,34 +180,6 @@ def stretch_boxplot(rows: Sequence[dict[str, Any]], ax: Any = None,
 _TITLES = {"max_stretch": "max-stretch / LP optimum", "sum_stretch": "sum-stretch / best",
            "makespan": "makespan / best", "max_flow": "max-flow / best",
            "sum_flow": "sum-flow / best"}
-
-
-def tight_layout(fig: Any) -> None:
-    """``fig.tight_layout()``, leaving the figure without a layout engine, so that
-    ``savefig`` draws it once, not twice.
-
-    When matplotlib's settings ask every figure for a layout (``figure.autolayout`` or
-    ``figure.constrained_layout.use``) the placeholder engine ``Figure.tight_layout``
-    leaves is kept.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure, laid out in place.
-
-    Notes
-    -----
-    ``Figure.tight_layout`` places the axes and then leaves a placeholder layout engine,
-    which does nothing but makes ``savefig`` draw the whole figure once more, without
-    rendering it, before the draw that renders: 0.02 s of each of seed 003's figures
-    (decision 692). The file written is the same byte for byte.
-    """
-    import matplotlib
-
-    fig.tight_layout()
-    if not (matplotlib.rcParams["figure.autolayout"]
-            or matplotlib.rcParams["figure.constrained_layout.use"]):
-        fig.set_layout_engine(None)
 
 
 def save(fig: Any, path: Any) -> None:

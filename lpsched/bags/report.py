@@ -22,6 +22,7 @@ from lpsched.bags import fidelity
 from lpsched.bags import reproduce as rep
 from lpsched.bags.seed_values import TABLE3, TABLES
 from lpsched.core.fidelity import FidelityTable
+from lpsched.core.figures import tight_layout
 from lpsched.report.parts import FigureFile, ReportPart
 
 __all__ = ["figures", "report_part", "runs_in", "table_of"]
@@ -81,7 +82,7 @@ def _save(ax: Any, path: Path) -> None:
     """Write the figure of ``ax`` as a PNG and close it."""
     import matplotlib.pyplot as plt
 
-    ax.figure.tight_layout()
+    tight_layout(ax.figure)
     path.parent.mkdir(parents=True, exist_ok=True)
     ax.figure.savefig(path, dpi=110)
     plt.close(ax.figure)

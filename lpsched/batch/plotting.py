@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lpsched.core.figures import tight_layout
+
 __all__ = ["bars_figure", "boxes_figure", "curves_figure", "scatter_figure"]
 
 
@@ -29,7 +31,7 @@ def _pyplot() -> Any:
 
 def _save(fig: Any, path: str | Path) -> None:
     plt = _pyplot()
-    fig.tight_layout()
+    tight_layout(fig)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -53,6 +53,7 @@ from lpsched.cli.common import (
     seed,
 )
 from lpsched.cli.outputs import atomic_output, atomic_path, check_output, check_output_folder
+from lpsched.core.figures import tight_layout
 from lpsched.errors import InvalidInstanceError, LpschedError, ParseError
 
 #: File types ``plot -o`` can write (matplotlib picks the format from the suffix).
@@ -474,7 +475,6 @@ def _write_figures(rows: list[dict[str, Any]], out: Path, figure5: bool) -> list
     def saver(fig: Any, path: Path) -> None:
         import matplotlib.pyplot as plt
 
-        from lpsched.bags.plotting import tight_layout
 
         tight_layout(fig)
         with atomic_path(path) as tmp:
@@ -532,7 +532,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                   + "; their status and reason are in cbs3m_rows.csv)")
         ax = plotting.stretch_boxplot(rows, order=[p for p in policy_names(variants=True)
                                                    if any(r["policy"] == p for r in rows)])
-    plotting.tight_layout(ax.figure)
+    tight_layout(ax.figure)
     with atomic_path(target) as tmp:
         ax.figure.savefig(tmp, dpi=120)
     plt.close(ax.figure)

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lpsched.errors import LpschedError
+from lpsched.models.csc import CscArrays
 
 
 def _lazy(name: str) -> Any:
@@ -354,23 +355,29 @@ class LinearProgram:
         return out
 
     @property
+    def csc(self) -> CscArrays:
+        """The constraint matrix ``A`` as canonical CSC arrays (duplicates summed), cached;
+        built with numpy alone, so that loading a model into HiGHS does not import scipy."""
+        if "csc" not in self._cache:
+            self._cache["csc"] = CscArrays.from_triplets(
+                self._cat(self._rows, np.int64), self._cat(self._cols, np.int64),
+                self._cat(self._vals), (self.num_rows, self.num_cols))
+        return self._cache["csc"]
+
+    @property
     def matrix(self) -> sp.csc_matrix:
-        """The constraint matrix ``A`` in CSC form (duplicates summed), cached."""
+        """The constraint matrix ``A`` as a ``scipy.sparse.csc_matrix`` (duplicates summed),
+        cached; the arrays of :attr:`csc`, copied."""
         if "A" not in self._cache:
-            a = sp.csc_matrix(
-                (self._cat(self._vals), (self._cat(self._rows, np.int64),
-                                         self._cat(self._cols, np.int64))),
-                shape=(self.num_rows, self.num_cols),
-            )
-            a.sum_duplicates()
-            a.sort_indices()
-            self._cache["A"] = a
+            a = self.csc
+            self._cache["A"] = sp.csc_matrix(
+                (a.data.copy(), a.indices.copy(), a.indptr.copy()), shape=a.shape)
         return self._cache["A"]
 
     @property
     def num_nonzeros(self) -> int:
         """Nonzeros of the constraint matrix :attr:`matrix` (duplicate entries summed)."""
-        return int(self.matrix.nnz)
+        return self.csc.nnz
 
     def variable_block(self, name: str) -> Block:
         """The variable :class:`Block` named ``name`` (``KeyError`` if there is none).
@@ -460,7 +467,7 @@ class LinearProgram:
             ``{"rows": ..., "columns": ...}``, absolute violations (>= 0).
         """
         x = np.asarray(x, float)
-        ax = self.matrix @ x
+        ax = self.csc.matvec(x)
         row = np.maximum(self.row_lower - ax, ax - self.row_upper)
         col = np.maximum(self.col_lower - x, x - self.col_upper)
         return {

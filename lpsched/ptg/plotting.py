@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from lpsched.core.figures import tight_layout
 from lpsched.ptg.schedule import PtgSchedule
 
 
@@ -114,7 +115,7 @@ def gantt(sched: PtgSchedule, processors: int, path: str | Path, title: str = ""
 
     fig, ax = plt.subplots(figsize=(10, 5))
     draw_gantt(ax, sched, processors, title, labels)
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(str(path))
     plt.close(fig)
 
@@ -211,7 +212,7 @@ def summary_figures(summ: dict[str, Any], folder: str | Path) -> list[Path]:
             ax.bxp(stats, showfliers=False)
             ax.set_title(f"{metric} ({pop})")
             ax.tick_params(axis="x", labelrotation=60, labelsize=7)
-        fig.tight_layout()
+        tight_layout(fig)
         out.append(folder / f"fig{num}_{metric}.png")
         fig.savefig(out[-1])
         plt.close(fig)
@@ -296,7 +297,7 @@ def _box_figure(st: Any, num: int, metric: str, path: Path) -> None:
     if metric == "max_stretch":
         ax.set_yscale("log")
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path)
     plt.close(fig)
 
@@ -321,7 +322,7 @@ def _plane_figure(st: Any, x: str, y: str, algs: Sequence[str], path: Path,
             ax.axvline(sx, c="k", ls=(":", "--", "-.")[k % 3], lw=1, label=f"seed: {name}")
     if seed_points:
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path)
     plt.close(fig)
 
@@ -382,7 +383,7 @@ def seed_figures(st: Any, folder: str | Path) -> list[tuple[str, Path, str]]:
     ax.set_xlabel("number of PTGs")
     ax.set_ylabel("mean maximum stretch")
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    tight_layout(fig)
     path = folder / "004-F8.png"
     fig.savefig(path)
     plt.close(fig)

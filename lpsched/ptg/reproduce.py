@@ -887,13 +887,16 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
                                           if s.split("/", 1)[0] not in CLASSES]]
     rng = np.random.default_rng(seed)
     draws: dict[str, list[Any]] = {}
+    seen: dict[tuple[str, ...], dict[str, Any]] = {}  # a resample drawn again (small runs)
     for _ in range(resamples):
-        pick = [g[i] for g in groups if g for i in rng.integers(0, len(g), len(g))]
-        idx = np.concatenate([rows_of[s] for s in pick])
-        sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
-        sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
-                                          for j, s in enumerate(pick)])
-        for k, v in _figures(sub).items():
+        pick = tuple(g[i] for g in groups if g for i in rng.integers(0, len(g), len(g)))
+        if pick not in seen:
+            idx = np.concatenate([rows_of[s] for s in pick])
+            sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
+            sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
+                                              for j, s in enumerate(pick)])
+            seen[pick] = _figures(sub)
+        for k, v in seen[pick].items():
             draws.setdefault(k, []).append(v)
     interval, freq = {}, {}
     for k, vals in draws.items():

@@ -108,7 +108,7 @@ def _pass_model(highs: highspy.Highs, lp: LinearProgram) -> None:
     def as_f64(a: np.ndarray) -> np.ndarray:  # highspy's kHighsInf is IEEE inf
         return np.ascontiguousarray(a, dtype=np.float64)
 
-    a = lp.matrix
+    a = lp.csc
     sense = highspy.ObjSense.kMaximize if lp.sense == "max" else highspy.ObjSense.kMinimize
     status = highs.passModel(
         int(lp.num_cols), int(lp.num_rows), int(a.nnz),

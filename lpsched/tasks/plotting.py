@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from lpsched.core.figures import tight_layout
 from lpsched.tasks.reproduce import METRICS
 
 _BOUNDED = {"max_stretch", "max_flow", "sum_flow"}
@@ -53,7 +54,7 @@ def comparison_figure(summ: list[dict[str, Any]], trace: str, path: str | Path) 
         ax.set_title(f"{metric} / {'lower bound' if metric in _BOUNDED else 'GSRPT'}")
         ax.tick_params(axis="x", rotation=60)
     fig.suptitle(f"{trace}: mean over instances")
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
@@ -89,7 +90,7 @@ def tuning_figure(summ: list[dict[str, Any]], policy: str, path: str | Path) -> 
         ax.set_xlabel("m_d")
         ax.set_title(f"{policy}: {metric}")
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
@@ -195,7 +196,7 @@ def comparison_panels(rows: list[dict[str, Any]], trace: str, path: str | Path,
         ax.legend(fontsize=7)
     k = len({r["seed"] for r in mine})
     fig.suptitle(f"{trace}: mean over {k} instances (the seed prints no values)")
-    fig.tight_layout()
+    tight_layout(fig)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
     plt.close(fig)
@@ -253,7 +254,7 @@ def tuning_panels(rows: list[dict[str, Any]], trace: str, along: str,
         ax.legend(fontsize=7, ncol=2)
     k = len({r["seed"] for r in mine})
     fig.suptitle(f"{trace} SPT-RD: mean over {k} instances (the seed prints no values)")
-    fig.tight_layout()
+    tight_layout(fig)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
     plt.close(fig)

@@ -1,4 +1,4 @@
-"""Seed 003's figures laid out once (lpsched.bags.plotting.tight_layout, decision 692): the
+"""Seed 003's figures laid out once (lpsched.core.figures.tight_layout, decision 692): the
 figure keeps no layout engine, so ``savefig`` draws it once, and the file is the same byte
 for byte as after ``Figure.tight_layout`` (which leaves a placeholder engine that makes
 ``savefig`` draw twice)."""
@@ -17,6 +17,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from lpsched.bags import plotting  # noqa: E402
 from lpsched.bags import reproduce as exp  # noqa: E402
+from lpsched.core.figures import tight_layout  # noqa: E402
 
 
 def _rows() -> list[dict]:
@@ -46,7 +47,7 @@ def _png(fig, once: bool) -> tuple[bytes, int]:
     draw = fig.draw
     fig.draw = lambda renderer: (drawn.append(1), draw(renderer))[1]
     if once:
-        plotting.tight_layout(fig)
+        tight_layout(fig)
     else:
         fig.tight_layout()
     buf = io.BytesIO()
@@ -65,7 +66,7 @@ def test_the_figure_is_drawn_once_and_its_file_is_the_same():
 
 def test_the_layout_is_tight_layout_s():
     fig, ref = _figures()[1], _figures()[1]
-    plotting.tight_layout(fig)
+    tight_layout(fig)
     ref.tight_layout()
     assert fig.get_layout_engine() is None
     assert fig.subplotpars.__dict__ == ref.subplotpars.__dict__
@@ -79,7 +80,7 @@ def test_a_layout_asked_by_the_settings_is_kept():
     with matplotlib.rc_context({"figure.autolayout": True}):
         fig = Figure()
         fig.add_subplot().plot([0, 1], [1, 0])
-        plotting.tight_layout(fig)
+        tight_layout(fig)
         assert fig.get_layout_engine() is not None
 
 

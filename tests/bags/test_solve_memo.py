@@ -1,6 +1,6 @@
 """The CBS3M solves shared by the policies of one instance (:class:`SolveMemo`) and the
-stretch LP that keeps its matrix across objective changes (:class:`StretchLP`): both must
-leave every answer as a fresh solve gives it."""
+LP matrix kept across objective changes: both must leave every answer as a fresh solve
+gives it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from lpsched.bags import random_bags
 from lpsched.bags import reproduce as exp
 from lpsched.bags.maxstretch import max_stretch, online_max_stretch
-from lpsched.bags.maxstretch.buffer_model import StretchLP
 from lpsched.bags.policies import cbs3m
 from lpsched.bags.policies.cbs3m import SolveMemo
 from lpsched.bags.schedule import metrics
@@ -104,17 +103,19 @@ def _lp(cls):
     return lp, x
 
 
-def test_stretch_lp_keeps_its_matrix_across_objectives() -> None:
-    lp, x = _lp(StretchLP)
-    plain, _ = _lp(LinearProgram)
-    before = lp.matrix
+def test_a_live_lp_keeps_its_matrix_across_objectives() -> None:
+    """The stretch searches swap a loaded model's costs between questions; each answer's
+    residual check reads the matrix, which the objective never enters."""
+    lp, x = _lp(LinearProgram)
+    fresh, _ = _lp(LinearProgram)
+    before, arrays = lp.matrix, lp.csc
     lp.set_objective(x, [1.0, 2.0, 3.0])
-    assert lp.matrix is before  # not rebuilt
-    plain.set_objective(x, [1.0, 2.0, 3.0])
-    assert (lp.matrix != plain.matrix).nnz == 0
-    assert np.array_equal(lp.cost, plain.cost)
+    assert lp.matrix is before and lp.csc is arrays  # not rebuilt
+    fresh.set_objective(x, [1.0, 2.0, 3.0])
+    assert (lp.matrix != fresh.matrix).nnz == 0
+    assert np.array_equal(lp.cost, fresh.cost)
     lp.add_constraints("more", [0], x[:1], 1.0, upper=1.0, num_rows=1)
-    assert lp.matrix is not before and lp.matrix.shape == (3, 3)
+    assert lp.matrix is not before and lp.csc is not arrays and lp.matrix.shape == (3, 3)
 
 
 def test_an_answer_is_never_given_for_another_instance(inst) -> None:

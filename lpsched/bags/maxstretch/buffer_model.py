@@ -32,7 +32,6 @@ conservation rows: a smaller LP whose least feasible stretch bounds the exact on
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from lpsched.bags.maxstretch.problem import StretchProblem
 from lpsched.core import tolerances
@@ -42,35 +41,6 @@ from lpsched.models.program import INF, LinearProgram
 #: HiGHS' basis status codes (``int(highspy.HighsBasisStatus.kLower)``, ``kBasic``), kept
 #: here as plain integers because model builders never import a solver.
 AT_LOWER, BASIC = 0, 1
-
-
-class StretchLP(LinearProgram):
-    """A :class:`LinearProgram` whose constraint matrix survives a change of objective.
-
-    The searches load one model and then swap its costs between questions (the deliver
-    LP, a worker's pricing LP, the min-stretch LP), solving after each swap; every solve
-    checks its answer's residual against the matrix. A plain :class:`LinearProgram` forgets
-    its cached matrix on :meth:`set_objective`, so each check rebuilt the same CSC matrix
-    (about a tenth of CBS3M's CPU on ``simgrid`` instances); here the cached matrix is kept,
-    as the costs never enter it. Anything that changes rows or columns still clears it.
-    """
-
-    def set_objective(self, cols: ArrayLike, coefs: ArrayLike, offset: float = 0.0) -> None:
-        """Replace the objective (:meth:`LinearProgram.set_objective`), keeping the matrix.
-
-        Parameters
-        ----------
-        cols : array_like
-            Global column indices.
-        coefs : array_like
-            Their costs, broadcast against ``cols``.
-        offset : float
-            A constant added to the objective (default 0).
-        """
-        matrix = self._cache.get("A")
-        super().set_objective(cols, coefs, offset)
-        if matrix is not None:
-            self._cache["A"] = matrix
 
 
 class StretchModel:
@@ -101,7 +71,7 @@ class StretchModel:
         self.last_cell = self.cell_interval == je[self.cell_app] - 1
         a, b = pr.epoch_alpha[self.order], pr.epoch_beta[self.order]
         self.d_alpha, self.d_beta = np.diff(a), np.diff(b)
-        self.lp = StretchLP("max_stretch", sense="max")
+        self.lp = LinearProgram("max_stretch", sense="max")
         self._build()
 
     @property

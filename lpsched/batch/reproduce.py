@@ -45,7 +45,6 @@ PLATFORM_ALLOCS = ("basic", "becont", "beloc", "beplat", "cont", "loc", "plat")
 WEEK = 7 * 24 * 3600.0
 
 
-@functools.lru_cache(maxsize=4)
 def load_trace(path: str, status: str | None = None, estimate: str = "requested",
                zero_run: str | None = None) -> Workload:
     """The whole trace (cached per worker process) under the default conventions.
@@ -72,6 +71,13 @@ def load_trace(path: str, status: str | None = None, estimate: str = "requested"
         The jobs kept; a :class:`~lpsched.errors.ParseError` when the trace is malformed or
         keeps no job (the CLI calls this before any cell runs).
     """
+    return _load_trace(path, status, estimate, zero_run)  # one cache key however called
+
+
+@functools.lru_cache(maxsize=4)
+def _load_trace(path: str, status: str | None, estimate: str,
+                zero_run: str | None) -> Workload:
+    """:func:`load_trace`, its arguments all given, cached."""
     if status is not None and ";zero-run=" in status:
         status, _, named = status.partition(";zero-run=")
         zero_run = zero_run or named
@@ -84,7 +90,7 @@ def load_trace(path: str, status: str | None = None, estimate: str = "requested"
                        drop_zero_run=zero_run == "drop").require_jobs()
 
 
-caches.register(load_trace)
+caches.register(_load_trace)
 
 
 #: ``--zero-run``: keep or drop the jobs of run time 0 (the option of ``lpsched tasks``)

@@ -8,14 +8,15 @@ from typing import Any
 import pytest
 
 from lpsched.batch.fidelity import vs_seed
-from lpsched.batch.reproduce import contiguity_cell, contiguity_summary, load_trace
+from lpsched.batch.reproduce import contiguity_cell, contiguity_summary
+from lpsched.core import caches
 
 
 def _swf(path: Path, sizes: list[int]) -> str:
     lines = [f"{j + 1} {j} 0 {10 * (j + 1)} {s} -1 -1 {s} {10 * (j + 1)} -1 1 1 1 1 1 -1 -1 -1"
              for j, s in enumerate(sizes)]
     path.write_text("; MaxProcs: 256\n" + "\n".join(lines) + "\n")
-    load_trace.cache_clear()
+    caches.release()
     return str(path)
 
 
@@ -51,4 +52,4 @@ def _nfdh_row(rows: list[dict], cells: list[list]) -> Any:
 @pytest.fixture(autouse=True)
 def _clear_cache():
     yield
-    load_trace.cache_clear()
+    caches.release()

@@ -64,3 +64,23 @@ def test_selection_slots_keep_the_stored_keys_for_the_defaults(tmp_path):
     assert load_trace(str(trace), selection(None, "drop")).jobs == 2
     assert load_trace(str(trace), selection(None, "keep")).jobs == 3
     assert load_trace(str(trace), "completed", zero_run="keep").jobs == 2
+
+
+def test_a_trace_is_read_once_however_load_trace_is_called(tmp_path, monkeypatch):
+    """The cells pass the estimate, the progress line's work estimate does not: one read."""
+    from lpsched.batch import reproduce as exp
+    from lpsched.core import caches
+
+    trace = tmp_path / "t.swf"
+    trace.write_text(SWF)
+    reads = []
+    read_swf = exp.read_swf
+    monkeypatch.setattr(exp, "read_swf", lambda path: (reads.append(path), read_swf(path))[1])
+    caches.release()
+    first = load_trace(str(trace), "completed", "requested")
+    assert load_trace(str(trace), "completed") is first
+    assert load_trace(str(trace), status="completed", estimate="requested") is first
+    assert len(reads) == 1
+    assert load_trace(str(trace), "completed", "runtime") is not first
+    assert len(reads) == 2
+    caches.release()

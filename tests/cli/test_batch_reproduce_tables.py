@@ -20,6 +20,7 @@ import pytest
 
 from lpsched.batch import reproduce as exp
 from lpsched.cli import build_parser
+from lpsched.core import caches
 from tests.shared_data import data_folder, needs_shared, shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,7 +258,7 @@ def test_completed_drops_failed_and_zero_length_jobs(tmp_path):
                      "2 5 0 0 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n"    # completed, run 0
                      "3 9 0 30 4 -1 -1 4 60 -1 0 1 1 -1 1 -1 -1 -1\n"   # failed (status 0)
                      "4 12 0 7 1 -1 -1 1 9 -1 5 1 1 -1 1 -1 -1 -1\n")   # cancelled (5)
-    exp.load_trace.cache_clear()
+    caches.release()
     done = exp.load_trace(str(trace), "completed")
     assert done.job.tolist() == [1]
     assert exp.load_trace(str(trace)).job.tolist() == [1, 2, 3, 4]

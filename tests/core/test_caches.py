@@ -49,7 +49,7 @@ def test_the_reproductions_register_their_trace_caches() -> None:
     from lpsched.campaigns import reproduce as campaigns
     from lpsched.tasks import reproduce as tasks
 
-    for cached in (batch.load_trace, tasks._trace, tasks.instance, tasks._bounds,
+    for cached in (batch._load_trace, tasks._trace, tasks.instance, tasks._bounds,
                    campaigns._read_trace_cached, campaigns._egee_workload_cached):
         assert cached in caches._REGISTERED
 

@@ -28,11 +28,14 @@ from pin_outputs import DATA, clean_csv, store_rows
 
 #: name -> (arguments after ``lpsched``, traces it needs); ``{out}`` is the run's folder
 CASES: dict[str, tuple[list[str], list[str]]] = {
+    "cbs3m-1": (["reproduce", "cbs3m", "--instances", "1"], []),
     "cbs3m-6": (["reproduce", "cbs3m", "--instances", "6"], []),
     "cbs3m-20": (["reproduce", "cbs3m", "--instances", "20", "--first-seed", "500"], []),
     "cbs3m-mpi": (["reproduce", "cbs3m", "--profile", "mpi", "--instances", "2"], []),
     "platform-kth": (["reproduce", "platform-level", "--trace", "KTH-SP2-1996-2.1-cln.swf.gz",
                       "--instances", "3"], ["KTH-SP2-1996-2.1-cln.swf.gz"]),
+    "platform-kth-1": (["reproduce", "platform-level", "--trace", "KTH-SP2-1996-2.1-cln.swf.gz",
+                        "--instances", "1"], ["KTH-SP2-1996-2.1-cln.swf.gz"]),
     "platform-ricc": (["reproduce", "platform-level", "--trace", "RICC-2010-2.swf.gz",
                        "--instances", "1"], ["RICC-2010-2.swf.gz"]),
     "topology-llnl": (["reproduce", "topology-aware", "--trace",
@@ -41,6 +44,9 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "topology-llnl-300": (["reproduce", "topology-aware", "--trace",
                            "LLNL-Thunder-2007-1.1-cln.swf.gz", "--limit", "300"],
                           ["LLNL-Thunder-2007-1.1-cln.swf.gz"]),
+    "topology-llnl-50": (["reproduce", "topology-aware", "--trace",
+                          "LLNL-Thunder-2007-1.1-cln.swf.gz", "--limit", "50"],
+                         ["LLNL-Thunder-2007-1.1-cln.swf.gz"]),
     "topology-sdsc": (["reproduce", "topology-aware", "--trace", "SDSC-BLUE-2000-4.1-cln.swf.gz",
                        "--limit", "2000"], ["SDSC-BLUE-2000-4.1-cln.swf.gz"]),
     "contiguity": (["reproduce", "contiguity", "--instances", "16"],
@@ -51,9 +57,13 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                       ["KTH-SP2-1996-2.1-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz"]),
     "ostrich": (["reproduce", "ostrich", "--instances", "2", "--limit", "5000"],
                 ["LPC-EGEE-2004-1.2-cln.swf.gz"]),
+    "ptg-1": (["reproduce", "ptg", "--scenarios", "1", "--no-figures"], []),
     "ptg-4": (["reproduce", "ptg", "--scenarios", "4", "--no-figures"], []),
+    "ptg-4-figures": (["reproduce", "ptg", "--scenarios", "4"], []),
+    "ptg-12-figures": (["reproduce", "ptg", "--scenarios", "12"], []),
     "ptg-12": (["reproduce", "ptg", "--scenarios", "12", "--no-figures"], []),
     "ptg-60": (["reproduce", "ptg", "--scenarios", "60", "--no-figures"], []),
+    "faircamp-1": (["reproduce", "faircamp", "--instances", "1"], []),
     "faircamp-4": (["reproduce", "faircamp", "--instances", "4"], []),
     "faircamp-30": (["reproduce", "faircamp", "--instances", "30"], []),
 }
@@ -89,7 +99,7 @@ def run_case(name: str, new: str, old: str, repeats: int, tmp: Path) -> str:
     o, n = median_run(runs["old"]), median_run(runs["new"])
     ratios = [b.cpu / a.cpu for a, b in zip(runs["old"], runs["new"], strict=True)]
     same = "yes" if found["old"] == found["new"] and found["new"] else "**no**"
-    shown = " ".join(a for a in args[1:] if a not in ("--no-figures", "--no-plots"))
+    shown = " ".join(args[1:])
     return (f"| {name} | `{shown}` | {o.cpu:.2f} | {n.cpu:.2f} | "
             f"{statistics.median(ratios):.2f} | {o.peak_mb:.0f} / {n.peak_mb:.0f} | {same} |")
 

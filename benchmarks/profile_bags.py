@@ -13,7 +13,10 @@ per-instance costs are extrapolated by cell counts to ``--instances`` (the seed'
 The fixed costs are measured apart, once each: the process start-up and imports (a child
 process), and the tables, CSV files and figures built from the sampled rows.
 
-Prints a Markdown table (phase, CPU s extrapolated, share). ``--side-by-side OLD`` measures
+Prints a Markdown table (phase, CPU s extrapolated, share). ``--floor OLD`` measures the
+reduced runs of :data:`REDUCED` beside an old command with the part of each that no exact
+change can remove (HiGHS' simplex runs, the tables and figures, the start-up), over the
+old CPU. ``--side-by-side OLD`` measures
 instead the reduced runs of :data:`REDUCED` with an old ``lpsched`` command and this
 checkout's (medians of ``--repeats``, alternated). The same script runs on another
 checkout's interpreter (``/work/old/.venv/bin/python benchmarks/profile_bags.py``): a phase
@@ -216,11 +219,45 @@ def side_by_side(old: str, repeats: int, no_figures: bool) -> None:
                   f"| {n.wall:.1f} | {o.peak_mb:.0f} | {n.peak_mb:.0f} |")
 
 
+def floor(old: str, repeats: int) -> None:
+    """Each reduced run of :data:`REDUCED`: the old command's CPU and this checkout's
+    (medians of ``repeats``, alternated, one process each), and the part of this
+    checkout's run that no exact change can remove: HiGHS' own simplex runs (every LP
+    kept as it is, decision 612), the tables and figures (drawn by the old code too) and
+    the process start-up. ``floor`` is that part over the old CPU: the lowest ratio a run
+    with the same rows could reach if everything else took no time."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _measure import measure, median_run
+
+    new = str(Path(sys.executable).parent / "lpsched")
+    print("| run | old CPU s | new CPU s | ratio | HiGHS runs s | tables and figures s "
+          "| start-up s | floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for profile, instances, first in REDUCED:
+            runs: dict[str, list[Any]] = {"old": [], "new": []}
+            for r in range(repeats):
+                for who, cmd in (("old", old), ("new", new)):
+                    runs[who].append(measure([
+                        cmd, "reproduce", "cbs3m", "--profile", profile, "--instances",
+                        str(instances), "--first-seed", str(first), "--jobs", "1", "--quiet",
+                        "--out", str(Path(tmp) / f"{who}{profile}{instances}{r}")]))
+            o, n = median_run(runs["old"]).cpu, median_run(runs["new"]).cpu
+            spent, rows, _ = run_sample(profile, list(range(first, first + instances)))
+            highs, figures, start = spent[HIGHS_RUN], tables_cpu(rows, profile), startup_cpu()
+            print(f"| `--profile {profile} --instances {instances} --first-seed {first}` "
+                  f"| {o:.2f} | {n:.2f} | {n / o:.2f} | {highs:.2f} | {figures:.2f} "
+                  f"| {start:.2f} | {(highs + figures + start) / o:.2f} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--side-by-side", metavar="OLD_LPSCHED",
                     help="measure the reduced runs with this old lpsched command and this "
                          "checkout's instead of profiling")
+    ap.add_argument("--floor", metavar="OLD_LPSCHED",
+                    help="the reduced runs beside this old lpsched command, with the part "
+                         "of each that no exact change can remove")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-figures", action="store_true",
                     help="with --side-by-side: hide matplotlib from this checkout's command")
@@ -233,6 +270,10 @@ def main() -> int:
     if args.side_by_side:
         print(f"- load {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
         side_by_side(args.side_by_side, args.repeats, args.no_figures)
+        return 0
+    if args.floor:
+        print(f"- load {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+        floor(args.floor, args.repeats)
         return 0
     from lpsched.core.versions import versions_report
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import numpy as np
+import pytest
 
 from lpsched.ptg.fidelity import SEED_TABLE2, TABLE2_CLUSTERS, ptg_table
 from lpsched.ptg.registry import ALGORITHMS
@@ -242,3 +243,42 @@ def test_a9_says_what_it_reads() -> None:
               "stretch < 1")
     assert row.note.startswith("the seed's quantity as written: the share of scenarios")
     assert "per (scenario, CRA algorithm) pair" in row.note
+
+
+def _noise_every_resample(t: dict[str, Any], resamples: int, seed: int = 0
+                          ) -> dict[str, list[Any]]:
+    """Each resample's figures computed afresh (no resample reused), in draw order."""
+    from lpsched.ptg.reproduce import CLASSES, _figures
+
+    scen = t["scenario"]
+    names = sorted(set(scen.tolist()))
+    rows_of = {s: np.flatnonzero(scen == s) for s in names}
+    groups = [[s for s in names if s.split("/", 1)[0] == c] for c in CLASSES]
+    groups = [g for g in groups if g] + [[s for s in names
+                                          if s.split("/", 1)[0] not in CLASSES]]
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[Any]] = {}
+    for _ in range(resamples):
+        pick = [g[i] for g in groups if g for i in rng.integers(0, len(g), len(g))]
+        idx = np.concatenate([rows_of[s] for s in pick])
+        sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
+        sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
+                                          for j, s in enumerate(pick)])
+        for k, v in _figures(sub).items():
+            draws.setdefault(k, []).append(v)
+    return draws
+
+
+@pytest.mark.parametrize("per_class", [1, 2])
+def test_a_resample_drawn_again_gives_the_noise_of_every_resample_computed(per_class) -> None:
+    """With a few scenarios most resamples repeat; reusing their figures changes nothing."""
+    from lpsched.ptg.reproduce import _table, reduced_noise
+
+    t = _table(fake_rows(per_class, seed=3))
+    noise = reduced_noise(t, resamples=40)
+    draws = _noise_every_resample(t, 40)
+    assert set(draws) == set(noise["interval"]) | set(noise["freq"])
+    for k, vals in draws.items():
+        if k in noise["interval"]:
+            assert noise["interval"][k] == [float(np.quantile(vals, 0.025)),
+                                            float(np.quantile(vals, 0.975))]

@@ -76,14 +76,26 @@ class CscArrays:
         Notes
         -----
         scipy sums the entries of one position in an unspecified order (an unstable sort
-        of each column). Two entries give the same sum in either order, so up to two per
-        position are summed here; a position with three or more entries, where the order
-        can change the last bit, is left to scipy itself. Sorting is ``O(nnz log nnz)``.
+        of each column). Two finite entries give the same sum in either order, so up to
+        two per position are summed here; a position with three or more entries, where the
+        order can change the last bit, or duplicates among values that are not finite
+        (two NaNs keep the payload of whichever comes first), are left to scipy itself.
+        The values are taken as ``float64``, as a :class:`LinearProgram` stores them.
+        Sorting is ``O(nnz log nnz)``.
+
+        Raises
+        ------
+        ValueError
+            Arrays of different lengths, or an entry outside ``shape`` (as scipy).
         """
         r = np.asarray(rows, dtype=np.int64).ravel()
         c = np.asarray(cols, dtype=np.int64).ravel()
         v = np.asarray(vals, dtype=np.float64).ravel()
         m, n = int(shape[0]), int(shape[1])
+        if r.size != c.size or r.size != v.size:
+            raise ValueError(f"{r.size} rows, {c.size} columns and {v.size} values")
+        if r.size and (r.min() < 0 or r.max() >= m or c.min() < 0 or c.max() >= n):
+            raise ValueError(f"an entry lies outside the {m} x {n} matrix")
         index = np.int32 if max(r.size, m, n) <= _INT32_MAX else np.int64
         order = np.lexsort((r, c))
         given = (r, c, v)
@@ -95,9 +107,10 @@ class CscArrays:
             first[1:] |= c[1:] != c[:-1]
             if not first.all():
                 starts = np.flatnonzero(first)
-                if np.diff(starts, append=r.size).max() > 2:
+                if np.diff(starts, append=r.size).max() > 2 or not np.isfinite(v).all():
                     return cls._from_scipy(*given, (m, n))
-                r, c, v = r[starts], c[starts], np.add.reduceat(v, starts)
+                with np.errstate(over="ignore"):  # scipy's sum is silent too
+                    r, c, v = r[starts], c[starts], np.add.reduceat(v, starts)
         indptr = np.zeros(n + 1, dtype=index)
         np.cumsum(np.bincount(c, minlength=n), out=indptr[1:])
         return cls((m, n), indptr, r.astype(index), v)
@@ -125,9 +138,20 @@ class CscArrays:
         Returns
         -------
         numpy.ndarray
-            One value per row: each row's products added column by column, as
-            ``scipy.sparse.csc_matrix @ x`` adds them.
+            One value per row (``float64``): each row's products added column by column,
+            as ``scipy.sparse.csc_matrix @ x`` adds them (a NaN's sign and payload aside).
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not one value per column (as scipy).
         """
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != (self.shape[1],):
+            raise ValueError(f"a point of shape {x.shape} for a matrix of {self.shape[1]} "
+                             "columns")
         col = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
-        return np.bincount(self.indices, weights=self.data * np.asarray(x, float)[col],
-                           minlength=self.shape[0])
+        with np.errstate(over="ignore", invalid="ignore"):  # scipy's product is silent too
+            products = self.data * x[col]
+        out = np.bincount(self.indices, weights=products, minlength=self.shape[0])
+        return out.astype(np.float64, copy=False)  # no entry: bincount gives integers

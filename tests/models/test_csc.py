@@ -73,7 +73,8 @@ def test_the_product_is_scipys_bit_for_bit(t, data) -> None:
     x = np.array(data.draw(st.lists(st.floats(-1e6, 1e6, allow_nan=False),
                                     min_size=shape[1], max_size=shape[1])))
     ours = CscArrays.from_triplets(rows, cols, vals, shape).matvec(x)
-    assert ours.tobytes() == (_scipy(*t) @ x).tobytes()
+    theirs = _scipy(*t) @ x
+    assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()
 
 
 def test_three_entries_of_one_position_are_summed_in_scipys_order() -> None:
@@ -117,3 +118,40 @@ def test_a_model_is_loaded_solved_and_checked_without_scipy() -> None:
 @pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 2)])
 def test_empty_matrices(shape) -> None:
     _assert_same(CscArrays.from_triplets([], [], [], shape), _scipy([], [], [], shape))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 2), (3, 2)])
+def test_the_product_of_a_matrix_without_entries_is_float(shape) -> None:
+    x = np.ones(shape[1])
+    ours = CscArrays.from_triplets([], [], [], shape).matvec(x)
+    theirs = _scipy([], [], [], shape) @ x
+    assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()
+
+
+@pytest.mark.parametrize("vals", [[np.nan, -np.nan], [np.inf, -np.inf], [np.inf, np.nan],
+                                  [1e308, 1e308]])
+def test_duplicates_that_are_not_finite_are_scipys(vals) -> None:
+    t = ([0, 0, 1], [0, 0, 0], [*vals, 1.0], (2, 1))
+    _assert_same(CscArrays.from_triplets(*t), _scipy(*t))
+
+
+@pytest.mark.parametrize(("m", "dtype"), [(2**31 - 1, np.int32), (2**31, np.int64)])
+def test_the_index_dtype_switches_where_scipys_does(m, dtype) -> None:
+    t = ([0, m - 1, m - 1], [0, 1, 1], [1.0, 2.0, 3.0], (m, 2))
+    ours, theirs = CscArrays.from_triplets(*t), _scipy(*t)
+    assert ours.indptr.dtype == ours.indices.dtype == theirs.indptr.dtype == dtype
+    _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize(("rows", "cols"), [([2], [0]), ([-1], [0]), ([0], [3]), ([0, 1], [0])])
+def test_entries_outside_the_matrix_are_refused(rows, cols) -> None:
+    with pytest.raises(ValueError):
+        CscArrays.from_triplets(rows, cols, [1.0] * len(rows), (2, 3))
+
+
+def test_a_point_of_the_wrong_length_is_refused() -> None:
+    lp = LinearProgram("t")
+    x = lp.add_variables("x", 2)
+    lp.add_constraints("c", [0], [x[0]], [1.0], upper=1.0, num_rows=1)
+    with pytest.raises(ValueError, match="2 columns"):
+        lp.residuals([5.0])

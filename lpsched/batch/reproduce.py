@@ -70,8 +70,14 @@ def load_trace(path: str, status: str | None = None, estimate: str = "requested"
     Workload
         The jobs kept; a :class:`~lpsched.errors.ParseError` when the trace is malformed or
         keeps no job (the CLI calls this before any cell runs).
+
+    Notes
+    -----
+    The cache is keyed on every argument, given or not, so that the cells (which name the
+    estimate rule) and the progress line's work estimate (which does not) share one read
+    of the trace (decision 705).
     """
-    return _load_trace(path, status, estimate, zero_run)  # one cache key however called
+    return _load_trace(path, status, estimate, zero_run)
 
 
 @functools.lru_cache(maxsize=4)

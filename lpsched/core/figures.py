@@ -26,9 +26,8 @@ def tight_layout(fig: Any) -> None:
     -----
     ``Figure.tight_layout`` places the axes and then leaves a placeholder layout engine,
     which does nothing but makes ``savefig`` draw the whole figure once more, without
-    rendering it, before the draw that renders: 0.02 s of a small figure, about a third
-    of a box-plot figure of seed 004 (decision 692). The file written is the same byte
-    for byte.
+    rendering it, before the draw that renders: about 0.02 s of a small figure
+    (decision 692). The file written is the same byte for byte.
     """
     import matplotlib
 

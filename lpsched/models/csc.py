@@ -2,8 +2,8 @@
 
 A :class:`~lpsched.models.program.LinearProgram` hands HiGHS its matrix as CSC arrays and
 checks every answer against it. Building those arrays with numpy (a stable sort and one
-``reduceat``) gives the arrays ``scipy.sparse.csc_matrix`` gives, duplicates summed in
-the same order, without importing scipy: about 0.15 s of CPU that a small command (one
+``reduceat``) gives the arrays ``scipy.sparse.csc_matrix`` gives, duplicates summed to
+the same doubles, without importing scipy: about 0.15 s of CPU that a small command (one
 scenario, one instance) would otherwise spend on scipy's import alone.
 
 Example
@@ -119,7 +119,8 @@ class CscArrays:
     def _from_scipy(cls, r: np.ndarray, c: np.ndarray, v: np.ndarray,
                     shape: tuple[int, int]) -> CscArrays:
         """The arrays scipy builds from the triplets as given (its own order of
-        summation), for three or more entries at one position."""
+        summation), where that order can matter: three or more entries at one position,
+        or duplicates among values that are not finite."""
         import scipy.sparse as sp
 
         a = sp.csc_matrix((v, (r, c)), shape=shape)

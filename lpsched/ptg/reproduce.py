@@ -867,7 +867,9 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
 
     Notes
     -----
-    The resampling is decision 413's; :func:`summary` records it on reduced runs.
+    The resampling is decision 413's; :func:`summary` records it on reduced runs. A
+    resample drawn again (the same scenarios in the same order, frequent when a run has a
+    few scenarios) takes the figures of its first draw (decision 704).
 
     Examples
     --------

@@ -109,7 +109,7 @@ def test_a_model_is_loaded_solved_and_checked_without_scipy() -> None:
         "lp.add_constraints('s', [0, 0], x, [1.0, 1.0], upper=1.5, num_rows=1)\n"
         "lp.set_objective(x, [1.0, 2.0])\n"
         "sol = HighsModel(lp).solve()\n"
-        "print(sol.objective, sol.residual, 'scipy.sparse._base' in sys.modules)\n")
+        "print(sol.objective, sol.residual, 'scipy' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.split() == ["2.5", "0.0", "False"], out.stdout + out.stderr

@@ -117,3 +117,38 @@ def test_cli_gantt_legend_names_every_graph(tmp_path: Path,
     assert main(["ptg", "schedule", str(a), str(b), str(c), "--cluster", "chti",
                  "--algorithm", "selfish", "--no-lp", "--gantt", str(out)]) == 0
     assert _legend_texts(saved[-1]) == [str(a), "strassen", str(c)]
+
+
+def test_the_summary_figures_are_drawn_once_and_their_files_are_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Laid out by lpsched.core.figures.tight_layout (decision 692): one draw per file,
+    the bytes of a layout by ``Figure.tight_layout``, which makes ``savefig`` draw twice."""
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(5)
+    algs = ["selfish", "selfish-order", "cafm-cra", "cafm-k-shelves"]
+
+    def box() -> dict[str, float]:
+        q = np.sort(rng.uniform(1, 10, 5))
+        return dict(zip(("min", "q1", "median", "q3", "max"), map(float, q), strict=True))
+
+    ratios = {a: {m: float(rng.uniform(0.5, 1.5)) for m in ("makespan", "ssct", "max_stretch")}
+              for a in algs}
+    summ = {"boxes": {m: {p: {a: box() for a in algs} for p in ("random", "fft", "all")}
+                      for m in ("ssct", "makespan", "max_stretch")},
+            "ratios_to_selfish": ratios,
+            "pareto": {k: algs[:2] for k in ("ssct_vs_cmax", "maxs_vs_cmax", "maxs_vs_ssct")},
+            "mean_max_stretch_by_N": {a: {"2": 1.5, "4": 2.5} for a in algs}}
+    draws: list[int] = []
+    draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, r: (draws.append(1), draw(fig, r))[1])
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "plain").mkdir()
+    ours = plotting.summary_figures(summ, tmp_path / "ours")
+    once = len(draws)
+    monkeypatch.setattr(plotting, "tight_layout", lambda fig: fig.tight_layout())
+    plain = plotting.summary_figures(summ, tmp_path / "plain")
+    assert len(ours) == 7 and once == 7  # one draw a file
+    assert len(draws) - once == 7 + 3  # Figs 2-4 laid out by Figure.tight_layout: twice
+    for a, b in zip(ours, plain, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name

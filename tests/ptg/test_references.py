@@ -19,8 +19,9 @@ FAMILY = [*sorted((ROOT / "lpsched" / "ptg").glob("*.py")),
           *sorted((ROOT / "benchmarks").glob("bench_ptg*.py")),
           PAGE]
 #: decisions of other families the ptg files cite on purpose: ``--cluster``, a name, a
-#: processor count or a platform file (373, the platforms' entry)
-SHARED = {373}
+#: processor count or a platform file (373, the platforms' entry); every family's figures
+#: laid out once (692, the core's entry)
+SHARED = {373, 692}
 ROW = re.compile(r"^\| \[(\d+)\]\(\.\./decisions\.md#d\1\) \| [^|]+ \|([^|]*)\|$", re.M)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -841,6 +841,38 @@ def _figures(t: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _resample_picks(t: dict[str, Any], resamples: int, seed: int,
+                    ) -> Iterator[tuple[str, ...]]:
+    """The scenarios of each bootstrap resample of :func:`reduced_noise`, in draw order:
+    drawn with replacement inside each population (random, FFT, Strassen, the others)."""
+    names = sorted(set(t["scenario"].tolist()))
+    groups = [[s for s in names if s.split("/", 1)[0] == c] for c in CLASSES]
+    groups = [g for g in groups if g] + [[s for s in names
+                                          if s.split("/", 1)[0] not in CLASSES]]
+    rng = np.random.default_rng(seed)
+    for _ in range(resamples):
+        yield tuple(g[i] for g in groups if g for i in rng.integers(0, len(g), len(g)))
+
+
+def _scenario_rows(t: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The rows of each scenario of :func:`_table`'s arrays."""
+    scen = t["scenario"]
+    return {s: np.flatnonzero(scen == s) for s in sorted(set(scen.tolist()))}
+
+
+def _resample_rows(t: dict[str, Any], rows_of: dict[str, np.ndarray],
+                   pick: tuple[str, ...]) -> dict[str, Any]:
+    """:func:`_table`'s arrays of the scenarios ``pick`` (``rows_of``:
+    :func:`_scenario_rows`), a scenario drawn twice renamed by its position so that it
+    counts twice."""
+    scen = t["scenario"]
+    idx = np.concatenate([rows_of[s] for s in pick])
+    sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
+    sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
+                                      for j, s in enumerate(pick)])
+    return sub
+
+
 def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int = 0,
                   ) -> dict[str, Any]:
     """The sampling noise of a reduced run: every figure of :func:`_figures` on ``resamples``
@@ -881,23 +913,12 @@ def reduced_noise(t: dict[str, Any], resamples: int = NOISE_RESAMPLES, seed: int
     >>> reduced_noise(_table(rows), resamples=5)["interval"]["ratio:cafm-cra"]
     [0.8, 0.8]
     """
-    scen = t["scenario"]
-    names = sorted(set(scen.tolist()))
-    rows_of = {s: np.flatnonzero(scen == s) for s in names}
-    groups = [[s for s in names if s.split("/", 1)[0] == c] for c in CLASSES]
-    groups = [g for g in groups if g] + [[s for s in names
-                                          if s.split("/", 1)[0] not in CLASSES]]
-    rng = np.random.default_rng(seed)
+    rows_of = _scenario_rows(t)
     draws: dict[str, list[Any]] = {}
     seen: dict[tuple[str, ...], dict[str, Any]] = {}  # a resample drawn again (small runs)
-    for _ in range(resamples):
-        pick = tuple(g[i] for g in groups if g for i in rng.integers(0, len(g), len(g)))
+    for pick in _resample_picks(t, resamples, seed):
         if pick not in seen:
-            idx = np.concatenate([rows_of[s] for s in pick])
-            sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
-            sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
-                                              for j, s in enumerate(pick)])
-            seen[pick] = _figures(sub)
+            seen[pick] = _figures(_resample_rows(t, rows_of, pick))
         for k, v in seen[pick].items():
             draws.setdefault(k, []).append(v)
     interval, freq = {}, {}

@@ -248,23 +248,12 @@ def test_a9_says_what_it_reads() -> None:
 def _noise_every_resample(t: dict[str, Any], resamples: int, seed: int = 0
                           ) -> dict[str, list[Any]]:
     """Each resample's figures computed afresh (no resample reused), in draw order."""
-    from lpsched.ptg.reproduce import CLASSES, _figures
+    from lpsched.ptg.reproduce import _figures, _resample_picks, _resample_rows, _scenario_rows
 
-    scen = t["scenario"]
-    names = sorted(set(scen.tolist()))
-    rows_of = {s: np.flatnonzero(scen == s) for s in names}
-    groups = [[s for s in names if s.split("/", 1)[0] == c] for c in CLASSES]
-    groups = [g for g in groups if g] + [[s for s in names
-                                          if s.split("/", 1)[0] not in CLASSES]]
-    rng = np.random.default_rng(seed)
+    rows_of = _scenario_rows(t)
     draws: dict[str, list[Any]] = {}
-    for _ in range(resamples):
-        pick = [g[i] for g in groups if g for i in rng.integers(0, len(g), len(g))]
-        idx = np.concatenate([rows_of[s] for s in pick])
-        sub = {k: (v[idx] if isinstance(v, np.ndarray) else v) for k, v in t.items()}
-        sub["scenario"] = np.concatenate([np.char.add(scen[rows_of[s]], f"#{j}")
-                                          for j, s in enumerate(pick)])
-        for k, v in _figures(sub).items():
+    for pick in _resample_picks(t, resamples, seed):
+        for k, v in _figures(_resample_rows(t, rows_of, pick)).items():
             draws.setdefault(k, []).append(v)
     return draws
 
